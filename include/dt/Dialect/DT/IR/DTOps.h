@@ -1,0 +1,46 @@
+//===- DTOps.h - dt operations ----------------------------------*- C++ -*-===//
+
+#ifndef DT_DIALECT_DT_IR_DTOPS_H
+#define DT_DIALECT_DT_IR_DTOPS_H
+
+#include "dt/Dialect/DT/IR/DTAttrs.h"
+#include "dt/Dialect/DT/IR/DTDialect.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "dt/Dialect/DT/IR/DTOps.h.inc"
+
+namespace mlir::dt {
+
+/// Resolves `meshRef` from `from` to a `dt.mesh`; on failure emits an error
+/// at `from` naming the symbol and returns null.
+MeshOp lookupMesh(Operation *from, FlatSymbolRefAttr meshRef,
+                  SymbolTableCollection &symbolTables);
+
+/// Checks that `sharding` names an existing `dt.mesh` with one axis per
+/// placement; `emitError` reports where the sharding was written.
+LogicalResult verifyShardingMesh(ShardingAttr sharding, Operation *from,
+                                 SymbolTableCollection &symbolTables,
+                                 function_ref<InFlightDiagnostic()> emitError);
+
+/// True when `func` works on global tensors: a sharding encoding appears in
+/// its signature. Every tensor inside such a function must keep an encoding.
+bool isMeshedFunction(FunctionOpInterface func);
+
+/// Emits an error at each op of a meshed function whose tensor operand,
+/// result or block argument has no dt sharding encoding (upstream rewrites
+/// such as canonicalize can drop encodings silently). Functions that are not
+/// meshed are skipped.
+LogicalResult verifyEncodingsPreserved(Operation *root);
+
+} // namespace mlir::dt
+
+#endif // DT_DIALECT_DT_IR_DTOPS_H

@@ -1,0 +1,264 @@
+//===- DTOps.td - dt operations ----------------------------*- tablegen -*-===//
+
+#ifndef DT_DIALECT_DT_IR_DTOPS_TD
+#define DT_DIALECT_DT_IR_DTOPS_TD
+
+include "dt/Dialect/DT/IR/DTAttrs.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class DT_Op<string mnemonic, list<Trait> traits = []>
+    : Op<DT_Dialect, mnemonic, traits>;
+
+def DT_StaticTensor : Type<
+    And<[AnyRankedTensor.predicate, HasStaticShapePred]>,
+    "statically shaped ranked tensor", "::mlir::RankedTensorType">;
+
+//===----------------------------------------------------------------------===//
+// Meshes
+//===----------------------------------------------------------------------===//
+
+def DT_MeshOp : DT_Op<"mesh", [Symbol]> {
+  let summary = "A named device mesh";
+  let description = [{
+    Declares a mesh of devices with named axes. Ranks are numbered row-major
+    over the axis sizes, so on `<["dp" = 2, "tp" = 4]>` rank 5 is dp = 1,
+    tp = 1. Axis names are unique and sizes positive.
+
+    ```mlir
+    dt.mesh @mesh = <["dp" = 2, "tp" = 4]>
+    ```
+  }];
+
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       StrArrayAttr:$axis_names,
+                       DenseI64ArrayAttr:$shape);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+
+  let extraClassDeclaration = [{
+    int64_t getRank() { return getShape().size(); }
+    /// Number of devices: the product of the axis sizes.
+    int64_t getNumDevices();
+    /// The index of the axis called `name`, if there is one.
+    std::optional<unsigned> getAxisIndex(::llvm::StringRef name);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Annotation and redistribution on global tensors
+//===----------------------------------------------------------------------===//
+
+def DT_ConstrainOp : DT_Op<"constrain", [Pure, AllTypesMatch<["input", "result"]>,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Pins the sharding of a value in a user's program";
+  let description = [{
+    A hard constraint for propagation: the value has exactly this sharding at
+    this point of the program. Written on plain tensors by users; propagation
+    turns it into the typed form and removes it.
+
+    ```mlir
+    %h = dt.constrain %y to #dt.sharding<@mesh, [S(0), S(1)]> : tensor<32x128xf32>
+    ```
+  }];
+
+  let arguments = (ins DT_StaticTensor:$input, DT_ShardingAttr:$sharding);
+  let results = (outs DT_StaticTensor:$result);
+  let assemblyFormat = [{
+    $input `to` custom<ShardingAndType>($sharding, type($input)) attr-dict
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def DT_RedistributeOp : DT_Op<"redistribute", [Pure]> {
+  let summary = "Changes the sharding of a global tensor";
+  let description = [{
+    The one op that changes a value's sharding in the typed form: the global
+    value is unchanged, only how the ranks hold it. Both types carry a
+    `#dt.sharding` encoding on the same mesh, with the same shape and element
+    type. `dt-lower-redistribute` turns it into collectives and local ops.
+
+    ```mlir
+    %z = dt.redistribute %y : tensor<32x128xf32, #dt.sharding<@mesh, [S(0), P(sum)]>>
+                           -> tensor<32x128xf32, #dt.sharding<@mesh, [S(0), R]>>
+    ```
+
+    Folds away when both shardings are equal, and a chain A -> B -> C whose
+    middle value has no other use folds to A -> C: the planner finds a route
+    for A -> C at most as costly as the two steps.
+  }];
+
+  let arguments = (ins DT_StaticTensor:$input);
+  let results = (outs DT_StaticTensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+
+  let extraClassDeclaration = [{
+    ShardingAttr getSourceSharding();
+    ShardingAttr getTargetSharding();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+// A collective works on the groups of ranks that differ only in the listed
+// mesh axes. It is written either on global tensors (both types carry a
+// #dt.sharding encoding; the verifier relates the two shardings) or on local
+// per-rank tensors (no encoding; the verifier relates the local shapes).
+class DT_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : DT_Op<mnemonic, !listconcat(traits, [Pure,
+        DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
+  code commonDescription = [{
+    The group is given by mesh axes (`@mesh ["dp", "tp"]`): ranks that agree
+    on every other axis form one group, ordered row-major over the listed
+    axes. On global tensors, the listed axes must be the last axes sharding
+    the dim involved, in mesh order, so that concatenating the group's pieces
+    in group order is exactly the piece the remaining axes leave. Local forms
+    work on shards padded to the torch.chunk size: an all_gather's padded
+    result holds the global data as its prefix.
+  }];
+}
+
+def DT_AllGatherOp : DT_CollectiveOp<"all_gather"> {
+  let summary = "Concatenates the shards of a group along one dim";
+  let description = !strconcat([{
+    Global form: on each listed axis the input is `S(dim)` and the result
+    `R`; other axes are unchanged. Local form: the result's `dim` is the
+    input's times the group size.
+
+    ```mlir
+    %1 = dt.all_gather %0 on @mesh ["tp"] dim 1
+        : tensor<8x16xf32, #dt.sharding<@mesh, [S(0), S(1)]>>
+       -> tensor<8x16xf32, #dt.sharding<@mesh, [S(0), R]>>
+    %3 = dt.all_gather %2 on @mesh ["tp"] dim 1 : tensor<4x4xf32> -> tensor<4x16xf32>
+    ```
+  }], commonDescription);
+
+  let arguments = (ins DT_StaticTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$dim);
+  let results = (outs DT_StaticTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh $axes `dim` $dim attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def DT_AllReduceOp : DT_CollectiveOp<"all_reduce"> {
+  let summary = "Reduces the partial values of a group onto every rank";
+  let description = !strconcat([{
+    Global form: on each listed axis the input is `P(kind)` and the result
+    `R`; other axes are unchanged. Local form: the types are equal.
+
+    ```mlir
+    %1 = dt.all_reduce %0 on @mesh ["tp"] sum
+        : tensor<8x16xf32, #dt.sharding<@mesh, [S(0), P(sum)]>>
+       -> tensor<8x16xf32, #dt.sharding<@mesh, [S(0), R]>>
+    ```
+  }], commonDescription);
+
+  let arguments = (ins DT_StaticTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, DT_ReductionKindAttr:$reduction);
+  let results = (outs DT_StaticTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh $axes custom<Reduction>($reduction) attr-dict `:`
+    type($input) `->` type($result)
+  }];
+}
+
+def DT_ReduceScatterOp : DT_CollectiveOp<"reduce_scatter"> {
+  let summary = "Reduces the partial values of a group, each rank keeping one piece";
+  let description = !strconcat([{
+    Global form: on each listed axis the input is `P(kind)` and the result
+    `S(dim)`; other axes are unchanged. Local form: the result's `dim` is the
+    chunk size of the input's split over the group.
+
+    ```mlir
+    %1 = dt.reduce_scatter %0 on @mesh ["tp"] sum dim 0
+        : tensor<8x16xf32, #dt.sharding<@mesh, [R, P(sum)]>>
+       -> tensor<8x16xf32, #dt.sharding<@mesh, [R, S(0)]>>
+    ```
+  }], commonDescription);
+
+  let arguments = (ins DT_StaticTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, DT_ReductionKindAttr:$reduction,
+                       I64Attr:$dim);
+  let results = (outs DT_StaticTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh $axes custom<Reduction>($reduction) `dim` $dim attr-dict
+    `:` type($input) `->` type($result)
+  }];
+}
+
+def DT_AllToAllOp : DT_CollectiveOp<"all_to_all"> {
+  let summary = "Moves a shard from one tensor dim to another";
+  let description = !strconcat([{
+    Each rank splits its piece along `split_dim` into one part per group
+    member, sends part j to member j, and concatenates what it receives along
+    `concat_dim`. Global form: on each listed axis the input is
+    `S(concat_dim)` and the result `S(split_dim)`. Local form: `split_dim`
+    shrinks to its chunk size and `concat_dim` grows by the group size.
+
+    ```mlir
+    %1 = dt.all_to_all %0 on @mesh ["tp"] split 1 concat 0
+        : tensor<8x16xf32, #dt.sharding<@mesh, [S(0)]>>
+       -> tensor<8x16xf32, #dt.sharding<@mesh, [S(1)]>>
+    ```
+  }], commonDescription);
+
+  let arguments = (ins DT_StaticTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$split_dim,
+                       I64Attr:$concat_dim);
+  let results = (outs DT_StaticTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh $axes `split` $split_dim `concat` $concat_dim attr-dict
+    `:` type($input) `->` type($result)
+  }];
+}
+
+def DT_LocalSliceOp : DT_CollectiveOp<"local_slice"> {
+  let summary = "Keeps this rank's piece of a replicated dim, without communication";
+  let description = !strconcat([{
+    Global form: on each listed axis the input is `R` and the result
+    `S(dim)`. Local form: the result's `dim` is the chunk size of the input's
+    split over the group; a rank whose piece is short holds it padded.
+
+    ```mlir
+    %1 = dt.local_slice %0 on @mesh ["tp"] dim 1
+        : tensor<8x16xf32, #dt.sharding<@mesh, [R]>>
+       -> tensor<8x16xf32, #dt.sharding<@mesh, [S(1)]>>
+    ```
+  }], commonDescription);
+
+  let arguments = (ins DT_StaticTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$dim);
+  let results = (outs DT_StaticTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh $axes `dim` $dim attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def DT_AxisIndexOp : DT_Op<"axis_index", [Pure,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "This rank's coordinate on one mesh axis";
+  let description = [{
+    In partitioned code, the position of the executing rank along a mesh
+    axis, in [0, axis size). Rank-dependent offsets are computed from it.
+
+    ```mlir
+    %i = dt.axis_index @mesh "tp"
+    ```
+  }];
+
+  let arguments = (ins FlatSymbolRefAttr:$mesh, StrAttr:$axis);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$mesh $axis attr-dict";
+}
+
+#endif // DT_DIALECT_DT_IR_DTOPS_TD

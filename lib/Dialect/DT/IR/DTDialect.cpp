@@ -1,0 +1,207 @@
+//===- DTDialect.cpp - The dt dialect -------------------------------------===//
+
+#include "dt/Dialect/DT/IR/DTDialect.h"
+#include "dt/Dialect/DT/IR/DTOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace mlir;
+using namespace mlir::dt;
+
+#include "dt/Dialect/DT/IR/DTDialect.cpp.inc"
+
+namespace {
+/// Prints shardings as `#sharding`, `#sharding1`, ... so that long programs
+/// stay readable.
+struct DTOpAsmDialectInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (isa<ShardingAttr>(attr)) {
+      os << "sharding";
+      return AliasResult::OverridableAlias;
+    }
+    return AliasResult::NoAlias;
+  }
+};
+} // namespace
+
+void DTDialect::initialize() {
+  registerAttributes();
+  addOperations<
+#define GET_OP_LIST
+#include "dt/Dialect/DT/IR/DTOps.cpp.inc"
+      >();
+  addInterfaces<DTOpAsmDialectInterface>();
+}
+
+//===----------------------------------------------------------------------===//
+// Argument, result and operation attributes
+//===----------------------------------------------------------------------===//
+
+/// Checks a `dt.sharding` annotation on a value of `type`.
+static LogicalResult verifyShardingAnnotation(Operation *op, Attribute value,
+                                              Type type, StringRef where) {
+  auto emitError = [&] { return op->emitOpError() << where << ": "; };
+  auto sharding = dyn_cast<ShardingAttr>(value);
+  if (!sharding)
+    return emitError() << "'" << DTDialect::kShardingAttrName
+                       << "' must be a #dt.sharding<...>, got " << value;
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  if (!tensorType)
+    return emitError() << "'" << DTDialect::kShardingAttrName
+                       << "' annotates ranked tensors, not " << type;
+  if (Attribute encoding = tensorType.getEncoding(); encoding &&
+                                                     encoding != sharding)
+    return emitError() << "annotation " << sharding
+                       << " disagrees with the type's encoding " << encoding;
+  return verifyShardingForTensor(sharding, tensorType.getShape(),
+                                 tensorType.getElementType(), emitError);
+}
+
+/// The type of argument `index` of region `regionIndex` of `op`, also for a
+/// function declaration whose body is empty.
+static Type getRegionArgumentType(Operation *op, unsigned regionIndex,
+                                  unsigned index) {
+  if (auto func = dyn_cast<FunctionOpInterface>(op))
+    return func.getArgumentTypes()[index];
+  Region &region = op->getRegion(regionIndex);
+  return region.empty() ? Type() : region.getArgument(index).getType();
+}
+
+LogicalResult DTDialect::verifyRegionArgAttribute(Operation *op,
+                                                  unsigned regionIndex,
+                                                  unsigned argIndex,
+                                                  NamedAttribute attribute) {
+  std::string where = "argument #" + std::to_string(argIndex);
+  StringRef name = attribute.getName().getValue();
+  if (name == kShardingAttrName)
+    return verifyShardingAnnotation(
+        op, attribute.getValue(),
+        getRegionArgumentType(op, regionIndex, argIndex), where);
+  if (name == kNameAttrName) {
+    auto argName = dyn_cast<StringAttr>(attribute.getValue());
+    if (!argName || argName.getValue().empty())
+      return op->emitOpError() << where << ": '" << kNameAttrName
+                               << "' must be a non-empty string";
+    return success();
+  }
+  return op->emitOpError() << where << ": unknown dt attribute '" << name
+                           << "'; expected '" << kShardingAttrName << "' or '"
+                           << kNameAttrName << "'";
+}
+
+LogicalResult DTDialect::verifyRegionResultAttribute(Operation *op,
+                                                     unsigned,
+                                                     unsigned resultIndex,
+                                                     NamedAttribute attribute) {
+  std::string where = "result #" + std::to_string(resultIndex);
+  StringRef name = attribute.getName().getValue();
+  if (name != kShardingAttrName)
+    return op->emitOpError() << where << ": unknown dt attribute '" << name
+                             << "'; expected '" << kShardingAttrName << "'";
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (!func)
+    return op->emitOpError() << where << ": '" << kShardingAttrName
+                             << "' annotates results of functions only";
+  return verifyShardingAnnotation(op, attribute.getValue(),
+                                  func.getResultTypes()[resultIndex], where);
+}
+
+LogicalResult DTDialect::verifyOperationAttribute(Operation *op,
+                                                  NamedAttribute attribute) {
+  StringRef name = attribute.getName().getValue();
+  if (name == kShardingAttrName)
+    return op->emitOpError()
+           << "'" << name
+           << "' belongs on function arguments and results; inside a body, "
+              "use dt.constrain";
+  return op->emitOpError() << "unknown dt attribute '" << name << "'";
+}
+
+//===----------------------------------------------------------------------===//
+// Module-level checks of shardings in functions
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Checks, for every sharding a function mentions (in its signature, in
+/// `dt.sharding` annotations and in the types of every value in its body),
+/// that the mesh exists and has one axis per placement. These facts need the
+/// module, so they cannot live in the type verifier; attaching this check to
+/// `func.func` as a symbol user makes the module verifier run it.
+struct FuncShardingVerifier
+    : public SymbolUserOpInterface::ExternalModel<FuncShardingVerifier,
+                                                  func::FuncOp> {
+  LogicalResult verifySymbolUses(Operation *op,
+                                 SymbolTableCollection &symbolTables) const {
+    auto func = cast<func::FuncOp>(op);
+    llvm::DenseSet<Attribute> verified;
+    auto check = [&](Attribute attr, Operation *at,
+                     function_ref<InFlightDiagnostic()> emitError) {
+      auto sharding = dyn_cast_or_null<ShardingAttr>(attr);
+      if (!sharding || verified.contains(sharding))
+        return success();
+      if (failed(verifyShardingMesh(sharding, at, symbolTables, emitError)))
+        return failure();
+      verified.insert(sharding);
+      return success();
+    };
+    auto encodingOf = [](Type type) -> Attribute { return getShardingEncoding(type); };
+
+    FunctionType type = func.getFunctionType();
+    for (auto [i, argType] : llvm::enumerate(type.getInputs())) {
+      auto emitError = [&] {
+        return func.emitOpError() << "argument #" << i << ": ";
+      };
+      if (failed(check(encodingOf(argType), func, emitError)) ||
+          failed(check(func.getArgAttr(i, DTDialect::kShardingAttrName), func,
+                       emitError)))
+        return failure();
+    }
+    for (auto [i, resultType] : llvm::enumerate(type.getResults())) {
+      auto emitError = [&] {
+        return func.emitOpError() << "result #" << i << ": ";
+      };
+      if (failed(check(encodingOf(resultType), func, emitError)) ||
+          failed(check(func.getResultAttr(i, DTDialect::kShardingAttrName),
+                       func, emitError)))
+        return failure();
+    }
+
+    WalkResult walk = func.walk([&](Operation *nested) {
+      for (auto [i, result] : llvm::enumerate(nested->getResults())) {
+        auto emitError = [&, i = i] {
+          return nested->emitOpError() << "result #" << i << ": ";
+        };
+        if (failed(check(encodingOf(result.getType()), nested, emitError)))
+          return WalkResult::interrupt();
+      }
+      for (Region &region : nested->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments()) {
+            if (nested == func.getOperation() && block.isEntryBlock())
+              continue; // The signature was checked above.
+            auto emitError = [&] {
+              return nested->emitOpError()
+                     << "block argument #" << arg.getArgNumber() << ": ";
+            };
+            if (failed(check(encodingOf(arg.getType()), nested, emitError)))
+              return WalkResult::interrupt();
+          }
+      return WalkResult::advance();
+    });
+    return failure(walk.wasInterrupted());
+  }
+};
+} // namespace
+
+void mlir::dt::registerDTDialect(DialectRegistry &registry) {
+  registry.insert<DTDialect, func::FuncDialect>();
+  registry.addExtension(+[](MLIRContext *ctx, func::FuncDialect *) {
+    func::FuncOp::attachInterface<FuncShardingVerifier>(*ctx);
+  });
+}

@@ -1,0 +1,504 @@
+//===- DTOps.cpp - dt operations ------------------------------------------===//
+
+#include "dt/Dialect/DT/IR/DTOps.h"
+#include "dt/Sharding/ShardLayout.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace mlir::dt;
+
+/// Prints/parses a reduction kind attribute as a bare keyword (`sum`).
+static ParseResult parseReduction(OpAsmParser &parser,
+                                  ReductionKindAttr &reduction) {
+  ReductionKind kind;
+  if (parseReductionKind(parser, kind))
+    return failure();
+  reduction = ReductionKindAttr::get(parser.getContext(), kind);
+  return success();
+}
+
+static void printReduction(OpAsmPrinter &printer, Operation *,
+                           ReductionKindAttr reduction) {
+  printReductionKind(printer, reduction.getValue());
+}
+
+/// Parses `#dt.sharding<...> : type` (or `#alias : type`). MLIR's parser
+/// reads a `: type` after a dialect attribute as that attribute's own type and
+/// hands it to ShardingAttr::parse; `ShardingTypeCapture` collects it there.
+static ParseResult parseShardingAndType(OpAsmParser &parser,
+                                        ShardingAttr &sharding, Type &type) {
+  SMLoc loc = parser.getCurrentLocation();
+  Attribute attr;
+  {
+    ShardingTypeCapture capture;
+    if (parser.parseAttribute(attr))
+      return failure();
+    type = capture.getType();
+  }
+  sharding = dyn_cast<ShardingAttr>(attr);
+  if (!sharding)
+    return parser.emitError(loc, "expected a #dt.sharding<...>, got ") << attr;
+  // An alias such as `#sharding` leaves the `: type` to us.
+  if (!type && (parser.parseColon() || parser.parseType(type)))
+    return failure();
+  return success();
+}
+
+static void printShardingAndType(OpAsmPrinter &printer, Operation *,
+                                 ShardingAttr sharding, Type type) {
+  printer.printAttribute(sharding);
+  printer << " : " << type;
+}
+
+#define GET_OP_CLASSES
+#include "dt/Dialect/DT/IR/DTOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Mesh lookup
+//===----------------------------------------------------------------------===//
+
+MeshOp mlir::dt::lookupMesh(Operation *from, FlatSymbolRefAttr meshRef,
+                            SymbolTableCollection &symbolTables) {
+  Operation *symbol =
+      symbolTables.lookupNearestSymbolFrom(from, meshRef.getAttr());
+  auto mesh = dyn_cast_or_null<MeshOp>(symbol);
+  if (!mesh) {
+    InFlightDiagnostic diag = from->emitOpError() << meshRef;
+    if (symbol)
+      diag << " is a '" << symbol->getName() << "', not a dt.mesh";
+    else
+      diag << " does not name a dt.mesh";
+  }
+  return mesh;
+}
+
+LogicalResult
+mlir::dt::verifyShardingMesh(ShardingAttr sharding, Operation *from,
+                             SymbolTableCollection &symbolTables,
+                             function_ref<InFlightDiagnostic()> emitError) {
+  Operation *symbol =
+      symbolTables.lookupNearestSymbolFrom(from, sharding.getMesh().getAttr());
+  auto mesh = dyn_cast_or_null<MeshOp>(symbol);
+  if (!mesh)
+    return emitError() << "sharding " << sharding << " refers to "
+                       << sharding.getMesh() << ", which is not a dt.mesh";
+  size_t numPlacements = sharding.getPlacements().size();
+  if (numPlacements != static_cast<size_t>(mesh.getRank()))
+    return emitError() << "sharding " << sharding << " has " << numPlacements
+                       << " placement" << (numPlacements == 1 ? "" : "s")
+                       << ", but mesh " << sharding.getMesh() << " has "
+                       << mesh.getRank() << " ax"
+                       << (mesh.getRank() == 1 ? "is" : "es");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MeshOp
+//===----------------------------------------------------------------------===//
+
+ParseResult MeshOp::parse(OpAsmParser &parser, OperationState &result) {
+  StringAttr name;
+  if (parser.parseSymbolName(name, getSymNameAttrName(result.name),
+                             result.attributes) ||
+      parser.parseEqual() || parser.parseLess())
+    return failure();
+  SmallVector<Attribute> axisNames;
+  SmallVector<int64_t> shape;
+  auto parseAxis = [&]() -> ParseResult {
+    std::string axisName;
+    int64_t size;
+    if (parser.parseString(&axisName) || parser.parseEqual() ||
+        parser.parseInteger(size))
+      return failure();
+    axisNames.push_back(parser.getBuilder().getStringAttr(axisName));
+    shape.push_back(size);
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseAxis) ||
+      parser.parseGreater() ||
+      parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  Builder &b = parser.getBuilder();
+  result.addAttribute(getAxisNamesAttrName(result.name),
+                      b.getArrayAttr(axisNames));
+  result.addAttribute(getShapeAttrName(result.name),
+                      b.getDenseI64ArrayAttr(shape));
+  return success();
+}
+
+void MeshOp::print(OpAsmPrinter &printer) {
+  printer << ' ';
+  printer.printSymbolName(getSymName());
+  printer << " = <[";
+  llvm::interleaveComma(llvm::zip(getAxisNames(), getShape()), printer,
+                        [&](auto axis) {
+                          printer << std::get<0>(axis) << " = "
+                                  << std::get<1>(axis);
+                        });
+  printer << "]>";
+  printer.printOptionalAttrDict(
+      (*this)->getAttrs(),
+      {getSymNameAttrName(), getAxisNamesAttrName(), getShapeAttrName()});
+}
+
+LogicalResult MeshOp::verify() {
+  ArrayRef<int64_t> shape = getShape();
+  if (shape.empty())
+    return emitOpError("needs at least one axis");
+  if (getAxisNames().size() != shape.size())
+    return emitOpError("has ")
+           << getAxisNames().size() << " axis names for " << shape.size()
+           << " axis sizes";
+  llvm::SmallSet<StringRef, 4> seen;
+  int64_t numDevices = 1;
+  for (auto [name, size] : llvm::zip(getAxisNames(), shape)) {
+    StringRef axisName = cast<StringAttr>(name).getValue();
+    if (axisName.empty())
+      return emitOpError("has an axis with an empty name");
+    if (!seen.insert(axisName).second)
+      return emitOpError("has two axes named \"") << axisName << "\"";
+    if (size <= 0)
+      return emitOpError("axis \"")
+             << axisName << "\" has size " << size << "; sizes must be > 0";
+    if (llvm::MulOverflow(numDevices, size, numDevices) ||
+        numDevices > std::numeric_limits<int32_t>::max())
+      return emitOpError("has more than 2^31 - 1 devices");
+  }
+  return success();
+}
+
+int64_t MeshOp::getNumDevices() { return ::dt::meshSize(getShape()); }
+
+std::optional<unsigned> MeshOp::getAxisIndex(StringRef name) {
+  for (auto [index, axisName] : llvm::enumerate(getAxisNames()))
+    if (cast<StringAttr>(axisName).getValue() == name)
+      return index;
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// ConstrainOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstrainOp::verify() {
+  RankedTensorType type = getInput().getType();
+  ShardingAttr current = getShardingEncoding(type);
+  if (current && current != getShardingAttr())
+    return emitOpError("input is already sharded as ")
+           << current << "; use dt.redistribute to change a sharding";
+  return verifyShardingForTensor(getShardingAttr(), type.getShape(),
+                                 type.getElementType(),
+                                 [&] { return emitOpError(); });
+}
+
+LogicalResult
+ConstrainOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyShardingMesh(getShardingAttr(), *this, symbolTables,
+                            [&] { return emitOpError(); });
+}
+
+OpFoldResult ConstrainOp::fold(FoldAdaptor) {
+  // In the typed form the type already enforces the constraint.
+  if (getShardingEncoding(getInput().getType()))
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// RedistributeOp
+//===----------------------------------------------------------------------===//
+
+ShardingAttr RedistributeOp::getSourceSharding() {
+  return getShardingEncoding(getInput().getType());
+}
+
+ShardingAttr RedistributeOp::getTargetSharding() {
+  return getShardingEncoding(getResult().getType());
+}
+
+LogicalResult RedistributeOp::verify() {
+  RankedTensorType inputType = getInput().getType();
+  RankedTensorType resultType = getResult().getType();
+  ShardingAttr source = getSourceSharding();
+  ShardingAttr target = getTargetSharding();
+  if (!source || !target)
+    return emitOpError("works on global tensors: ")
+           << (source ? "result" : "input") << " type "
+           << (source ? resultType : inputType)
+           << " has no #dt.sharding encoding";
+  if (inputType.getShape() != resultType.getShape() ||
+      inputType.getElementType() != resultType.getElementType())
+    return emitOpError("changes only the sharding, but the input is ")
+           << inputType << " and the result " << resultType;
+  if (source.getMesh() != target.getMesh())
+    return emitOpError("cannot move a tensor from mesh ")
+           << source.getMesh() << " to mesh " << target.getMesh();
+  return success();
+}
+
+OpFoldResult RedistributeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  auto producer = getInput().getDefiningOp<RedistributeOp>();
+  if (!producer)
+    return {};
+  // A -> B -> A is the identity whatever else uses B.
+  if (producer.getInput().getType() == getResult().getType())
+    return producer.getInput();
+  // A -> B -> C becomes A -> C when nothing else needs B: the planner's
+  // route for A -> C is never costlier than the two steps.
+  if (!producer->hasOneUse())
+    return {};
+  getInputMutable().assign(producer.getInput());
+  return getResult();
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The ranks a collective works on: the mesh and the axes of the group.
+struct CollectiveGroup {
+  MeshOp mesh;
+  SmallVector<int64_t> axes; // In increasing mesh order.
+  int64_t size = 1;          // Ranks per group.
+};
+
+/// What a collective does, in the terms both of its forms are checked in.
+struct CollectiveRule {
+  /// Global form: the input's placement on every group axis, and the result's.
+  Placement from = Placement::replicate();
+  Placement to = Placement::replicate();
+  /// Global form: the group axes must be the last axes sharding this dim of
+  /// the input (resp. the result), so pieces concatenate in group order.
+  std::optional<int64_t> innermostInputDim, innermostResultDim;
+  /// Local form: the result's shape given the input's and the group size.
+  function_ref<SmallVector<int64_t>(ArrayRef<int64_t>, int64_t)> localShape;
+};
+} // namespace
+
+static FailureOr<CollectiveGroup>
+resolveGroup(Operation *op, FlatSymbolRefAttr meshRef, ArrayAttr axes,
+             SymbolTableCollection &symbolTables) {
+  CollectiveGroup group;
+  group.mesh = lookupMesh(op, meshRef, symbolTables);
+  if (!group.mesh)
+    return failure();
+  if (axes.empty())
+    return op->emitOpError("needs at least one mesh axis");
+  for (Attribute axis : axes) {
+    StringRef name = cast<StringAttr>(axis).getValue();
+    std::optional<unsigned> index = group.mesh.getAxisIndex(name);
+    if (!index)
+      return op->emitOpError("mesh ")
+             << meshRef << " has no axis named \"" << name << "\"";
+    if (!group.axes.empty() && *index <= group.axes.back())
+      return op->emitOpError("lists mesh axes ")
+             << axes << " out of mesh order or twice; expected increasing "
+             << "mesh order";
+    group.axes.push_back(*index);
+    group.size *= group.mesh.getShape()[*index];
+  }
+  return group;
+}
+
+static LogicalResult verifyDimInRange(Operation *op, StringRef what,
+                                      int64_t dim, int64_t rank) {
+  if (dim < 0 || dim >= rank)
+    return op->emitOpError()
+           << what << " " << dim << " is out of range for a tensor of rank "
+           << rank;
+  return success();
+}
+
+/// Checks that `groupAxes` are the last axes that shard `dim` in `sharding`.
+static LogicalResult verifyInnermost(Operation *op, StringRef which,
+                                     ShardingAttr sharding, int64_t dim,
+                                     ArrayRef<int64_t> groupAxes) {
+  SmallVector<int64_t> axes = sharding.getAxesShardingDim(dim);
+  ArrayRef<int64_t> all(axes);
+  if (all.size() >= groupAxes.size() &&
+      all.take_back(groupAxes.size()) == groupAxes)
+    return success();
+  return op->emitOpError("group axes must be the last mesh axes sharding dim ")
+         << dim << " of the " << which << ", but it is " << sharding;
+}
+
+static LogicalResult verifyGlobalForm(Operation *op, const CollectiveGroup &group,
+                                      FlatSymbolRefAttr meshRef,
+                                      RankedTensorType inputType,
+                                      RankedTensorType resultType,
+                                      const CollectiveRule &rule) {
+  ShardingAttr in = getShardingEncoding(inputType), out = getShardingEncoding(resultType);
+  if (in.getMesh() != meshRef || out.getMesh() != meshRef)
+    return op->emitOpError("runs on mesh ")
+           << meshRef << ", but its types are sharded over " << in.getMesh()
+           << " and " << out.getMesh();
+  if (inputType.getShape() != resultType.getShape())
+    return op->emitOpError("on global tensors keeps the global shape, but ")
+           << inputType << " becomes " << resultType;
+  MeshOp mesh = group.mesh;
+  int64_t meshRank = mesh.getRank();
+  if (static_cast<int64_t>(in.getPlacements().size()) != meshRank ||
+      static_cast<int64_t>(out.getPlacements().size()) != meshRank)
+    return op->emitOpError("shardings need one placement per axis of mesh ")
+           << meshRef;
+  for (int64_t axis = 0; axis < meshRank; ++axis) {
+    Placement before = in.getPlacements()[axis];
+    Placement after = out.getPlacements()[axis];
+    StringRef name = cast<StringAttr>(mesh.getAxisNames()[axis]).getValue();
+    if (!llvm::is_contained(group.axes, axis)) {
+      if (before != after)
+        return op->emitOpError("mesh axis \"")
+               << name << "\" is not in the group, so its placement must stay "
+               << before.str() << ", but the result has " << after.str();
+      continue;
+    }
+    if (before != rule.from || after != rule.to)
+      return op->emitOpError("on mesh axis \"")
+             << name << "\" turns " << rule.from.str() << " into "
+             << rule.to.str() << ", but the input has " << before.str()
+             << " and the result " << after.str();
+  }
+  if (rule.innermostInputDim &&
+      failed(verifyInnermost(op, "input", in, *rule.innermostInputDim,
+                             group.axes)))
+    return failure();
+  if (rule.innermostResultDim &&
+      failed(verifyInnermost(op, "result", out, *rule.innermostResultDim,
+                             group.axes)))
+    return failure();
+  return success();
+}
+
+/// Checks a collective in either form against `rule`.
+static LogicalResult verifyCollective(Operation *op, FlatSymbolRefAttr meshRef,
+                                      ArrayAttr axes,
+                                      SymbolTableCollection &symbolTables,
+                                      const CollectiveRule &rule) {
+  FailureOr<CollectiveGroup> group =
+      resolveGroup(op, meshRef, axes, symbolTables);
+  if (failed(group))
+    return failure();
+  auto inputType = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  if (inputType.getElementType() != resultType.getElementType())
+    return op->emitOpError("keeps the element type, but ")
+           << inputType << " becomes " << resultType;
+  bool inGlobal = getShardingEncoding(inputType) != nullptr;
+  bool outGlobal = getShardingEncoding(resultType) != nullptr;
+  if (inGlobal != outGlobal)
+    return op->emitOpError("needs both types sharded (global form) or neither "
+                           "(local form), but got ")
+           << inputType << " and " << resultType;
+  if (inGlobal)
+    return verifyGlobalForm(op, *group, meshRef, inputType, resultType, rule);
+
+  SmallVector<int64_t> expected =
+      rule.localShape(inputType.getShape(), group->size);
+  if (ArrayRef<int64_t>(expected) != resultType.getShape())
+    return op->emitOpError("on local tensors over a group of ")
+           << group->size << " ranks turns " << inputType << " into shape "
+           << llvm::make_range(expected.begin(), expected.end())
+           << ", but the result is " << resultType;
+  return success();
+}
+
+LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
+  int64_t dim = getDim();
+  if (failed(verifyDimInRange(*this, "dim", dim,
+                              getInput().getType().getRank())))
+    return failure();
+  auto localShape = [&](ArrayRef<int64_t> in, int64_t groupSize) {
+    SmallVector<int64_t> out(in);
+    out[dim] *= groupSize;
+    return out;
+  };
+  CollectiveRule rule{Placement::shard(dim), Placement::replicate(), dim,
+                      std::nullopt, localShape};
+  return verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
+}
+
+LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
+  auto localShape = [](ArrayRef<int64_t> in, int64_t) {
+    return SmallVector<int64_t>(in);
+  };
+  CollectiveRule rule{Placement::partial(getReduction().getValue()),
+                      Placement::replicate(), std::nullopt, std::nullopt,
+                      localShape};
+  return verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
+}
+
+/// The local shape after keeping one piece of `dim` split over the group.
+static SmallVector<int64_t> scatteredShape(ArrayRef<int64_t> in, int64_t dim,
+                                           int64_t groupSize) {
+  SmallVector<int64_t> out(in);
+  out[dim] = ::dt::chunkSize(in[dim], groupSize);
+  return out;
+}
+
+LogicalResult
+ReduceScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
+  int64_t dim = getDim();
+  if (failed(verifyDimInRange(*this, "dim", dim,
+                              getInput().getType().getRank())))
+    return failure();
+  auto localShape = [&](ArrayRef<int64_t> in, int64_t groupSize) {
+    return scatteredShape(in, dim, groupSize);
+  };
+  CollectiveRule rule{Placement::partial(getReduction().getValue()),
+                      Placement::shard(dim), std::nullopt, dim, localShape};
+  return verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
+}
+
+LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
+  int64_t splitDim = getSplitDim(), concatDim = getConcatDim();
+  int64_t rank = getInput().getType().getRank();
+  if (failed(verifyDimInRange(*this, "split dim", splitDim, rank)) ||
+      failed(verifyDimInRange(*this, "concat dim", concatDim, rank)))
+    return failure();
+  if (splitDim == concatDim)
+    return emitOpError("splits and concatenates the same dim ")
+           << splitDim << "; that moves nothing";
+  auto localShape = [&](ArrayRef<int64_t> in, int64_t groupSize) {
+    SmallVector<int64_t> out = scatteredShape(in, splitDim, groupSize);
+    out[concatDim] *= groupSize;
+    return out;
+  };
+  CollectiveRule rule{Placement::shard(concatDim), Placement::shard(splitDim),
+                      concatDim, splitDim, localShape};
+  return verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
+}
+
+LogicalResult LocalSliceOp::verifySymbolUses(SymbolTableCollection &tables) {
+  int64_t dim = getDim();
+  if (failed(verifyDimInRange(*this, "dim", dim,
+                              getInput().getType().getRank())))
+    return failure();
+  auto localShape = [&](ArrayRef<int64_t> in, int64_t groupSize) {
+    return scatteredShape(in, dim, groupSize);
+  };
+  CollectiveRule rule{Placement::replicate(), Placement::shard(dim),
+                      std::nullopt, dim, localShape};
+  return verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
+}
+
+//===----------------------------------------------------------------------===//
+// AxisIndexOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AxisIndexOp::verifySymbolUses(SymbolTableCollection &tables) {
+  MeshOp mesh = lookupMesh(*this, getMeshAttr(), tables);
+  if (!mesh)
+    return failure();
+  if (!mesh.getAxisIndex(getAxis()))
+    return emitOpError("mesh ")
+           << getMeshAttr() << " has no axis named \"" << getAxis() << "\"";
+  return success();
+}

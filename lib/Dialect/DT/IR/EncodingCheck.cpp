@@ -1,0 +1,52 @@
+//===- EncodingCheck.cpp - No tensor of a global program loses its sharding ===//
+//
+// Upstream rewrites know nothing of tensor encodings; canonicalize, for one,
+// can replace an encoded type by a plain one (llvm-project #207240). A plain
+// tensor in a function over global tensors would then silently mean "whole
+// tensor on every rank". Every dt pass that works on the global program runs
+// this check afterwards.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dt/Dialect/DT/IR/DTOps.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::dt;
+
+bool mlir::dt::isMeshedFunction(FunctionOpInterface func) {
+  auto hasSharding = [](Type type) { return getShardingEncoding(type) != nullptr; };
+  return llvm::any_of(func.getArgumentTypes(), hasSharding) ||
+         llvm::any_of(func.getResultTypes(), hasSharding);
+}
+
+/// Reports `value` of op `owner` if it is a tensor without a sharding.
+static LogicalResult checkEncoded(Value value, Operation *owner,
+                                  StringRef what, unsigned index) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || getShardingEncoding(type))
+    return success();
+  return owner->emitOpError()
+         << what << " #" << index << " of type " << type
+         << " has no #dt.sharding encoding, but it is in a function on "
+            "global tensors; a rewrite dropped it (upstream canonicalize can)";
+}
+
+LogicalResult mlir::dt::verifyEncodingsPreserved(Operation *root) {
+  bool ok = true;
+  root->walk([&](FunctionOpInterface func) {
+    if (func.isExternal() || !isMeshedFunction(func))
+      return;
+    func->walk([&](Operation *op) {
+      for (auto [i, result] : llvm::enumerate(op->getResults()))
+        ok &= succeeded(checkEncoded(result, op, "result", i));
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            ok &= succeeded(
+                checkEncoded(arg, op, "block argument", arg.getArgNumber()));
+    });
+  });
+  return success(ok);
+}

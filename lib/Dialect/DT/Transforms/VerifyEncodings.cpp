@@ -1,0 +1,26 @@
+//===- VerifyEncodings.cpp - dt-verify-encodings --------------------------===//
+
+#include "dt/Dialect/DT/IR/DTOps.h"
+#include "dt/Dialect/DT/Transforms/Passes.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+namespace mlir::dt {
+#define GEN_PASS_DEF_VERIFYENCODINGSPASS
+#include "dt/Dialect/DT/Transforms/Passes.h.inc"
+
+namespace {
+struct VerifyEncodingsPass
+    : public impl::VerifyEncodingsPassBase<VerifyEncodingsPass> {
+  void runOnOperation() override {
+    getOperation()->walk([&](FunctionOpInterface func) {
+      if (isMeshedFunction(func))
+        ++numFunctionsChecked;
+    });
+    if (failed(verifyEncodingsPreserved(getOperation())))
+      signalPassFailure();
+    markAllAnalysesPreserved();
+  }
+};
+} // namespace
+} // namespace mlir::dt

@@ -1,0 +1,36 @@
+# -*- Python -*-
+# lit configuration for dt's regression tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "DT"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Unit", "Inputs", "lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.dt_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%dt_src_root", config.dt_src_root))
+config.substitutions.append(("%dt_obj_root", config.dt_obj_root))
+config.substitutions.append(("%python", config.python_executable))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.dt_tools_dir, config.llvm_tools_dir]
+# DT_OPT_EXTRA adds flags to every dt-opt run: `make check` runs the suite a
+# second time with DT_OPT_EXTRA=--verify-roundtrip, so every output is also
+# printed, reparsed and compared.
+extra = os.environ.get("DT_OPT_EXTRA", "").split()
+tools = [
+    ToolSubst("dt-opt", unresolved="fatal", extra_args=extra or None),
+    "dt-lsp-server",
+    "mlir-opt",
+    "mlir-runner",
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
