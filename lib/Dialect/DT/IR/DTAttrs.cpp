@@ -104,8 +104,8 @@ bool ShardingTypeCapture::capture(Type type) {
 Attribute ShardingAttr::parse(AsmParser &parser, Type trailingType) {
   if (trailingType && !ShardingTypeCapture::capture(trailingType)) {
     parser.emitError(parser.getNameLoc(),
-                     "a #dt.sharding has no type; remove ': ")
-        << trailingType << "'";
+                     "a #dt.sharding has no type, but got ")
+        << trailingType;
     return {};
   }
   FlatSymbolRefAttr mesh;

@@ -140,12 +140,14 @@ struct FuncShardingVerifier
                                  SymbolTableCollection &symbolTables) const {
     auto func = cast<func::FuncOp>(op);
     llvm::DenseSet<Attribute> verified;
-    auto check = [&](Attribute attr, Operation *at,
+    // Symbols resolve from the function: a nested op may itself look like a
+    // symbol table (unregistered ops do).
+    auto check = [&](Attribute attr,
                      function_ref<InFlightDiagnostic()> emitError) {
       auto sharding = dyn_cast_or_null<ShardingAttr>(attr);
       if (!sharding || verified.contains(sharding))
         return success();
-      if (failed(verifyShardingMesh(sharding, at, symbolTables, emitError)))
+      if (failed(verifyShardingMesh(sharding, func, symbolTables, emitError)))
         return failure();
       verified.insert(sharding);
       return success();
@@ -157,18 +159,17 @@ struct FuncShardingVerifier
       auto emitError = [&] {
         return func.emitOpError() << "argument #" << i << ": ";
       };
-      if (failed(check(encodingOf(argType), func, emitError)) ||
-          failed(check(func.getArgAttr(i, DTDialect::kShardingAttrName), func,
-                       emitError)))
+      if (failed(check(encodingOf(argType), emitError)) ||
+          failed(check(func.getArgAttr(i, DTDialect::kShardingAttrName), emitError)))
         return failure();
     }
     for (auto [i, resultType] : llvm::enumerate(type.getResults())) {
       auto emitError = [&] {
         return func.emitOpError() << "result #" << i << ": ";
       };
-      if (failed(check(encodingOf(resultType), func, emitError)) ||
+      if (failed(check(encodingOf(resultType), emitError)) ||
           failed(check(func.getResultAttr(i, DTDialect::kShardingAttrName),
-                       func, emitError)))
+                       emitError)))
         return failure();
     }
 
@@ -177,7 +178,7 @@ struct FuncShardingVerifier
         auto emitError = [&, i = i] {
           return nested->emitOpError() << "result #" << i << ": ";
         };
-        if (failed(check(encodingOf(result.getType()), nested, emitError)))
+        if (failed(check(encodingOf(result.getType()), emitError)))
           return WalkResult::interrupt();
       }
       for (Region &region : nested->getRegions())
@@ -189,7 +190,7 @@ struct FuncShardingVerifier
               return nested->emitOpError()
                      << "block argument #" << arg.getArgNumber() << ": ";
             };
-            if (failed(check(encodingOf(arg.getType()), nested, emitError)))
+            if (failed(check(encodingOf(arg.getType()), emitError)))
               return WalkResult::interrupt();
           }
       return WalkResult::advance();

@@ -404,9 +404,9 @@ static LogicalResult verifyCollective(Operation *op, FlatSymbolRefAttr meshRef,
       rule.localShape(inputType.getShape(), group->size);
   if (ArrayRef<int64_t>(expected) != resultType.getShape())
     return op->emitOpError("on local tensors over a group of ")
-           << group->size << " ranks turns " << inputType << " into shape "
-           << llvm::make_range(expected.begin(), expected.end())
-           << ", but the result is " << resultType;
+           << group->size << " ranks turns " << inputType << " into shape ["
+           << ArrayRef<int64_t>(expected) << "], but the result is "
+           << resultType;
   return success();
 }
 
