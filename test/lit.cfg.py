@@ -17,6 +17,7 @@ config.test_exec_root = os.path.join(config.dt_obj_root, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%dt_src_root", config.dt_src_root))
 config.substitutions.append(("%dt_obj_root", config.dt_obj_root))
+config.substitutions.append(("%dt_tools_dir", config.dt_tools_dir))
 config.substitutions.append(("%python", config.python_executable))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
