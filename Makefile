@@ -26,8 +26,8 @@ build: deps configure
 # Every test: lit (dialect, passes, fuzzing, docs) and gtest through lit, then
 # the lit suite again with every dt-opt output reparsed (--verify-roundtrip).
 check: build
-	$(NINJA) check-dt
-	DT_OPT_EXTRA=--verify-roundtrip $(LIT) -sv $(BUILD_DIR)/test --filter='Dialect|Transforms'
+	$(NINJA) DTUnitTests mlir-doc
+	LIT=$(LIT) scripts/check.sh $(BUILD_DIR)
 
 demo: build
 	@scripts/demo.sh $(BUILD_DIR)

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# `make check`: every lit and gtest test, then the dialect and pass tests again
+# with --verify-roundtrip on every dt-opt call. Ends with one summary line.
+set -uo pipefail
+build=${1:-build}
+lit=${LIT:-/usr/lib/llvm-22/bin/lit}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+status=0
+"$lit" -sv "$build/test" "$build/test/Unit" 2>&1 | tee -a "$log" || status=1
+DT_OPT_EXTRA=--verify-roundtrip "$lit" -sv "$build/test" \
+  --filter='Dialect|Transforms' 2>&1 | tee -a "$log" || status=1
+
+# lit's summary lines look like "  Passed  : 25 (100.00%)".
+count() {
+  awk -v k="$1" '{ line = $0; gsub(/ /, "", line); split(line, f, ":") }
+                 f[1] == k { split(f[2], v, "("); n += v[1] } END { print n + 0 }' "$log"
+}
+passed=$(count Passed)
+failed=$(( $(count Failed) + $(count Unresolved) + $(count XPassed) ))
+skipped=$(count Unsupported)
+echo
+echo "check: ${passed} passed, ${failed} failed, ${skipped} skipped"
+[[ $passed -gt 0 ]] || status=1
+exit $status
