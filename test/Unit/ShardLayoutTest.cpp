@@ -65,7 +65,7 @@ TEST(ChunkTest, FollowsTorchChunk) {
 }
 
 TEST(MeshTest, RanksAreRowMajor) {
-  std::vector<int64_t> mesh = {2, 3, 4};
+  const std::vector<int64_t> mesh = {2, 3, 4};
   EXPECT_EQ(dt::meshSize(mesh), 24);
   EXPECT_EQ(dt::meshCoords(mesh, 0), (std::vector<int64_t>{0, 0, 0}));
   EXPECT_EQ(dt::meshCoords(mesh, 5), (std::vector<int64_t>{0, 1, 1}));
@@ -124,22 +124,25 @@ TEST(ShardBoxTest, EmptyShards) {
     EXPECT_EQ(box.shape[0], 0);
 }
 
+using Shape = std::vector<int64_t>;
+using Placements = std::vector<Placement>;
+
 TEST(ShardBoxTest, MaxLocalShapeAndEvenness) {
-  EXPECT_EQ(dt::maxLocalShape({5, 8}, {4, 2}, {S(0), S(1)}),
-            (std::vector<int64_t>{2, 4}));
-  EXPECT_EQ(dt::maxLocalShape({7}, {2, 3}, {S(0), S(0)}),
-            (std::vector<int64_t>{2}));
-  EXPECT_TRUE(dt::isEvenlySharded({12, 8}, {2, 3}, {S(0), S(0)}));
-  EXPECT_FALSE(dt::isEvenlySharded({7}, {2, 3}, {S(0), S(0)}));
+  EXPECT_EQ(dt::maxLocalShape(Shape{5, 8}, Shape{4, 2}, Placements{S(0), S(1)}),
+            (Shape{2, 4}));
+  EXPECT_EQ(dt::maxLocalShape(Shape{7}, Shape{2, 3}, Placements{S(0), S(0)}),
+            (Shape{2}));
+  EXPECT_TRUE(
+      dt::isEvenlySharded(Shape{12, 8}, Shape{2, 3}, Placements{S(0), S(0)}));
+  EXPECT_FALSE(dt::isEvenlySharded(Shape{7}, Shape{2, 3}, Placements{S(0), S(0)}));
   // 6 splits evenly 2 ways, but each 3 does not split evenly 2 ways.
-  EXPECT_FALSE(dt::isEvenlySharded({6}, {2, 2}, {S(0), S(0)}));
-  EXPECT_TRUE(dt::isEvenlySharded({5}, {4}, {R}));
+  EXPECT_FALSE(dt::isEvenlySharded(Shape{6}, Shape{2, 2}, Placements{S(0), S(0)}));
+  EXPECT_TRUE(dt::isEvenlySharded(Shape{5}, Shape{4}, Placements{R}));
 }
 
 TEST(ShardBoxTest, AxesShardingDimInMeshOrder) {
-  EXPECT_EQ(dt::axesShardingDim({S(1), S(0), S(1)}, 1),
-            (std::vector<int64_t>{0, 2}));
-  EXPECT_TRUE(dt::axesShardingDim({R, P}, 0).empty());
+  EXPECT_EQ(dt::axesShardingDim(Placements{S(1), S(0), S(1)}, 1), (Shape{0, 2}));
+  EXPECT_TRUE(dt::axesShardingDim(Placements{R, P}, 0).empty());
 }
 
 // Every element of the global tensor is held by exactly as many ranks as the

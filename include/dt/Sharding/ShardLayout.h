@@ -23,7 +23,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 #include <vector>
 
 namespace dt {
@@ -35,7 +34,6 @@ class Span {
 public:
   Span() = default;
   Span(const T *data, size_t size) : data_(data), size_(size) {}
-  Span(std::initializer_list<T> list) : data_(list.begin()), size_(list.size()) {}
   template <typename Container,
             typename = decltype(std::declval<const Container &>().data())>
   Span(const Container &c) : data_(c.data()), size_(c.size()) {}

@@ -491,3 +491,21 @@ func.func @negative_axis_index_mesh() -> index {
   %0 = dt.axis_index @nomesh "y"
   return %0 : index
 }
+
+// -----
+
+dt.mesh @mesh = <["x" = 4]>
+func.func @negative_all_to_all_dim(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{dim 2 is out of range for a tensor of rank 2}}
+  %0 = dt.all_to_all %x on @mesh ["x"] split 2 concat 0 : tensor<8x8xf32> -> tensor<8x8xf32>
+  return
+}
+
+// -----
+
+dt.mesh @mesh = <["x" = 4]>
+func.func @negative_scatter_negative_dim(%x: tensor<8xf32>) {
+  // expected-error @+1 {{dim -1 is out of range for a tensor of rank 1}}
+  %0 = dt.local_slice %x on @mesh ["x"] dim -1 : tensor<8xf32> -> tensor<2xf32>
+  return
+}

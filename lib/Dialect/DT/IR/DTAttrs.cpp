@@ -59,7 +59,7 @@ static ParseResult parsePlacement(AsmParser &parser, Placement &placement) {
     return success();
   }
   if (keyword == "S") {
-    int64_t dim;
+    int64_t dim = 0;
     SMLoc dimLoc;
     if (parser.parseLParen() || parser.getCurrentLocation(&dimLoc) ||
         parser.parseInteger(dim) || parser.parseRParen())

@@ -111,7 +111,7 @@ ParseResult MeshOp::parse(OpAsmParser &parser, OperationState &result) {
   SmallVector<int64_t> shape;
   auto parseAxis = [&]() -> ParseResult {
     std::string axisName;
-    int64_t size;
+    int64_t size = 0;
     if (parser.parseString(&axisName) || parser.parseEqual() ||
         parser.parseInteger(size))
       return failure();
@@ -280,6 +280,8 @@ struct CollectiveRule {
   std::optional<int64_t> innermostInputDim, innermostResultDim;
   /// Local form: the result's shape given the input's and the group size.
   function_ref<SmallVector<int64_t>(ArrayRef<int64_t>, int64_t)> localShape;
+  /// The tensor dims the op names; checked before anything uses them.
+  SmallVector<int64_t, 2> dims;
 };
 } // namespace
 
@@ -306,15 +308,6 @@ resolveGroup(Operation *op, FlatSymbolRefAttr meshRef, ArrayAttr axes,
     group.size *= group.mesh.getShape()[*index];
   }
   return group;
-}
-
-static LogicalResult verifyDimInRange(Operation *op, StringRef what,
-                                      int64_t dim, int64_t rank) {
-  if (dim < 0 || dim >= rank)
-    return op->emitOpError()
-           << what << " " << dim << " is out of range for a tensor of rank "
-           << rank;
-  return success();
 }
 
 /// Checks that `groupAxes` are the last axes that shard `dim` in `sharding`.
@@ -382,12 +375,17 @@ static LogicalResult verifyCollective(Operation *op, FlatSymbolRefAttr meshRef,
                                       ArrayAttr axes,
                                       SymbolTableCollection &symbolTables,
                                       const CollectiveRule &rule) {
+  auto inputType = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  for (int64_t dim : rule.dims)
+    if (dim < 0 || dim >= inputType.getRank())
+      return op->emitOpError("dim ")
+             << dim << " is out of range for a tensor of rank "
+             << inputType.getRank();
   FailureOr<CollectiveGroup> group =
       resolveGroup(op, meshRef, axes, symbolTables);
   if (failed(group))
     return failure();
-  auto inputType = cast<RankedTensorType>(op->getOperand(0).getType());
-  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   if (inputType.getElementType() != resultType.getElementType())
     return op->emitOpError("keeps the element type, but ")
            << inputType << " becomes " << resultType;
@@ -412,16 +410,13 @@ static LogicalResult verifyCollective(Operation *op, FlatSymbolRefAttr meshRef,
 
 LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
   int64_t dim = getDim();
-  if (failed(verifyDimInRange(*this, "dim", dim,
-                              getInput().getType().getRank())))
-    return failure();
   auto localShape = [&](ArrayRef<int64_t> in, int64_t groupSize) {
     SmallVector<int64_t> out(in);
     out[dim] *= groupSize;
     return out;
   };
   CollectiveRule rule{Placement::shard(dim), Placement::replicate(), dim,
-                      std::nullopt, localShape};
+                      std::nullopt, localShape, {dim}};
   return verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
 }
 
@@ -431,7 +426,7 @@ LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
   };
   CollectiveRule rule{Placement::partial(getReduction().getValue()),
                       Placement::replicate(), std::nullopt, std::nullopt,
-                      localShape};
+                      localShape, {}};
   return verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
 }
 
@@ -446,23 +441,17 @@ static SmallVector<int64_t> scatteredShape(ArrayRef<int64_t> in, int64_t dim,
 LogicalResult
 ReduceScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
   int64_t dim = getDim();
-  if (failed(verifyDimInRange(*this, "dim", dim,
-                              getInput().getType().getRank())))
-    return failure();
   auto localShape = [&](ArrayRef<int64_t> in, int64_t groupSize) {
     return scatteredShape(in, dim, groupSize);
   };
   CollectiveRule rule{Placement::partial(getReduction().getValue()),
-                      Placement::shard(dim), std::nullopt, dim, localShape};
+                      Placement::shard(dim), std::nullopt, dim, localShape,
+                      {dim}};
   return verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
 }
 
 LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
   int64_t splitDim = getSplitDim(), concatDim = getConcatDim();
-  int64_t rank = getInput().getType().getRank();
-  if (failed(verifyDimInRange(*this, "split dim", splitDim, rank)) ||
-      failed(verifyDimInRange(*this, "concat dim", concatDim, rank)))
-    return failure();
   if (splitDim == concatDim)
     return emitOpError("splits and concatenates the same dim ")
            << splitDim << "; that moves nothing";
@@ -472,20 +461,17 @@ LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
     return out;
   };
   CollectiveRule rule{Placement::shard(concatDim), Placement::shard(splitDim),
-                      concatDim, splitDim, localShape};
+                      concatDim, splitDim, localShape, {splitDim, concatDim}};
   return verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
 }
 
 LogicalResult LocalSliceOp::verifySymbolUses(SymbolTableCollection &tables) {
   int64_t dim = getDim();
-  if (failed(verifyDimInRange(*this, "dim", dim,
-                              getInput().getType().getRank())))
-    return failure();
   auto localShape = [&](ArrayRef<int64_t> in, int64_t groupSize) {
     return scatteredShape(in, dim, groupSize);
   };
   CollectiveRule rule{Placement::replicate(), Placement::shard(dim),
-                      std::nullopt, dim, localShape};
+                      std::nullopt, dim, localShape, {dim}};
   return verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
 }
 
