@@ -1,0 +1,87 @@
+//===- CostModel.h - Alpha-beta cost of collectives on a mesh ---*- C++ -*-===//
+//
+// The one cost model that propagation, the redistribution planner and
+// dt-cost-report share (DESIGN.md section 5). Each mesh axis has a link with a
+// latency (alpha, seconds per message step) and a bandwidth (beta^-1, bytes
+// per second). Collectives cost what the ring algorithms cost:
+//
+//   all_gather, reduce_scatter, all_to_all:  (n-1)   alpha + (n-1)/n  S / B
+//   all_reduce:                              2(n-1) alpha + 2(n-1)/n S / B
+//
+// where n is the group size and S the size in bytes of the whole tensor the
+// group gathers or reduces (for all_to_all, of one rank's piece).
+//
+// Plain C++17: no LLVM/MLIR types.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DT_SHARDING_COSTMODEL_H
+#define DT_SHARDING_COSTMODEL_H
+
+#include "dt/Sharding/ShardLayout.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dt {
+
+/// The links of one mesh axis.
+struct AxisLink {
+  double latencySeconds = 0;
+  double bytesPerSecond = 1;
+};
+
+enum class CollectiveKind : uint8_t { AllGather, ReduceScatter, AllReduce, AllToAll };
+
+/// "all_gather", "reduce_scatter", "all_reduce", "all_to_all".
+std::string_view collectiveKindName(CollectiveKind kind);
+
+/// Bytes each rank sends in the ring algorithm of `kind` over `groupSize`
+/// ranks, for a tensor of `bytes` (see the file comment for what S is).
+double ringBytesPerRank(CollectiveKind kind, int64_t groupSize, double bytes);
+
+/// Estimated time of `kind` over `groupSize` ranks connected by `link`.
+double ringSeconds(CollectiveKind kind, int64_t groupSize, double bytes,
+                   const AxisLink &link);
+
+/// The links of every axis of one mesh.
+class Topology {
+public:
+  /// Default links (docs/Design.md): ranks are row-major, so the last axes
+  /// hold neighbouring ranks. An axis whose ranks all lie within one node of
+  /// `ranksPerNode` devices (the product of its size and the sizes after it
+  /// is at most `ranksPerNode`) uses the intra-node link; the others use the
+  /// inter-node network.
+  static Topology defaults(Span<int64_t> meshShape, int64_t ranksPerNode = 8);
+
+  /// Defaults overridden by a description with one line per axis to change:
+  ///
+  ///   # comment
+  ///   <axis name> <latency in microseconds> <bandwidth in GB/s>
+  ///
+  /// On a malformed line, an unknown or repeated axis, or a non-positive
+  /// number, returns false and sets `error` to a message naming the line.
+  static bool parse(std::string_view text, Span<std::string> axisNames,
+                    Span<int64_t> meshShape, Topology &topology,
+                    std::string &error);
+
+  static const AxisLink kIntraNode;
+  static const AxisLink kInterNode;
+
+  size_t rank() const { return links_.size(); }
+  const AxisLink &link(size_t axis) const { return links_[axis]; }
+
+  /// The link a ring over the ranks of several axes runs at: it crosses
+  /// every axis, so it is as slow as the slowest (lowest bandwidth, highest
+  /// latency).
+  AxisLink groupLink(Span<int64_t> axes) const;
+
+private:
+  std::vector<AxisLink> links_;
+};
+
+} // namespace dt
+
+#endif // DT_SHARDING_COSTMODEL_H
