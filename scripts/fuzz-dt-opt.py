@@ -7,7 +7,8 @@ diagnostic on stderr; anything else (a signal, an abort, another exit code,
 silence on failure) is a crash, and the damaged text is written next to the
 report so that it can be minimized into a regression test.
 
-Usage: fuzz-dt-opt.py --dt-opt PATH [--cases N] [--seed S] [--out DIR] FILE...
+Usage: fuzz-dt-opt.py --dt-opt PATH [--cases N] [--seed S] [--out DIR]
+                      [--pass-args "ARGS"] FILE...
 """
 
 import argparse
@@ -34,12 +35,12 @@ def mutations(text: bytes, cases: int, rng: random.Random):
         yield f"flip-{i}", bytes(damaged)
 
 
-def run_case(dt_opt, name, data, split, unregistered):
+def run_case(dt_opt, pass_args, name, data, split, unregistered):
     with tempfile.NamedTemporaryFile(suffix=".mlir", delete=False) as f:
         f.write(data)
         path = f.name
     try:
-        args = [dt_opt, path, "-o", os.devnull]
+        args = [dt_opt, path, "-o", os.devnull] + pass_args
         # Half the cases accept unknown ops, so damage to an op name still
         # reaches the verifiers instead of stopping at the parser.
         if unregistered:
@@ -65,9 +66,12 @@ def main():
     parser.add_argument("--cases", type=int, default=50)
     parser.add_argument("--seed", type=int, default=20261129)
     parser.add_argument("--out", default=None, help="where crashing inputs go")
+    parser.add_argument("--pass-args", default="",
+                        help="dt-opt flags to run on each input, e.g. passes")
     parser.add_argument("files", nargs="+")
     args = parser.parse_args()
 
+    pass_args = args.pass_args.split()
     rng = random.Random(args.seed)
     jobs = []
     for file in args.files:
@@ -80,7 +84,7 @@ def main():
 
     crashes = []
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        for name, data, problem in pool.map(lambda j: run_case(args.dt_opt, *j), jobs):
+        for name, data, problem in pool.map(lambda j: run_case(args.dt_opt, pass_args, *j), jobs):
             if problem:
                 crashes.append((name, data, problem))
 
