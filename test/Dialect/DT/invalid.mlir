@@ -509,3 +509,18 @@ func.func @negative_scatter_negative_dim(%x: tensor<8xf32>) {
   %0 = dt.local_slice %x on @mesh ["x"] dim -1 : tensor<8xf32> -> tensor<2xf32>
   return
 }
+
+// -----
+
+// The generic form cannot smuggle in a mesh with mismatched names and sizes.
+// expected-error @+1 {{'dt.mesh' op has 1 axis names for 2 axis sizes}}
+"dt.mesh"() <{sym_name = "negative_generic_mesh", axis_names = ["a"], shape = array<i64: 2, 3>}> : () -> ()
+
+// -----
+
+// Nor a sharding of the wrong kind.
+func.func @negative_generic_constrain(%x: tensor<4xf32>) {
+  // expected-error @+1 {{invalid properties {sharding = 1 : i64} for op dt.constrain}}
+  %0 = "dt.constrain"(%x) <{sharding = 1 : i64}> : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
