@@ -1,6 +1,7 @@
 //===- DTDialect.cpp - The dt dialect -------------------------------------===//
 
 #include "dt/Dialect/DT/IR/DTDialect.h"
+#include "dt/Dialect/DT/IR/DTInterfaces.h"
 #include "dt/Dialect/DT/IR/DTOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -202,6 +203,7 @@ struct FuncShardingVerifier
 
 void mlir::dt::registerDTDialect(DialectRegistry &registry) {
   registry.insert<DTDialect, func::FuncDialect>();
+  registerShardingRuleModels(registry);
   registry.addExtension(+[](MLIRContext *ctx, func::FuncDialect *) {
     func::FuncOp::attachInterface<FuncShardingVerifier>(*ctx);
   });

@@ -30,4 +30,124 @@ def VerifyEncodingsPass : Pass<"dt-verify-encodings", "ModuleOp"> {
   ];
 }
 
+def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
+  let summary = "Decides the sharding of every tensor from a few annotations";
+  let description = [{
+    Turns a user's annotated program (`dt.sharding` argument/result
+    attributes, `dt.constrain`) into the typed form, where every tensor type
+    carries a `#dt.sharding` encoding. Annotations are hard constraints. Every
+    other op picks, per mesh axis, the choice of its sharding rule (replicate,
+    shard one factor, let partial values through where it is linear) whose
+    redistributions cost least under the alpha-beta model, given what is
+    already decided around it; sweeps run forward and backward in program
+    order until nothing changes, and what no information reaches replicates.
+    Ties go to the choice that moves nothing, then to the first in a fixed
+    order, so the same input gives the same output.
+
+    Where an op needs an operand in another sharding than the one it has,
+    the change is made explicit as a `dt.redistribute` right away: upstream
+    verifiers demand equal types (arith and math ops, destination-style
+    inits, returns, loops), so the typed program could not wait for it.
+
+    Before:
+    ```mlir
+    func.func @f(%x: tensor<16x64xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
+                 %w: tensor<64x256xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>}) ... {
+      %y = linalg.matmul ins(%x, %w : ...) outs(%init : tensor<16x256xf32>) -> tensor<16x256xf32>
+    ```
+    After:
+    ```mlir
+    func.func @f(%x: tensor<16x64xf32, #dt.sharding<@mesh, [R]>>,
+                 %w: tensor<64x256xf32, #dt.sharding<@mesh, [S(1)]>>) ... {
+      %y = linalg.matmul ins(%x, %w : ...) outs(%init : tensor<16x256xf32, #dt.sharding<@mesh, [S(1)]>>)
+          -> tensor<16x256xf32, #dt.sharding<@mesh, [S(1)]>>
+    ```
+  }];
+  let options = [
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "File describing the links of mesh axes (see docs/Design.md)">
+  ];
+  let statistics = [
+    Statistic<"numValuesDecided", "values-decided",
+              "Number of tensor values given a sharding">,
+    Statistic<"numRedistributes", "redistributes-inserted",
+              "Number of dt.redistribute ops inserted for op operands">
+  ];
+}
+
+def InsertRedistributePass : Pass<"dt-insert-redistribute", "ModuleOp"> {
+  let summary = "Makes every remaining change of sharding an explicit dt.redistribute";
+  let description = [{
+    For every op of a typed program whose operand shardings form no strategy
+    of its sharding rule, chooses the cheapest strategy that produces the
+    op's result shardings (its types are fixed) and redistributes the
+    operands that differ. `dt-propagate` already leaves none behind; this
+    pass makes typed programs written by hand or by other passes sound.
+
+    Before:
+    ```mlir
+    %2 = math.exp %1 : tensor<8xf32, #dt.sharding<@mesh, [R]>>  // %1 is S(0)
+    ```
+    After:
+    ```mlir
+    %r = dt.redistribute %1 : tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>
+                           -> tensor<8xf32, #dt.sharding<@mesh, [R]>>
+    %2 = math.exp %r : tensor<8xf32, #dt.sharding<@mesh, [R]>>
+    ```
+  }];
+  let options = [
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "File describing the links of mesh axes (see docs/Design.md)">
+  ];
+  let statistics = [
+    Statistic<"numRedistributes", "redistributes-inserted",
+              "Number of dt.redistribute ops inserted">
+  ];
+}
+
+def CheckPass : Pass<"dt-check", "ModuleOp"> {
+  let summary = "Proves that the typed program's shardings are sound";
+  let description = [{
+    For every op of a function on global tensors, the shardings of its
+    operands and results must form a valid strategy of its sharding rule, so
+    that computing on the shards gives the single-device result: Partial
+    values only where the op is linear in them, sharded factors only where
+    the rule allows, every tensor with an encoding. Errors name the op, the
+    operand, the shardings found and the fix.
+
+    ```mlir
+    // error: 'math.exp' op operand #0 is P(sum) on mesh axis "tp", but the op
+    // is not linear in it: reduce it to R before this op (dt.redistribute)
+    %1 = math.exp %0 : tensor<8xf32, #dt.sharding<@mesh, [P(sum)]>>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numOpsChecked", "ops-checked", "Number of ops checked">
+  ];
+}
+
+def CostReportPass : Pass<"dt-cost-report", "ModuleOp"> {
+  let summary = "Prints each function's communication and per-rank memory";
+  let description = [{
+    For each function on global tensors, prints a table of its
+    redistributions and collectives (kind, mesh axes, bytes sent per rank,
+    estimated time under the alpha-beta model) with totals, and the per-rank
+    memory of its arguments and of its largest live set. `--json` prints the
+    same as JSON. The IR is unchanged.
+
+    ```
+    dt-cost-report @main on @mesh [tp=4]
+      op                         change         collective   axes  bytes/rank  time
+      dt.redistribute (f.mlir:9) P(sum) -> R    all_reduce   tp    6.0 KiB     4.3 us
+      total: 1 collective, 6.0 KiB per rank, 4.3 us
+      memory per rank: arguments 44.0 KiB, largest live set 52.0 KiB
+    ```
+  }];
+  let options = [
+    Option<"json", "json", "bool", /*default=*/"false", "Print JSON">,
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "File describing the links of mesh axes (see docs/Design.md)">
+  ];
+}
+
 #endif // DT_DIALECT_DT_TRANSFORMS_PASSES_TD

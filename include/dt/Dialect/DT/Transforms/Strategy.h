@@ -1,0 +1,65 @@
+//===- Strategy.h - Choosing an op's sharding strategy ----------*- C++ -*-===//
+//
+// The decision both dt-propagate and dt-insert-redistribute make for an op:
+// per mesh axis, the choice of its sharding rule whose redistributions cost
+// least, given the current shardings of its operands, the shardings its
+// results must have, and what its users need of its results.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DT_DIALECT_DT_TRANSFORMS_STRATEGY_H
+#define DT_DIALECT_DT_TRANSFORMS_STRATEGY_H
+
+#include "dt/Dialect/DT/IR/ShardingRule.h"
+#include "dt/Dialect/DT/Transforms/ShardingCost.h"
+
+namespace mlir::dt {
+
+/// What is known around an op; null entries are free.
+struct StrategyContext {
+  SmallVector<ShardingAttr> operands;
+  SmallVector<ShardingAttr> fixedResults;
+  SmallVector<SmallVector<ShardingAttr, 1>> resultRequests;
+};
+
+/// The cheapest strategy, one choice per mesh axis. Ties go to the choice
+/// that changes nothing, then to the first in enumeration order. Fails (with
+/// a diagnostic at `op`) when no choice gives a fixed result's placement.
+FailureOr<SmallVector<AxisChoice>> chooseStrategy(Operation *op,
+                                                  const ShardingRule &rule,
+                                                  const MeshInfo &mesh,
+                                                  const StrategyContext &known);
+
+/// The sharding of operand (`isResult` false) or result `index` under
+/// `strategy`, on the mesh `meshRef`.
+ShardingAttr shardingUnder(const ShardingRule &rule,
+                           ArrayRef<AxisChoice> strategy, bool isResult,
+                           unsigned index, FlatSymbolRefAttr meshRef);
+
+/// The shardings an op's tensors have now, as a context whose results are
+/// fixed (null entries for non-tensors).
+StrategyContext currentShardings(Operation *op, const ShardingRule &rule);
+
+/// Why an op's current shardings are no strategy of its rule.
+struct StrategyMismatch {
+  unsigned axis;
+  /// Set when the placements match a choice, but that choice shards a
+  /// reshaped factor into pieces that do not divide its extent.
+  std::optional<int64_t> indivisibleExtent;
+  int64_t pieces = 1;
+};
+
+/// Checks that `known.operands` and `known.fixedResults` are exactly what one
+/// choice per mesh axis gives; the first axis where they are not otherwise.
+std::optional<StrategyMismatch> findMismatch(const ShardingRule &rule,
+                                             ArrayRef<int64_t> meshShape,
+                                             const StrategyContext &known);
+
+/// Inserts `dt.redistribute` of `operand` to `sharding` before its owner,
+/// unless it already has that sharding or an earlier redistribution of the
+/// same value to the same sharding in the same block can serve.
+void redistributeOperand(OpOperand &operand, ShardingAttr sharding);
+
+} // namespace mlir::dt
+
+#endif // DT_DIALECT_DT_TRANSFORMS_STRATEGY_H

@@ -1,0 +1,240 @@
+//===- CostReport.cpp - dt-cost-report ------------------------------------===//
+//
+// Prices every change of placement of each function under the alpha-beta
+// model, and the per-rank memory of its arguments and largest live set.
+// A redistribution is priced one mesh axis at a time, with the one-step
+// collective of DESIGN.md's table for each axis that changes (the planner of
+// dt-lower-redistribute can only do better).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dt/Dialect/DT/IR/DTOps.h"
+#include "dt/Dialect/DT/Transforms/Passes.h"
+#include "dt/Dialect/DT/Transforms/ShardingCost.h"
+#include "dt/Sharding/ShardLayout.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Location.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::dt {
+#define GEN_PASS_DEF_COSTREPORTPASS
+#include "dt/Dialect/DT/Transforms/Passes.h.inc"
+} // namespace mlir::dt
+
+using namespace mlir;
+using namespace mlir::dt;
+using ::dt::Placement;
+
+namespace {
+/// One collective of a redistribution.
+struct CollectiveCost {
+  std::string op, location, change, kind, axis;
+  double bytesPerRank = 0, seconds = 0;
+};
+
+struct FunctionCost {
+  std::string name, mesh;
+  SmallVector<CollectiveCost> collectives;
+  double argumentBytes = 0, peakLiveBytes = 0;
+};
+} // namespace
+
+static std::string locationOf(Operation *op) {
+  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    return (llvm::sys::path::filename(loc.getFilename().getValue()) + ":" +
+            Twine(loc.getLine()))
+        .str();
+  return "";
+}
+
+/// Bytes one rank holds of a value: its largest shard.
+static double localBytes(Value value, const MeshInfo *mesh) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type)
+    return 0;
+  ShardingAttr sharding = getShardingEncoding(type);
+  if (!sharding || !mesh)
+    return tensorBytes(type);
+  std::vector<int64_t> shape = ::dt::maxLocalShape(
+      type.getShape(), mesh->shape, sharding.getPlacements());
+  double elements = 1;
+  for (int64_t extent : shape)
+    elements *= static_cast<double>(extent);
+  return elements * static_cast<double>(elementBytes(type.getElementType()));
+}
+
+static std::string formatBytes(double bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  while (bytes >= 1024 && unit < 4) {
+    bytes /= 1024;
+    ++unit;
+  }
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%.1f %s", bytes, units[unit]);
+  return text;
+}
+
+static std::string formatSeconds(double seconds) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (seconds < 1e-3)
+    os << llvm::format("%.1f us", seconds * 1e6);
+  else
+    os << llvm::format("%.2f ms", seconds * 1e3);
+  return text;
+}
+
+static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh) {
+  FunctionCost cost;
+  cost.name = func.getSymName().str();
+  cost.mesh = MeshOp(mesh->op).getSymName().str();
+  for (BlockArgument arg : func.getArguments())
+    cost.argumentBytes += localBytes(arg, mesh);
+
+  func.walk([&](RedistributeOp redistribute) {
+    auto type = redistribute.getInput().getType();
+    SmallVector<Placement> current(
+        redistribute.getSourceSharding().getPlacements());
+    ArrayRef<Placement> target = redistribute.getTargetSharding().getPlacements();
+    for (unsigned axis = 0; axis < current.size(); ++axis) {
+      Placement from = current[axis], to = target[axis];
+      if (from == to)
+        continue;
+      std::optional<::dt::CollectiveKind> kind =
+          collectiveFor(from, to.isPartial() ? Placement::replicate() : to);
+      if (kind) {
+        CollectiveCost c;
+        c.op = "dt.redistribute";
+        c.location = locationOf(redistribute);
+        c.change = from.str() + " -> " + to.str();
+        c.kind = std::string(::dt::collectiveKindName(*kind));
+        c.axis = mesh->axisNames[axis];
+        double bytes = groupBytes(*mesh, axis, type, current);
+        if (*kind == ::dt::CollectiveKind::AllToAll)
+          bytes /= static_cast<double>(mesh->shape[axis]);
+        c.bytesPerRank = ::dt::ringBytesPerRank(*kind, mesh->shape[axis], bytes);
+        c.seconds = axisTransitionSeconds(*mesh, axis, type, current, from, to);
+        cost.collectives.push_back(std::move(c));
+      }
+      current[axis] = to;
+    }
+  });
+
+  // Largest live set, in program order over the function's top-level block:
+  // a value lives from its definition to its last use there.
+  Block &body = func.getBody().front();
+  DenseMap<Operation *, unsigned> position;
+  unsigned index = 0;
+  for (Operation &op : body)
+    position[&op] = index++;
+  SmallVector<double> delta(index + 2, 0);
+  auto addInterval = [&](Value value, unsigned start) {
+    unsigned end = start;
+    for (Operation *user : value.getUsers())
+      if (Operation *ancestor = body.findAncestorOpInBlock(*user))
+        end = std::max(end, position[ancestor]);
+    double bytes = localBytes(value, mesh);
+    delta[start] += bytes;
+    delta[end + 1] -= bytes;
+  };
+  for (BlockArgument arg : body.getArguments())
+    addInterval(arg, 0);
+  for (Operation &op : body)
+    for (Value result : op.getResults())
+      addInterval(result, position[&op]);
+  double live = 0;
+  for (double d : delta) {
+    live += d;
+    cost.peakLiveBytes = std::max(cost.peakLiveBytes, live);
+  }
+  return cost;
+}
+
+static void printTable(const FunctionCost &cost, const MeshInfo &mesh,
+                       raw_ostream &os) {
+  os << "dt-cost-report @" << cost.name << " on @" << cost.mesh << " [";
+  for (size_t i = 0; i < mesh.shape.size(); ++i)
+    os << (i ? ", " : "") << mesh.axisNames[i] << "=" << mesh.shape[i];
+  os << "]\n";
+  os << llvm::format("  %-34s %-14s %-15s %-6s %12s %10s\n", "op", "change",
+                     "collective", "axis", "bytes/rank", "time");
+  double bytes = 0, seconds = 0;
+  for (const CollectiveCost &c : cost.collectives) {
+    std::string op = c.op + (c.location.empty() ? "" : " (" + c.location + ")");
+    os << llvm::format("  %-34s %-14s %-15s %-6s %12s %10s\n", op.c_str(),
+                       c.change.c_str(), c.kind.c_str(), c.axis.c_str(),
+                       formatBytes(c.bytesPerRank).c_str(),
+                       formatSeconds(c.seconds).c_str());
+    bytes += c.bytesPerRank;
+    seconds += c.seconds;
+  }
+  size_t n = cost.collectives.size();
+  os << "  total: " << n << " collective" << (n == 1 ? "" : "s") << ", "
+     << formatBytes(bytes) << " per rank, " << formatSeconds(seconds) << "\n";
+  os << "  memory per rank: arguments " << formatBytes(cost.argumentBytes)
+     << ", largest live set " << formatBytes(cost.peakLiveBytes) << "\n";
+}
+
+static llvm::json::Value toJson(const FunctionCost &cost) {
+  llvm::json::Array collectives;
+  double bytes = 0, seconds = 0;
+  for (const CollectiveCost &c : cost.collectives) {
+    collectives.push_back(llvm::json::Object{{"op", c.op},
+                                             {"location", c.location},
+                                             {"change", c.change},
+                                             {"collective", c.kind},
+                                             {"axes", llvm::json::Array{c.axis}},
+                                             {"bytes_per_rank", c.bytesPerRank},
+                                             {"seconds", c.seconds}});
+    bytes += c.bytesPerRank;
+    seconds += c.seconds;
+  }
+  return llvm::json::Object{
+      {"function", cost.name},
+      {"mesh", cost.mesh},
+      {"collectives", std::move(collectives)},
+      {"total", llvm::json::Object{{"collectives", int64_t(cost.collectives.size())},
+                                   {"bytes_per_rank", bytes},
+                                   {"seconds", seconds}}},
+      {"memory_per_rank",
+       llvm::json::Object{{"arguments_bytes", cost.argumentBytes},
+                          {"largest_live_set_bytes", cost.peakLiveBytes}}}};
+}
+
+namespace {
+struct CostReportPass
+    : public mlir::dt::impl::CostReportPassBase<CostReportPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    MeshCache meshes(topology);
+    llvm::json::Array reports;
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal() || !isMeshedFunction(func))
+        continue;
+      ShardingAttr any;
+      for (Type type : llvm::concat<const Type>(func.getArgumentTypes(),
+                                                func.getResultTypes()))
+        if ((any = getShardingEncoding(type)))
+          break;
+      const MeshInfo *mesh = meshes.lookup(func, any.getMesh());
+      if (!mesh)
+        return signalPassFailure();
+      FunctionCost cost = analyze(func, mesh);
+      if (json)
+        reports.push_back(toJson(cost));
+      else
+        printTable(cost, *mesh, llvm::outs());
+    }
+    if (json)
+      llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(reports)))
+                   << "\n";
+    markAllAnalysesPreserved();
+  }
+};
+} // namespace

@@ -1,0 +1,503 @@
+//===- Propagate.cpp - dt-propagate ---------------------------------------===//
+//
+// Decides the sharding of every tensor from the user's annotations. Each op
+// with a sharding rule picks, per mesh axis, the choice (replicate, shard a
+// factor, pass partial values through) whose redistributions cost least
+// given what is already decided around it: the shardings of its operands and
+// what its users need of its results. Decisions are final, so the sweeps
+// (forward, then backward, until nothing changes) terminate, and the order is
+// the program's, so the result is deterministic. Ops that no information
+// reaches replicate.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dt/Dialect/DT/IR/DTInterfaces.h"
+#include "dt/Dialect/DT/IR/DTOps.h"
+#include "dt/Dialect/DT/Transforms/Passes.h"
+#include "dt/Dialect/DT/Transforms/ShardingCost.h"
+#include "dt/Dialect/DT/Transforms/Strategy.h"
+
+#include "mlir/Analysis/CallGraph.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/PostOrderIterator.h"
+
+namespace mlir::dt {
+#define GEN_PASS_DEF_PROPAGATEPASS
+#include "dt/Dialect/DT/Transforms/Passes.h.inc"
+} // namespace mlir::dt
+
+using namespace mlir;
+using namespace mlir::dt;
+using ::dt::Placement;
+
+namespace {
+
+/// Propagation over one function on one mesh.
+class FunctionPropagation {
+public:
+  FunctionPropagation(func::FuncOp func, const MeshInfo &mesh,
+                      FlatSymbolRefAttr meshRef)
+      : func(func), mesh(mesh), meshRef(meshRef) {}
+
+  LogicalResult run();
+
+  unsigned numDecided = 0;
+  unsigned numRedistributions = 0;
+
+private:
+  LogicalResult seed();
+  bool tryDecide(Operation *op, bool force);
+  bool decideRuleOp(Operation *op, bool force);
+  bool decideLoop(scf::ForOp loop, bool force);
+  void assign(Value value, ShardingAttr sharding);
+  ShardingAttr requestFor(OpOperand &use);
+  ShardingAttr makeSharding(ArrayRef<Placement> placements) {
+    return ShardingAttr::get(func.getContext(), meshRef, placements);
+  }
+  LogicalResult rewrite();
+
+  func::FuncOp func;
+  const MeshInfo &mesh;
+  FlatSymbolRefAttr meshRef;
+  SmallVector<Operation *> ops;
+  DenseMap<Operation *, ShardingRule> rules;
+  DenseMap<Value, ShardingAttr> assigned;
+  DenseSet<Value> fixed;
+  /// For each decided op, the sharding it needs of each operand (null for
+  /// non-tensors and for operands it takes as they come).
+  DenseMap<Operation *, SmallVector<ShardingAttr>> required;
+  SmallVector<ShardingAttr> resultShardings;
+  bool failedOps = false;
+};
+
+} // namespace
+
+/// The one mesh a function's annotations use; null when it has none.
+static FailureOr<FlatSymbolRefAttr> functionMesh(func::FuncOp func) {
+  FlatSymbolRefAttr found;
+  Operation *where = nullptr;
+  auto consider = [&](ShardingAttr sharding, Operation *at) -> LogicalResult {
+    if (!sharding)
+      return success();
+    if (found && found != sharding.getMesh())
+      return at->emitError("dt shards a function over one mesh, but @")
+             << func.getSymName() << " uses " << found << " and "
+             << sharding.getMesh();
+    found = sharding.getMesh();
+    where = at;
+    return success();
+  };
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (failed(consider(getShardingEncoding(func.getArgumentTypes()[i]), func)) ||
+        failed(consider(func.getArgAttrOfType<ShardingAttr>(
+                            i, DTDialect::kShardingAttrName),
+                        func)))
+      return failure();
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+    if (failed(consider(getShardingEncoding(func.getResultTypes()[i]), func)) ||
+        failed(consider(func.getResultAttrOfType<ShardingAttr>(
+                            i, DTDialect::kShardingAttrName),
+                        func)))
+      return failure();
+  WalkResult walk = func.walk([&](Operation *op) {
+    if (auto constrain = dyn_cast<ConstrainOp>(op))
+      if (failed(consider(constrain.getShardingAttr(), op)))
+        return WalkResult::interrupt();
+    for (Type type : op->getResultTypes())
+      if (failed(consider(getShardingEncoding(type), op)))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  (void)where;
+  return found;
+}
+
+/// Empty tensors, fills of them and splat constants cost nothing to make
+/// again: give each use its own, so that uses wanting different shardings do
+/// not force redistributions of a value nobody computed.
+static void rematerializeCheapValues(func::FuncOp func) {
+  auto isCheap = [](Operation *op) {
+    if (auto fill = dyn_cast<linalg::FillOp>(op))
+      return fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>() &&
+             matchPattern(fill.getInputs()[0], m_Constant());
+    if (auto constant = dyn_cast<arith::ConstantOp>(op))
+      if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+        return dense.isSplat() && isa<RankedTensorType>(constant.getType());
+    return false;
+  };
+  auto cloneForEachUse = [](Operation *op) {
+    OpBuilder builder(op);
+    for (OpOperand &use :
+         llvm::make_early_inc_range(llvm::drop_begin(op->getResult(0).getUses())))
+      use.set(builder.clone(*op)->getResult(0));
+  };
+  SmallVector<Operation *> cheap;
+  func.walk([&](Operation *op) {
+    if (isCheap(op))
+      cheap.push_back(op);
+  });
+  for (Operation *op : cheap)
+    cloneForEachUse(op);
+  // Empties last: the fills cloned above share theirs.
+  SmallVector<tensor::EmptyOp> empties;
+  func.walk([&](tensor::EmptyOp empty) { empties.push_back(empty); });
+  for (tensor::EmptyOp empty : empties)
+    cloneForEachUse(empty);
+}
+
+static bool hasTensors(Operation *op) {
+  auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
+  return llvm::any_of(op->getOperandTypes(), isTensor) ||
+         llvm::any_of(op->getResultTypes(), isTensor);
+}
+
+void FunctionPropagation::assign(Value value, ShardingAttr sharding) {
+  if (assigned.try_emplace(value, sharding).second)
+    ++numDecided;
+}
+
+LogicalResult FunctionPropagation::seed() {
+  rematerializeCheapValues(func);
+  Block &entry = func.getBody().front();
+  for (BlockArgument arg : entry.getArguments()) {
+    ShardingAttr sharding = getShardingEncoding(arg.getType());
+    if (!sharding)
+      sharding = func.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(),
+                                                     DTDialect::kShardingAttrName);
+    if (sharding) {
+      assign(arg, sharding);
+      fixed.insert(arg);
+    }
+  }
+  resultShardings.resize(func.getNumResults());
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
+    ShardingAttr sharding = getShardingEncoding(func.getResultTypes()[i]);
+    if (!sharding)
+      sharding = func.getResultAttrOfType<ShardingAttr>(
+          i, DTDialect::kShardingAttrName);
+    resultShardings[i] = sharding;
+  }
+
+  LogicalResult result = success();
+  func.walk([&](Operation *op) {
+    if (op == func.getOperation())
+      return;
+    ops.push_back(op);
+    // Values already typed by the user are decided.
+    for (Value v : op->getResults())
+      if (ShardingAttr sharding = getShardingEncoding(v.getType())) {
+        assign(v, sharding);
+        fixed.insert(v);
+      }
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (ShardingAttr sharding = getShardingEncoding(arg.getType())) {
+            assign(arg, sharding);
+            fixed.insert(arg);
+          }
+    if (auto constrain = dyn_cast<ConstrainOp>(op)) {
+      assign(constrain.getResult(), constrain.getShardingAttr());
+      fixed.insert(constrain.getResult());
+      required[op] = {constrain.getShardingAttr()};
+      return;
+    }
+    if (auto redistribute = dyn_cast<RedistributeOp>(op)) {
+      required[op] = {redistribute.getSourceSharding()};
+      return;
+    }
+    if (isa<func::ReturnOp, scf::ForOp, scf::YieldOp>(op) || !hasTensors(op))
+      return;
+    if (isa<func::CallOp>(op)) {
+      op->emitError("dt-propagate does not shard across calls yet; inline "
+                    "the callee first (--inline)");
+      result = failure();
+      return;
+    }
+    FailureOr<ShardingRule> rule = getShardingRule(op);
+    if (failed(rule)) {
+      op->emitError("dt has no sharding rule for '")
+          << op->getName() << "'; it cannot be sharded";
+      result = failure();
+      return;
+    }
+    rules[op] = std::move(*rule);
+  });
+  return result;
+}
+
+ShardingAttr FunctionPropagation::requestFor(OpOperand &use) {
+  Operation *user = use.getOwner();
+  if (auto ret = dyn_cast<func::ReturnOp>(user))
+    return resultShardings[use.getOperandNumber()];
+  auto it = required.find(user);
+  if (it == required.end() || use.getOperandNumber() >= it->second.size())
+    return {};
+  return it->second[use.getOperandNumber()];
+}
+
+bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
+  const ShardingRule &rule = rules[op];
+  StrategyContext known;
+  bool informed = false;
+  for (Value operand : op->getOperands()) {
+    known.operands.push_back(assigned.lookup(operand));
+    informed |= known.operands.back() != nullptr;
+  }
+  known.fixedResults.resize(op->getNumResults());
+  known.resultRequests.resize(op->getNumResults());
+  for (OpResult result : op->getResults()) {
+    if (fixed.contains(result)) {
+      known.fixedResults[result.getResultNumber()] = assigned.lookup(result);
+      informed = true;
+    }
+    for (OpOperand &use : result.getUses())
+      if (ShardingAttr request = requestFor(use)) {
+        known.resultRequests[result.getResultNumber()].push_back(request);
+        informed = true;
+      }
+  }
+  if (!informed && !force)
+    return false;
+
+  FailureOr<SmallVector<AxisChoice>> strategy =
+      chooseStrategy(op, rule, mesh, known);
+  if (failed(strategy)) {
+    failedOps = true;
+    required[op] = {};
+    return true;
+  }
+  SmallVector<ShardingAttr> needs(op->getNumOperands());
+  for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i) {
+    if (!rule.isTensorOperand(i))
+      continue;
+    needs[i] = shardingUnder(rule, *strategy, false, i, meshRef);
+    Value operand = op->getOperand(i);
+    // Block arguments have no producer to decide them: they adapt.
+    if (!assigned.count(operand) && isa<BlockArgument>(operand))
+      assign(operand, needs[i]);
+  }
+  required[op] = std::move(needs);
+  for (unsigned j = 0, e = op->getNumResults(); j < e; ++j)
+    if (rule.isTensorResult(j))
+      assign(op->getResult(j), shardingUnder(rule, *strategy, true, j, meshRef));
+  return true;
+}
+
+bool FunctionPropagation::decideLoop(scf::ForOp loop, bool force) {
+  bool progress = false;
+  for (unsigned i = 0, e = loop.getNumResults(); i < e; ++i) {
+    Value result = loop.getResult(i);
+    if (assigned.count(result) || !isa<RankedTensorType>(result.getType()))
+      continue;
+    ShardingAttr sharding = assigned.lookup(loop.getInitArgs()[i]);
+    if (!sharding)
+      sharding = assigned.lookup(loop.getRegionIterArgs()[i]);
+    if (!sharding)
+      for (OpOperand &use : result.getUses())
+        if ((sharding = requestFor(use)))
+          break;
+    if (!sharding && force)
+      sharding = makeSharding(SmallVector<Placement>(
+          mesh.shape.size(), Placement::replicate()));
+    if (!sharding)
+      continue;
+    assign(result, sharding);
+    assign(loop.getRegionIterArgs()[i], sharding);
+    progress = true;
+  }
+  if (!progress)
+    return false;
+  // The loop needs its inits, and its body yields, as the iter args are.
+  auto &needs = required[loop];
+  needs.assign(loop->getNumOperands(), ShardingAttr());
+  auto &yieldNeeds = required[loop.getBody()->getTerminator()];
+  yieldNeeds.assign(loop.getNumResults(), ShardingAttr());
+  for (unsigned i = 0, e = loop.getNumResults(); i < e; ++i) {
+    ShardingAttr sharding = assigned.lookup(loop.getResult(i));
+    needs[loop.getNumControlOperands() + i] = sharding;
+    yieldNeeds[i] = sharding;
+  }
+  return true;
+}
+
+bool FunctionPropagation::tryDecide(Operation *op, bool force) {
+  if (required.count(op))
+    return false;
+  if (rules.count(op))
+    return decideRuleOp(op, force);
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return decideLoop(loop, force);
+  return false;
+}
+
+LogicalResult FunctionPropagation::run() {
+  if (failed(seed()))
+    return failure();
+  // Sweep forward then backward while anything is decided, then let what no
+  // information reached replicate.
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (Operation *op : ops)
+      progress |= tryDecide(op, /*force=*/false);
+    for (Operation *op : llvm::reverse(ops))
+      progress |= tryDecide(op, /*force=*/false);
+  }
+  for (Operation *op : ops)
+    tryDecide(op, /*force=*/true);
+  if (failedOps)
+    return failure();
+  // Arguments nothing decided take what their first user needs.
+  for (BlockArgument arg : func.getArguments())
+    if (!assigned.count(arg))
+      for (OpOperand &use : arg.getUses())
+        if (ShardingAttr request = requestFor(use)) {
+          assign(arg, request);
+          break;
+        }
+  return rewrite();
+}
+
+LogicalResult FunctionPropagation::rewrite() {
+  MLIRContext *ctx = func.getContext();
+  auto replicated = makeSharding(
+      SmallVector<Placement>(mesh.shape.size(), Placement::replicate()));
+  auto typeOf = [&](Value v) -> Type {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type)
+      return v.getType();
+    ShardingAttr sharding = assigned.lookup(v);
+    return withSharding(type, sharding ? sharding : replicated);
+  };
+  // Types first, everywhere.
+  for (BlockArgument arg : func.getArguments())
+    arg.setType(typeOf(arg));
+  for (Operation *op : ops) {
+    for (Value result : op->getResults())
+      result.setType(typeOf(result));
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          arg.setType(typeOf(arg));
+  }
+
+  // Constants carry their type in their value too.
+  for (Operation *op : ops)
+    if (auto constant = dyn_cast<arith::ConstantOp>(op))
+      if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+        if (dense.getType() != constant.getType())
+          constant.setValueAttr(
+              dense.reshape(cast<ShapedType>(constant.getType())));
+
+  // Every operand an op needs in another sharding gets its dt.redistribute:
+  // upstream verifiers demand equal types (SameOperandsAndResultType,
+  // destination-style inits, returns, loops), so none can wait.
+  SmallVector<ConstrainOp> constraints;
+  for (Operation *op : ops) {
+    if (auto constrain = dyn_cast<ConstrainOp>(op)) {
+      constraints.push_back(constrain);
+      continue;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      for (OpOperand &init : loop.getInitArgsMutable())
+        if (isa<RankedTensorType>(init.get().getType()))
+          redistributeOperand(
+              init, getShardingEncoding(
+                        loop.getTiedLoopRegionIterArg(&init).getType()));
+      continue;
+    }
+    if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+      if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp()))
+        for (OpOperand &operand : yield->getOpOperands())
+          if (isa<RankedTensorType>(operand.get().getType()))
+            redistributeOperand(
+                operand, getShardingEncoding(
+                             loop.getResult(operand.getOperandNumber()).getType()));
+      continue;
+    }
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      for (OpOperand &operand : ret->getOpOperands()) {
+        unsigned i = operand.getOperandNumber();
+        if (!isa<RankedTensorType>(operand.get().getType()))
+          continue;
+        if (!resultShardings[i])
+          resultShardings[i] = getShardingEncoding(operand.get().getType());
+        redistributeOperand(operand, resultShardings[i]);
+      }
+      continue;
+    }
+    auto it = required.find(op);
+    if (it == required.end() || !rules.count(op))
+      continue;
+    for (auto [i, need] : llvm::enumerate(it->second))
+      if (need && getShardingEncoding(op->getOperand(i).getType()) != need) {
+        redistributeOperand(op->getOpOperand(i), need);
+        ++numRedistributions;
+      }
+  }
+
+  // A constraint is now the type of its result: what remains is moving the
+  // input there.
+  for (ConstrainOp constrain : constraints) {
+    redistributeOperand(constrain.getInputMutable(), constrain.getShardingAttr());
+    constrain.getResult().replaceAllUsesWith(constrain.getInput());
+    constrain.erase();
+  }
+
+  // The signature: argument and result types carry the shardings, and the
+  // annotations they came from go away.
+  SmallVector<Type> resultTypes;
+  for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    resultTypes.push_back(tensor ? withSharding(tensor, resultShardings[i]
+                                                            ? resultShardings[i]
+                                                            : replicated)
+                                 : type);
+  }
+  func.setType(FunctionType::get(ctx, func.getBody().getArgumentTypes(),
+                                 resultTypes));
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    func.removeArgAttr(i, DTDialect::kShardingAttrName);
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+    func.removeResultAttr(i, StringAttr::get(ctx, DTDialect::kShardingAttrName));
+  return success();
+}
+
+namespace {
+struct PropagatePass
+    : public mlir::dt::impl::PropagatePassBase<PropagatePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MeshCache meshes(topology);
+    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+      if (func.isExternal())
+        continue;
+      FailureOr<FlatSymbolRefAttr> meshRef = functionMesh(func);
+      if (failed(meshRef))
+        return signalPassFailure();
+      if (!*meshRef)
+        continue;
+      const MeshInfo *mesh = meshes.lookup(func, *meshRef);
+      if (!mesh)
+        return signalPassFailure();
+      FunctionPropagation propagation(func, *mesh, *meshRef);
+      if (failed(propagation.run()))
+        return signalPassFailure();
+      numValuesDecided += propagation.numDecided;
+      numRedistributes += propagation.numRedistributions;
+    }
+    if (failed(verifyEncodingsPreserved(module)))
+      signalPassFailure();
+  }
+};
+} // namespace

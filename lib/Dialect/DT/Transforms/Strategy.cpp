@@ -1,0 +1,182 @@
+//===- Strategy.cpp - Choosing an op's sharding strategy ------------------===//
+
+#include "dt/Dialect/DT/Transforms/Strategy.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::dt;
+using ::dt::Placement;
+
+/// Local moves (slicing, zeroing) cost nothing on the wire but are not free:
+/// this keeps ties on the choice that leaves a value as it is.
+static constexpr double kLocalMoveSeconds = 1e-12;
+
+/// A partial i1 means nothing for a sum.
+static bool isMeaningful(Placement p, RankedTensorType type) {
+  return !(p.isPartial() && p.reduction() == ::dt::ReductionKind::Sum &&
+           type.getElementType().isInteger(1));
+}
+
+FailureOr<SmallVector<AxisChoice>>
+mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
+                         const MeshInfo &mesh, const StrategyContext &known) {
+  SmallVector<AxisChoice> options = enumerateAxisChoices(rule);
+  SmallVector<int64_t> factorPieces(rule.factors.size(), 1);
+  SmallVector<AxisChoice> strategy;
+  // On equal cost, moving a result beats moving an operand: communication
+  // happens as late as possible, where values tend to be smaller (after
+  // reductions) and more of it can be merged.
+  auto move = [&](unsigned axis, RankedTensorType type,
+                  ArrayRef<Placement> placements, Placement from, Placement to,
+                  double localCost) {
+    double seconds =
+        axisTransitionSeconds(mesh, axis, type, placements, from, to);
+    return from == to ? seconds : seconds + localCost;
+  };
+  for (unsigned axis = 0, e = mesh.shape.size(); axis < e; ++axis) {
+    std::optional<AxisChoice> best;
+    double bestCost = 0;
+    for (AxisChoice option : options) {
+      if (option.kind == AxisChoice::Kind::ShardFactor) {
+        const ShardingRule::Factor &factor = rule.factors[option.index];
+        int64_t pieces = factorPieces[option.index] * mesh.shape[axis];
+        if (factor.mustDivide && *factor.mustDivide % pieces != 0)
+          continue;
+      }
+      double cost = 0;
+      bool allowed = true;
+      // Whether some operand already holds the factor this option shards.
+      bool factorAlreadySharded = false;
+      for (auto [i, current] : llvm::enumerate(known.operands)) {
+        if (!rule.isTensorOperand(i))
+          continue;
+        auto type = cast<RankedTensorType>(op->getOperand(i).getType());
+        Placement wanted = placementUnder(rule, option, false, i);
+        allowed &= isMeaningful(wanted, type);
+        if (!current)
+          continue;
+        cost += move(axis, type, current.getPlacements(),
+                     current.getPlacements()[axis], wanted, kLocalMoveSeconds);
+        factorAlreadySharded |=
+            wanted.isShard() && current.getPlacements()[axis] == wanted;
+      }
+      for (unsigned j = 0, n = op->getNumResults(); j < n; ++j) {
+        if (!rule.isTensorResult(j))
+          continue;
+        auto type = cast<RankedTensorType>(op->getResult(j).getType());
+        Placement produced = placementUnder(rule, option, true, j);
+        allowed &= isMeaningful(produced, type);
+        if (j < known.fixedResults.size() && known.fixedResults[j])
+          allowed &= known.fixedResults[j].getPlacements()[axis] == produced;
+        bool requested = j < known.resultRequests.size() &&
+                         !known.resultRequests[j].empty();
+        if (requested)
+          for (ShardingAttr request : known.resultRequests[j])
+            cost += move(axis, type, request.getPlacements(), produced,
+                         request.getPlacements()[axis], kLocalMoveSeconds / 2);
+        // Look one step ahead for a result nobody has asked for yet: a
+        // partial result will most likely have to be reduced (most ops are
+        // not linear), and a shard this op introduces (slicing replicated
+        // operands) gathered again. Charging that now weighs a cheap choice
+        // here against the collective it causes later.
+        else if (!(j < known.fixedResults.size() && known.fixedResults[j]) &&
+                 (produced.isPartial() ||
+                  (produced.isShard() && !factorAlreadySharded)))
+          cost += axisTransitionSeconds(mesh, axis, type, {}, produced,
+                                        Placement::replicate());
+      }
+      if (allowed && (!best || cost < bestCost)) {
+        best = option;
+        bestCost = cost;
+      }
+    }
+    if (!best)
+      return op->emitOpError("has no sharding strategy that gives its result "
+                             "the required placement on mesh axis \"")
+             << mesh.axisNames[axis] << "\"";
+    if (best->kind == AxisChoice::Kind::ShardFactor)
+      factorPieces[best->index] *= mesh.shape[axis];
+    strategy.push_back(*best);
+  }
+  return strategy;
+}
+
+ShardingAttr mlir::dt::shardingUnder(const ShardingRule &rule,
+                                     ArrayRef<AxisChoice> strategy,
+                                     bool isResult, unsigned index,
+                                     FlatSymbolRefAttr meshRef) {
+  SmallVector<Placement> placements;
+  for (AxisChoice choice : strategy)
+    placements.push_back(placementUnder(rule, choice, isResult, index));
+  return ShardingAttr::get(meshRef.getContext(), meshRef, placements);
+}
+
+void mlir::dt::redistributeOperand(OpOperand &operand, ShardingAttr sharding) {
+  auto type = cast<RankedTensorType>(operand.get().getType());
+  if (getShardingEncoding(type) == sharding)
+    return;
+  Operation *owner = operand.getOwner();
+  RankedTensorType target = withSharding(type, sharding);
+  for (Operation *user : operand.get().getUsers())
+    if (auto earlier = dyn_cast<RedistributeOp>(user))
+      if (earlier.getType() == target &&
+          earlier->getBlock() == owner->getBlock() &&
+          earlier->isBeforeInBlock(owner)) {
+        operand.set(earlier.getResult());
+        return;
+      }
+  OpBuilder builder(owner);
+  Value moved =
+      builder.create<RedistributeOp>(owner->getLoc(), target, operand.get());
+  operand.set(moved);
+}
+
+StrategyContext mlir::dt::currentShardings(Operation *op,
+                                           const ShardingRule &rule) {
+  StrategyContext known;
+  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+    known.operands.push_back(rule.isTensorOperand(i)
+                                 ? getShardingEncoding(operand.getType())
+                                 : ShardingAttr());
+  for (auto [j, result] : llvm::enumerate(op->getResults()))
+    known.fixedResults.push_back(rule.isTensorResult(j)
+                                     ? getShardingEncoding(result.getType())
+                                     : ShardingAttr());
+  return known;
+}
+
+/// True when `choice` gives exactly the placements the op has on `axis`.
+static bool matches(const ShardingRule &rule, AxisChoice choice,
+                    const StrategyContext &known, unsigned axis) {
+  for (auto [i, sharding] : llvm::enumerate(known.operands))
+    if (sharding && placementUnder(rule, choice, false, i) !=
+                        sharding.getPlacements()[axis])
+      return false;
+  for (auto [j, sharding] : llvm::enumerate(known.fixedResults))
+    if (sharding &&
+        placementUnder(rule, choice, true, j) != sharding.getPlacements()[axis])
+      return false;
+  return true;
+}
+
+std::optional<StrategyMismatch>
+mlir::dt::findMismatch(const ShardingRule &rule, ArrayRef<int64_t> meshShape,
+                       const StrategyContext &known) {
+  SmallVector<AxisChoice> choices = enumerateAxisChoices(rule);
+  SmallVector<int64_t> factorPieces(rule.factors.size(), 1);
+  for (unsigned axis = 0, e = meshShape.size(); axis < e; ++axis) {
+    const AxisChoice *found = llvm::find_if(
+        choices, [&](AxisChoice c) { return matches(rule, c, known, axis); });
+    if (found == choices.end())
+      return StrategyMismatch{axis, std::nullopt};
+    if (found->kind != AxisChoice::Kind::ShardFactor)
+      continue;
+    int64_t &pieces = factorPieces[found->index];
+    pieces *= meshShape[axis];
+    const ShardingRule::Factor &factor = rule.factors[found->index];
+    if (factor.mustDivide && *factor.mustDivide % pieces != 0)
+      return StrategyMismatch{axis, factor.mustDivide, pieces};
+  }
+  return std::nullopt;
+}

@@ -1,0 +1,330 @@
+// RUN: dt-opt %s -split-input-file -dt-propagate -dt-insert-redistribute -dt-check | FileCheck %s
+// Propagation is idempotent on its own output.
+// RUN: dt-opt %s -split-input-file -dt-propagate | dt-opt -split-input-file -dt-propagate -dt-check | FileCheck %s
+
+// Megatron MLP, two layers (column-parallel, tanh, row-parallel, residual
+// add): exactly one all_reduce per MLP, no other collective.
+dt.mesh @mesh = <["tp" = 8]>
+// CHECK-DAG: #[[R:.*]] = #dt.sharding<@mesh, [R]>
+// CHECK-DAG: #[[COL:.*]] = #dt.sharding<@mesh, [S(1)]>
+// CHECK-DAG: #[[P:.*]] = #dt.sharding<@mesh, [P(sum)]>
+// CHECK-LABEL: func.func @megatron
+// CHECK: %[[H1:.*]] = linalg.matmul {{.*}} -> tensor<32x1024xf32, #[[COL]]>
+// CHECK: math.tanh {{.*}} : tensor<32x1024xf32, #[[COL]]>
+// CHECK: %[[Y1:.*]] = linalg.matmul {{.*}} -> tensor<32x256xf32, #[[P]]>
+// CHECK: %[[Y1R:.*]] = dt.redistribute %[[Y1]] : tensor<32x256xf32, #[[P]]> -> tensor<32x256xf32, #[[R]]>
+// CHECK: %[[R1:.*]] = arith.addf %[[Y1R]], %{{.*}} : tensor<32x256xf32, #[[R]]>
+// CHECK-NOT: dt.redistribute
+// CHECK: linalg.matmul ins(%[[R1]], {{.*}} -> tensor<32x1024xf32, #[[COL]]>
+// CHECK: %[[Y2:.*]] = linalg.matmul {{.*}} -> tensor<32x256xf32, #[[P]]>
+// CHECK-NEXT: %[[Y2R:.*]] = dt.redistribute %[[Y2]] : tensor<32x256xf32, #[[P]]> -> tensor<32x256xf32, #[[R]]>
+// CHECK-NOT: dt.redistribute
+// CHECK: return
+func.func @megatron(%x: tensor<32x256xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
+                    %w1: tensor<256x1024xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},
+                    %w2: tensor<1024x256xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
+                    %w3: tensor<256x1024xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},
+                    %w4: tensor<1024x256xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>})
+    -> (tensor<32x256xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<32x1024xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<32x1024xf32>) -> tensor<32x1024xf32>
+  %e2 = tensor.empty() : tensor<32x256xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<32x256xf32>) -> tensor<32x256xf32>
+  %h1 = linalg.matmul ins(%x, %w1 : tensor<32x256xf32>, tensor<256x1024xf32>) outs(%f1 : tensor<32x1024xf32>) -> tensor<32x1024xf32>
+  %a1 = math.tanh %h1 : tensor<32x1024xf32>
+  %y1 = linalg.matmul ins(%a1, %w2 : tensor<32x1024xf32>, tensor<1024x256xf32>) outs(%f2 : tensor<32x256xf32>) -> tensor<32x256xf32>
+  %r1 = arith.addf %y1, %x : tensor<32x256xf32>
+  %h2 = linalg.matmul ins(%r1, %w3 : tensor<32x256xf32>, tensor<256x1024xf32>) outs(%f1 : tensor<32x1024xf32>) -> tensor<32x1024xf32>
+  %a2 = math.tanh %h2 : tensor<32x1024xf32>
+  %y2 = linalg.matmul ins(%a2, %w4 : tensor<32x1024xf32>, tensor<1024x256xf32>) outs(%f2 : tensor<32x256xf32>) -> tensor<32x256xf32>
+  %r2 = arith.addf %y2, %r1 : tensor<32x256xf32>
+  return %r2 : tensor<32x256xf32>
+}
+
+// -----
+
+// A splat constant added to the partial sum of a row-parallel matmul is never
+// added once per rank: the constant becomes a partial value itself (R ->
+// P(sum) keeps it on one rank, zeros elsewhere), the sum stays partial, and
+// one all_reduce finishes it.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-DAG: #[[R:.*]] = #dt.sharding<@mesh, [R]>
+// CHECK-DAG: #[[P:.*]] = #dt.sharding<@mesh, [P(sum)]>
+// CHECK-LABEL: func.func @add_splat_to_partial
+// CHECK: %[[Y:.*]] = linalg.matmul {{.*}} -> tensor<8x4xf32, #[[P]]>
+// CHECK: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<8x4xf32, #[[R]]>
+// CHECK: %[[ONEP:.*]] = dt.redistribute %[[ONE]] : tensor<8x4xf32, #[[R]]> -> tensor<8x4xf32, #[[P]]>
+// CHECK: %[[Z:.*]] = arith.addf %[[Y]], %[[ONEP]] : tensor<8x4xf32, #[[P]]>
+// CHECK: %[[ZR:.*]] = dt.redistribute %[[Z]] : tensor<8x4xf32, #[[P]]> -> tensor<8x4xf32, #[[R]]>
+// CHECK: return %[[ZR]]
+func.func @add_splat_to_partial(%h: tensor<8x16xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},
+                                %w: tensor<16x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>})
+    -> (tensor<8x4xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %y = linalg.matmul ins(%h, %w : tensor<8x16xf32>, tensor<16x4xf32>) outs(%f : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %one = arith.constant dense<1.0> : tensor<8x4xf32>
+  %z = arith.addf %y, %one : tensor<8x4xf32>
+  return %z : tensor<8x4xf32>
+}
+
+// -----
+
+// The same with a scalar constant inside a linalg.generic body: the body is
+// affine, not linear, in the partial input.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-DAG: #[[R:.*]] = #dt.sharding<@mesh, [R]>
+// CHECK-DAG: #[[P:.*]] = #dt.sharding<@mesh, [P(sum)]>
+// CHECK-LABEL: func.func @add_scalar_to_partial
+// CHECK: %[[Y:.*]] = linalg.matmul {{.*}} -> tensor<8x4xf32, #[[P]]>
+// CHECK: %[[YR:.*]] = dt.redistribute %[[Y]] : tensor<8x4xf32, #[[P]]> -> tensor<8x4xf32, #[[R]]>
+// CHECK: linalg.generic {{.*}} ins(%[[YR]] : tensor<8x4xf32, #[[R]]>)
+func.func @add_scalar_to_partial(%h: tensor<8x16xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},
+                                 %w: tensor<16x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>})
+    -> (tensor<8x4xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %y = linalg.matmul ins(%h, %w : tensor<8x16xf32>, tensor<16x4xf32>) outs(%f : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %z = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<8x4xf32>
+  return %z : tensor<8x4xf32>
+}
+
+// -----
+
+// exp, max, a norm and softmax are not linear: the partial sum is reduced
+// once, before the first of them, and the rest computes on the reduced value.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-DAG: #[[P:.*]] = #dt.sharding<@mesh, [P(sum)]>
+// CHECK-DAG: #[[R:.*]] = #dt.sharding<@mesh, [R]>
+// CHECK-LABEL: func.func @nonlinear_on_partial
+// CHECK: %[[Y:.*]] = linalg.matmul {{.*}} -> tensor<8x4xf32, #[[P]]>
+// CHECK: %[[YR:.*]] = dt.redistribute %[[Y]] : tensor<8x4xf32, #[[P]]> -> tensor<8x4xf32, #[[R]]>
+// CHECK: math.exp %[[YR]] : tensor<8x4xf32, #[[R]]>
+// CHECK: arith.maximumf %{{.*}}, %[[YR]] : tensor<8x4xf32, #[[R]]>
+// CHECK: arith.mulf {{.*}} : tensor<8x4xf32, #[[R]]>
+// CHECK: math.sqrt {{.*}} : tensor<8xf32, #[[R]]>
+// CHECK: linalg.softmax {{.*}} -> tensor<8x4xf32, #[[R]]>
+func.func @nonlinear_on_partial(%h: tensor<8x16xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},
+                                %w: tensor<16x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>})
+    -> (tensor<8x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}, tensor<8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %y = linalg.matmul ins(%h, %w : tensor<8x16xf32>, tensor<16x4xf32>) outs(%f : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %ex = math.exp %y : tensor<8x4xf32>
+  %m = arith.maximumf %ex, %y : tensor<8x4xf32>
+  // The 2-norm of each row: sqrt(sum(m * m)).
+  %sq = arith.mulf %m, %m : tensor<8x4xf32>
+  %e8 = tensor.empty() : tensor<8xf32>
+  %f8 = linalg.fill ins(%zero : f32) outs(%e8 : tensor<8xf32>) -> tensor<8xf32>
+  %ss = linalg.reduce { arith.addf } ins(%sq : tensor<8x4xf32>) outs(%f8 : tensor<8xf32>) dimensions = [1]
+  %norm = math.sqrt %ss : tensor<8xf32>
+  %s = linalg.softmax dimension(1) ins(%m : tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %s, %norm : tensor<8x4xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Mean over a dim sharded unevenly (5 rows on 4 ranks: 2, 2, 1, 0): each rank
+// sums its rows into a partial sum, the division by the global count 5 is
+// linear and stays on the partial sum, and one all_reduce finishes it. No
+// average of local means.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-DAG: #[[R:.*]] = #dt.sharding<@mesh, [R]>
+// CHECK-DAG: #[[ROWS:.*]] = #dt.sharding<@mesh, [S(0)]>
+// CHECK-DAG: #[[P:.*]] = #dt.sharding<@mesh, [P(sum)]>
+// CHECK-LABEL: func.func @mean_uneven
+// CHECK: %[[SUM:.*]] = linalg.reduce { arith.addf } ins(%{{.*}} : tensor<5x1024xf32, #[[ROWS]]>) outs(%{{.*}} : tensor<1024xf32, #[[P]]>)
+// CHECK: %[[MEAN:.*]] = linalg.div ins(%[[SUM]], %{{.*}} : tensor<1024xf32, #[[P]]>, tensor<1024xf32, #[[R]]>) outs(%{{.*}} : tensor<1024xf32, #[[P]]>)
+// CHECK: dt.redistribute %[[MEAN]] : tensor<1024xf32, #[[P]]> -> tensor<1024xf32, #[[R]]>
+// CHECK-NOT: avg
+func.func @mean_uneven(%x: tensor<5x1024xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>})
+    -> (tensor<1024xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1024xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1024xf32>) -> tensor<1024xf32>
+  %sum = linalg.reduce { arith.addf } ins(%x : tensor<5x1024xf32>) outs(%f : tensor<1024xf32>) dimensions = [0]
+  %partial = dt.constrain %sum to #dt.sharding<@mesh, [P(sum)]> : tensor<1024xf32>
+  %n = arith.constant dense<5.0> : tensor<1024xf32>
+  %e2 = tensor.empty() : tensor<1024xf32>
+  %mean = linalg.div ins(%partial, %n : tensor<1024xf32>, tensor<1024xf32>) outs(%e2 : tensor<1024xf32>) -> tensor<1024xf32>
+  return %mean : tensor<1024xf32>
+}
+
+// -----
+
+// A max over a sharded dim gives P(max), reduced with max.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-DAG: #[[MAX:.*]] = #dt.sharding<@mesh, [P(max)]>
+// CHECK-LABEL: func.func @max_reduce
+// CHECK: linalg.reduce { arith.maximumf } {{.*}} outs(%{{.*}} : tensor<64xf32, #[[MAX]]>)
+// CHECK: dt.redistribute %{{.*}} : tensor<64xf32, #[[MAX]]> -> tensor<64xf32, #{{.*}}>
+func.func @max_reduce(%x: tensor<65536x64xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>})
+    -> (tensor<64xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %m = linalg.reduce { arith.maximumf } ins(%x : tensor<65536x64xf32>) outs(%f : tensor<64xf32>) dimensions = [0]
+  return %m : tensor<64xf32>
+}
+
+// -----
+
+// collapse_shape keeps a shard of the leading dim when the pieces divide it
+// (8 rows on 4 ranks) ...
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-DAG: #[[ROWS:.*]] = #dt.sharding<@mesh, [S(0)]>
+// CHECK-LABEL: func.func @collapse_divisible
+// CHECK-NOT: dt.redistribute
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<8x4xf32, #[[ROWS]]> into tensor<32xf32, #[[ROWS]]>
+func.func @collapse_divisible(%x: tensor<8x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) -> tensor<32xf32> {
+  %c = tensor.collapse_shape %x [[0, 1]] : tensor<8x4xf32> into tensor<32xf32>
+  return %c : tensor<32xf32>
+}
+
+// -----
+
+// ... but not when they do not (6 rows on 4 ranks: 2, 2, 2, 0 rows are 8, 8,
+// 8, 0 elements, while torch.chunk of 24 is 6, 6, 6, 6): it gathers first.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-DAG: #[[R:.*]] = #dt.sharding<@mesh, [R]>
+// CHECK-DAG: #[[ROWS:.*]] = #dt.sharding<@mesh, [S(0)]>
+// CHECK-LABEL: func.func @collapse_not_divisible
+// CHECK: %[[G:.*]] = dt.redistribute %{{.*}} : tensor<6x4xf32, #[[ROWS]]> -> tensor<6x4xf32, #[[R]]>
+// CHECK: tensor.collapse_shape %[[G]] {{\[}}[0, 1]] : tensor<6x4xf32, #[[R]]> into tensor<24xf32, #[[R]]>
+func.func @collapse_not_divisible(%x: tensor<6x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) -> tensor<24xf32> {
+  %c = tensor.collapse_shape %x [[0, 1]] : tensor<6x4xf32> into tensor<24xf32>
+  return %c : tensor<24xf32>
+}
+
+// -----
+
+// expand_shape likewise: 32 -> 8x4 keeps the shard, 24 -> 6x4 does not.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-DAG: #[[R:.*]] = #dt.sharding<@mesh, [R]>
+// CHECK-DAG: #[[ROWS:.*]] = #dt.sharding<@mesh, [S(0)]>
+// CHECK-LABEL: func.func @expand
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [8, 4] : tensor<32xf32, #[[ROWS]]> into tensor<8x4xf32, #[[ROWS]]>
+// CHECK: %[[G:.*]] = dt.redistribute %{{.*}} : tensor<24xf32, #[[ROWS]]> -> tensor<24xf32, #[[R]]>
+// CHECK: tensor.expand_shape %[[G]] {{\[}}[0, 1]] output_shape [6, 4] : tensor<24xf32, #[[R]]> into tensor<6x4xf32, #[[R]]>
+func.func @expand(%x: tensor<32xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
+                  %y: tensor<24xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) -> (tensor<8x4xf32>, tensor<6x4xf32>) {
+  %a = tensor.expand_shape %x [[0, 1]] output_shape [8, 4] : tensor<32xf32> into tensor<8x4xf32>
+  %b = tensor.expand_shape %y [[0, 1]] output_shape [6, 4] : tensor<24xf32> into tensor<6x4xf32>
+  return %a, %b : tensor<8x4xf32>, tensor<6x4xf32>
+}
+
+// -----
+
+// A data-parallel training step of a linear layer: the weight is replicated,
+// the batch sharded. The weight gradient contracts over the batch, so it is
+// P(sum), and the SGD update needs it reduced: one all_reduce, of the
+// gradient, on the data-parallel axis.
+dt.mesh @mesh = <["dp" = 4]>
+// CHECK-DAG: #[[R:.*]] = #dt.sharding<@mesh, [R]>
+// CHECK-DAG: #[[P:.*]] = #dt.sharding<@mesh, [P(sum)]>
+// CHECK-LABEL: func.func @dp_step
+// CHECK: %[[GRAD:.*]] = linalg.matmul {{.*}} -> tensor<64x32xf32, #[[P]]>
+// CHECK: %[[GR:.*]] = dt.redistribute %[[GRAD]] : tensor<64x32xf32, #[[P]]> -> tensor<64x32xf32, #[[R]]>
+// CHECK-NOT: dt.redistribute
+// CHECK: arith.subf %{{.*}}, %{{.*}} : tensor<64x32xf32, #[[R]]>
+// CHECK-NOT: dt.redistribute
+// CHECK: return
+func.func @dp_step(%x: tensor<128x64xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
+                   %target: tensor<128x32xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
+                   %w: tensor<64x32xf32> {dt.sharding = #dt.sharding<@mesh, [R]>})
+    -> (tensor<64x32xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
+  %zero = arith.constant 0.0 : f32
+  // Forward: y = x w; the loss 0.5 |y - target|^2 has gradient dy = y - target.
+  %ey = tensor.empty() : tensor<128x32xf32>
+  %fy = linalg.fill ins(%zero : f32) outs(%ey : tensor<128x32xf32>) -> tensor<128x32xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<128x64xf32>, tensor<64x32xf32>) outs(%fy : tensor<128x32xf32>) -> tensor<128x32xf32>
+  %dy = arith.subf %y, %target : tensor<128x32xf32>
+  // Backward: dw = x^T dy.
+  %ext = tensor.empty() : tensor<64x128xf32>
+  %xt = linalg.transpose ins(%x : tensor<128x64xf32>) outs(%ext : tensor<64x128xf32>) permutation = [1, 0]
+  %eg = tensor.empty() : tensor<64x32xf32>
+  %fg = linalg.fill ins(%zero : f32) outs(%eg : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %grad = linalg.matmul ins(%xt, %dy : tensor<64x128xf32>, tensor<128x32xf32>) outs(%fg : tensor<64x32xf32>) -> tensor<64x32xf32>
+  // SGD: w - lr * dw.
+  %lr = arith.constant dense<0.01> : tensor<64x32xf32>
+  %step = arith.mulf %grad, %lr : tensor<64x32xf32>
+  %new = arith.subf %w, %step : tensor<64x32xf32>
+  return %new : tensor<64x32xf32>
+}
+
+// -----
+
+// A declared result sharding that differs from what the body computes gets
+// an explicit redistribution before the return.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-DAG: #[[R:.*]] = #dt.sharding<@mesh, [R]>
+// CHECK-DAG: #[[COLS:.*]] = #dt.sharding<@mesh, [S(1)]>
+// CHECK-LABEL: func.func @declared_result
+// CHECK-SAME: -> tensor<8x8xf32, #[[COLS]]>
+// CHECK: %[[E:.*]] = math.exp %{{.*}} : tensor<8x8xf32, #[[R]]>
+// CHECK: %[[S:.*]] = dt.redistribute %[[E]] : tensor<8x8xf32, #[[R]]> -> tensor<8x8xf32, #[[COLS]]>
+// CHECK: return %[[S]]
+func.func @declared_result(%x: tensor<8x8xf32> {dt.sharding = #dt.sharding<@mesh, [R]>})
+    -> (tensor<8x8xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>}) {
+  %e = math.exp %x : tensor<8x8xf32>
+  return %e : tensor<8x8xf32>
+}
+
+// -----
+
+// Shardings flow backward from a constraint, and through loops.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-DAG: #[[ROWS:.*]] = #dt.sharding<@mesh, [S(0)]>
+// CHECK-LABEL: func.func @loop
+// CHECK-SAME: (%{{.*}}: tensor<16x8xf32, #[[ROWS]]>
+// CHECK: scf.for {{.*}} -> (tensor<16x8xf32, #[[ROWS]]>)
+// CHECK: math.tanh {{.*}} : tensor<16x8xf32, #[[ROWS]]>
+// CHECK-NOT: dt.redistribute
+// CHECK: return
+func.func @loop(%x: tensor<16x8xf32>, %n: index) -> tensor<16x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> tensor<16x8xf32> {
+    %t = math.tanh %acc : tensor<16x8xf32>
+    scf.yield %t : tensor<16x8xf32>
+  }
+  %out = dt.constrain %r to #dt.sharding<@mesh, [S(0)]> : tensor<16x8xf32>
+  return %out : tensor<16x8xf32>
+}
+
+// -----
+
+// Two mesh axes: data parallel on the batch, tensor parallel on the hidden
+// units.
+dt.mesh @mesh = <["dp" = 2, "tp" = 4]>
+// CHECK-DAG: #[[H:.*]] = #dt.sharding<@mesh, [S(0), S(1)]>
+// CHECK-DAG: #[[Y:.*]] = #dt.sharding<@mesh, [S(0), P(sum)]>
+// CHECK-LABEL: func.func @two_axes
+// CHECK: linalg.matmul {{.*}} -> tensor<16x64xf32, #[[H]]>
+// CHECK: linalg.matmul {{.*}} -> tensor<16x32xf32, #[[Y]]>
+// CHECK: dt.redistribute %{{.*}} : tensor<16x32xf32, #[[Y]]> -> tensor<16x32xf32, #{{.*}}>
+// CHECK-NOT: dt.redistribute
+func.func @two_axes(%x: tensor<16x32xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), R]>},
+                    %w1: tensor<32x64xf32> {dt.sharding = #dt.sharding<@mesh, [R, S(1)]>},
+                    %w2: tensor<64x32xf32> {dt.sharding = #dt.sharding<@mesh, [R, S(0)]>})
+    -> (tensor<16x32xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), R]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<16x64xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<16x32xf32>, tensor<32x64xf32>) outs(%f1 : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %e2 = tensor.empty() : tensor<16x32xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %y = linalg.matmul ins(%h, %w2 : tensor<16x64xf32>, tensor<64x32xf32>) outs(%f2 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %y : tensor<16x32xf32>
+}
