@@ -397,6 +397,20 @@ static ShardingRule slicingRule(Operation *op, int64_t rank,
   return rule;
 }
 
+/// A cast between equal static shapes moves nothing.
+struct CastRuleModel
+    : public ShardingRuleOpInterface::ExternalModel<CastRuleModel,
+                                                    tensor::CastOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type || !type.hasStaticShape())
+      return failure();
+    ShardingRule rule = identityRule(op, type.getRank());
+    addDataMovementPartials(rule);
+    return rule;
+  }
+};
+
 struct ExtractSliceRuleModel
     : public ShardingRuleOpInterface::ExternalModel<ExtractSliceRuleModel,
                                                     tensor::ExtractSliceOp> {
@@ -496,6 +510,7 @@ void mlir::dt::registerShardingRuleModels(DialectRegistry &registry) {
         ReshapeRuleModel<tensor::CollapseShapeOp>>(*ctx);
     tensor::ExpandShapeOp::attachInterface<
         ReshapeRuleModel<tensor::ExpandShapeOp>>(*ctx);
+    tensor::CastOp::attachInterface<CastRuleModel>(*ctx);
     tensor::ExtractSliceOp::attachInterface<ExtractSliceRuleModel>(*ctx);
     tensor::InsertSliceOp::attachInterface<InsertSliceRuleModel>(*ctx);
     tensor::ConcatOp::attachInterface<ConcatRuleModel>(*ctx);
