@@ -22,6 +22,8 @@ config.substitutions.append(("%python", config.python_executable))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
+# FileCheck, not and count come from the LLVM tools directory.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.dt_tools_dir, config.llvm_tools_dir]
 # DT_OPT_EXTRA adds flags to every dt-opt run: `make check` runs the suite a
