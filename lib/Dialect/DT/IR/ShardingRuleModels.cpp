@@ -88,7 +88,7 @@ static SmallVector<Linearity> interpretBody(linalg::LinalgOp linalgOp,
                                             ArrayRef<unsigned> partialInputs,
                                             ReductionKind kind) {
   Block *body = linalgOp.getBlock();
-  DenseMap<Value, Linearity> state;
+  llvm::SmallDenseMap<Value, Linearity, 16> state;
   for (OpOperand *input : linalgOp.getDpsInputOperands()) {
     unsigned index = input->getOperandNumber();
     Linearity l = llvm::is_contained(partialInputs, index) ? Linearity::Linear

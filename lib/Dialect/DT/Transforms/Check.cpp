@@ -95,7 +95,7 @@ struct CheckPass : public mlir::dt::impl::CheckPassBase<CheckPass> {
       if (func.isExternal() || !isMeshedFunction(func))
         return;
       func.walk([&](Operation *op) {
-        if (isa<ConstrainOp>(op))
+        if (isa<ConstrainOp>(op) || isFullyReplicated(op))
           return;
         FailureOr<ShardingRule> rule = getShardingRule(op);
         if (failed(rule)) {

@@ -23,10 +23,13 @@ struct InsertRedistributePass
   void runOnOperation() override {
     MeshCache meshes(topology);
     bool ok = true;
+    unsigned inserted = 0;
     getOperation()->walk([&](FunctionOpInterface func) {
       if (func.isExternal() || !isMeshedFunction(func))
         return;
       func.walk([&](Operation *op) {
+        if (isFullyReplicated(op))
+          return;
         FailureOr<ShardingRule> rule = getShardingRule(op);
         if (failed(rule))
           return;
@@ -61,13 +64,16 @@ struct InsertRedistributePass
               shardingUnder(*rule, *strategy, false, i, any.getMesh());
           if (getShardingEncoding(operand.get().getType()) != need) {
             redistributeOperand(operand, need);
-            ++numRedistributes;
+            ++inserted;
           }
         }
       });
     });
     if (!ok || failed(verifyEncodingsPreserved(getOperation())))
-      signalPassFailure();
+      return signalPassFailure();
+    numRedistributes += inserted;
+    if (inserted == 0)
+      markAllAnalysesPreserved();
   }
 };
 } // namespace

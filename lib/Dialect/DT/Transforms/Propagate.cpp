@@ -66,7 +66,10 @@ private:
   const MeshInfo &mesh;
   FlatSymbolRefAttr meshRef;
   SmallVector<Operation *> ops;
-  DenseMap<Operation *, ShardingRule> rules;
+  /// Rules of the ops that have one, indexed through `ruleIndex`: rules are
+  /// large, so they are stored once and never moved by rehashing.
+  std::vector<ShardingRule> rules;
+  DenseMap<Operation *, unsigned> ruleIndex;
   DenseMap<Value, ShardingAttr> assigned;
   DenseSet<Value> fixed;
   /// For each decided op, the sharding it needs of each operand (null for
@@ -229,7 +232,8 @@ LogicalResult FunctionPropagation::seed() {
       result = failure();
       return;
     }
-    rules[op] = std::move(*rule);
+    ruleIndex[op] = rules.size();
+    rules.push_back(std::move(*rule));
   });
   return result;
 }
@@ -245,7 +249,7 @@ ShardingAttr FunctionPropagation::requestFor(OpOperand &use) {
 }
 
 bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
-  const ShardingRule &rule = rules[op];
+  const ShardingRule &rule = rules[ruleIndex.lookup(op)];
   StrategyContext known;
   bool informed = false;
   for (Value operand : op->getOperands()) {
@@ -332,7 +336,7 @@ bool FunctionPropagation::decideLoop(scf::ForOp loop, bool force) {
 bool FunctionPropagation::tryDecide(Operation *op, bool force) {
   if (required.count(op))
     return false;
-  if (rules.count(op))
+  if (ruleIndex.count(op))
     return decideRuleOp(op, force);
   if (auto loop = dyn_cast<scf::ForOp>(op))
     return decideLoop(loop, force);
@@ -435,7 +439,7 @@ LogicalResult FunctionPropagation::rewrite() {
       continue;
     }
     auto it = required.find(op);
-    if (it == required.end() || !rules.count(op))
+    if (it == required.end() || !ruleIndex.count(op))
       continue;
     for (auto [i, need] : llvm::enumerate(it->second))
       if (need && getShardingEncoding(op->getOperand(i).getType()) != need) {
@@ -464,10 +468,22 @@ LogicalResult FunctionPropagation::rewrite() {
   }
   func.setType(FunctionType::get(ctx, func.getBody().getArgumentTypes(),
                                  resultTypes));
-  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-    func.removeArgAttr(i, DTDialect::kShardingAttrName);
-  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
-    func.removeResultAttr(i, StringAttr::get(ctx, DTDialect::kShardingAttrName));
+  // Rebuild the attribute lists once: removing one attribute at a time
+  // rebuilds the whole list each time, quadratic in the number of arguments.
+  auto withoutSharding = [&](ArrayRef<DictionaryAttr> dicts) {
+    SmallVector<DictionaryAttr> result;
+    for (DictionaryAttr dict : dicts) {
+      NamedAttrList attrs(dict);
+      attrs.erase(DTDialect::kShardingAttrName);
+      result.push_back(attrs.getDictionary(ctx));
+    }
+    return result;
+  };
+  SmallVector<DictionaryAttr> argAttrs, resultAttrs;
+  func.getAllArgAttrs(argAttrs);
+  func.getAllResultAttrs(resultAttrs);
+  func.setAllArgAttrs(withoutSharding(argAttrs));
+  func.setAllResultAttrs(withoutSharding(resultAttrs));
   return success();
 }
 

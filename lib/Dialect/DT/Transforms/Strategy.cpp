@@ -180,3 +180,15 @@ mlir::dt::findMismatch(const ShardingRule &rule, ArrayRef<int64_t> meshShape,
   }
   return std::nullopt;
 }
+
+bool mlir::dt::isFullyReplicated(Operation *op) {
+  auto replicated = [](Type type) {
+    ShardingAttr sharding = getShardingEncoding(type);
+    if (!sharding)
+      return !isa<RankedTensorType>(type);
+    return llvm::all_of(sharding.getPlacements(),
+                        [](const Placement &p) { return p.isReplicate(); });
+  };
+  return llvm::all_of(op->getOperandTypes(), replicated) &&
+         llvm::all_of(op->getResultTypes(), replicated);
+}

@@ -40,6 +40,11 @@ ShardingAttr shardingUnder(const ShardingRule &rule,
 /// fixed (null entries for non-tensors).
 StrategyContext currentShardings(Operation *op, const ShardingRule &rule);
 
+/// True when every tensor operand and result of `op` is replicated on every
+/// mesh axis: any op computes its single-device result that way, so no rule
+/// is needed to prove it.
+bool isFullyReplicated(Operation *op);
+
 /// Why an op's current shardings are no strategy of its rule.
 struct StrategyMismatch {
   unsigned axis;
