@@ -328,3 +328,39 @@ func.func @two_axes(%x: tensor<16x32xf32> {dt.sharding = #dt.sharding<@mesh, [S(
   %y = linalg.matmul ins(%h, %w2 : tensor<16x64xf32>, tensor<64x32xf32>) outs(%f2 : tensor<16x32xf32>) -> tensor<16x32xf32>
   return %y : tensor<16x32xf32>
 }
+
+// -----
+
+// Calls: the callee is propagated from its first call site's shardings, and
+// each call site then redistributes to the callee's signature (here: one
+// all_reduce per call of the Megatron layer).
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-DAG: #[[R:.*]] = #dt.sharding<@mesh, [R]>
+// CHECK-DAG: #[[P:.*]] = #dt.sharding<@mesh, [P(sum)]>
+// CHECK-LABEL: func.func @layer
+// CHECK-SAME: -> tensor<16x64xf32, #[[P]]>
+// CHECK-LABEL: func.func @calls
+// CHECK: %[[C0:.*]] = call @layer({{.*}}) : ({{.*}}) -> tensor<16x64xf32, #[[P]]>
+// CHECK: %[[R0:.*]] = dt.redistribute %[[C0]] : tensor<16x64xf32, #[[P]]> -> tensor<16x64xf32, #[[R]]>
+// CHECK: %[[C1:.*]] = call @layer(%[[R0]], {{.*}}) : ({{.*}}) -> tensor<16x64xf32, #[[P]]>
+// CHECK: %[[R1:.*]] = dt.redistribute %[[C1]] : tensor<16x64xf32, #[[P]]> -> tensor<16x64xf32, #[[R]]>
+// CHECK: return %[[R1]]
+func.func @layer(%x: tensor<16x64xf32>, %w1: tensor<64x256xf32>, %w2: tensor<256x64xf32>) -> tensor<16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<16x256xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<16x256xf32>) -> tensor<16x256xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<16x64xf32>, tensor<64x256xf32>) outs(%f1 : tensor<16x256xf32>) -> tensor<16x256xf32>
+  %a = math.tanh %h : tensor<16x256xf32>
+  %e2 = tensor.empty() : tensor<16x64xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %y = linalg.matmul ins(%a, %w2 : tensor<16x256xf32>, tensor<256x64xf32>) outs(%f2 : tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %y : tensor<16x64xf32>
+}
+func.func @calls(%x: tensor<16x64xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
+                 %w1: tensor<64x256xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},
+                 %w2: tensor<256x64xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>})
+    -> (tensor<16x64xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
+  %0 = func.call @layer(%x, %w1, %w2) : (tensor<16x64xf32>, tensor<64x256xf32>, tensor<256x64xf32>) -> tensor<16x64xf32>
+  %1 = func.call @layer(%0, %w1, %w2) : (tensor<16x64xf32>, tensor<64x256xf32>, tensor<256x64xf32>) -> tensor<16x64xf32>
+  return %1 : tensor<16x64xf32>
+}

@@ -38,12 +38,16 @@ using ::dt::Placement;
 
 namespace {
 
+class ModulePropagation;
+
 /// Propagation over one function on one mesh.
 class FunctionPropagation {
 public:
   FunctionPropagation(func::FuncOp func, const MeshInfo &mesh,
-                      FlatSymbolRefAttr meshRef)
-      : func(func), mesh(mesh), meshRef(meshRef) {}
+                      FlatSymbolRefAttr meshRef, ModulePropagation &module,
+                      ArrayRef<ShardingAttr> argumentSeeds)
+      : func(func), mesh(mesh), meshRef(meshRef), module(module),
+        argumentSeeds(argumentSeeds) {}
 
   LogicalResult run();
 
@@ -55,6 +59,7 @@ private:
   bool tryDecide(Operation *op, bool force);
   bool decideRuleOp(Operation *op, bool force);
   bool decideLoop(scf::ForOp loop, bool force);
+  bool decideCall(func::CallOp call, bool force);
   void assign(Value value, ShardingAttr sharding);
   ShardingAttr requestFor(OpOperand &use);
   ShardingAttr makeSharding(ArrayRef<Placement> placements) {
@@ -65,6 +70,9 @@ private:
   func::FuncOp func;
   const MeshInfo &mesh;
   FlatSymbolRefAttr meshRef;
+  ModulePropagation &module;
+  /// Shardings the first call site gives unannotated arguments.
+  ArrayRef<ShardingAttr> argumentSeeds;
   SmallVector<Operation *> ops;
   /// Rules of the ops that have one, indexed through `ruleIndex`: rules are
   /// large, so they are stored once and never moved by rehashing.
@@ -79,6 +87,39 @@ private:
   bool failedOps = false;
 };
 
+} // namespace
+
+namespace {
+/// Propagates every function of a module: annotated functions in order, and
+/// each callee when its first call site is decided, with the shardings of
+/// that call's operands for its unannotated arguments. Later call sites
+/// redistribute to the callee's signature.
+class ModulePropagation {
+public:
+  ModulePropagation(ModuleOp module, MeshCache &meshes)
+      : module(module), meshes(meshes) {}
+
+  /// Propagates `func` unless already done; `fallbackMesh` serves a function
+  /// without annotations of its own.
+  LogicalResult propagate(func::FuncOp func, FlatSymbolRefAttr fallbackMesh,
+                          ArrayRef<ShardingAttr> argumentSeeds,
+                          Operation *caller);
+
+  /// The function a call targets.
+  func::FuncOp callee(func::CallOp call) {
+    return symbolTables.lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+  }
+
+  unsigned numDecided = 0, numRedistributions = 0;
+
+private:
+  enum class State { InProgress, Done };
+  ModuleOp module;
+  MeshCache &meshes;
+  SymbolTableCollection symbolTables;
+  DenseMap<Operation *, State> states;
+};
 } // namespace
 
 /// The one mesh a function's annotations use; null when it has none.
@@ -175,6 +216,8 @@ LogicalResult FunctionPropagation::seed() {
     if (!sharding)
       sharding = func.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(),
                                                      DTDialect::kShardingAttrName);
+    if (!sharding && arg.getArgNumber() < argumentSeeds.size())
+      sharding = argumentSeeds[arg.getArgNumber()];
     if (sharding) {
       assign(arg, sharding);
       fixed.insert(arg);
@@ -219,10 +262,14 @@ LogicalResult FunctionPropagation::seed() {
     }
     if (isa<func::ReturnOp, scf::ForOp, scf::YieldOp>(op) || !hasTensors(op))
       return;
-    if (isa<func::CallOp>(op)) {
-      op->emitError("dt-propagate does not shard across calls yet; inline "
-                    "the callee first (--inline)");
-      result = failure();
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      func::FuncOp callee = module.callee(call);
+      if (!callee || callee.isExternal()) {
+        op->emitError("dt cannot shard a call to the external function ")
+            << call.getCalleeAttr()
+            << "; give it a body or keep its tensors out of sharded code";
+        result = failure();
+      }
       return;
     }
     FailureOr<ShardingRule> rule = getShardingRule(op);
@@ -340,7 +387,36 @@ bool FunctionPropagation::tryDecide(Operation *op, bool force) {
     return decideRuleOp(op, force);
   if (auto loop = dyn_cast<scf::ForOp>(op))
     return decideLoop(loop, force);
+  if (auto call = dyn_cast<func::CallOp>(op))
+    return decideCall(call, force);
   return false;
+}
+
+bool FunctionPropagation::decideCall(func::CallOp call, bool force) {
+  SmallVector<ShardingAttr> seeds;
+  for (Value operand : call.getOperands()) {
+    seeds.push_back(assigned.lookup(operand));
+    if (!seeds.back() && isa<RankedTensorType>(operand.getType()) && !force)
+      return false;
+  }
+  func::FuncOp callee = module.callee(call);
+  if (failed(module.propagate(callee, meshRef, seeds, call))) {
+    failedOps = true;
+    required[call] = {};
+    return true;
+  }
+  // The callee's signature is final: the call needs its operands that way
+  // and produces its results that way.
+  SmallVector<ShardingAttr> needs;
+  for (Type type : callee.getArgumentTypes())
+    needs.push_back(getShardingEncoding(type));
+  required[call] = std::move(needs);
+  for (auto [result, type] : llvm::zip(call.getResults(), callee.getResultTypes()))
+    if (ShardingAttr sharding = getShardingEncoding(type)) {
+      assign(result, sharding);
+      fixed.insert(result);
+    }
+  return true;
 }
 
 LogicalResult FunctionPropagation::run() {
@@ -427,6 +503,12 @@ LogicalResult FunctionPropagation::rewrite() {
                              loop.getResult(operand.getOperandNumber()).getType()));
       continue;
     }
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      for (auto [operand, need] : llvm::zip(call->getOpOperands(), required[call]))
+        if (need)
+          redistributeOperand(operand, need);
+      continue;
+    }
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       for (OpOperand &operand : ret->getOpOperands()) {
         unsigned i = operand.getOperandNumber();
@@ -487,6 +569,43 @@ LogicalResult FunctionPropagation::rewrite() {
   return success();
 }
 
+LogicalResult ModulePropagation::propagate(func::FuncOp func,
+                                           FlatSymbolRefAttr fallbackMesh,
+                                           ArrayRef<ShardingAttr> argumentSeeds,
+                                           Operation *caller) {
+  auto [it, inserted] = states.try_emplace(func, State::InProgress);
+  if (!inserted) {
+    if (it->second == State::Done)
+      return success();
+    return caller->emitError("dt cannot shard recursive calls: @")
+           << func.getSymName() << " calls itself";
+  }
+  FailureOr<FlatSymbolRefAttr> meshRef = functionMesh(func);
+  if (failed(meshRef))
+    return failure();
+  FlatSymbolRefAttr chosen = *meshRef ? *meshRef : fallbackMesh;
+  if (!chosen) {
+    // Not sharded, and not called from sharded code (yet): leave it, unless
+    // a later call site asks for it.
+    states.erase(func);
+    return success();
+  }
+  if (*meshRef && fallbackMesh && *meshRef != fallbackMesh)
+    return caller->emitError("calls @")
+           << func.getSymName() << ", which is sharded over " << *meshRef
+           << ", from a function sharded over " << fallbackMesh;
+  const MeshInfo *mesh = meshes.lookup(func, chosen);
+  if (!mesh)
+    return failure();
+  FunctionPropagation propagation(func, *mesh, chosen, *this, argumentSeeds);
+  if (failed(propagation.run()))
+    return failure();
+  numDecided += propagation.numDecided;
+  numRedistributions += propagation.numRedistributions;
+  states[func] = State::Done;
+  return success();
+}
+
 namespace {
 struct PropagatePass
     : public mlir::dt::impl::PropagatePassBase<PropagatePass> {
@@ -495,23 +614,13 @@ struct PropagatePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MeshCache meshes(topology);
-    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
-      if (func.isExternal())
-        continue;
-      FailureOr<FlatSymbolRefAttr> meshRef = functionMesh(func);
-      if (failed(meshRef))
+    ModulePropagation propagation(module, meshes);
+    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (!func.isExternal() &&
+          failed(propagation.propagate(func, nullptr, {}, nullptr)))
         return signalPassFailure();
-      if (!*meshRef)
-        continue;
-      const MeshInfo *mesh = meshes.lookup(func, *meshRef);
-      if (!mesh)
-        return signalPassFailure();
-      FunctionPropagation propagation(func, *mesh, *meshRef);
-      if (failed(propagation.run()))
-        return signalPassFailure();
-      numValuesDecided += propagation.numDecided;
-      numRedistributes += propagation.numRedistributions;
-    }
+    numValuesDecided += propagation.numDecided;
+    numRedistributes += propagation.numRedistributions;
     if (failed(verifyEncodingsPreserved(module)))
       signalPassFailure();
   }

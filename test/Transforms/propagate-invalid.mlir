@@ -1,0 +1,52 @@
+// RUN: dt-opt %s -split-input-file -allow-unregistered-dialect -dt-propagate -verify-diagnostics
+
+// An op dt has no sharding rule for.
+dt.mesh @mesh = <["tp" = 4]>
+func.func @negative_unknown_op(%x: tensor<8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) -> tensor<8xf32> {
+  // expected-error @+1 {{dt has no sharding rule for 'test.op'; it cannot be sharded}}
+  %0 = "test.op"(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// A call to a function without a body.
+dt.mesh @mesh = <["tp" = 4]>
+func.func private @opaque(tensor<8xf32>) -> tensor<8xf32>
+func.func @negative_external_call(%x: tensor<8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) -> tensor<8xf32> {
+  // expected-error @+1 {{dt cannot shard a call to the external function @opaque; give it a body or keep its tensors out of sharded code}}
+  %0 = func.call @opaque(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// Recursion.
+dt.mesh @mesh = <["tp" = 4]>
+func.func @negative_recursive(%x: tensor<8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) -> tensor<8xf32> {
+  // expected-error @+1 {{dt cannot shard recursive calls: @negative_recursive calls itself}}
+  %0 = func.call @negative_recursive(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// Two meshes in one function.
+dt.mesh @a = <["x" = 4]>
+dt.mesh @b = <["x" = 4]>
+// expected-error @+1 {{dt shards a function over one mesh, but @negative_two_meshes uses @a and @b}}
+func.func @negative_two_meshes(%x: tensor<8xf32> {dt.sharding = #dt.sharding<@a, [S(0)]>},
+                               %y: tensor<8xf32> {dt.sharding = #dt.sharding<@b, [S(0)]>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+// A user-typed result that no strategy produces from the rule's choices.
+dt.mesh @mesh = <["tp" = 4]>
+func.func @negative_impossible_result(%x: tensor<4x8xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}) -> tensor<4x8xf32, #dt.sharding<@mesh, [S(1)]>> {
+  %e = tensor.empty() : tensor<4x8xf32, #dt.sharding<@mesh, [S(1)]>>
+  // expected-error @+1 {{has no sharding strategy that gives its result the required placement on mesh axis "tp"}}
+  %0 = linalg.softmax dimension(1) ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32, #dt.sharding<@mesh, [S(1)]>>) -> tensor<4x8xf32, #dt.sharding<@mesh, [S(1)]>>
+  return %0 : tensor<4x8xf32, #dt.sharding<@mesh, [S(1)]>>
+}
