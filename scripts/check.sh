@@ -17,7 +17,7 @@ count() {
   awk -v k="$1" '{ line = $0; gsub(/ /, "", line); split(line, f, ":") }
                  f[1] == k { split(f[2], v, "("); n += v[1] } END { print n + 0 }' "$log"
 }
-passed=$(count Passed)
+passed=$(( $(count Passed) + $(count ExpectedlyFailed) ))
 failed=$(( $(count Failed) + $(count Unresolved) + $(count XPassed) ))
 skipped=$(count Unsupported)
 echo

@@ -12,11 +12,9 @@ step() { printf '\n==> %s\n' "$*"; }
 step "A user's program: an MLP annotated for 4-way tensor parallelism"
 sed -n '/^dt.mesh/,$p' "$examples/mlp_tp.mlir"
 
-step "dt-opt parses and verifies it (placements, mesh, annotations)"
-"$opt" "$examples/mlp_tp.mlir" -o /dev/null && echo "ok: the annotated program verifies"
-
-step "The typed form, with every sharding in the types, after canonicalize and the encoding check"
-"$opt" "$examples/mlp_tp_typed.mlir" --canonicalize --dt-verify-encodings
+step "dt-propagate + dt-insert-redistribute + dt-check: every sharding decided, every change explicit, proven sound"
+"$opt" "$examples/mlp_tp.mlir" --dt-propagate --dt-insert-redistribute --dt-check \
+  --dt-cost-report
 
 step "A mistake is a diagnostic, never a silent wrong program"
 bad=$(mktemp --suffix=.mlir)
@@ -26,5 +24,17 @@ sed "s/\"w1\", dt.sharding = #dt.sharding<@mesh, \[S(1)\]>/\"w1\", dt.sharding =
 echo "(w1 annotated S(2), but it has rank 2)"
 if "$opt" "$bad" -o /dev/null --mlir-print-op-on-diagnostic=false 2>&1; then
   echo "error: the damaged program was accepted" >&2
+  exit 1
+fi
+cat > "$bad" <<'MLIR'
+dt.mesh @mesh = <["tp" = 4]>
+func.func @f(%y: tensor<16x64xf32, #dt.sharding<@mesh, [P(sum)]>>) -> tensor<16x64xf32, #dt.sharding<@mesh, [P(sum)]>> {
+  %e = math.exp %y : tensor<16x64xf32, #dt.sharding<@mesh, [P(sum)]>>
+  return %e : tensor<16x64xf32, #dt.sharding<@mesh, [P(sum)]>>
+}
+MLIR
+echo "(exp applied to a partial sum, written by hand in the typed form)"
+if "$opt" "$bad" --dt-check -o /dev/null --mlir-print-op-on-diagnostic=false 2>&1; then
+  echo "error: the unsound program was accepted" >&2
   exit 1
 fi

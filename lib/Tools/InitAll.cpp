@@ -19,4 +19,5 @@ void mlir::dt::registerAllDTDialects(DialectRegistry &registry) {
 void mlir::dt::registerAllDTPasses() {
   registerAllPasses();
   registerDTPasses();
+  registerDTPipelines();
 }

@@ -5,6 +5,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace mlir::dt {
 
@@ -13,6 +14,14 @@ namespace mlir::dt {
 
 #define GEN_PASS_REGISTRATION
 #include "dt/Dialect/DT/Transforms/Passes.h.inc"
+
+/// The `dt-shard` pipeline: dt-propagate, dt-insert-redistribute, and
+/// dt-check at the end. (dt-lower-redistribute and dt-partition join it with
+/// the partitioning work.)
+void buildShardPipeline(OpPassManager &pm, StringRef topologyFile = "");
+
+/// Registers `dt-shard` with the pass registry.
+void registerDTPipelines();
 
 } // namespace mlir::dt
 
