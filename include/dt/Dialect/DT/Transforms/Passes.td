@@ -150,4 +150,19 @@ def CostReportPass : Pass<"dt-cost-report", "ModuleOp"> {
   ];
 }
 
+def TestPrintShardingRulesPass
+    : Pass<"dt-test-print-sharding-rules", "ModuleOp"> {
+  let summary = "Prints every op's sharding choices on one mesh axis (for tests)";
+  let description = [{
+    For each op with a sharding rule, prints the op name and each choice one
+    mesh axis can make, as the placements of its tensor operands and results
+    (`-` for non-tensors), with `pieces | extent` for reshape factors. Lets
+    lit tests pin down the rule of every op family.
+
+    ```
+    linalg.matmul: [R, R, R] -> [R] | [S(0), R, S(0)] -> [S(0)] | ...
+    ```
+  }];
+}
+
 #endif // DT_DIALECT_DT_TRANSFORMS_PASSES_TD
