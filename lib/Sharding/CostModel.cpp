@@ -59,6 +59,12 @@ Topology Topology::defaults(Span<int64_t> meshShape, int64_t ranksPerNode) {
   return topology;
 }
 
+Topology Topology::uniform(size_t rank, AxisLink link) {
+  Topology topology;
+  topology.links_.assign(rank, link);
+  return topology;
+}
+
 bool Topology::parse(std::string_view text, Span<std::string> axisNames,
                      Span<int64_t> meshShape, Topology &topology,
                      std::string &error) {

@@ -67,6 +67,9 @@ public:
                     Span<int64_t> meshShape, Topology &topology,
                     std::string &error);
 
+  /// Every one of `rank` axes with the same link.
+  static Topology uniform(size_t rank, AxisLink link);
+
   static const AxisLink kIntraNode;
   static const AxisLink kInterNode;
 
