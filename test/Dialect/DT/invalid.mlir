@@ -524,3 +524,13 @@ func.func @negative_generic_constrain(%x: tensor<4xf32>) {
   %0 = "dt.constrain"(%x) <{sharding = 1 : i64}> : (tensor<4xf32>) -> tensor<4xf32>
   return
 }
+
+// -----
+
+dt.mesh @mesh = <["x" = 4]>
+func.func @negative_to_partial_from_shard(%x: tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>) {
+  // expected-error @+1 {{on mesh axis "x" turns R into P(sum), but the input has S(0) and the result P(sum)}}
+  %0 = dt.to_partial %x on @mesh ["x"] sum
+      : tensor<8xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<8xf32, #dt.sharding<@mesh, [P(sum)]>>
+  return
+}

@@ -115,6 +115,10 @@ func.func @global_collectives(
   %6 = dt.local_slice %repl on @mesh ["dp"] dim 1
       : tensor<8x16xf32, #dt.sharding<@mesh, [R, R]>>
      -> tensor<8x16xf32, #dt.sharding<@mesh, [S(1), R]>>
+  // CHECK: dt.to_partial %{{.*}} on @mesh ["tp"] sum
+  %7 = dt.to_partial %repl on @mesh ["tp"] sum
+      : tensor<8x16xf32, #dt.sharding<@mesh, [R, R]>>
+     -> tensor<8x16xf32, #dt.sharding<@mesh, [R, P(sum)]>>
   return
 }
 

@@ -475,6 +475,16 @@ LogicalResult LocalSliceOp::verifySymbolUses(SymbolTableCollection &tables) {
   return verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
 }
 
+LogicalResult ToPartialOp::verifySymbolUses(SymbolTableCollection &tables) {
+  auto localShape = [](ArrayRef<int64_t> in, int64_t) {
+    return SmallVector<int64_t>(in);
+  };
+  CollectiveRule rule{Placement::replicate(),
+                      Placement::partial(getReduction().getValue()),
+                      std::nullopt, std::nullopt, localShape, {}};
+  return verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
+}
+
 //===----------------------------------------------------------------------===//
 // AxisIndexOp
 //===----------------------------------------------------------------------===//

@@ -244,6 +244,31 @@ def DT_LocalSliceOp : DT_CollectiveOp<"local_slice"> {
   }];
 }
 
+def DT_ToPartialOp : DT_CollectiveOp<"to_partial"> {
+  let summary = "Makes a replicated value partial, without communication";
+  let description = !strconcat([{
+    Global form: on each listed axis the input is `R` and the result
+    `P(kind)`. For `sum`, the first rank of each group keeps the value and
+    the others hold zeros (exact for every element type, unlike scaling by
+    1/n); for `max` and `min` every rank keeps the value. Local form: the
+    types are equal.
+
+    ```mlir
+    %1 = dt.to_partial %0 on @mesh ["tp"] sum
+        : tensor<8xf32, #dt.sharding<@mesh, [R]>>
+       -> tensor<8xf32, #dt.sharding<@mesh, [P(sum)]>>
+    ```
+  }], commonDescription);
+
+  let arguments = (ins DT_StaticTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, DT_ReductionKindAttr:$reduction);
+  let results = (outs DT_StaticTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh $axes custom<Reduction>($reduction) attr-dict `:`
+    type($input) `->` type($result)
+  }];
+}
+
 def DT_AxisIndexOp : DT_Op<"axis_index", [Pure,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "This rank's coordinate on one mesh axis";

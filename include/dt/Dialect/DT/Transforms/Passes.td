@@ -150,6 +150,43 @@ def CostReportPass : Pass<"dt-cost-report", "ModuleOp"> {
   ];
 }
 
+def LowerRedistributePass : Pass<"dt-lower-redistribute", "ModuleOp"> {
+  let summary = "Turns each dt.redistribute into its cheapest chain of collectives";
+  let description = [{
+    Plans every `dt.redistribute` as a shortest path over placement states
+    under the alpha-beta model (the cost model of propagation, with the same
+    topology option) and replaces it by that chain of global-form
+    collectives: `dt.all_gather`, `dt.all_reduce`, `dt.reduce_scatter`,
+    `dt.all_to_all`, and the local `dt.local_slice` and `dt.to_partial`. Each
+    step changes one mesh axis and keeps the nesting of several axes on one
+    dim, so every intermediate type is a valid sharding and the collective
+    verifiers check every step. A P(sum) -> S(d) change is one
+    reduce_scatter, never an all_reduce and a slice.
+
+    Before:
+    ```mlir
+    %1 = dt.redistribute %0 : tensor<8x8xf32, #dt.sharding<@mesh, [S(0), S(0)]>>
+                           -> tensor<8x8xf32, #dt.sharding<@mesh, [R, S(0)]>>
+    ```
+    After:
+    ```mlir
+    %a = dt.all_gather %0 on @mesh ["y"] dim 0 : ... [S(0), S(0)] -> ... [S(0), R]
+    %b = dt.all_gather %a on @mesh ["x"] dim 0 : ... [S(0), R] -> ... [R, R]
+    %1 = dt.local_slice %b on @mesh ["y"] dim 0 : ... [R, R] -> ... [R, S(0)]
+    ```
+  }];
+  let options = [
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "File describing the links of mesh axes (see docs/Design.md)">
+  ];
+  let statistics = [
+    Statistic<"numRedistributes", "redistributes-lowered",
+              "Number of dt.redistribute ops lowered">,
+    Statistic<"numCollectives", "collectives-created",
+              "Number of collectives (communicating steps) created">
+  ];
+}
+
 def TestPrintShardingRulesPass
     : Pass<"dt-test-print-sharding-rules", "ModuleOp"> {
   let summary = "Prints every op's sharding choices on one mesh axis (for tests)";
