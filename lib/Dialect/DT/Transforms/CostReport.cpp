@@ -125,6 +125,60 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh) {
     }
   });
 
+  // Collectives already lowered (dt-lower-redistribute): priced as they are.
+  func.walk([&](Operation *op) {
+    std::optional<::dt::CollectiveKind> kind;
+    ArrayAttr axes;
+    if (auto g = dyn_cast<AllGatherOp>(op)) {
+      kind = ::dt::CollectiveKind::AllGather;
+      axes = g.getAxes();
+    } else if (auto r = dyn_cast<AllReduceOp>(op)) {
+      kind = ::dt::CollectiveKind::AllReduce;
+      axes = r.getAxes();
+    } else if (auto rs = dyn_cast<ReduceScatterOp>(op)) {
+      kind = ::dt::CollectiveKind::ReduceScatter;
+      axes = rs.getAxes();
+    } else if (auto a2a = dyn_cast<AllToAllOp>(op)) {
+      kind = ::dt::CollectiveKind::AllToAll;
+      axes = a2a.getAxes();
+    }
+    if (!kind)
+      return;
+    auto inType = cast<RankedTensorType>(op->getOperand(0).getType());
+    auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+    ShardingAttr in = getShardingEncoding(inType);
+    if (!in)
+      return; // Local forms belong to partitioned code.
+    SmallVector<int64_t> group;
+    int64_t groupSize = 1;
+    std::string axisNames;
+    for (Attribute axis : axes) {
+      StringRef name = cast<StringAttr>(axis).getValue();
+      auto it = llvm::find(mesh->axisNames, name.str());
+      group.push_back(it - mesh->axisNames.begin());
+      groupSize *= mesh->shape[group.back()];
+      axisNames += (axisNames.empty() ? "" : ",") + name.str();
+    }
+    double bytes = tensorBytes(inType);
+    for (auto [axis, p] : llvm::enumerate(in.getPlacements()))
+      if (p.isShard() && !llvm::is_contained(group, int64_t(axis)))
+        bytes /= static_cast<double>(mesh->shape[axis]);
+    if (*kind == ::dt::CollectiveKind::AllToAll)
+      bytes /= static_cast<double>(groupSize);
+    CollectiveCost c;
+    c.op = op->getName().getStringRef().str();
+    c.location = locationOf(op);
+    ShardingAttr out = getShardingEncoding(outType);
+    c.change = in.getPlacements()[group.front()].str() + " -> " +
+               out.getPlacements()[group.front()].str();
+    c.kind = std::string(::dt::collectiveKindName(*kind));
+    c.axis = axisNames;
+    c.bytesPerRank = ::dt::ringBytesPerRank(*kind, groupSize, bytes);
+    c.seconds = ::dt::ringSeconds(*kind, groupSize, bytes,
+                                  mesh->topology.groupLink(group));
+    cost.collectives.push_back(std::move(c));
+  });
+
   // Largest live set, in program order over the function's top-level block:
   // a value lives from its definition to its last use there.
   Block &body = func.getBody().front();

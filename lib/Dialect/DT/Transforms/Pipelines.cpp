@@ -23,15 +23,17 @@ void mlir::dt::buildShardPipeline(OpPassManager &pm,
                                   StringRef topologyFile) {
   pm.addPass(createPropagatePass({topologyFile.str()}));
   pm.addPass(createInsertRedistributePass({topologyFile.str()}));
-  // The proof runs last, on what the pipeline produced.
+  // The proof runs on the program with every change of sharding explicit.
   pm.addPass(createCheckPass());
+  pm.addPass(createLowerRedistributePass({topologyFile.str()}));
 }
 
 void mlir::dt::registerDTPipelines() {
   PassPipelineRegistration<ShardPipelineOptions>(
       "dt-shard",
       "Global annotated program -> every sharding decided, every change "
-      "explicit, proven sound (propagate, insert-redistribute, check)",
+      "explicit and proven sound, lowered to collectives (propagate, "
+      "insert-redistribute, check, lower-redistribute)",
       [](OpPassManager &pm, const ShardPipelineOptions &options) {
         buildShardPipeline(pm, options.topology);
       });

@@ -15,9 +15,8 @@ namespace mlir::dt {
 #define GEN_PASS_REGISTRATION
 #include "dt/Dialect/DT/Transforms/Passes.h.inc"
 
-/// The `dt-shard` pipeline: dt-propagate, dt-insert-redistribute, and
-/// dt-check at the end. (dt-lower-redistribute and dt-partition join it with
-/// the partitioning work.)
+/// The `dt-shard` pipeline: dt-propagate, dt-insert-redistribute, dt-check,
+/// dt-lower-redistribute. (dt-partition joins it with the partitioning work.)
 void buildShardPipeline(OpPassManager &pm, StringRef topologyFile = "");
 
 /// Registers `dt-shard` with the pass registry.
