@@ -26,14 +26,15 @@ build: deps configure
 # Every test: lit (dialect, passes, fuzzing, docs) and gtest through lit, then
 # the lit suite again with every dt-opt output reparsed (--verify-roundtrip).
 check: build
-	$(NINJA) DTUnitTests mlir-doc
+	$(NINJA) DTUnitTests mlir-doc dt-plan-table
 	LIT=$(LIT) scripts/check.sh $(BUILD_DIR)
 
 demo: build
 	@scripts/demo.sh $(BUILD_DIR)
 
 docs: build
-	$(NINJA) dt-doc
+	$(NINJA) dt-doc dt-plan-table
+	$(BUILD_DIR)/bin/dt-plan-table > docs/Redistribution.md
 
 clean:
 	rm -rf $(BUILD_DIR)
