@@ -80,3 +80,36 @@ func.func @three_axes(%p: tensor<8x8x8xf32, #dt.sharding<@mesh, [P(sum), P(sum),
   %0 = dt.redistribute %p : tensor<8x8x8xf32, #dt.sharding<@mesh, [P(sum), P(sum), R]>> -> tensor<8x8x8xf32, #dt.sharding<@mesh, [S(0), S(1), S(2)]>>
   return %0 : tensor<8x8x8xf32, #dt.sharding<@mesh, [S(0), S(1), S(2)]>>
 }
+
+// -----
+
+// The sum of two reduced partial sums is one reduction of their sum.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-DAG: #[[P:.*]] = #dt.sharding<@mesh, [P(sum)]>
+// CHECK-LABEL: func.func @merged_reductions
+// CHECK-SAME: (%[[A:.*]]: tensor<8xf32, #[[P]]>, %[[B:.*]]: tensor<8xf32, #[[P]]>)
+// CHECK: %[[S:.*]] = arith.addf %[[A]], %[[B]] : tensor<8xf32, #[[P]]>
+// CHECK-NEXT: %[[R:.*]] = dt.all_reduce %[[S]] on @mesh ["tp"] sum
+// CHECK-NOT: dt.all_reduce
+// CHECK: return %[[R]]
+func.func @merged_reductions(%a: tensor<8xf32, #dt.sharding<@mesh, [P(sum)]>>, %b: tensor<8xf32, #dt.sharding<@mesh, [P(sum)]>>)
+    -> tensor<8xf32, #dt.sharding<@mesh, [R]>> {
+  %ra = dt.redistribute %a : tensor<8xf32, #dt.sharding<@mesh, [P(sum)]>> -> tensor<8xf32, #dt.sharding<@mesh, [R]>>
+  %rb = dt.redistribute %b : tensor<8xf32, #dt.sharding<@mesh, [P(sum)]>> -> tensor<8xf32, #dt.sharding<@mesh, [R]>>
+  %s = arith.addf %ra, %rb : tensor<8xf32, #dt.sharding<@mesh, [R]>>
+  return %s : tensor<8xf32, #dt.sharding<@mesh, [R]>>
+}
+
+// -----
+
+// Max partials do not add up: two reductions stay.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-LABEL: func.func @max_not_merged
+// CHECK-COUNT-2: dt.all_reduce
+func.func @max_not_merged(%a: tensor<8xf32, #dt.sharding<@mesh, [P(max)]>>, %b: tensor<8xf32, #dt.sharding<@mesh, [P(max)]>>)
+    -> tensor<8xf32, #dt.sharding<@mesh, [R]>> {
+  %ra = dt.redistribute %a : tensor<8xf32, #dt.sharding<@mesh, [P(max)]>> -> tensor<8xf32, #dt.sharding<@mesh, [R]>>
+  %rb = dt.redistribute %b : tensor<8xf32, #dt.sharding<@mesh, [P(max)]>> -> tensor<8xf32, #dt.sharding<@mesh, [R]>>
+  %s = arith.addf %ra, %rb : tensor<8xf32, #dt.sharding<@mesh, [R]>>
+  return %s : tensor<8xf32, #dt.sharding<@mesh, [R]>>
+}

@@ -5,6 +5,7 @@
 #include "dt/Dialect/DT/Transforms/ShardingCost.h"
 #include "dt/Sharding/Planner.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::dt {
@@ -69,6 +70,38 @@ static Value emitStep(OpBuilder &b, Location loc, Value value,
   return value;
 }
 
+/// `reduce(a) + reduce(b)` is `reduce(a + b)` for partial sums: one
+/// collective instead of two. Applies to `arith.addf`/`arith.subf` of two
+/// single-use redistributions of equally typed P(sum) values to one sharding.
+static bool mergeSummedReductions(Operation *op) {
+  if (!isa<arith::AddFOp, arith::SubFOp>(op))
+    return false;
+  auto lhs = op->getOperand(0).getDefiningOp<RedistributeOp>();
+  auto rhs = op->getOperand(1).getDefiningOp<RedistributeOp>();
+  if (!lhs || !rhs || lhs == rhs || !lhs->hasOneUse() || !rhs->hasOneUse() ||
+      lhs.getInput().getType() != rhs.getInput().getType() ||
+      lhs.getType() != rhs.getType())
+    return false;
+  ShardingAttr source = lhs.getSourceSharding();
+  ShardingAttr target = lhs.getTargetSharding();
+  // Only sums are linear here, and only axes that reduce change.
+  for (auto [from, to] : llvm::zip(source.getPlacements(), target.getPlacements()))
+    if (from != to && !(from.isPartial() &&
+                        from.reduction() == ::dt::ReductionKind::Sum))
+      return false;
+  OpBuilder builder(op);
+  Operation *combined = builder.clone(*op);
+  combined->setOperands({lhs.getInput(), rhs.getInput()});
+  combined->getResult(0).setType(lhs.getInput().getType());
+  auto merged = builder.create<RedistributeOp>(op->getLoc(), lhs.getType(),
+                                               combined->getResult(0));
+  op->getResult(0).replaceAllUsesWith(merged.getResult());
+  op->erase();
+  lhs.erase();
+  rhs.erase();
+  return true;
+}
+
 namespace {
 struct LowerRedistributePass
     : public mlir::dt::impl::LowerRedistributePassBase<LowerRedistributePass> {
@@ -76,9 +109,38 @@ struct LowerRedistributePass
 
   void runOnOperation() override {
     MeshCache meshes(topology);
-    SmallVector<RedistributeOp> redistributes;
-    getOperation()->walk(
-        [&](RedistributeOp op) { redistributes.push_back(op); });
+    SmallVector<Operation *> sums;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<arith::AddFOp, arith::SubFOp>(op))
+        sums.push_back(op);
+    });
+    for (Operation *op : sums)
+      numMergedReductions += mergeSummedReductions(op);
+    // Chains fold first (A -> B -> C is planned as A -> C when nothing else
+    // needs B), so a reduction followed by a slice becomes one
+    // reduce_scatter.
+    SmallVector<RedistributeOp> all, redistributes;
+    getOperation()->walk([&](RedistributeOp op) { all.push_back(op); });
+    DenseSet<Operation *> erased;
+    for (RedistributeOp op : all) {
+      if (erased.contains(op))
+        continue;
+      while (auto producer = op.getInput().getDefiningOp<RedistributeOp>()) {
+        if (!producer->hasOneUse())
+          break;
+        op.getInputMutable().assign(producer.getInput());
+        erased.insert(producer);
+        producer.erase();
+      }
+      if (op.getInput().getType() == op.getType()) {
+        op.getResult().replaceAllUsesWith(op.getInput());
+        erased.insert(op);
+        op.erase();
+      }
+    }
+    for (RedistributeOp op : all)
+      if (!erased.contains(op))
+        redistributes.push_back(op);
     for (RedistributeOp op : redistributes) {
       ShardingAttr source = op.getSourceSharding();
       ShardingAttr target = op.getTargetSharding();

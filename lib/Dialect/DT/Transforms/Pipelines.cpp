@@ -5,6 +5,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace mlir::dt;
@@ -26,6 +27,8 @@ void mlir::dt::buildShardPipeline(OpPassManager &pm,
   // The proof runs on the program with every change of sharding explicit.
   pm.addPass(createCheckPass());
   pm.addPass(createLowerRedistributePass({topologyFile.str()}));
+  // Identical collectives of one value (they are pure) become one.
+  pm.addPass(createCSEPass());
 }
 
 void mlir::dt::registerDTPipelines() {

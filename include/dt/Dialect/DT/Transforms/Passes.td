@@ -161,7 +161,11 @@ def LowerRedistributePass : Pass<"dt-lower-redistribute", "ModuleOp"> {
     step changes one mesh axis and keeps the nesting of several axes on one
     dim, so every intermediate type is a valid sharding and the collective
     verifiers check every step. A P(sum) -> S(d) change is one
-    reduce_scatter, never an all_reduce and a slice.
+    reduce_scatter, never an all_reduce and a slice. Before planning, the sum
+    (or difference) of two reductions of partial sums becomes one reduction
+    of the sum. Chains of redistributions fold first (dt.redistribute's
+    folder), and `dt-shard` runs CSE afterwards, which merges identical
+    collectives of one value.
 
     Before:
     ```mlir
@@ -183,7 +187,9 @@ def LowerRedistributePass : Pass<"dt-lower-redistribute", "ModuleOp"> {
     Statistic<"numRedistributes", "redistributes-lowered",
               "Number of dt.redistribute ops lowered">,
     Statistic<"numCollectives", "collectives-created",
-              "Number of collectives (communicating steps) created">
+              "Number of collectives (communicating steps) created">,
+    Statistic<"numMergedReductions", "reductions-merged",
+              "Number of sums of two reductions turned into one reduction">
   ];
 }
 
