@@ -1,4 +1,5 @@
 // RUN: dt-opt %s -split-input-file -dt-shard | FileCheck %s
+// The collectives below are in their local (partitioned) form.
 
 // An all_reduce followed by a slice of the result is one reduce_scatter: the
 // two redistributions fold into one, which the planner lowers in one step.

@@ -29,14 +29,14 @@ void mlir::dt::buildShardPipeline(OpPassManager &pm,
   pm.addPass(createLowerRedistributePass({topologyFile.str()}));
   // Identical collectives of one value (they are pure) become one.
   pm.addPass(createCSEPass());
+  pm.addPass(createPartitionPass());
 }
 
 void mlir::dt::registerDTPipelines() {
   PassPipelineRegistration<ShardPipelineOptions>(
       "dt-shard",
-      "Global annotated program -> every sharding decided, every change "
-      "explicit and proven sound, lowered to collectives (propagate, "
-      "insert-redistribute, check, lower-redistribute)",
+      "Global annotated program -> the SPMD program of one rank (propagate, "
+      "insert-redistribute, check, lower-redistribute, cse, partition)",
       [](OpPassManager &pm, const ShardPipelineOptions &options) {
         buildShardPipeline(pm, options.topology);
       });

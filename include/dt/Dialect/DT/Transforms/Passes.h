@@ -3,6 +3,7 @@
 #ifndef DT_DIALECT_DT_TRANSFORMS_PASSES_H
 #define DT_DIALECT_DT_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -16,7 +17,7 @@ namespace mlir::dt {
 #include "dt/Dialect/DT/Transforms/Passes.h.inc"
 
 /// The `dt-shard` pipeline: dt-propagate, dt-insert-redistribute, dt-check,
-/// dt-lower-redistribute. (dt-partition joins it with the partitioning work.)
+/// dt-lower-redistribute, CSE (shares identical collectives), dt-partition.
 void buildShardPipeline(OpPassManager &pm, StringRef topologyFile = "");
 
 /// Registers `dt-shard` with the pass registry.

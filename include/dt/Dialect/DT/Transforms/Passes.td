@@ -193,6 +193,41 @@ def LowerRedistributePass : Pass<"dt-lower-redistribute", "ModuleOp"> {
   ];
 }
 
+def PartitionPass : Pass<"dt-partition", "ModuleOp"> {
+  let summary = "Rewrites the global program into the SPMD program every rank runs";
+  let description = [{
+    Takes a global program whose changes of sharding are already collectives
+    (after `dt-lower-redistribute`) and gives every tensor its local (per
+    rank) type: the shape of the shard the rank holds, without an encoding.
+    Ops compute on local shards: linalg, arith, math and tensor ops keep
+    their meaning with local types (reshape and slice sizes become local),
+    collectives take their local form on their mesh-axis groups,
+    `dt.to_partial` of a sum keeps the value on the first rank of each group
+    and zeros elsewhere, and `linalg.index` over a sharded loop adds the
+    rank's offset through `dt.axis_index`. Partial values are plain local
+    tensors whose meaning was fixed by the global program.
+
+    Shards must be even (every rank the same shape): an uneven sharding gets
+    a diagnostic naming the tensor.
+
+    Before:
+    ```mlir
+    func.func @f(%x: tensor<16x64xf32, #dt.sharding<@mesh, [S(0)]>>) -> ... {
+      %0 = math.exp %x : tensor<16x64xf32, #dt.sharding<@mesh, [S(0)]>>
+    ```
+    After (tp = 4):
+    ```mlir
+    func.func @f(%x: tensor<4x64xf32>) -> ... {
+      %0 = math.exp %x : tensor<4x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numFunctions", "functions-partitioned",
+              "Number of functions partitioned">
+  ];
+}
+
 def TestPrintShardingRulesPass
     : Pass<"dt-test-print-sharding-rules", "ModuleOp"> {
   let summary = "Prints every op's sharding choices on one mesh axis (for tests)";

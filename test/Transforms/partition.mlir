@@ -1,0 +1,125 @@
+// RUN: dt-opt %s -split-input-file -dt-partition -verify-diagnostics | FileCheck %s
+
+// Every tensor takes the shape of its shard; collectives take their local
+// form (their verifiers check the local shapes).
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-LABEL: func.func @local_types
+// CHECK-SAME: (%[[X:.*]]: tensor<16x64xf32>, %[[W:.*]]: tensor<64x64xf32>, %[[S:.*]]: tensor<4x64xf32>) -> (tensor<16x64xf32>, tensor<16x256xf32>, tensor<16x64xf32>)
+// CHECK: %[[H:.*]] = linalg.matmul ins(%[[X]], %[[W]] : tensor<16x64xf32>, tensor<64x64xf32>) outs(%{{.*}} : tensor<16x64xf32>) -> tensor<16x64xf32>
+// CHECK: %[[T:.*]] = math.tanh %[[H]] : tensor<16x64xf32>
+// CHECK: dt.all_gather %[[T]] on @mesh ["tp"] dim 1 : tensor<16x64xf32> -> tensor<16x256xf32>
+// CHECK: dt.all_gather %[[S]] on @mesh ["tp"] dim 0 : tensor<4x64xf32> -> tensor<16x64xf32>
+// CHECK: dt.all_to_all %{{.*}} on @mesh ["tp"] split 1 concat 0 : tensor<4x64xf32> -> tensor<16x16xf32>
+// CHECK-NOT: #dt.sharding
+func.func @local_types(%x: tensor<16x64xf32, #dt.sharding<@mesh, [R]>>, %w: tensor<64x256xf32, #dt.sharding<@mesh, [S(1)]>>,
+                       %s: tensor<16x64xf32, #dt.sharding<@mesh, [S(0)]>>)
+    -> (tensor<16x256xf32, #dt.sharding<@mesh, [S(1)]>>, tensor<16x256xf32, #dt.sharding<@mesh, [R]>>, tensor<16x64xf32, #dt.sharding<@mesh, [R]>>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x256xf32, #dt.sharding<@mesh, [S(1)]>>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x256xf32, #dt.sharding<@mesh, [S(1)]>>) -> tensor<16x256xf32, #dt.sharding<@mesh, [S(1)]>>
+  %h = linalg.matmul ins(%x, %w : tensor<16x64xf32, #dt.sharding<@mesh, [R]>>, tensor<64x256xf32, #dt.sharding<@mesh, [S(1)]>>)
+                     outs(%f : tensor<16x256xf32, #dt.sharding<@mesh, [S(1)]>>) -> tensor<16x256xf32, #dt.sharding<@mesh, [S(1)]>>
+  %t = math.tanh %h : tensor<16x256xf32, #dt.sharding<@mesh, [S(1)]>>
+  %g = dt.all_gather %t on @mesh ["tp"] dim 1 : tensor<16x256xf32, #dt.sharding<@mesh, [S(1)]>> -> tensor<16x256xf32, #dt.sharding<@mesh, [R]>>
+  %gs = dt.all_gather %s on @mesh ["tp"] dim 0 : tensor<16x64xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<16x64xf32, #dt.sharding<@mesh, [R]>>
+  %a = dt.all_to_all %s on @mesh ["tp"] split 1 concat 0 : tensor<16x64xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<16x64xf32, #dt.sharding<@mesh, [S(1)]>>
+  return %t, %g, %gs : tensor<16x256xf32, #dt.sharding<@mesh, [S(1)]>>, tensor<16x256xf32, #dt.sharding<@mesh, [R]>>, tensor<16x64xf32, #dt.sharding<@mesh, [R]>>
+}
+
+// -----
+
+// Reshapes and slices get local sizes; splat constants local shapes.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-LABEL: func.func @sizes
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [8, 2, 16] : tensor<8x32xf32> into tensor<8x2x16xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [2, 32] [1, 1] : tensor<8x32xf32> to tensor<2x32xf32>
+// CHECK: arith.constant dense<1.000000e+00> : tensor<8x32xf32>
+func.func @sizes(%x: tensor<8x128xf32, #dt.sharding<@mesh, [S(1)]>>)
+    -> (tensor<8x8x16xf32, #dt.sharding<@mesh, [S(1)]>>, tensor<2x128xf32, #dt.sharding<@mesh, [S(1)]>>, tensor<8x128xf32, #dt.sharding<@mesh, [S(1)]>>) {
+  %e = tensor.expand_shape %x [[0], [1, 2]] output_shape [8, 8, 16]
+      : tensor<8x128xf32, #dt.sharding<@mesh, [S(1)]>> into tensor<8x8x16xf32, #dt.sharding<@mesh, [S(1)]>>
+  %s = tensor.extract_slice %x[0, 0] [2, 128] [1, 1]
+      : tensor<8x128xf32, #dt.sharding<@mesh, [S(1)]>> to tensor<2x128xf32, #dt.sharding<@mesh, [S(1)]>>
+  %c = arith.constant dense<1.0> : tensor<8x128xf32, #dt.sharding<@mesh, [S(1)]>>
+  return %e, %s, %c : tensor<8x8x16xf32, #dt.sharding<@mesh, [S(1)]>>, tensor<2x128xf32, #dt.sharding<@mesh, [S(1)]>>, tensor<8x128xf32, #dt.sharding<@mesh, [S(1)]>>
+}
+
+// -----
+
+// R -> P(sum) keeps the value on the first rank of the group and zeros
+// elsewhere; R -> P(max) keeps it everywhere.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-LABEL: func.func @to_partial
+// CHECK-SAME: (%[[X:.*]]: tensor<8xf32>)
+// CHECK: %[[I:.*]] = dt.axis_index @mesh "tp"
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[I]], %{{.*}} : index
+// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<8xf32>
+// CHECK: %[[S:.*]] = arith.select %[[FIRST]], %[[X]], %[[Z]] : tensor<8xf32>
+// CHECK: return %[[S]], %[[X]]
+func.func @to_partial(%x: tensor<8xf32, #dt.sharding<@mesh, [R]>>)
+    -> (tensor<8xf32, #dt.sharding<@mesh, [P(sum)]>>, tensor<8xf32, #dt.sharding<@mesh, [P(max)]>>) {
+  %s = dt.to_partial %x on @mesh ["tp"] sum : tensor<8xf32, #dt.sharding<@mesh, [R]>> -> tensor<8xf32, #dt.sharding<@mesh, [P(sum)]>>
+  %m = dt.to_partial %x on @mesh ["tp"] max : tensor<8xf32, #dt.sharding<@mesh, [R]>> -> tensor<8xf32, #dt.sharding<@mesh, [P(max)]>>
+  return %s, %m : tensor<8xf32, #dt.sharding<@mesh, [P(sum)]>>, tensor<8xf32, #dt.sharding<@mesh, [P(max)]>>
+}
+
+// -----
+
+// linalg.index over a loop split by two nested axes adds the rank's offset:
+// (x * 4 + y) * 2 rows.
+dt.mesh @mesh = <["x" = 2, "y" = 4]>
+// CHECK-LABEL: func.func @iota
+// CHECK: %[[X:.*]] = dt.axis_index @mesh "x"
+// CHECK: %[[Y:.*]] = dt.axis_index @mesh "y"
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[XS:.*]] = arith.muli %[[X]], %[[C4]] : index
+// CHECK: %[[LIN:.*]] = arith.addi %[[XS]], %[[Y]] : index
+// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: %[[OFF:.*]] = arith.muli %[[LIN]], %[[C2]] : index
+// CHECK: linalg.generic
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK: arith.addi %[[I]], %[[OFF]] : index
+func.func @iota(%init: tensor<16x8xi64, #dt.sharding<@mesh, [S(0), S(0)]>>) -> tensor<16x8xi64, #dt.sharding<@mesh, [S(0), S(0)]>> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%init : tensor<16x8xi64, #dt.sharding<@mesh, [S(0), S(0)]>>) {
+  ^bb0(%out: i64):
+    %i = linalg.index 0 : index
+    %v = arith.index_cast %i : index to i64
+    linalg.yield %v : i64
+  } -> tensor<16x8xi64, #dt.sharding<@mesh, [S(0), S(0)]>>
+  return %r : tensor<16x8xi64, #dt.sharding<@mesh, [S(0), S(0)]>>
+}
+
+// -----
+
+// Loops carry local types.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-LABEL: func.func @loop
+// CHECK: scf.for {{.*}} -> (tensor<4x8xf32>)
+// CHECK: math.tanh %{{.*}} : tensor<4x8xf32>
+func.func @loop(%x: tensor<16x8xf32, #dt.sharding<@mesh, [S(0)]>>, %n: index) -> tensor<16x8xf32, #dt.sharding<@mesh, [S(0)]>> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> tensor<16x8xf32, #dt.sharding<@mesh, [S(0)]>> {
+    %t = math.tanh %acc : tensor<16x8xf32, #dt.sharding<@mesh, [S(0)]>>
+    scf.yield %t : tensor<16x8xf32, #dt.sharding<@mesh, [S(0)]>>
+  }
+  return %r : tensor<16x8xf32, #dt.sharding<@mesh, [S(0)]>>
+}
+
+// -----
+
+dt.mesh @mesh = <["tp" = 4]>
+// expected-error @+1 {{has the unevenly sharded tensor 'tensor<5x3xf32, #dt.sharding<@mesh, [S(0)]>>'; dt-partition does not partition uneven shards yet}}
+func.func @negative_uneven(%x: tensor<5x3xf32, #dt.sharding<@mesh, [S(0)]>>) -> tensor<5x3xf32, #dt.sharding<@mesh, [S(0)]>> {
+  return %x : tensor<5x3xf32, #dt.sharding<@mesh, [S(0)]>>
+}
+
+// -----
+
+dt.mesh @mesh = <["tp" = 4]>
+func.func @negative_unlowered(%x: tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>) -> tensor<8xf32, #dt.sharding<@mesh, [R]>> {
+  // expected-error @+1 {{must be lowered to collectives before partitioning (run dt-lower-redistribute)}}
+  %0 = dt.redistribute %x : tensor<8xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<8xf32, #dt.sharding<@mesh, [R]>>
+  return %0 : tensor<8xf32, #dt.sharding<@mesh, [R]>>
+}
