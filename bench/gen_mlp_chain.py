@@ -46,7 +46,7 @@ def matmul(out, a, b, m, k, n):
     ]
 
 
-def generate(layers, tp, dialect):
+def generate(layers, tp, dialect, dp=1):
     lines = []
     x_t = f"tensor<{BATCH}x{HIDDEN}xf32>"
     w1_t = f"tensor<{HIDDEN}x{FFN}xf32>"
@@ -56,10 +56,14 @@ def generate(layers, tp, dialect):
         args += [f"%w1_{l}: {w1_t}", f"%w2_{l}: {w2_t}"]
     body = []
     if dialect == "dt":
-        lines.append(f'dt.mesh @mesh = <["tp" = {tp}]>')
-        col = '{dt.sharding = #dt.sharding<@mesh, [S(1)]>}'
-        row = '{dt.sharding = #dt.sharding<@mesh, [S(0)]>}'
-        rep = '{dt.sharding = #dt.sharding<@mesh, [R]>}'
+        # A data-parallel axis in front (replicated everywhere) makes a mesh
+        # of dp x tp ranks whose shards stay even.
+        lead = "R, " if dp > 1 else ""
+        axes = f'"dp" = {dp}, "tp" = {tp}' if dp > 1 else f'"tp" = {tp}'
+        lines.append(f"dt.mesh @mesh = <[{axes}]>")
+        col = f'{{dt.sharding = #dt.sharding<@mesh, [{lead}S(1)]>}}'
+        row = f'{{dt.sharding = #dt.sharding<@mesh, [{lead}S(0)]>}}'
+        rep = f'{{dt.sharding = #dt.sharding<@mesh, [{lead}R]>}}'
         args = [f"%x: {x_t} {rep}"]
         for l in range(layers):
             args += [f"%w1_{l}: {w1_t} {col}", f"%w2_{l}: {w2_t} {row}"]
@@ -105,9 +109,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layers", type=int, required=True)
     parser.add_argument("--tp", type=int, default=8)
+    parser.add_argument("--dp", type=int, default=1,
+                        help="a leading replicated data-parallel axis (dt only)")
     parser.add_argument("--dialect", choices=["dt", "shard"], default="dt")
     args = parser.parse_args()
-    print(generate(args.layers, args.tp, args.dialect), end="")
+    print(generate(args.layers, args.tp, args.dialect, args.dp), end="")
 
 
 if __name__ == "__main__":

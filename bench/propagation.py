@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Propagation benchmark (issue 3): dt-propagate + dt-insert-redistribute +
-dt-check beside upstream's sharding-propagation, on the same Megatron-MLP
-chain, and dt on an L-layer transformer training step.
+"""Propagation and partitioning benchmark: dt-propagate +
+dt-insert-redistribute + dt-check beside upstream's sharding-propagation, and
+the whole dt-shard pipeline beside upstream's sharding-propagation +
+shard-partition, on the same Megatron-MLP chain; and dt on an L-layer
+transformer training step.
 
 Times are pass wall times from -mlir-timing (parsing and printing excluded),
 the best of --repeat runs, measured side by side in one run. Both pipelines
@@ -24,6 +26,8 @@ import gen_transformer  # noqa: E402
 
 DT_PASSES = ("PropagatePass", "InsertRedistributePass", "CheckPass")
 UPSTREAM_PASSES = ("ShardingPropagation",)
+DT_SHARD_PASSES = DT_PASSES + ("LowerRedistributePass", "CSE", "PartitionPass")
+UPSTREAM_SHARD_PASSES = ("ShardingPropagation", "Partition")
 
 
 def pass_seconds(dt_opt, text, args, passes, repeat):
@@ -62,6 +66,18 @@ def upstream_chain(dt_opt, layers, tp, repeat):
         dt_opt, gen_mlp_chain.generate(layers, tp, "shard"),
         ["--pass-pipeline=builtin.module(func.func(sharding-propagation))"],
         UPSTREAM_PASSES, repeat)
+
+
+def dt_shard_chain(dt_opt, layers, tp, repeat, dp=1):
+    return pass_seconds(dt_opt, gen_mlp_chain.generate(layers, tp, "dt", dp),
+                        ["-dt-shard"], DT_SHARD_PASSES, repeat)
+
+
+def upstream_shard_chain(dt_opt, layers, tp, repeat):
+    return pass_seconds(
+        dt_opt, gen_mlp_chain.generate(layers, tp, "shard"),
+        ["--pass-pipeline=builtin.module(func.func(sharding-propagation,shard-partition))"],
+        UPSTREAM_SHARD_PASSES, repeat)
 
 
 def main():
@@ -104,6 +120,33 @@ def main():
         print(f"{layers:>6} {t * 1e3:>10.2f} {t / layers * 1e3:>15.3f}")
         if layers == 48 and t > 0.5:
             failures.append(f"transformer L=48: {t:.3f} s > 0.5 s")
+
+    print()
+    print("Whole pipeline: dt-shard (propagate ... partition) beside upstream "
+          "sharding-propagation + shard-partition, pass time in ms")
+    print("(the 4096-rank mesh is dp=512 x tp=8: partitioning needs even shards)")
+    print(f"{'L':>6} {'dt 8':>10} {'dt 4096':>11} {'upstream':>10} {'dt/upstream':>12} {'4096/8':>7}")
+    per_layer = []
+    for layers in chain_layers:
+        dt8 = dt_shard_chain(args.dt_opt, layers, 8, args.repeat)
+        dt4096 = dt_shard_chain(args.dt_opt, layers, 8, args.repeat, dp=512)
+        up = upstream_shard_chain(args.dt_opt, layers, 8, args.repeat)
+        ratio, mesh_ratio = dt8 / up, dt4096 / dt8
+        per_layer.append(dt8 / layers)
+        print(f"{layers:>6} {dt8 * 1e3:>10.2f} {dt4096 * 1e3:>11.2f} {up * 1e3:>10.2f} {ratio:>12.2f} {mesh_ratio:>7.2f}")
+        if ratio > 1.5:
+            failures.append(f"dt-shard L={layers}: dt/upstream {ratio:.2f} > 1.5")
+        if mesh_ratio > 1.25:
+            failures.append(f"dt-shard L={layers}: mesh 4096 costs {mesh_ratio:.2f}x mesh 8")
+    growth = per_layer[-1] / per_layer[0]
+    print(f"time per layer, largest L / smallest L: {growth:.2f} (1.0 is linear)")
+    if growth > 1.5:
+        failures.append(f"dt-shard growth is not linear: per-layer time x{growth:.2f}")
+    t = pass_seconds(args.dt_opt, gen_transformer.generate(48, 8), ["-dt-shard"],
+                     DT_SHARD_PASSES, args.repeat)
+    print(f"transformer L=48 (forward and backward), dt-shard: {t * 1e3:.1f} ms")
+    if t > 1.0:
+        failures.append(f"dt-shard transformer L=48: {t:.3f} s > 1 s")
 
     print()
     for failure in failures:
