@@ -37,3 +37,27 @@ tools = [
     "mlir-runner",
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# The independent oracle: upstream's CPU pipeline and mlir-runner
+# (shared/TOOLCHAIN.md), running the driver dt-test-add-driver adds.
+lower_to_llvm = " ".join([
+    "--convert-elementwise-to-linalg",
+    "--one-shot-bufferize=bufferize-function-boundaries",
+    "--convert-linalg-to-loops", "--convert-scf-to-cf",
+    "--expand-strided-metadata", "--lower-affine",
+    "--finalize-memref-to-llvm", "--convert-math-to-llvm",
+    "--convert-math-to-libm", "--convert-arith-to-llvm",
+    "--convert-index-to-llvm", "--convert-cf-to-llvm",
+    "--convert-func-to-llvm", "--reconcile-unrealized-casts",
+])
+runner_libs = ",".join(os.path.join(config.llvm_tools_dir, "..", "lib", lib)
+                       for lib in ("libmlir_runner_utils.so", "libmlir_c_runner_utils.so"))
+config.substitutions.append(("%lower_to_llvm", lower_to_llvm))
+config.substitutions.append((
+    "%spmd_passes",
+    "-dt-propagate -dt-insert-redistribute -dt-check -dt-lower-redistribute "
+    "-dt-test-simulate-spmd -dt-test-strip-shardings -dt-test-add-driver"))
+config.substitutions.append(("%oracle_passes", "-dt-test-strip-shardings -dt-test-add-driver"))
+config.substitutions.append((
+    "%run_driver",
+    f"mlir-runner -e dt_test_driver -entry-point-result=void -shared-libs={runner_libs}"))

@@ -252,6 +252,10 @@ LogicalResult FunctionPartitioner::run() {
   return success();
 }
 
+LogicalResult mlir::dt::partitionFunction(func::FuncOp func, MeshOp mesh) {
+  return FunctionPartitioner(func, mesh).run();
+}
+
 namespace {
 struct PartitionPass : public mlir::dt::impl::PartitionPassBase<PartitionPass> {
   void runOnOperation() override {
@@ -267,7 +271,7 @@ struct PartitionPass : public mlir::dt::impl::PartitionPassBase<PartitionPass> {
       MeshOp mesh = lookupMesh(func, any.getMesh(), symbolTables);
       if (!mesh)
         return signalPassFailure();
-      if (failed(FunctionPartitioner(func, mesh).run()))
+      if (failed(partitionFunction(func, mesh)))
         return signalPassFailure();
       ++numFunctions;
     }

@@ -4,6 +4,14 @@
 #define DT_DIALECT_DT_TRANSFORMS_PASSES_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "dt/Dialect/DT/IR/DTOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -19,6 +27,9 @@ namespace mlir::dt {
 /// The `dt-shard` pipeline: dt-propagate, dt-insert-redistribute, dt-check,
 /// dt-lower-redistribute, CSE (shares identical collectives), dt-partition.
 void buildShardPipeline(OpPassManager &pm, StringRef topologyFile = "");
+
+/// Partitions one function over `mesh` (what dt-partition does to each).
+LogicalResult partitionFunction(func::FuncOp func, MeshOp mesh);
 
 /// Registers `dt-shard` with the pass registry.
 void registerDTPipelines();

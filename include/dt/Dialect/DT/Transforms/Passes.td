@@ -243,4 +243,50 @@ def TestPrintShardingRulesPass
   }];
 }
 
+def TestSimulateSPMDPass : Pass<"dt-test-simulate-spmd", "ModuleOp"> {
+  let summary = "Replaces each sharded function by all its ranks run side by side (for tests)";
+  let description = [{
+    For the differential test against upstream's CPU pipeline. Each function
+    on global tensors (collectives lowered, not partitioned) is partitioned,
+    then every rank's copy of the local program is instantiated in one
+    function with the original global, unencoded signature: inputs are
+    sliced into each rank's shard, `dt.axis_index` becomes each rank's
+    coordinate, and each collective combines the copies of its group with
+    plain tensor ops following its definition; the results are assembled
+    from the shards (and reduced over partial axes). The function then
+    computes the global result through the SPMD program, and can run
+    wherever plain tensor programs run.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def TestStripShardingsPass : Pass<"dt-test-strip-shardings", "ModuleOp"> {
+  let summary = "Removes dt annotations and meshes, leaving the plain program (for tests)";
+  let description = [{
+    Drops `dt.sharding` and `dt.name` attributes, forwards `dt.constrain`
+    inputs, and erases `dt.mesh`: the single-device program that the
+    upstream pipeline runs as the oracle. Also decomposes `linalg.softmax`,
+    which upstream's CPU pipeline cannot lower.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect"];
+}
+
+def TestAddDriverPass : Pass<"dt-test-add-driver", "ModuleOp"> {
+  let summary = "Adds @dt_test_driver: calls a function on fixed inputs and prints its results (for tests)";
+  let description = [{
+    The function's arguments must be static f32 tensors; element k of every
+    input is ((7k) mod 11) - 5, small integers so that sums are exact in any
+    order. Each f32 tensor result is printed with printMemrefF32.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"main\"",
+           "The function to call">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // DT_DIALECT_DT_TRANSFORMS_PASSES_TD
