@@ -80,6 +80,25 @@ def upstream_shard_chain(dt_opt, layers, tp, repeat):
         UPSTREAM_SHARD_PASSES, repeat)
 
 
+def chain_table(chain_layers, dt8_fn, dt4096_fn, upstream_fn, what, failures):
+    """Prints dt on 8 and 4096 ranks beside upstream, and checks the targets."""
+    print(f"{'L':>6} {'dt 8':>10} {'dt 4096':>11} {'upstream':>10} {'dt/upstream':>12} {'4096/8':>7}")
+    per_layer = []
+    for layers in chain_layers:
+        dt8, dt4096, up = dt8_fn(layers), dt4096_fn(layers), upstream_fn(layers)
+        ratio, mesh_ratio = dt8 / up, dt4096 / dt8
+        per_layer.append(dt8 / layers)
+        print(f"{layers:>6} {dt8 * 1e3:>10.2f} {dt4096 * 1e3:>11.2f} {up * 1e3:>10.2f} {ratio:>12.2f} {mesh_ratio:>7.2f}")
+        if ratio > 1.5:
+            failures.append(f"{what} L={layers}: dt/upstream {ratio:.2f} > 1.5")
+        if mesh_ratio > 1.25:
+            failures.append(f"{what} L={layers}: mesh 4096 costs {mesh_ratio:.2f}x mesh 8")
+    growth = per_layer[-1] / per_layer[0]
+    print(f"time per layer, largest L / smallest L: {growth:.2f} (1.0 is linear)")
+    if growth > 1.5:
+        failures.append(f"{what} growth is not linear: per-layer time x{growth:.2f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dt-opt", default=os.path.join(HERE, "..", "build", "bin", "dt-opt"))
@@ -92,24 +111,10 @@ def main():
     failures = []
 
     print("Megatron-MLP chain (batch 32, hidden 256, ffn 1024), pass time in ms")
-    print(f"{'L':>6} {'dt tp=8':>10} {'dt tp=4096':>11} {'upstream':>10} {'dt/upstream':>12} {'4096/8':>7}")
-    per_layer = []
-    for layers in chain_layers:
-        dt8 = dt_chain(args.dt_opt, layers, 8, args.repeat)
-        dt4096 = dt_chain(args.dt_opt, layers, 4096, args.repeat)
-        up = upstream_chain(args.dt_opt, layers, 8, args.repeat)
-        ratio, mesh_ratio = dt8 / up, dt4096 / dt8
-        per_layer.append(dt8 / layers)
-        print(f"{layers:>6} {dt8 * 1e3:>10.2f} {dt4096 * 1e3:>11.2f} {up * 1e3:>10.2f} {ratio:>12.2f} {mesh_ratio:>7.2f}")
-        if ratio > 1.5:
-            failures.append(f"chain L={layers}: dt/upstream {ratio:.2f} > 1.5")
-        if mesh_ratio > 1.25:
-            failures.append(f"chain L={layers}: mesh 4096 costs {mesh_ratio:.2f}x mesh 8")
-    growth = per_layer[-1] / per_layer[0]
-    print(f"time per layer, largest L / smallest L: {growth:.2f} (1.0 is linear)")
-    if growth > 1.5:
-        failures.append(f"chain growth is not linear: per-layer time x{growth:.2f}")
-
+    chain_table(chain_layers, lambda l: dt_chain(args.dt_opt, l, 8, args.repeat),
+                lambda l: dt_chain(args.dt_opt, l, 4096, args.repeat),
+                lambda l: upstream_chain(args.dt_opt, l, 8, args.repeat),
+                "chain", failures)
     print()
     print("Transformer training step (seq 128, hidden 256, 8 heads, ffn 1024, tp=8), pass time")
     print(f"{'L':>6} {'dt (ms)':>10} {'per layer (ms)':>15}")
@@ -125,23 +130,10 @@ def main():
     print("Whole pipeline: dt-shard (propagate ... partition) beside upstream "
           "sharding-propagation + shard-partition, pass time in ms")
     print("(the 4096-rank mesh is dp=512 x tp=8: partitioning needs even shards)")
-    print(f"{'L':>6} {'dt 8':>10} {'dt 4096':>11} {'upstream':>10} {'dt/upstream':>12} {'4096/8':>7}")
-    per_layer = []
-    for layers in chain_layers:
-        dt8 = dt_shard_chain(args.dt_opt, layers, 8, args.repeat)
-        dt4096 = dt_shard_chain(args.dt_opt, layers, 8, args.repeat, dp=512)
-        up = upstream_shard_chain(args.dt_opt, layers, 8, args.repeat)
-        ratio, mesh_ratio = dt8 / up, dt4096 / dt8
-        per_layer.append(dt8 / layers)
-        print(f"{layers:>6} {dt8 * 1e3:>10.2f} {dt4096 * 1e3:>11.2f} {up * 1e3:>10.2f} {ratio:>12.2f} {mesh_ratio:>7.2f}")
-        if ratio > 1.5:
-            failures.append(f"dt-shard L={layers}: dt/upstream {ratio:.2f} > 1.5")
-        if mesh_ratio > 1.25:
-            failures.append(f"dt-shard L={layers}: mesh 4096 costs {mesh_ratio:.2f}x mesh 8")
-    growth = per_layer[-1] / per_layer[0]
-    print(f"time per layer, largest L / smallest L: {growth:.2f} (1.0 is linear)")
-    if growth > 1.5:
-        failures.append(f"dt-shard growth is not linear: per-layer time x{growth:.2f}")
+    chain_table(chain_layers, lambda l: dt_shard_chain(args.dt_opt, l, 8, args.repeat),
+                lambda l: dt_shard_chain(args.dt_opt, l, 8, args.repeat, dp=512),
+                lambda l: upstream_shard_chain(args.dt_opt, l, 8, args.repeat),
+                "dt-shard", failures)
     t = pass_seconds(args.dt_opt, gen_transformer.generate(48, 8), ["-dt-shard"],
                      DT_SHARD_PASSES, args.repeat)
     print(f"transformer L=48 (forward and backward), dt-shard: {t * 1e3:.1f} ms")

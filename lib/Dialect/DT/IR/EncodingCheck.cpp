@@ -15,6 +15,25 @@
 using namespace mlir;
 using namespace mlir::dt;
 
+ShardingAttr mlir::dt::findSharding(TypeRange types) {
+  for (Type type : types)
+    if (ShardingAttr sharding = getShardingEncoding(type))
+      return sharding;
+  return {};
+}
+
+MeshOp mlir::dt::getFunctionMesh(FunctionOpInterface func,
+                                 SymbolTableCollection &symbolTables) {
+  ShardingAttr sharding = findSharding(func.getArgumentTypes());
+  if (!sharding)
+    sharding = findSharding(func.getResultTypes());
+  if (!sharding) {
+    func->emitOpError("has no sharding in its signature");
+    return {};
+  }
+  return lookupMesh(func, sharding.getMesh(), symbolTables);
+}
+
 bool mlir::dt::isMeshedFunction(FunctionOpInterface func) {
   auto hasSharding = [](Type type) { return getShardingEncoding(type) != nullptr; };
   return llvm::any_of(func.getArgumentTypes(), hasSharding) ||

@@ -114,11 +114,9 @@ struct CheckPass : public mlir::dt::impl::CheckPassBase<CheckPass> {
           }
           return;
         }
-        ShardingAttr any;
-        for (Type type : llvm::concat<Type>(op->getOperandTypes(),
-                                            op->getResultTypes()))
-          if ((any = getShardingEncoding(type)))
-            break;
+        ShardingAttr any = findSharding(op->getOperandTypes());
+        if (!any)
+          any = findSharding(op->getResultTypes());
         if (!any)
           return;
         MeshOp mesh = lookupMesh(op, any.getMesh(), symbolTables);

@@ -271,11 +271,9 @@ struct CostReportPass
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal() || !isMeshedFunction(func))
         continue;
-      ShardingAttr any;
-      for (Type type : llvm::concat<const Type>(func.getArgumentTypes(),
-                                                func.getResultTypes()))
-        if ((any = getShardingEncoding(type)))
-          break;
+      ShardingAttr any = findSharding(func.getArgumentTypes());
+      if (!any)
+        any = findSharding(func.getResultTypes());
       const MeshInfo *mesh = meshes.lookup(func, any.getMesh());
       if (!mesh)
         return signalPassFailure();

@@ -263,12 +263,7 @@ struct PartitionPass : public mlir::dt::impl::PartitionPassBase<PartitionPass> {
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal() || !isMeshedFunction(func))
         continue;
-      ShardingAttr any;
-      for (Type type : llvm::concat<const Type>(func.getArgumentTypes(),
-                                                func.getResultTypes()))
-        if ((any = getShardingEncoding(type)))
-          break;
-      MeshOp mesh = lookupMesh(func, any.getMesh(), symbolTables);
+      MeshOp mesh = getFunctionMesh(func, symbolTables);
       if (!mesh)
         return signalPassFailure();
       if (failed(partitionFunction(func, mesh)))

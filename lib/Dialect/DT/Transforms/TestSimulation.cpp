@@ -326,12 +326,7 @@ struct TestSimulateSPMDPass
       if (!func.isExternal() && isMeshedFunction(func))
         funcs.push_back(func);
     for (func::FuncOp func : funcs) {
-      ShardingAttr any;
-      for (Type type : llvm::concat<const Type>(func.getArgumentTypes(),
-                                                func.getResultTypes()))
-        if ((any = getShardingEncoding(type)))
-          break;
-      MeshOp mesh = lookupMesh(func, any.getMesh(), symbolTables);
+      MeshOp mesh = getFunctionMesh(func, symbolTables);
       if (!mesh)
         return signalPassFailure();
       if (func.getBody().getBlocks().size() != 1)

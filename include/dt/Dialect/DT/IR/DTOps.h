@@ -31,6 +31,15 @@ LogicalResult verifyShardingMesh(ShardingAttr sharding, Operation *from,
                                  SymbolTableCollection &symbolTables,
                                  function_ref<InFlightDiagnostic()> emitError);
 
+/// The first sharding among `types` (null when none carries one): the mesh
+/// an op or a function works on.
+ShardingAttr findSharding(TypeRange types);
+
+/// The mesh of a function on global tensors, from its signature; null (and
+/// an error at `func`) when it names no dt.mesh.
+MeshOp getFunctionMesh(FunctionOpInterface func,
+                       SymbolTableCollection &symbolTables);
+
 /// True when `func` works on global tensors: a sharding encoding appears in
 /// its signature. Every tensor inside such a function must keep an encoding.
 bool isMeshedFunction(FunctionOpInterface func);
