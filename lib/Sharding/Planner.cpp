@@ -102,8 +102,8 @@ static bool isInnermost(const State &state, int64_t axis, int64_t dim) {
   return true;
 }
 
-namespace {
-State applyStep(const State &state, const PlanStep &step) {
+std::vector<Placement> placementsAfter(const std::vector<Placement> &state,
+                                       const PlanStep &step) {
   State next = state;
   switch (step.kind) {
   case PlanStep::Kind::AllGather:
@@ -121,6 +121,8 @@ State applyStep(const State &state, const PlanStep &step) {
   }
   return next;
 }
+
+namespace {
 
 /// Every valid step out of `state`. `partialKinds` are the kinds a step may
 /// create (those of the target). An axis of size 1 splits nothing, so its
@@ -215,7 +217,7 @@ std::optional<Plan> planRedistribution(const PlanProblem &problem,
     for (PlanStep step :
          stepsFrom(state, rank, problem.meshShape, partialKinds)) {
       pricer.price(step, state);
-      State next = applyStep(state, step);
+      State next = placementsAfter(state, step);
       uint64_t nextKey = keyOf(next, rank);
       double total = seconds + step.seconds;
       auto it = best.find(nextKey);
@@ -245,7 +247,7 @@ Plan greedyPerAxisPlan(const PlanProblem &problem, const State &source,
   State state = source;
   auto take = [&](PlanStep step) {
     pricer.price(step, state);
-    state = applyStep(state, step);
+    state = placementsAfter(state, step);
     plan.seconds += step.seconds;
     plan.bytesPerRank += step.bytesPerRank;
     plan.steps.push_back(step);
@@ -297,7 +299,7 @@ bool isValidPlan(const PlanProblem &problem, const std::vector<Placement> &sourc
     });
     if (!found)
       return false;
-    state = applyStep(state, step);
+    state = placementsAfter(state, step);
   }
   return state == target;
 }

@@ -76,6 +76,10 @@ Plan greedyPerAxisPlan(const PlanProblem &problem,
                        const std::vector<Placement> &source,
                        const std::vector<Placement> &target);
 
+/// The placements after `step`.
+std::vector<Placement> placementsAfter(const std::vector<Placement> &before,
+                                       const PlanStep &step);
+
 /// True when every step of `plan` is one the planner allows at that point
 /// (nesting of several axes on one dim respected) and it ends at `target`.
 bool isValidPlan(const PlanProblem &problem, const std::vector<Placement> &source,

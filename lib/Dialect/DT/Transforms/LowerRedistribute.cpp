@@ -20,21 +20,11 @@ using ::dt::PlanStep;
 
 /// The sharding after `step`.
 static ShardingAttr afterStep(ShardingAttr before, const PlanStep &step) {
-  Placement next = Placement::replicate();
-  switch (step.kind) {
-  case PlanStep::Kind::AllGather:
-  case PlanStep::Kind::AllReduce:
-    break;
-  case PlanStep::Kind::ReduceScatter:
-  case PlanStep::Kind::AllToAll:
-  case PlanStep::Kind::LocalSlice:
-    next = Placement::shard(step.dim);
-    break;
-  case PlanStep::Kind::ToPartial:
-    next = Placement::partial(step.reduction);
-    break;
-  }
-  return before.withPlacement(step.axis, next);
+  std::vector<Placement> after = ::dt::placementsAfter(
+      std::vector<Placement>(before.getPlacements().begin(),
+                             before.getPlacements().end()),
+      step);
+  return ShardingAttr::get(before.getContext(), before.getMesh(), after);
 }
 
 /// Emits the collective of `step` on `value`.
