@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make demo`: what dt can do today, on an example from python-free-examples/.
 # The runtime (dt-compile, dt-run) does not exist yet; until it does, the demo
-# runs the example through the dt-opt passes that exist and prints the result.
+# runs the example through the dt-opt passes (propagation to partitioning)
+# and prints the results.
 set -euo pipefail
 build=${1:-build}
 opt="$build/bin/dt-opt"
@@ -15,6 +16,9 @@ sed -n '/^dt.mesh/,$p' "$examples/mlp_tp.mlir"
 step "dt-propagate + dt-insert-redistribute + dt-check: every sharding decided, every change explicit, proven sound"
 "$opt" "$examples/mlp_tp.mlir" --dt-propagate --dt-insert-redistribute --dt-check \
   --dt-cost-report
+
+step "dt-shard: the program every rank runs (local shapes, one all_reduce)"
+"$opt" "$examples/mlp_tp.mlir" --dt-shard
 
 step "A mistake is a diagnostic, never a silent wrong program"
 bad=$(mktemp --suffix=.mlir)
