@@ -534,3 +534,10 @@ func.func @negative_to_partial_from_shard(%x: tensor<8xf32, #dt.sharding<@mesh, 
       : tensor<8xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<8xf32, #dt.sharding<@mesh, [P(sum)]>>
   return
 }
+
+// -----
+
+// A bad element type in a sharded tensor type is the parser's error, never a
+// crash in the encoding verifier (found by fuzzing).
+// expected-error @+1 {{undefined symbol alias id '32'}}
+func.func private @negative_bad_element_type(tensor<4x!32, #dt.sharding<@mesh, [R]>>)
