@@ -51,23 +51,20 @@ def generate(layers, tp, dialect, dp=1):
     x_t = f"tensor<{BATCH}x{HIDDEN}xf32>"
     w1_t = f"tensor<{HIDDEN}x{FFN}xf32>"
     w2_t = f"tensor<{FFN}x{HIDDEN}xf32>"
-    args = [f"%x: {x_t}"]
-    for l in range(layers):
-        args += [f"%w1_{l}: {w1_t}", f"%w2_{l}: {w2_t}"]
     body = []
+    # Argument annotations: dt's attributes, or none (upstream annotates
+    # with shard.shard ops in the body).
+    rep = col = row = ""
     if dialect == "dt":
         # A data-parallel axis in front (replicated everywhere) makes a mesh
         # of dp x tp ranks whose shards stay even.
         lead = "R, " if dp > 1 else ""
         axes = f'"dp" = {dp}, "tp" = {tp}' if dp > 1 else f'"tp" = {tp}'
         lines.append(f"dt.mesh @mesh = <[{axes}]>")
-        col = f'{{dt.sharding = #dt.sharding<@mesh, [{lead}S(1)]>}}'
-        row = f'{{dt.sharding = #dt.sharding<@mesh, [{lead}S(0)]>}}'
-        rep = f'{{dt.sharding = #dt.sharding<@mesh, [{lead}R]>}}'
-        args = [f"%x: {x_t} {rep}"]
-        for l in range(layers):
-            args += [f"%w1_{l}: {w1_t} {col}", f"%w2_{l}: {w2_t} {row}"]
-        result = f"({x_t} {rep})"
+        col = f' {{dt.sharding = #dt.sharding<@mesh, [{lead}S(1)]>}}'
+        row = f' {{dt.sharding = #dt.sharding<@mesh, [{lead}S(0)]>}}'
+        rep = f' {{dt.sharding = #dt.sharding<@mesh, [{lead}R]>}}'
+        result = f"({x_t}{rep})"
         x = "%x"
         weights = {l: (f"%w1_{l}", f"%w2_{l}") for l in range(layers)}
     else:
@@ -98,6 +95,9 @@ def generate(layers, tp, dialect, dp=1):
     if dialect == "shard":
         body.append(f"  %out = shard.shard {x} to %s_rep annotate_for_users : {x_t}")
         x = "%out"
+    args = [f"%x: {x_t}{rep}"]
+    for l in range(layers):
+        args += [f"%w1_{l}: {w1_t}{col}", f"%w2_{l}: {w2_t}{row}"]
     lines.append(f"func.func @main({', '.join(args)}) -> {result} {{")
     lines += body
     lines.append(f"  return {x} : {x_t}")

@@ -125,7 +125,6 @@ private:
 /// The one mesh a function's annotations use; null when it has none.
 static FailureOr<FlatSymbolRefAttr> functionMesh(func::FuncOp func) {
   FlatSymbolRefAttr found;
-  Operation *where = nullptr;
   auto consider = [&](ShardingAttr sharding, Operation *at) -> LogicalResult {
     if (!sharding)
       return success();
@@ -134,7 +133,6 @@ static FailureOr<FlatSymbolRefAttr> functionMesh(func::FuncOp func) {
              << func.getSymName() << " uses " << found << " and "
              << sharding.getMesh();
     found = sharding.getMesh();
-    where = at;
     return success();
   };
   for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
@@ -160,7 +158,6 @@ static FailureOr<FlatSymbolRefAttr> functionMesh(func::FuncOp func) {
   });
   if (walk.wasInterrupted())
     return failure();
-  (void)where;
   return found;
 }
 
