@@ -56,8 +56,8 @@ config.substitutions.append(("%lower_to_llvm", lower_to_llvm))
 config.substitutions.append((
     "%spmd_passes",
     "-dt-propagate -dt-insert-redistribute -dt-check -dt-lower-redistribute "
-    "-dt-test-simulate-spmd -dt-test-strip-shardings -dt-test-add-driver"))
-config.substitutions.append(("%oracle_passes", "-dt-test-strip-shardings -dt-test-add-driver"))
+    "-dt-test-simulate-spmd -dt-strip-shardings -dt-decompose-aggregates -dt-test-add-driver"))
+config.substitutions.append(("%oracle_passes", "-dt-strip-shardings -dt-decompose-aggregates -dt-test-add-driver"))
 config.substitutions.append((
     "%run_driver",
     f"mlir-runner -e dt_test_driver -entry-point-result=void -shared-libs={runner_libs}"))

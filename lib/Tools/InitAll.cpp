@@ -1,6 +1,7 @@
 //===- InitAll.cpp - Everything dt tools register -------------------------===//
 
 #include "dt/InitAll.h"
+#include "dt/Conversion/Passes.h"
 #include "dt/Dialect/DT/IR/DTDialect.h"
 #include "dt/Dialect/DT/Transforms/Passes.h"
 
@@ -14,10 +15,13 @@ void mlir::dt::registerAllDTDialects(DialectRegistry &registry) {
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
   registerDTDialect(registry);
+  registerBufferizableOpInterfaceExternalModels(registry);
 }
 
 void mlir::dt::registerAllDTPasses() {
   registerAllPasses();
   registerDTPasses();
   registerDTPipelines();
+  registerDTConversionPasses();
+  registerDTConversionPipelines();
 }

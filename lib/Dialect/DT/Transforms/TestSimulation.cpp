@@ -1,6 +1,6 @@
 //===- TestSimulation.cpp - Test passes for the differential test ---------===//
 //
-// dt-test-simulate-spmd, dt-test-strip-shardings, dt-test-add-driver: the
+// dt-test-simulate-spmd and dt-test-add-driver: the
 // pieces of test/Execution's differential test, which runs the SPMD program of
 // every rank (combined in one plain function) and the single-device program
 // through upstream's CPU pipeline and compares what they print.
@@ -23,7 +23,6 @@
 
 namespace mlir::dt {
 #define GEN_PASS_DEF_TESTSIMULATESPMDPASS
-#define GEN_PASS_DEF_TESTSTRIPSHARDINGSPASS
 #define GEN_PASS_DEF_TESTADDDRIVERPASS
 #include "dt/Dialect/DT/Transforms/Passes.h.inc"
 } // namespace mlir::dt
@@ -338,46 +337,6 @@ struct TestSimulateSPMDPass
           failed(Simulator(mesh).run(func, local)))
         return signalPassFailure();
       local.erase();
-    }
-  }
-};
-
-//===----------------------------------------------------------------------===//
-// dt-test-strip-shardings
-//===----------------------------------------------------------------------===//
-
-struct TestStripShardingsPass
-    : public mlir::dt::impl::TestStripShardingsPassBase<TestStripShardingsPass> {
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    module.walk([&](func::FuncOp func) {
-      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
-        func.removeArgAttr(i, DTDialect::kShardingAttrName);
-        func.removeArgAttr(i, DTDialect::kNameAttrName);
-      }
-      for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
-        func.removeResultAttr(
-            i, StringAttr::get(&getContext(), DTDialect::kShardingAttrName));
-    });
-    module.walk([&](ConstrainOp op) {
-      op.getResult().replaceAllUsesWith(op.getInput());
-      op.erase();
-    });
-    for (auto mesh : llvm::make_early_inc_range(module.getOps<MeshOp>()))
-      mesh.erase();
-    // Upstream's CPU pipeline has no lowering for linalg.softmax: decompose
-    // it into structured ops, the same for the oracle and the SPMD program.
-    SmallVector<linalg::SoftmaxOp> softmaxes;
-    module.walk([&](linalg::SoftmaxOp op) { softmaxes.push_back(op); });
-    IRRewriter rewriter(&getContext());
-    for (linalg::SoftmaxOp op : softmaxes) {
-      rewriter.setInsertionPoint(op);
-      FailureOr<SmallVector<Value>> parts =
-          cast<linalg::AggregatedOpInterface>(op.getOperation())
-              .decomposeOperation(rewriter);
-      if (failed(parts))
-        return signalPassFailure();
-      rewriter.replaceOp(op, *parts);
     }
   }
 };

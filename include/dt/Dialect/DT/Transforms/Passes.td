@@ -228,6 +228,19 @@ def PartitionPass : Pass<"dt-partition", "ModuleOp"> {
   ];
 }
 
+def StripShardingsPass : Pass<"dt-strip-shardings", "ModuleOp"> {
+  let summary = "Removes every trace of sharding, leaving the single-device program";
+  let description = [{
+    Drops `dt.sharding` and `dt.name` attributes and every `#dt.sharding`
+    tensor encoding, forwards the inputs of `dt.constrain` and
+    `dt.redistribute` (both are the identity on global values), and erases
+    `dt.mesh`. What remains is the program a single device runs: dt-compile's
+    reference entry, and the oracle of the differential tests. A program
+    that already holds collectives has no single-device meaning and is
+    rejected.
+  }];
+}
+
 def TestPrintShardingRulesPass
     : Pass<"dt-test-print-sharding-rules", "ModuleOp"> {
   let summary = "Prints every op's sharding choices on one mesh axis (for tests)";
@@ -259,18 +272,6 @@ def TestSimulateSPMDPass : Pass<"dt-test-simulate-spmd", "ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::tensor::TensorDialect"];
-}
-
-def TestStripShardingsPass : Pass<"dt-test-strip-shardings", "ModuleOp"> {
-  let summary = "Removes dt annotations and meshes, leaving the plain program (for tests)";
-  let description = [{
-    Drops `dt.sharding` and `dt.name` attributes, forwards `dt.constrain`
-    inputs, and erases `dt.mesh`: the single-device program that the
-    upstream pipeline runs as the oracle. Also decomposes `linalg.softmax`,
-    which upstream's CPU pipeline cannot lower.
-  }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect",
-                           "::mlir::math::MathDialect"];
 }
 
 def TestAddDriverPass : Pass<"dt-test-add-driver", "ModuleOp"> {

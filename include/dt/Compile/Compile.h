@@ -1,0 +1,66 @@
+//===- Compile.h - From an annotated program to a native artifact -*- C++ -*-===//
+//
+// What dt-compile does, as a library: the global annotated program becomes
+// one LLVM module holding the SPMD entries (dt-shard, then dt-lower-to-cpu),
+// the reference entries (dt-strip-shardings, then dt-lower-to-cpu), and the
+// program description the runtime reads (docs/Runtime.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DT_COMPILE_COMPILE_H
+#define DT_COMPILE_COMPILE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir::dt {
+
+struct CompileOptions {
+  /// Topology file for the cost model (empty: the documented defaults).
+  std::string topology;
+  /// LLVM optimization level, 0-3.
+  unsigned optLevel = 3;
+  /// Target CPU: "native" for this machine, or an LLVM CPU name.
+  std::string cpu = "native";
+};
+
+/// The program description of `module` (global, annotated, after
+/// propagation): one block per public function. Fails with a diagnostic on
+/// an entry the runtime cannot feed.
+FailureOr<std::string> describeProgram(ModuleOp module);
+
+/// The SPMD program lowered to the LLVM dialect, entries `dt_spmd_<name>`,
+/// and the description computed on the way. `module` is not modified.
+FailureOr<OwningOpRef<ModuleOp>>
+lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
+                 std::string &description);
+
+/// The single-device program lowered to the LLVM dialect, entries
+/// `dt_ref_<name>`. `module` is not modified.
+FailureOr<OwningOpRef<ModuleOp>> lowerReferenceProgram(ModuleOp module);
+
+/// The host's target machine, for `options.cpu`; null and `error` set when
+/// LLVM has no such target.
+std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(const CompileOptions &options, std::string &error);
+
+/// Both programs and the description as one optimized LLVM module.
+FailureOr<std::unique_ptr<llvm::Module>>
+compileToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
+              llvm::TargetMachine &targetMachine,
+              const CompileOptions &options);
+
+/// Writes `llvmModule` as a shared object at `path` (object through the
+/// target machine, linked by the system `cc`), through a temporary file
+/// renamed at the end, so `path` is either the old file or the new one.
+LogicalResult writeSharedObject(llvm::Module &llvmModule,
+                                llvm::TargetMachine &targetMachine,
+                                StringRef path, std::string &error);
+
+} // namespace mlir::dt
+
+#endif // DT_COMPILE_COMPILE_H

@@ -1,0 +1,307 @@
+//===- Compile.cpp - From an annotated program to a native artifact -------===//
+
+#include "dt/Compile/Compile.h"
+#include "dt/Conversion/Passes.h"
+#include "dt/Dialect/DT/IR/DTDialect.h"
+#include "dt/Dialect/DT/IR/DTOps.h"
+#include "dt/Dialect/DT/Transforms/Passes.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+
+#include <unistd.h>
+
+#include "dt/runtime.h"
+
+using namespace mlir;
+using namespace mlir::dt;
+
+//===----------------------------------------------------------------------===//
+// The program description
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Appends one `arg`/`result` line: index, name, dtype, global shape,
+/// placements.
+LogicalResult describeValue(llvm::raw_ostream &os, StringRef kind,
+                            unsigned index, Type type, StringAttr name,
+                            Operation *func) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return func->emitError() << kind << " #" << index << " has type " << type
+                             << "; an entry takes and returns statically "
+                                "shaped tensors only";
+  std::optional<StringRef> dtype = runtimeTypeSuffix(tensor.getElementType());
+  if (!dtype)
+    return func->emitError()
+           << kind << " #" << index << " has element type "
+           << tensor.getElementType()
+           << "; the runtime reads and writes f32, f64, f16, bf16, i32, i64";
+  std::string label = name ? name.str() : "-";
+  if (label.empty() ||
+      llvm::any_of(label, [](char c) { return std::isspace(c) || c == ','; }))
+    return func->emitError() << kind << " #" << index << " is named \""
+                             << label
+                             << "\"; a dt.name has no spaces or commas";
+  os << kind << ' ' << index << ' ' << label << ' ' << *dtype << ' ';
+  if (tensor.getRank() == 0)
+    os << "scalar";
+  else
+    llvm::interleave(tensor.getShape(), os, "x");
+  os << ' ';
+  if (ShardingAttr sharding = getShardingEncoding(tensor))
+    llvm::interleave(
+        sharding.getPlacements(), os,
+        [&](const ::dt::Placement &p) { os << p.str(); }, ",");
+  else
+    os << '-';
+  os << '\n';
+  return success();
+}
+} // namespace
+
+FailureOr<std::string> mlir::dt::describeProgram(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "dt-program " << DT_ABI_VERSION << '\n';
+  SymbolTableCollection symbolTables;
+  auto nameAttr = StringAttr::get(module.getContext(),
+                                  DTDialect::kNameAttrName);
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func.isPublic() || func.isExternal())
+      continue;
+    os << "entry " << func.getName() << '\n';
+    os << "mesh";
+    if (isMeshedFunction(func)) {
+      MeshOp mesh = getFunctionMesh(func, symbolTables);
+      if (!mesh)
+        return failure();
+      for (auto [axis, size] :
+           llvm::zip(mesh.getAxisNames(), mesh.getShape()))
+        os << ' ' << cast<StringAttr>(axis).getValue() << '=' << size;
+    }
+    os << '\n';
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+      if (failed(describeValue(os, "arg", i, type,
+                               func.getArgAttrOfType<StringAttr>(i, nameAttr),
+                               func)))
+        return failure();
+    for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
+      if (failed(describeValue(
+              os, "result", i, type,
+              func.getResultAttrOfType<StringAttr>(i, nameAttr), func)))
+        return failure();
+    os << "end\n";
+  }
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// The two programs
+//===----------------------------------------------------------------------===//
+
+FailureOr<OwningOpRef<ModuleOp>>
+mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
+                           std::string &description) {
+  OwningOpRef<ModuleOp> spmd(cast<ModuleOp>(module->clone()));
+  // Up to dt-partition, the program is global: the signature then carries
+  // the shardings the runtime needs to split inputs and gather results.
+  PassManager global(module.getContext());
+  global.addPass(createPropagatePass({options.topology}));
+  global.addPass(createInsertRedistributePass({options.topology}));
+  global.addPass(createCheckPass());
+  global.addPass(createLowerRedistributePass({options.topology}));
+  global.addPass(createCSEPass());
+  if (failed(global.run(*spmd)))
+    return failure();
+  FailureOr<std::string> described = describeProgram(*spmd);
+  if (failed(described))
+    return failure();
+  description = std::move(*described);
+
+  PassManager local(module.getContext());
+  local.addPass(createPartitionPass());
+  if (failed(buildLowerToCPUPipeline(local, "dt_spmd_")) ||
+      failed(local.run(*spmd)))
+    return failure();
+  return spmd;
+}
+
+FailureOr<OwningOpRef<ModuleOp>>
+mlir::dt::lowerReferenceProgram(ModuleOp module) {
+  OwningOpRef<ModuleOp> reference(cast<ModuleOp>(module->clone()));
+  PassManager pm(module.getContext());
+  pm.addPass(createStripShardingsPass());
+  if (failed(buildLowerToCPUPipeline(pm, "dt_ref_")) ||
+      failed(pm.run(*reference)))
+    return failure();
+  return reference;
+}
+
+//===----------------------------------------------------------------------===//
+// LLVM
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<llvm::TargetMachine>
+mlir::dt::createTargetMachine(const CompileOptions &options,
+                              std::string &error) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+  std::string cpu = options.cpu;
+  std::string features;
+  if (cpu == "native") {
+    cpu = llvm::sys::getHostCPUName().str();
+    llvm::SubtargetFeatures list;
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      list.AddFeature(feature.first(), feature.second);
+    features = list.getString();
+  }
+  llvm::CodeGenOptLevel level = options.optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
+                                : options.optLevel == 0
+                                    ? llvm::CodeGenOptLevel::None
+                                    : llvm::CodeGenOptLevel::Default;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_,
+      std::nullopt, level));
+  if (!machine)
+    error = "LLVM cannot target CPU '" + cpu + "'";
+  return machine;
+}
+
+namespace {
+/// Adds `const char *dt_program_description(void)` and
+/// `int32_t dt_abi_version(void)`.
+void addDescription(llvm::Module &module, StringRef description) {
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::Constant *text =
+      llvm::ConstantDataArray::getString(ctx, description, true);
+  auto *global = new llvm::GlobalVariable(
+      module, text->getType(), /*isConstant=*/true,
+      llvm::GlobalValue::PrivateLinkage, text, "dt.description");
+  auto *ptr = llvm::PointerType::getUnqual(ctx);
+  auto *describe = llvm::Function::Create(
+      llvm::FunctionType::get(ptr, false), llvm::GlobalValue::ExternalLinkage,
+      "dt_program_description", module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", describe));
+  b.CreateRet(global);
+  auto *i32 = llvm::Type::getInt32Ty(ctx);
+  auto *version = llvm::Function::Create(
+      llvm::FunctionType::get(i32, false), llvm::GlobalValue::ExternalLinkage,
+      "dt_abi_version", module);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", version));
+  b.CreateRet(llvm::ConstantInt::get(i32, DT_ABI_VERSION));
+}
+
+bool isEntryPoint(const llvm::Function &f) {
+  return f.getName().starts_with("dt_spmd_") ||
+         f.getName().starts_with("dt_ref_");
+}
+} // namespace
+
+FailureOr<std::unique_ptr<llvm::Module>>
+mlir::dt::compileToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
+                        llvm::TargetMachine &targetMachine,
+                        const CompileOptions &options) {
+  std::string description;
+  FailureOr<OwningOpRef<ModuleOp>> spmd =
+      lowerSPMDProgram(module, options, description);
+  if (failed(spmd))
+    return failure();
+  FailureOr<OwningOpRef<ModuleOp>> reference = lowerReferenceProgram(module);
+  if (failed(reference))
+    return failure();
+
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(**spmd, llvmContext, "dt-artifact");
+  std::unique_ptr<llvm::Module> referenceModule =
+      translateModuleToLLVMIR(**reference, llvmContext, "dt-reference");
+  if (!llvmModule || !referenceModule)
+    return module.emitError("translation to LLVM IR failed");
+  // Only the entry points are visible; the functions they call are the
+  // program's own, and the two programs' share names.
+  for (llvm::Module *m : {llvmModule.get(), referenceModule.get()})
+    for (llvm::Function &f : *m)
+      if (!f.isDeclaration() && !isEntryPoint(f))
+        f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  if (llvm::Linker::linkModules(*llvmModule, std::move(referenceModule)))
+    return module.emitError("linking the reference program failed");
+  addDescription(*llvmModule, description);
+
+  llvmModule->setDataLayout(targetMachine.createDataLayout());
+  llvmModule->setTargetTriple(targetMachine.getTargetTriple());
+  if (llvm::Error err = makeOptimizingTransformer(options.optLevel, 0,
+                                                  &targetMachine)(
+          llvmModule.get())) {
+    std::string message = llvm::toString(std::move(err));
+    return module.emitError("LLVM optimization failed: ") << message;
+  }
+  return llvmModule;
+}
+
+LogicalResult mlir::dt::writeSharedObject(llvm::Module &llvmModule,
+                                          llvm::TargetMachine &targetMachine,
+                                          StringRef path, std::string &error) {
+  llvm::SmallString<128> object;
+  int fd;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("dt-artifact", "o", fd, object)) {
+    error = "cannot create a temporary object file: " + ec.message();
+    return failure();
+  }
+  llvm::FileRemover removeObject(object);
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    llvm::legacy::PassManager pm;
+    if (targetMachine.addPassesToEmitFile(pm, os, nullptr,
+                                          llvm::CodeGenFileType::ObjectFile)) {
+      error = "LLVM cannot emit an object file for this target";
+      return failure();
+    }
+    pm.run(llvmModule);
+  }
+
+  llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName("cc");
+  if (!cc) {
+    error = "no C compiler driver `cc` on PATH to link the shared object";
+    return failure();
+  }
+  // Link next to the destination, then rename over it.
+  std::string temporary = (path + ".tmp-" + llvm::Twine(::getpid())).str();
+  llvm::FileRemover removeTemporary(temporary);
+  llvm::SmallVector<llvm::StringRef> args = {*cc,        "-shared", "-o",
+                                             temporary, object,     "-lm"};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0,
+                                     &message);
+  if (rc != 0) {
+    error = "linking with `" + *cc + "` failed" +
+            (message.empty() ? "" : ": " + message);
+    return failure();
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temporary, path)) {
+    error = "cannot write " + path.str() + ": " + ec.message();
+    return failure();
+  }
+  return success();
+}

@@ -1,0 +1,145 @@
+//===- BufferizableOpInterfaceImpl.cpp - Bufferizing dt collectives -------===//
+//
+// A local-form collective reads its input buffer and writes a fresh one: it
+// bufferizes into an allocation and a call of the runtime, which gets both
+// buffers as unranked memrefs plus the group (a bit mask of mesh axes) and
+// the collective's attributes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dt/Conversion/Passes.h"
+#include "dt/Dialect/DT/IR/DTDialect.h"
+#include "dt/Dialect/DT/IR/DTOps.h"
+
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/IR/DialectRegistry.h"
+
+using namespace mlir;
+using namespace mlir::bufferization;
+using namespace mlir::dt;
+
+namespace {
+/// The runtime function's name stem and its trailing i32 arguments.
+struct CollectiveCall {
+  StringRef stem;
+  SmallVector<int64_t> attributes;
+};
+
+CollectiveCall describe(AllReduceOp op) {
+  return {"dt_rt_all_reduce_", {static_cast<int64_t>(op.getReduction().getValue())}};
+}
+CollectiveCall describe(AllGatherOp op) {
+  return {"dt_rt_all_gather_", {op.getDim()}};
+}
+CollectiveCall describe(ReduceScatterOp op) {
+  return {"dt_rt_reduce_scatter_",
+          {static_cast<int64_t>(op.getReduction().getValue()), op.getDim()}};
+}
+CollectiveCall describe(AllToAllOp op) {
+  return {"dt_rt_all_to_all_", {op.getSplitDim(), op.getConcatDim()}};
+}
+CollectiveCall describe(LocalSliceOp op) {
+  return {"dt_rt_local_slice_", {op.getDim()}};
+}
+
+/// `buffer` itself when it is dense row-major, else a dense copy.
+Value denseBuffer(OpBuilder &b, Location loc, Value buffer,
+                  const BufferizationOptions &options) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (type.getLayout().isIdentity())
+    return buffer;
+  auto dense = MemRefType::get(type.getShape(), type.getElementType());
+  Value copy = *options.createAlloc(b, loc, dense, {});
+  (void)options.createMemCpy(b, loc, buffer, copy);
+  return copy;
+}
+
+template <typename OpTy>
+struct CollectiveModel
+    : public BufferizableOpInterface::ExternalModel<CollectiveModel<OpTy>,
+                                                    OpTy> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const AnalysisState &) const {
+    return false;
+  }
+  AliasingValueList getAliasingValues(Operation *, OpOperand &,
+                                      const AnalysisState &) const {
+    return {};
+  }
+  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+
+  FailureOr<BufferLikeType>
+  getBufferType(Operation *op, Value value, const BufferizationOptions &,
+                const BufferizationState &, SmallVector<Value> &) const {
+    auto type = cast<RankedTensorType>(value.getType());
+    return cast<BufferLikeType>(
+        MemRefType::get(type.getShape(), type.getElementType()));
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto collective = cast<OpTy>(op);
+    Location loc = op->getLoc();
+    auto resultType = cast<RankedTensorType>(collective.getType());
+    if (getShardingEncoding(resultType))
+      return op->emitOpError("is still in global form: run dt-partition "
+                             "before bufferization");
+    Type element = resultType.getElementType();
+    std::optional<StringRef> suffix = runtimeTypeSuffix(element);
+    if (!suffix)
+      return op->emitOpError("has element type ")
+             << element << ", which the runtime's collectives do not support";
+    auto mesh = SymbolTable::lookupNearestSymbolFrom<MeshOp>(
+        op, collective.getMeshAttr());
+    if (!mesh)
+      return op->emitOpError("refers to no dt.mesh");
+    int64_t axes = 0;
+    for (Attribute name : collective.getAxes())
+      axes |= int64_t(1) << *mesh.getAxisIndex(cast<StringAttr>(name));
+
+    FailureOr<Value> input =
+        getBuffer(rewriter, collective.getInput(), options, state);
+    if (failed(input))
+      return failure();
+    Value in = denseBuffer(rewriter, loc, *input, options);
+    FailureOr<Value> out = options.createAlloc(
+        rewriter, loc,
+        MemRefType::get(resultType.getShape(), element), {});
+    if (failed(out))
+      return failure();
+
+    CollectiveCall call = describe(collective);
+    auto unranked = UnrankedMemRefType::get(element, 0);
+    SmallVector<Value> args = {
+        rewriter.create<memref::CastOp>(loc, unranked, in),
+        rewriter.create<memref::CastOp>(loc, unranked, *out),
+        rewriter.create<arith::ConstantIntOp>(loc, axes, 32)};
+    for (int64_t attribute : call.attributes)
+      args.push_back(rewriter.create<arith::ConstantIntOp>(loc, attribute, 32));
+    SmallVector<Type> argTypes = llvm::to_vector(ValueRange(args).getTypes());
+    func::FuncOp callee = getOrInsertRuntimeFunction(
+        op->template getParentOfType<ModuleOp>(),
+        (call.stem + *suffix).str(), rewriter.getFunctionType(argTypes, {}));
+    rewriter.create<func::CallOp>(loc, callee, args);
+    replaceOpWithBufferizedValues(rewriter, op, *out);
+    return success();
+  }
+};
+} // namespace
+
+void mlir::dt::registerBufferizableOpInterfaceExternalModels(
+    DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, DTDialect *) {
+    AllReduceOp::attachInterface<CollectiveModel<AllReduceOp>>(*ctx);
+    AllGatherOp::attachInterface<CollectiveModel<AllGatherOp>>(*ctx);
+    ReduceScatterOp::attachInterface<CollectiveModel<ReduceScatterOp>>(*ctx);
+    AllToAllOp::attachInterface<CollectiveModel<AllToAllOp>>(*ctx);
+    LocalSliceOp::attachInterface<CollectiveModel<LocalSliceOp>>(*ctx);
+  });
+}

@@ -1,0 +1,84 @@
+/*===- dt/runtime.h - The C ABI between dt artifacts and the runtime -------===*
+ *
+ * An artifact written by dt-compile is a shared object that exports
+ *
+ *   int32_t     dt_abi_version(void);              // DT_ABI_VERSION
+ *   const char *dt_program_description(void);      // see docs/Runtime.md
+ *   void        dt_spmd_<entry>(void **buffers);   // one rank's program
+ *   void        dt_ref_<entry>(void **buffers);    // the whole program, one device
+ *
+ * `buffers` holds one pointer per argument, then one per result, each a
+ * dense row-major array of the local (SPMD) or global (reference) shape. The
+ * caller owns every buffer. The SPMD entry runs on a thread that the runtime
+ * has bound to one rank (dt_rt_bind); the generated code finds its rank
+ * through that binding when it calls the functions below.
+ *
+ * The functions the generated code calls take memrefs as MLIR's unranked
+ * descriptors (rank, pointer to the ranked descriptor). They never fail
+ * visibly: the first error of a job is recorded, every later collective of
+ * every rank returns at once, and the host reports the error when the entry
+ * returns (docs/Runtime.md, "Failure").
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef DT_RUNTIME_H
+#define DT_RUNTIME_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DT_ABI_VERSION 1
+
+/* MLIR's ranked memref descriptor: sizes[rank] then strides[rank] follow. */
+typedef struct DtMemRef {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizesAndStrides[];
+} DtMemRef;
+
+/* Reduction kinds, in the order of the dialect's ReductionKind. */
+enum { DT_RED_SUM = 0, DT_RED_AVG = 1, DT_RED_MAX = 2, DT_RED_MIN = 3 };
+
+/* Collectives: `axes` is a bit mask of mesh axes (bit i = axis i); the group
+ * is the ranks that agree on every other axis. */
+#define DT_RT_DECLARE_COLLECTIVES(T)                                           \
+  void dt_rt_all_reduce_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,          \
+                            int32_t axes, int32_t reduction);                  \
+  void dt_rt_all_gather_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,          \
+                            int32_t axes, int32_t dim);                        \
+  void dt_rt_reduce_scatter_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,      \
+                                int32_t axes, int32_t reduction, int32_t dim); \
+  void dt_rt_all_to_all_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,          \
+                            int32_t axes, int32_t split, int32_t concat);      \
+  void dt_rt_local_slice_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,         \
+                             int32_t axes, int32_t dim);
+DT_RT_DECLARE_COLLECTIVES(f32)
+DT_RT_DECLARE_COLLECTIVES(f64)
+DT_RT_DECLARE_COLLECTIVES(f16)
+DT_RT_DECLARE_COLLECTIVES(bf16)
+DT_RT_DECLARE_COLLECTIVES(i32)
+DT_RT_DECLARE_COLLECTIVES(i64)
+#undef DT_RT_DECLARE_COLLECTIVES
+
+/* The calling rank's coordinate on mesh axis `axis`. */
+int64_t dt_rt_axis_index(int32_t axis);
+
+/* C += A * B (linalg.matmul) and its batched form, through BLAS. */
+void dt_rt_matmul_f32(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
+                      DtMemRef *);
+void dt_rt_matmul_f64(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
+                      DtMemRef *);
+void dt_rt_batch_matmul_f32(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
+                            DtMemRef *);
+void dt_rt_batch_matmul_f64(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
+                            DtMemRef *);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DT_RUNTIME_H */
