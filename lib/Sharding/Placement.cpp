@@ -38,4 +38,32 @@ std::string Placement::str() const {
   return "R";
 }
 
+std::optional<Placement> parsePlacement(std::string_view text) {
+  if (text == "R")
+    return Placement::replicate();
+  if (text == "P")
+    return Placement::partial();
+  auto inside = [&](std::string_view head) -> std::optional<std::string_view> {
+    if (text.size() < head.size() + 2 || text.substr(0, head.size()) != head ||
+        text[head.size()] != '(' || text.back() != ')')
+      return std::nullopt;
+    return text.substr(head.size() + 1, text.size() - head.size() - 2);
+  };
+  if (std::optional<std::string_view> dim = inside("S")) {
+    if (dim->empty() || dim->size() > 9)
+      return std::nullopt;
+    int64_t value = 0;
+    for (char c : *dim) {
+      if (c < '0' || c > '9')
+        return std::nullopt;
+      value = value * 10 + (c - '0');
+    }
+    return Placement::shard(value);
+  }
+  if (std::optional<std::string_view> kind = inside("P"))
+    if (std::optional<ReductionKind> reduction = parseReductionKind(*kind))
+      return Placement::partial(*reduction);
+  return std::nullopt;
+}
+
 } // namespace dt

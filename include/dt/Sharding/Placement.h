@@ -71,6 +71,10 @@ private:
   ReductionKind reduction_;
 };
 
+/// The inverse of `Placement::str()`: "R", "S(d)", "P(kind)" (also "P",
+/// a sum); nothing on any other text.
+std::optional<Placement> parsePlacement(std::string_view text);
+
 } // namespace dt
 
 #endif // DT_SHARDING_PLACEMENT_H

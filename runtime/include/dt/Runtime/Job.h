@@ -1,0 +1,102 @@
+//===- Job.h - Running an entry on every rank -------------------*- C++ -*-===//
+//
+// A job runs one entry of an artifact on the ranks of its mesh, through one
+// backend: `threads` (one thread per rank in this process) or `mpi` (one
+// process per rank). The first error of any rank ends the job: every other
+// rank's collectives return at once (or after the timeout, for a rank that
+// never arrives), and the job reports that first error.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DT_RUNTIME_JOB_H
+#define DT_RUNTIME_JOB_H
+
+#include "dt/Runtime/Program.h"
+#include "dt/Runtime/Tensor.h"
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+#include <vector>
+
+namespace dt::rt {
+
+struct RunOptions {
+  /// How long a rank waits in a collective for the others.
+  absl::Duration timeout = absl::Seconds(60);
+  /// Calls of the entry; each is timed.
+  int repeat = 1;
+};
+
+/// One rank's buffers: local shards of the arguments, room for the results.
+struct RankBuffers {
+  std::vector<HostTensor> args, results;
+};
+
+/// Seconds per call of the entry, for each rank this process ran.
+struct RunStats {
+  std::vector<int64_t> ranks;
+  std::vector<std::vector<double>> seconds;
+};
+
+//===----------------------------------------------------------------------===//
+// Layout: global tensors <-> the shards of each rank
+//===----------------------------------------------------------------------===//
+
+/// The local shape a rank allocates for `spec` (shards padded to the chunk
+/// size; equal to every rank's shard when the sharding is even).
+std::vector<int64_t> localShape(const TensorSpec &spec, const Mesh &mesh);
+/// The box of the global tensor that `rank` holds.
+void shardBox(const TensorSpec &spec, const Mesh &mesh, int64_t rank,
+              std::vector<int64_t> &offset, std::vector<int64_t> &shape);
+/// Rank `rank`'s shard of `global`.
+HostTensor extractShard(const HostTensor &global, const TensorSpec &spec,
+                        const Mesh &mesh, int64_t rank);
+/// The global value of a result from every rank's local value (one per rank,
+/// in rank order): shards are placed, partial values reduced.
+absl::StatusOr<HostTensor> assembleGlobal(absl::Span<const HostTensor *const> locals,
+                                          const TensorSpec &spec,
+                                          const Mesh &mesh);
+
+/// Deterministic input values for `--seed`: element i of argument `arg` is a
+/// function of (seed, arg, i) alone, so each rank can make just its shard.
+/// Floats are uniform in [-1, 1), integers in [-8, 8].
+void fillSeeded(HostTensor &local, const TensorSpec &spec, const Mesh &mesh,
+                int64_t rank, uint64_t seed);
+
+//===----------------------------------------------------------------------===//
+// Backends
+//===----------------------------------------------------------------------===//
+
+/// Runs `entry` on every rank of `spec.mesh` in this process, one thread per
+/// rank; `ranks` holds one RankBuffers per rank.
+absl::StatusOr<RunStats> runThreads(Artifact::EntryFn entry,
+                                    const EntrySpec &spec,
+                                    std::vector<RankBuffers> &ranks,
+                                    const RunOptions &options);
+
+/// Runs the reference entry (the whole program on this thread).
+absl::Status runReference(Artifact::EntryFn entry,
+                          std::vector<HostTensor> &args,
+                          std::vector<HostTensor> &results);
+
+/// The MPI world of this process (MPI_Init on first use).
+struct MpiWorld {
+  int rank = 0;
+  int size = 1;
+};
+absl::StatusOr<MpiWorld> mpiInit(int *argc, char ***argv);
+void mpiFinalize();
+/// Aborts every process of the job with `status`'s message (MPI_Abort).
+[[noreturn]] void mpiAbort(const absl::Status &status);
+/// Runs `entry` as rank `world.rank` of `spec.mesh`.
+absl::StatusOr<RunStats> runMpiRank(Artifact::EntryFn entry,
+                                    const EntrySpec &spec, RankBuffers &mine,
+                                    const RunOptions &options);
+/// Gathers every rank's `local` on rank 0 (empty elsewhere).
+absl::StatusOr<std::vector<HostTensor>> mpiGather(const HostTensor &local,
+                                                  const MpiWorld &world);
+
+} // namespace dt::rt
+
+#endif // DT_RUNTIME_JOB_H

@@ -1,0 +1,77 @@
+//===- Program.h - An artifact and the program it describes -----*- C++ -*-===//
+
+#ifndef DT_RUNTIME_PROGRAM_H
+#define DT_RUNTIME_PROGRAM_H
+
+#include "dt/Runtime/Tensor.h"
+#include "dt/Sharding/Placement.h"
+
+#include "absl/status/statusor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dt::rt {
+
+struct Mesh {
+  std::vector<std::string> axisNames;
+  std::vector<int64_t> shape;
+  /// Number of ranks: 1 for a function with no mesh.
+  int64_t size() const;
+  /// "dp=2 tp=2", or "(no mesh)".
+  std::string str() const;
+};
+
+/// One argument or result of an entry, as the global program sees it.
+struct TensorSpec {
+  int index = 0;
+  std::string name; ///< From dt.name; empty when none.
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  /// One per mesh axis; empty for a function with no mesh (replicated).
+  std::vector<Placement> placements;
+  /// "argument #0 (x)", "result #1".
+  std::string label(absl::string_view kind) const;
+};
+
+struct EntrySpec {
+  std::string name;
+  Mesh mesh;
+  std::vector<TensorSpec> args, results;
+};
+
+struct ProgramSpec {
+  std::vector<EntrySpec> entries;
+  const EntrySpec *find(absl::string_view name) const;
+};
+
+/// Parses the description text an artifact carries (docs/Runtime.md).
+absl::StatusOr<ProgramSpec> parseDescription(absl::string_view text);
+
+/// A loaded artifact: `void entry(void **buffers)` per entry and program.
+class Artifact {
+public:
+  using EntryFn = void (*)(void **);
+
+  static absl::StatusOr<std::unique_ptr<Artifact>> open(const std::string &path);
+  ~Artifact();
+
+  const ProgramSpec &spec() const { return spec_; }
+  /// The SPMD entry (`dt_spmd_<name>`) or the reference entry (`dt_ref_<name>`).
+  absl::StatusOr<EntryFn> spmdEntry(absl::string_view name) const;
+  absl::StatusOr<EntryFn> referenceEntry(absl::string_view name) const;
+
+private:
+  Artifact(void *handle, std::string path, ProgramSpec spec)
+      : handle_(handle), path_(std::move(path)), spec_(std::move(spec)) {}
+  absl::StatusOr<EntryFn> lookup(const std::string &symbol) const;
+
+  void *handle_;
+  std::string path_;
+  ProgramSpec spec_;
+};
+
+} // namespace dt::rt
+
+#endif // DT_RUNTIME_PROGRAM_H

@@ -1,0 +1,335 @@
+//===- Collectives.cpp - The C functions generated code calls -------------===//
+//
+// Each C entry point turns MLIR's unranked memref descriptors into dense
+// views, finds the calling rank and its group, and hands the collective to
+// the job's backend. Errors never unwind through generated code: the first
+// one is recorded in the job, and every later collective returns at once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Context.h"
+#include "dt/Sharding/ShardLayout.h"
+#include "dt/runtime.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace dt::rt {
+
+//===----------------------------------------------------------------------===//
+// Job state and ranks
+//===----------------------------------------------------------------------===//
+
+absl::Status JobState::fail(absl::Status status) {
+  bool first = false;
+  absl::Status result;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!failed_.load(std::memory_order_relaxed)) {
+      first_ = std::move(status);
+      failed_.store(true, std::memory_order_release);
+      first = true;
+    }
+    result = first_;
+  }
+  if (first && onFailure_)
+    onFailure_(result);
+  return result;
+}
+
+absl::Status JobState::status() const {
+  absl::MutexLock lock(&mu_);
+  return first_;
+}
+
+namespace {
+int64_t envInt(const char *name, int64_t fallback) {
+  const char *text = std::getenv(name);
+  int64_t value;
+  return text && absl::SimpleAtoi(text, &value) ? value : fallback;
+}
+} // namespace
+
+RankContext::RankContext(int64_t rank, const Mesh &mesh, Backend &backend,
+                         JobState &job, absl::Duration timeout)
+    : rank_(rank), mesh_(mesh), backend_(backend), job_(job),
+      timeout_(timeout) {
+  coords_ = mesh.shape.empty() ? std::vector<int64_t>{}
+                               : meshCoords(mesh.shape, rank);
+  faultRank_ = envInt("DT_FAULT_RANK", -1);
+  faultAt_ = envInt("DT_FAULT_AT", 0);
+}
+
+const Group &RankContext::group(int32_t mask) {
+  auto [it, inserted] = groups_.try_emplace(mask);
+  Group &group = it->second;
+  if (!inserted)
+    return group;
+  group.mask = mask;
+  std::vector<int64_t> keyCoords = coords_;
+  for (size_t axis = 0; axis < keyCoords.size(); ++axis)
+    if (mask & (1 << axis))
+      keyCoords[axis] = 0;
+  group.key = keyCoords.empty() ? 0 : linearRank(mesh_.shape, keyCoords);
+  // Row-major over the whole mesh restricted to the group is row-major over
+  // the group's axes.
+  for (int64_t other = 0; other < mesh_.size(); ++other) {
+    std::vector<int64_t> c = meshCoords(mesh_.shape, other);
+    bool same = true;
+    for (size_t axis = 0; axis < c.size(); ++axis)
+      same &= (mask & (1 << axis)) || c[axis] == coords_[axis];
+    if (!same)
+      continue;
+    if (other == rank_)
+      group.index = group.members.size();
+    group.members.push_back(other);
+  }
+  return group;
+}
+
+absl::Status RankContext::enterCollective(absl::string_view name) {
+  if (job_.failed())
+    return job_.status();
+  if (rank_ == faultRank_ && collectives_++ == faultAt_) {
+    faulted_ = true;
+    return job_.fail(absl::AbortedError(absl::StrCat(
+        "rank ", rank_, ": injected fault (DT_FAULT_RANK) in ", name)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RankContext::leaveEntry() {
+  if (rank_ == faultRank_ && !faulted_) {
+    faulted_ = true;
+    return job_.fail(absl::AbortedError(absl::StrCat(
+        "rank ", rank_, ": injected fault (DT_FAULT_RANK) at the end of the entry")));
+  }
+  return job_.failed() ? job_.status() : absl::OkStatus();
+}
+
+namespace {
+thread_local RankContext *boundRank = nullptr;
+} // namespace
+
+RankContext *currentRank() { return boundRank; }
+RankBinding::RankBinding(RankContext *rank) : previous_(boundRank) {
+  boundRank = rank;
+}
+RankBinding::~RankBinding() { boundRank = previous_; }
+
+absl::Status callEntry(Artifact::EntryFn entry, RankContext &rank,
+                       RankBuffers &buffers, int repeat,
+                       std::vector<double> &seconds) {
+  RankBinding binding(&rank);
+  std::vector<void *> pointers;
+  for (HostTensor &t : buffers.args)
+    pointers.push_back(t.data());
+  for (HostTensor &t : buffers.results)
+    pointers.push_back(t.data());
+  for (int i = 0; i < repeat; ++i) {
+    absl::Time start = absl::Now();
+    entry(pointers.data());
+    seconds.push_back(absl::ToDoubleSeconds(absl::Now() - start));
+    if (absl::Status s = rank.leaveEntry(); !s.ok())
+      return s;
+  }
+  return absl::OkStatus();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+namespace {
+template <typename T>
+void reduceTyped(T *out, const std::vector<const void *> &inputs,
+                 int64_t count, ReductionKind kind) {
+  const T *first = static_cast<const T *>(inputs[0]);
+  std::memcpy(out, first, count * sizeof(T));
+  for (size_t j = 1; j < inputs.size(); ++j) {
+    const T *x = static_cast<const T *>(inputs[j]);
+    switch (kind) {
+    case ReductionKind::Sum:
+    case ReductionKind::Avg:
+      for (int64_t i = 0; i < count; ++i)
+        out[i] += x[i];
+      break;
+    case ReductionKind::Max:
+      for (int64_t i = 0; i < count; ++i)
+        out[i] = std::max(out[i], x[i]);
+      break;
+    case ReductionKind::Min:
+      for (int64_t i = 0; i < count; ++i)
+        out[i] = std::min(out[i], x[i]);
+      break;
+    }
+  }
+  if (kind == ReductionKind::Avg)
+    for (int64_t i = 0; i < count; ++i)
+      out[i] /= static_cast<T>(inputs.size());
+}
+
+/// 16-bit floats are reduced in f32 and rounded once.
+void reduceHalf(uint16_t *out, const std::vector<const void *> &inputs,
+                int64_t count, ReductionKind kind, bool bf16) {
+  auto load = bf16 ? bf16ToFloat : halfToFloat;
+  auto store = bf16 ? floatToBF16 : floatToHalf;
+  for (int64_t i = 0; i < count; ++i) {
+    float acc = load(static_cast<const uint16_t *>(inputs[0])[i]);
+    for (size_t j = 1; j < inputs.size(); ++j) {
+      float x = load(static_cast<const uint16_t *>(inputs[j])[i]);
+      acc = kind == ReductionKind::Max   ? std::max(acc, x)
+            : kind == ReductionKind::Min ? std::min(acc, x)
+                                         : acc + x;
+    }
+    if (kind == ReductionKind::Avg)
+      acc /= inputs.size();
+    out[i] = store(acc);
+  }
+}
+} // namespace
+
+void reduceArrays(DType dtype, void *out,
+                  const std::vector<const void *> &inputs, int64_t count,
+                  ReductionKind kind) {
+  switch (dtype) {
+  case DType::F32:
+    return reduceTyped(static_cast<float *>(out), inputs, count, kind);
+  case DType::F64:
+    return reduceTyped(static_cast<double *>(out), inputs, count, kind);
+  case DType::I32:
+    return reduceTyped(static_cast<int32_t *>(out), inputs, count, kind);
+  case DType::I64:
+    return reduceTyped(static_cast<int64_t *>(out), inputs, count, kind);
+  case DType::F16:
+    return reduceHalf(static_cast<uint16_t *>(out), inputs, count, kind, false);
+  case DType::BF16:
+    return reduceHalf(static_cast<uint16_t *>(out), inputs, count, kind, true);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The C ABI
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The dense view of an unranked memref; fails on a non-dense layout.
+absl::StatusOr<Dense> view(int64_t rank, DtMemRef *desc, DType dtype) {
+  Dense dense;
+  dense.dtype = dtype;
+  dense.shape.assign(desc->sizesAndStrides, desc->sizesAndStrides + rank);
+  const int64_t *strides = desc->sizesAndStrides + rank;
+  int64_t expected = 1;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    if (dense.shape[d] != 1 && strides[d] != expected)
+      return absl::InternalError(
+          "a collective got a buffer that is not dense row-major");
+    expected *= dense.shape[d];
+  }
+  dense.data = static_cast<char *>(desc->aligned) + desc->offset * dtypeSize(dtype);
+  return dense;
+}
+
+template <typename Body>
+void runCollective(absl::string_view name, DType dtype, int64_t inRank,
+                   DtMemRef *in, int64_t outRank, DtMemRef *out, int32_t mask,
+                   Body body) {
+  RankContext *rank = currentRank();
+  if (!rank) {
+    // Called outside any job: there is nobody to report to but stderr.
+    std::fprintf(stderr, "dt runtime: %.*s called outside a running entry\n",
+                 static_cast<int>(name.size()), name.data());
+    std::abort();
+  }
+  if (!rank->enterCollective(name).ok())
+    return;
+  absl::StatusOr<Dense> input = view(inRank, in, dtype);
+  absl::StatusOr<Dense> output = view(outRank, out, dtype);
+  absl::Status status = !input.ok()    ? input.status()
+                        : !output.ok() ? output.status()
+                                       : body(*rank, rank->group(mask), *input,
+                                              *output);
+  if (!status.ok())
+    rank->job().fail(status);
+}
+
+ReductionKind reductionOf(int32_t code) {
+  return static_cast<ReductionKind>(code);
+}
+
+/// Piece `index` of `in` along `dim` (even split) into `out`.
+void slicePiece(const Dense &in, Dense &out, int dim, int64_t index) {
+  std::vector<int64_t> offset(in.shape.size(), 0);
+  offset[dim] = index * out.shape[dim];
+  copyBox(in.data, in.shape, offset, out.data, out.shape,
+          std::vector<int64_t>(out.shape.size(), 0), out.shape,
+          dtypeSize(in.dtype));
+}
+} // namespace
+} // namespace dt::rt
+
+using namespace dt::rt;
+
+#define DT_RT_DEFINE_COLLECTIVES(T, DTYPE)                                     \
+  extern "C" void dt_rt_all_reduce_##T(int64_t ir, DtMemRef *in, int64_t orank, \
+                                       DtMemRef *out, int32_t axes,            \
+                                       int32_t reduction) {                    \
+    runCollective("all_reduce", DTYPE, ir, in, orank, out, axes,              \
+                  [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
+                    return r.backend().allReduce(r, g, i, o,                   \
+                                                 reductionOf(reduction));      \
+                  });                                                          \
+  }                                                                            \
+  extern "C" void dt_rt_all_gather_##T(int64_t ir, DtMemRef *in, int64_t orank, \
+                                       DtMemRef *out, int32_t axes,            \
+                                       int32_t dim) {                          \
+    runCollective("all_gather", DTYPE, ir, in, orank, out, axes,              \
+                  [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
+                    return r.backend().allGather(r, g, i, o, dim);             \
+                  });                                                          \
+  }                                                                            \
+  extern "C" void dt_rt_reduce_scatter_##T(                                    \
+      int64_t ir, DtMemRef *in, int64_t orank, DtMemRef *out, int32_t axes,    \
+      int32_t reduction, int32_t dim) {                                        \
+    runCollective("reduce_scatter", DTYPE, ir, in, orank, out, axes,          \
+                  [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
+                    return r.backend().reduceScatter(                          \
+                        r, g, i, o, reductionOf(reduction), dim);              \
+                  });                                                          \
+  }                                                                            \
+  extern "C" void dt_rt_all_to_all_##T(int64_t ir, DtMemRef *in, int64_t orank, \
+                                       DtMemRef *out, int32_t axes,            \
+                                       int32_t split, int32_t concat) {        \
+    runCollective("all_to_all", DTYPE, ir, in, orank, out, axes,              \
+                  [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
+                    return r.backend().allToAll(r, g, i, o, split, concat);    \
+                  });                                                          \
+  }                                                                            \
+  extern "C" void dt_rt_local_slice_##T(int64_t ir, DtMemRef *in,              \
+                                        int64_t orank, DtMemRef *out,          \
+                                        int32_t axes, int32_t dim) {           \
+    runCollective("local_slice", DTYPE, ir, in, orank, out, axes,             \
+                  [&](RankContext &, const Group &g, Dense &i, Dense &o) {     \
+                    slicePiece(i, o, dim, g.index);                            \
+                    return absl::OkStatus();                                   \
+                  });                                                          \
+  }
+
+DT_RT_DEFINE_COLLECTIVES(f32, DType::F32)
+DT_RT_DEFINE_COLLECTIVES(f64, DType::F64)
+DT_RT_DEFINE_COLLECTIVES(f16, DType::F16)
+DT_RT_DEFINE_COLLECTIVES(bf16, DType::BF16)
+DT_RT_DEFINE_COLLECTIVES(i32, DType::I32)
+DT_RT_DEFINE_COLLECTIVES(i64, DType::I64)
+
+extern "C" int64_t dt_rt_axis_index(int32_t axis) {
+  RankContext *rank = currentRank();
+  if (!rank || axis < 0 || axis >= static_cast<int32_t>(rank->coords().size()))
+    return 0;
+  return rank->coords()[axis];
+}

@@ -1,0 +1,139 @@
+//===- Context.h - Ranks, groups and backends (runtime internals) -*- C++ -*-===//
+
+#ifndef DT_RUNTIME_LIB_CONTEXT_H
+#define DT_RUNTIME_LIB_CONTEXT_H
+
+#include "dt/Runtime/Job.h"
+#include "dt/Sharding/Placement.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dt::rt {
+
+/// A dense row-major array the generated code passed in.
+struct Dense {
+  void *data = nullptr;
+  std::vector<int64_t> shape;
+  DType dtype = DType::F32;
+  int64_t count() const { return numElements(shape); }
+  size_t bytes() const { return count() * dtypeSize(dtype); }
+};
+
+/// The ranks that agree with a rank on every mesh axis outside `mask`,
+/// ordered row-major over the axes in `mask`.
+struct Group {
+  int32_t mask = 0;
+  int64_t key = 0;   ///< The members' common coordinates, as a linear rank.
+  int64_t index = 0; ///< This rank's position in `members`.
+  std::vector<int64_t> members;
+  int64_t size() const { return members.size(); }
+};
+
+/// The first error of a job in this process; every waiter watches it.
+class JobState {
+public:
+  /// Records `status` if it is the first error. Returns the first error.
+  absl::Status fail(absl::Status status);
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+  absl::Status status() const;
+  /// The mutex a backend's waits use, so that `fail` wakes them.
+  absl::Mutex &mutex() { return mu_; }
+  /// Called once, with the first error, by the thread that records it.
+  void setOnFailure(std::function<void(const absl::Status &)> fn) {
+    onFailure_ = std::move(fn);
+  }
+
+private:
+  std::function<void(const absl::Status &)> onFailure_;
+  mutable absl::Mutex mu_;
+  std::atomic<bool> failed_{false};
+  absl::Status first_;
+};
+
+class RankContext;
+
+/// A backend's collectives, run by the calling rank on local buffers.
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual absl::Status allReduce(RankContext &rank, const Group &group,
+                                 const Dense &in, Dense &out,
+                                 ReductionKind kind) = 0;
+  virtual absl::Status allGather(RankContext &rank, const Group &group,
+                                 const Dense &in, Dense &out, int dim) = 0;
+  virtual absl::Status reduceScatter(RankContext &rank, const Group &group,
+                                     const Dense &in, Dense &out,
+                                     ReductionKind kind, int dim) = 0;
+  virtual absl::Status allToAll(RankContext &rank, const Group &group,
+                                const Dense &in, Dense &out, int split,
+                                int concat) = 0;
+};
+
+/// One rank of a running job.
+class RankContext {
+public:
+  RankContext(int64_t rank, const Mesh &mesh, Backend &backend, JobState &job,
+              absl::Duration timeout);
+
+  int64_t rank() const { return rank_; }
+  const std::vector<int64_t> &coords() const { return coords_; }
+  const Mesh &mesh() const { return mesh_; }
+  Backend &backend() { return backend_; }
+  JobState &job() { return job_; }
+  absl::Duration timeout() const { return timeout_; }
+  /// The group of mesh axes `mask` this rank belongs to.
+  const Group &group(int32_t mask);
+
+  /// Counts a collective; fails the job when DT_FAULT_RANK/DT_FAULT_AT
+  /// inject a fault here (docs/Runtime.md, "Fault injection").
+  absl::Status enterCollective(absl::string_view name);
+  /// After the entry returns: an injected fault that never met a
+  /// collective fires now.
+  absl::Status leaveEntry();
+
+private:
+  int64_t rank_;
+  std::vector<int64_t> coords_;
+  const Mesh &mesh_;
+  Backend &backend_;
+  JobState &job_;
+  absl::Duration timeout_;
+  absl::flat_hash_map<int32_t, Group> groups_;
+  int64_t collectives_ = 0;
+  int64_t faultRank_ = -1, faultAt_ = 0;
+  bool faulted_ = false;
+};
+
+/// The rank the calling thread runs (null outside an entry).
+RankContext *currentRank();
+/// Binds the calling thread to `rank` for the lifetime of the binding.
+class RankBinding {
+public:
+  explicit RankBinding(RankContext *rank);
+  ~RankBinding();
+
+private:
+  RankContext *previous_;
+};
+
+/// Binds the calling thread to `rank` and calls `entry` on `buffers`
+/// (arguments, then results) `repeat` times, timing each call.
+absl::Status callEntry(Artifact::EntryFn entry, RankContext &rank,
+                       RankBuffers &buffers, int repeat,
+                       std::vector<double> &seconds);
+
+/// out = in combined over `count` elements of `inputs` (one per member).
+void reduceArrays(DType dtype, void *out,
+                  const std::vector<const void *> &inputs, int64_t count,
+                  ReductionKind kind);
+
+} // namespace dt::rt
+
+#endif // DT_RUNTIME_LIB_CONTEXT_H

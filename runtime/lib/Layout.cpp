@@ -1,0 +1,234 @@
+//===- Layout.cpp - Global tensors <-> the shards of each rank ------------===//
+//
+// The placement math is dt's one copy in include/dt/Sharding/ShardLayout.h;
+// this file applies it to host buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dt/Runtime/Job.h"
+#include "dt/Sharding/ShardLayout.h"
+
+#include "absl/strings/str_cat.h"
+
+#include <cstring>
+
+namespace dt::rt {
+
+namespace {
+std::vector<Placement> placementsOf(const TensorSpec &spec, const Mesh &mesh) {
+  if (!spec.placements.empty())
+    return spec.placements;
+  return std::vector<Placement>(mesh.shape.size(), Placement::replicate());
+}
+} // namespace
+
+std::vector<int64_t> localShape(const TensorSpec &spec, const Mesh &mesh) {
+  if (mesh.shape.empty())
+    return spec.shape;
+  return maxLocalShape(spec.shape, mesh.shape, placementsOf(spec, mesh));
+}
+
+void shardBox(const TensorSpec &spec, const Mesh &mesh, int64_t rank,
+              std::vector<int64_t> &offset, std::vector<int64_t> &shape) {
+  if (mesh.shape.empty()) {
+    offset.assign(spec.shape.size(), 0);
+    shape = spec.shape;
+    return;
+  }
+  ShardBox box = dt::shardBox(spec.shape, mesh.shape, placementsOf(spec, mesh),
+                              meshCoords(mesh.shape, rank));
+  offset = std::move(box.offset);
+  shape = std::move(box.shape);
+}
+
+HostTensor extractShard(const HostTensor &global, const TensorSpec &spec,
+                        const Mesh &mesh, int64_t rank) {
+  HostTensor local(spec.dtype, localShape(spec, mesh));
+  std::vector<int64_t> offset, shape;
+  shardBox(spec, mesh, rank, offset, shape);
+  copyBox(global.data(), global.shape(), offset, local.data(), local.shape(),
+          std::vector<int64_t>(shape.size(), 0), shape, dtypeSize(spec.dtype));
+  return local;
+}
+
+namespace {
+template <typename T>
+void combine(T *acc, const T *x, int64_t n, ReductionKind kind) {
+  for (int64_t i = 0; i < n; ++i) {
+    switch (kind) {
+    case ReductionKind::Sum:
+    case ReductionKind::Avg:
+      acc[i] += x[i];
+      break;
+    case ReductionKind::Max:
+      acc[i] = std::max(acc[i], x[i]);
+      break;
+    case ReductionKind::Min:
+      acc[i] = std::min(acc[i], x[i]);
+      break;
+    }
+  }
+}
+} // namespace
+
+absl::StatusOr<HostTensor>
+assembleGlobal(absl::Span<const HostTensor *const> locals,
+               const TensorSpec &spec, const Mesh &mesh) {
+  std::vector<Placement> placements = placementsOf(spec, mesh);
+  std::optional<ReductionKind> kind;
+  int64_t partialRanks = 1;
+  for (size_t axis = 0; axis < placements.size(); ++axis) {
+    if (!placements[axis].isPartial())
+      continue;
+    if (kind && *kind != placements[axis].reduction())
+      return absl::UnimplementedError(absl::StrCat(
+          spec.label("result"),
+          " is partial with two different reductions; dt-run gathers "
+          "partial results of one kind"));
+    kind = placements[axis].reduction();
+    partialRanks *= mesh.shape[axis];
+  }
+  // Partial pieces are reduced in double precision for floats, then
+  // converted once: the gather adds no rounding of its own.
+  bool wide = spec.dtype != DType::I32 && spec.dtype != DType::I64;
+  int64_t n = numElements(spec.shape);
+  std::vector<double> accD(kind ? n : 0);
+  std::vector<int64_t> accI(kind && !wide ? n : 0);
+  HostTensor global(spec.dtype, spec.shape);
+  std::vector<bool> first(kind ? n : 0, true);
+
+  for (int64_t rank = 0; rank < mesh.size(); ++rank) {
+    std::vector<int64_t> coords =
+        mesh.shape.empty() ? std::vector<int64_t>{} : meshCoords(mesh.shape, rank);
+    bool skip = false;
+    for (size_t axis = 0; axis < placements.size(); ++axis)
+      skip |= placements[axis].isReplicate() && coords[axis] != 0;
+    if (skip)
+      continue;
+    std::vector<int64_t> offset, shape;
+    shardBox(spec, mesh, rank, offset, shape);
+    const HostTensor &local = *locals[rank];
+    if (!kind) {
+      copyBox(local.data(), local.shape(), std::vector<int64_t>(shape.size(), 0),
+              global.data(), global.shape(), offset, shape,
+              dtypeSize(spec.dtype));
+      continue;
+    }
+    // Partial: fold this rank's box into the accumulator, element by element.
+    HostTensor piece(spec.dtype, shape);
+    copyBox(local.data(), local.shape(), std::vector<int64_t>(shape.size(), 0),
+            piece.data(), shape, std::vector<int64_t>(shape.size(), 0), shape,
+            dtypeSize(spec.dtype));
+    std::vector<int64_t> index(shape.size(), 0);
+    for (int64_t i = 0; i < piece.numElements(); ++i) {
+      int64_t flat = 0, rest = i;
+      for (size_t d = shape.size(); d-- > 0;) {
+        index[d] = rest % shape[d];
+        rest /= shape[d];
+      }
+      for (size_t d = 0; d < shape.size(); ++d)
+        flat = flat * spec.shape[d] + offset[d] + index[d];
+      if (wide) {
+        double v = piece.at(i);
+        if (first[flat])
+          accD[flat] = v;
+        else
+          combine(&accD[flat], &v, 1, *kind);
+      } else {
+        int64_t v = static_cast<int64_t>(piece.at(i));
+        if (first[flat])
+          accI[flat] = v;
+        else
+          combine(&accI[flat], &v, 1, *kind);
+      }
+      first[flat] = false;
+    }
+  }
+  if (!kind)
+    return global;
+  for (int64_t i = 0; i < n; ++i) {
+    double v = wide ? accD[i] : static_cast<double>(accI[i]);
+    if (*kind == ReductionKind::Avg)
+      v /= partialRanks;
+    char *p = static_cast<char *>(global.data()) + i * dtypeSize(spec.dtype);
+    switch (spec.dtype) {
+    case DType::F32:
+      *reinterpret_cast<float *>(p) = static_cast<float>(v);
+      break;
+    case DType::F64:
+      *reinterpret_cast<double *>(p) = v;
+      break;
+    case DType::F16:
+      *reinterpret_cast<uint16_t *>(p) = floatToHalf(static_cast<float>(v));
+      break;
+    case DType::BF16:
+      *reinterpret_cast<uint16_t *>(p) = floatToBF16(static_cast<float>(v));
+      break;
+    case DType::I32:
+      *reinterpret_cast<int32_t *>(p) =
+          static_cast<int32_t>(*kind == ReductionKind::Avg ? v : accI[i]);
+      break;
+    case DType::I64:
+      *reinterpret_cast<int64_t *>(p) =
+          *kind == ReductionKind::Avg ? static_cast<int64_t>(v) : accI[i];
+      break;
+    }
+  }
+  return global;
+}
+
+namespace {
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+} // namespace
+
+void fillSeeded(HostTensor &local, const TensorSpec &spec, const Mesh &mesh,
+                int64_t rank, uint64_t seed) {
+  std::vector<int64_t> offset, shape;
+  shardBox(spec, mesh, rank, offset, shape);
+  const std::vector<int64_t> &localShape = local.shape();
+  size_t r = shape.size();
+  std::vector<int64_t> index(r, 0);
+  uint64_t stream = splitmix64(seed * 1000003u + spec.index);
+  for (int64_t i = 0; i < numElements(shape); ++i) {
+    int64_t rest = i, globalFlat = 0, localFlat = 0;
+    for (size_t d = r; d-- > 0;) {
+      index[d] = rest % shape[d];
+      rest /= shape[d];
+    }
+    for (size_t d = 0; d < r; ++d) {
+      globalFlat = globalFlat * spec.shape[d] + offset[d] + index[d];
+      localFlat = localFlat * localShape[d] + index[d];
+    }
+    uint64_t bits = splitmix64(stream ^ static_cast<uint64_t>(globalFlat));
+    double unit = static_cast<double>(bits >> 11) * 0x1.0p-53; // [0, 1)
+    char *p = static_cast<char *>(local.data()) + localFlat * dtypeSize(spec.dtype);
+    float f = static_cast<float>(2 * unit - 1);
+    switch (spec.dtype) {
+    case DType::F32:
+      *reinterpret_cast<float *>(p) = f;
+      break;
+    case DType::F64:
+      *reinterpret_cast<double *>(p) = 2 * unit - 1;
+      break;
+    case DType::F16:
+      *reinterpret_cast<uint16_t *>(p) = floatToHalf(f);
+      break;
+    case DType::BF16:
+      *reinterpret_cast<uint16_t *>(p) = floatToBF16(f);
+      break;
+    case DType::I32:
+      *reinterpret_cast<int32_t *>(p) = static_cast<int32_t>(bits % 17) - 8;
+      break;
+    case DType::I64:
+      *reinterpret_cast<int64_t *>(p) = static_cast<int64_t>(bits % 17) - 8;
+      break;
+    }
+  }
+}
+
+} // namespace dt::rt

@@ -1,0 +1,277 @@
+//===- Mpi.cpp - The mpi backend ------------------------------------------===//
+//
+// One process per rank under mpirun. Each mesh-axis group is an MPI
+// communicator (MPI_Comm_split of the world, made once per job for every
+// subset of axes, in the same order on every rank). Collectives move bytes
+// (MPI_BYTE) and combine locally, so every dtype and reduction kind works
+// the same way; f32/f64/i32/i64 sums, maxima and minima use MPI_Allreduce.
+//
+// Failure: the first error of a rank aborts the whole job (MPI_Abort) with
+// its message; a watchdog thread aborts a rank stuck in one collective past
+// the timeout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Context.h"
+#include "dt/Sharding/ShardLayout.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+// The C API only: Open MPI's header otherwise drags in its C++ bindings.
+#define OMPI_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include <atomic>
+#include <cstring>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+namespace dt::rt {
+
+absl::StatusOr<MpiWorld> mpiInit(int *argc, char ***argv) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized && MPI_Init(argc, argv) != MPI_SUCCESS)
+    return absl::UnavailableError("MPI_Init failed");
+  MpiWorld world;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world.size);
+  return world;
+}
+
+void mpiFinalize() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized)
+    MPI_Finalize();
+}
+
+void mpiAbort(const absl::Status &status) {
+  std::fprintf(stderr, "dt-run: error: %s\n", std::string(status.message()).c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::_Exit(1);
+}
+
+namespace {
+class MpiBackend : public Backend {
+public:
+  MpiBackend(const Mesh &mesh, int64_t rank, absl::Duration timeout);
+  ~MpiBackend() override;
+
+  absl::Status allReduce(RankContext &rank, const Group &group,
+                         const Dense &in, Dense &out,
+                         ReductionKind kind) override;
+  absl::Status allGather(RankContext &rank, const Group &group,
+                         const Dense &in, Dense &out, int dim) override;
+  absl::Status reduceScatter(RankContext &rank, const Group &group,
+                             const Dense &in, Dense &out, ReductionKind kind,
+                             int dim) override;
+  absl::Status allToAll(RankContext &rank, const Group &group, const Dense &in,
+                        Dense &out, int split, int concat) override;
+
+private:
+  /// Marks the time a collective started, for the watchdog.
+  struct Watch {
+    explicit Watch(MpiBackend &b, absl::string_view what) : backend(b) {
+      backend.what_ = what;
+      backend.since_.store(absl::ToUnixNanos(absl::Now()));
+    }
+    ~Watch() { backend.since_.store(0); }
+    MpiBackend &backend;
+  };
+
+  MPI_Comm comm(const Group &group) { return comms_.at(group.mask); }
+  /// Every member's `bytes` bytes, member j at j * bytes of the result.
+  std::vector<char> gather(const Group &group, const void *data, size_t bytes);
+
+  absl::flat_hash_map<int32_t, MPI_Comm> comms_;
+  int64_t rank_;
+  absl::Duration timeout_;
+  std::atomic<int64_t> since_{0};
+  absl::string_view what_;
+  std::atomic<bool> stop_{false};
+  std::thread watchdog_;
+};
+
+MpiBackend::MpiBackend(const Mesh &mesh, int64_t rank, absl::Duration timeout)
+    : rank_(rank), timeout_(timeout) {
+  // One split per non-empty subset of axes, in the same order everywhere.
+  std::vector<int64_t> coords =
+      mesh.shape.empty() ? std::vector<int64_t>{} : meshCoords(mesh.shape, rank);
+  for (int32_t mask = 1; mask < (1 << mesh.shape.size()); ++mask) {
+    std::vector<int64_t> key = coords, position;
+    int64_t index = 0;
+    for (size_t axis = 0; axis < coords.size(); ++axis)
+      if (mask & (1 << axis)) {
+        key[axis] = 0;
+        index = index * mesh.shape[axis] + coords[axis];
+      }
+    MPI_Comm comm;
+    MPI_Comm_split(MPI_COMM_WORLD, static_cast<int>(linearRank(mesh.shape, key)),
+                   static_cast<int>(index), &comm);
+    comms_[mask] = comm;
+  }
+  watchdog_ = std::thread([this] {
+    while (!stop_.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      int64_t since = since_.load();
+      if (since && absl::Now() - absl::FromUnixNanos(since) > timeout_)
+        mpiAbort(absl::DeadlineExceededError(absl::StrCat(
+            "rank ", rank_, ": timed out after ", absl::FormatDuration(timeout_),
+            " in ", what_, " waiting for the other ranks of its group")));
+    }
+  });
+}
+
+MpiBackend::~MpiBackend() {
+  stop_.store(true);
+  watchdog_.join();
+  for (auto &[mask, comm] : comms_)
+    MPI_Comm_free(&comm);
+}
+
+std::vector<char> MpiBackend::gather(const Group &group, const void *data,
+                                     size_t bytes) {
+  std::vector<char> all(bytes * group.size());
+  MPI_Allgather(data, static_cast<int>(bytes), MPI_BYTE, all.data(),
+                static_cast<int>(bytes), MPI_BYTE, comm(group));
+  return all;
+}
+
+absl::Status MpiBackend::allReduce(RankContext &, const Group &group,
+                                   const Dense &in, Dense &out,
+                                   ReductionKind kind) {
+  Watch watch(*this, "all_reduce");
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  switch (in.dtype) {
+  case DType::F32: type = MPI_FLOAT; break;
+  case DType::F64: type = MPI_DOUBLE; break;
+  case DType::I32: type = MPI_INT32_T; break;
+  case DType::I64: type = MPI_INT64_T; break;
+  default: break;
+  }
+  if (type != MPI_DATATYPE_NULL && kind != ReductionKind::Avg) {
+    MPI_Op op = kind == ReductionKind::Sum   ? MPI_SUM
+                : kind == ReductionKind::Max ? MPI_MAX
+                                             : MPI_MIN;
+    MPI_Allreduce(in.data, out.data, static_cast<int>(in.count()), type, op,
+                  comm(group));
+    return absl::OkStatus();
+  }
+  std::vector<char> all = gather(group, in.data, in.bytes());
+  std::vector<const void *> inputs;
+  for (int64_t j = 0; j < group.size(); ++j)
+    inputs.push_back(all.data() + j * in.bytes());
+  reduceArrays(in.dtype, out.data, inputs, in.count(), kind);
+  return absl::OkStatus();
+}
+
+absl::Status MpiBackend::allGather(RankContext &, const Group &group,
+                                   const Dense &in, Dense &out, int dim) {
+  Watch watch(*this, "all_gather");
+  std::vector<char> all = gather(group, in.data, in.bytes());
+  std::vector<int64_t> zero(in.shape.size(), 0), at(in.shape.size(), 0);
+  for (int64_t j = 0; j < group.size(); ++j) {
+    at[dim] = j * in.shape[dim];
+    copyBox(all.data() + j * in.bytes(), in.shape, zero, out.data, out.shape,
+            at, in.shape, dtypeSize(in.dtype));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MpiBackend::reduceScatter(RankContext &, const Group &group,
+                                       const Dense &in, Dense &out,
+                                       ReductionKind kind, int dim) {
+  Watch watch(*this, "reduce_scatter");
+  // Piece j of the input goes to member j; each reduces what it receives.
+  int64_t n = group.size();
+  size_t piece = out.bytes();
+  std::vector<char> send(piece * n), receive(piece * n);
+  std::vector<int64_t> offset(in.shape.size(), 0), zero(in.shape.size(), 0);
+  for (int64_t j = 0; j < n; ++j) {
+    offset[dim] = j * out.shape[dim];
+    copyBox(in.data, in.shape, offset, send.data() + j * piece, out.shape, zero,
+            out.shape, dtypeSize(in.dtype));
+  }
+  MPI_Alltoall(send.data(), static_cast<int>(piece), MPI_BYTE, receive.data(),
+               static_cast<int>(piece), MPI_BYTE, comm(group));
+  std::vector<const void *> inputs;
+  for (int64_t j = 0; j < n; ++j)
+    inputs.push_back(receive.data() + j * piece);
+  reduceArrays(in.dtype, out.data, inputs, out.count(), kind);
+  return absl::OkStatus();
+}
+
+absl::Status MpiBackend::allToAll(RankContext &, const Group &group,
+                                  const Dense &in, Dense &out, int split,
+                                  int concat) {
+  Watch watch(*this, "all_to_all");
+  int64_t n = group.size();
+  std::vector<int64_t> part = in.shape;
+  part[split] = out.shape[split];
+  size_t bytes = numElements(part) * dtypeSize(in.dtype);
+  std::vector<char> send(bytes * n), receive(bytes * n);
+  std::vector<int64_t> offset(in.shape.size(), 0), zero(in.shape.size(), 0);
+  for (int64_t j = 0; j < n; ++j) {
+    offset[split] = j * part[split];
+    copyBox(in.data, in.shape, offset, send.data() + j * bytes, part, zero,
+            part, dtypeSize(in.dtype));
+  }
+  MPI_Alltoall(send.data(), static_cast<int>(bytes), MPI_BYTE, receive.data(),
+               static_cast<int>(bytes), MPI_BYTE, comm(group));
+  std::vector<int64_t> to(in.shape.size(), 0);
+  for (int64_t j = 0; j < n; ++j) {
+    to[concat] = j * in.shape[concat];
+    copyBox(receive.data() + j * bytes, part, zero, out.data, out.shape, to,
+            part, dtypeSize(in.dtype));
+  }
+  return absl::OkStatus();
+}
+} // namespace
+
+absl::StatusOr<RunStats> runMpiRank(Artifact::EntryFn entry,
+                                    const EntrySpec &spec, RankBuffers &mine,
+                                    const RunOptions &options) {
+  MpiWorld world;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world.size);
+  if (world.size != spec.mesh.size())
+    return absl::FailedPreconditionError(absl::StrCat(
+        "entry ", spec.name, " runs on the mesh ", spec.mesh.str(), " of ",
+        spec.mesh.size(), " ranks, but the MPI job has ", world.size,
+        " processes: run it with mpirun -np ", spec.mesh.size()));
+  JobState job;
+  job.setOnFailure([](const absl::Status &status) { mpiAbort(status); });
+  MpiBackend backend(spec.mesh, world.rank, options.timeout);
+  RankContext context(world.rank, spec.mesh, backend, job, options.timeout);
+  RunStats stats;
+  stats.ranks.push_back(world.rank);
+  stats.seconds.emplace_back();
+  if (absl::Status s =
+          callEntry(entry, context, mine, options.repeat, stats.seconds[0]);
+      !s.ok())
+    mpiAbort(s);
+  return stats;
+}
+
+absl::StatusOr<std::vector<HostTensor>> mpiGather(const HostTensor &local,
+                                                  const MpiWorld &world) {
+  std::vector<char> all(world.rank == 0 ? local.byteSize() * world.size : 0);
+  MPI_Gather(local.data(), static_cast<int>(local.byteSize()), MPI_BYTE,
+             all.data(), static_cast<int>(local.byteSize()), MPI_BYTE, 0,
+             MPI_COMM_WORLD);
+  std::vector<HostTensor> result;
+  if (world.rank != 0)
+    return result;
+  for (int r = 0; r < world.size; ++r) {
+    result.emplace_back(local.dtype(), local.shape());
+    std::memcpy(result.back().data(), all.data() + r * local.byteSize(),
+                local.byteSize());
+  }
+  return result;
+}
+
+} // namespace dt::rt

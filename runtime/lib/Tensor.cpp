@@ -1,0 +1,497 @@
+//===- Tensor.cpp - Host tensors, element types and .npy files ------------===//
+
+#include "dt/Runtime/Tensor.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace dt::rt {
+
+size_t dtypeSize(DType dtype) {
+  switch (dtype) {
+  case DType::F16:
+  case DType::BF16:
+    return 2;
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::F64:
+  case DType::I64:
+    return 8;
+  }
+  return 4;
+}
+
+absl::string_view dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return "f32";
+  case DType::F64:
+    return "f64";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
+  }
+  return "?";
+}
+
+std::optional<DType> parseDType(absl::string_view name) {
+  for (DType d : {DType::F32, DType::F64, DType::F16, DType::BF16, DType::I32,
+                  DType::I64})
+    if (dtypeName(d) == name)
+      return d;
+  return std::nullopt;
+}
+
+int64_t numElements(absl::Span<const int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string shapeString(absl::Span<const int64_t> shape) {
+  return shape.empty() ? "scalar" : absl::StrJoin(shape, "x");
+}
+
+void HostTensor::Free::operator()(void *p) const { std::free(p); }
+
+HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
+    : dtype_(dtype), shape_(std::move(shape)) {
+  size_t bytes = std::max<size_t>(byteSize(), 1);
+  size_t rounded = (bytes + 63) / 64 * 64;
+  data_.reset(std::aligned_alloc(64, rounded));
+  std::memset(data_.get(), 0, rounded);
+}
+
+double HostTensor::at(int64_t i) const {
+  const char *p = static_cast<const char *>(data()) + i * dtypeSize(dtype_);
+  switch (dtype_) {
+  case DType::F32:
+    return *reinterpret_cast<const float *>(p);
+  case DType::F64:
+    return *reinterpret_cast<const double *>(p);
+  case DType::F16:
+    return halfToFloat(*reinterpret_cast<const uint16_t *>(p));
+  case DType::BF16:
+    return bf16ToFloat(*reinterpret_cast<const uint16_t *>(p));
+  case DType::I32:
+    return *reinterpret_cast<const int32_t *>(p);
+  case DType::I64:
+    return static_cast<double>(*reinterpret_cast<const int64_t *>(p));
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Half precision
+//===----------------------------------------------------------------------===//
+
+float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16;
+  uint32_t exponent = (h >> 10) & 0x1f;
+  uint32_t mantissa = h & 0x3ff;
+  uint32_t bits;
+  if (exponent == 0x1f) {
+    bits = sign | 0x7f800000 | (mantissa << 13);
+  } else if (exponent != 0) {
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {
+    bits = sign;
+  } else { // Subnormal: normalize.
+    int shift = 0;
+    while (!(mantissa & 0x400)) {
+      mantissa <<= 1;
+      ++shift;
+    }
+    bits = sign | ((113 - shift) << 23) | ((mantissa & 0x3ff) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t floatToHalf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  uint16_t sign = (bits >> 16) & 0x8000;
+  uint32_t abs = bits & 0x7fffffff;
+  if (abs >= 0x7f800000) // Inf or NaN.
+    return sign | 0x7c00 | (abs > 0x7f800000 ? 0x200 : 0);
+  if (abs >= 0x477ff000) // Rounds to beyond the largest half.
+    return sign | 0x7c00;
+  if (abs < 0x38800000) { // Subnormal half (or zero).
+    float magnitude;
+    std::memcpy(&magnitude, &abs, 4);
+    // Scale so the half's subnormal unit is 1, then round to nearest even.
+    float scaled = magnitude * 16777216.0f; // 2^24
+    return sign | static_cast<uint16_t>(std::nearbyint(scaled));
+  }
+  uint32_t rounded = abs + 0xfff + ((abs >> 13) & 1);
+  return sign | static_cast<uint16_t>((rounded - 0x38000000) >> 13);
+}
+
+float bf16ToFloat(uint16_t bits) {
+  uint32_t wide = uint32_t(bits) << 16;
+  float f;
+  std::memcpy(&f, &wide, 4);
+  return f;
+}
+
+uint16_t floatToBF16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  if ((bits & 0x7fffffff) > 0x7f800000) // NaN stays NaN.
+    return static_cast<uint16_t>((bits >> 16) | 0x40);
+  bits += 0x7fff + ((bits >> 16) & 1);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+//===----------------------------------------------------------------------===//
+// Boxes
+//===----------------------------------------------------------------------===//
+
+void copyBox(const void *src, absl::Span<const int64_t> srcShape,
+             absl::Span<const int64_t> srcOffset, void *dst,
+             absl::Span<const int64_t> dstShape,
+             absl::Span<const int64_t> dstOffset,
+             absl::Span<const int64_t> box, size_t elementSize) {
+  size_t rank = box.size();
+  if (numElements(box) == 0)
+    return;
+  // Merge trailing dims that both arrays hold whole into one contiguous run.
+  size_t inner = rank;
+  size_t run = elementSize;
+  while (inner > 0) {
+    size_t d = inner - 1;
+    run *= box[d];
+    --inner;
+    if (box[d] != srcShape[d] || box[d] != dstShape[d])
+      break;
+  }
+  // Strides in bytes.
+  std::vector<int64_t> srcStride(rank), dstStride(rank);
+  int64_t srcStep = elementSize, dstStep = elementSize;
+  for (size_t d = rank; d-- > 0;) {
+    srcStride[d] = srcStep;
+    dstStride[d] = dstStep;
+    srcStep *= srcShape[d];
+    dstStep *= dstShape[d];
+  }
+  // Iterate over the outer dims [0, inner) of the box.
+  std::vector<int64_t> index(inner, 0);
+  const char *s = static_cast<const char *>(src);
+  char *t = static_cast<char *>(dst);
+  while (true) {
+    int64_t so = 0, to = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t i = d < inner ? index[d] : 0;
+      so += (srcOffset[d] + i) * srcStride[d];
+      to += (dstOffset[d] + i) * dstStride[d];
+    }
+    std::memcpy(t + to, s + so, run);
+    size_t d = inner;
+    while (d > 0) {
+      --d;
+      if (++index[d] < box[d])
+        break;
+      index[d] = 0;
+      if (d == 0)
+        return;
+    }
+    if (inner == 0)
+      return;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// .npy
+//===----------------------------------------------------------------------===//
+
+namespace {
+constexpr char kMagic[] = "\x93NUMPY";
+
+absl::string_view npyDescr(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return "<f4";
+  case DType::F64:
+    return "<f8";
+  case DType::F16:
+    return "<f2";
+  case DType::BF16:
+    return "<V2";
+  case DType::I32:
+    return "<i4";
+  case DType::I64:
+    return "<i8";
+  }
+  return "";
+}
+
+/// The value of `key` in numpy's header dict (a Python literal).
+std::optional<absl::string_view> headerField(absl::string_view header,
+                                            absl::string_view key) {
+  std::string quoted = absl::StrCat("'", key, "'");
+  size_t at = header.find(quoted);
+  if (at == absl::string_view::npos)
+    return std::nullopt;
+  size_t colon = header.find(':', at + quoted.size());
+  if (colon == absl::string_view::npos)
+    return std::nullopt;
+  absl::string_view rest = absl::StripLeadingAsciiWhitespace(
+      header.substr(colon + 1));
+  size_t end;
+  if (!rest.empty() && rest[0] == '(')
+    end = rest.find(')') + 1;
+  else if (!rest.empty() && rest[0] == '\'')
+    end = rest.find('\'', 1) + 1;
+  else
+    end = rest.find_first_of(",}");
+  if (end == absl::string_view::npos || end == 0)
+    return std::nullopt;
+  return rest.substr(0, end);
+}
+
+struct File {
+  int fd = -1;
+  ~File() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+};
+
+absl::Status readExactly(int fd, void *buffer, size_t bytes, off_t at,
+                         const std::string &path, absl::string_view what) {
+  char *p = static_cast<char *>(buffer);
+  while (bytes > 0) {
+    ssize_t n = ::pread(fd, p, bytes, at);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return absl::DataLossError(
+          absl::StrCat(what, ": cannot read ", path, ": ", std::strerror(errno)));
+    if (n == 0)
+      return absl::DataLossError(absl::StrCat(
+          what, ": ", path, " is truncated: its data ends at byte ", at,
+          " but the header's shape needs ", bytes, " more bytes"));
+    p += n;
+    at += n;
+    bytes -= n;
+  }
+  return absl::OkStatus();
+}
+} // namespace
+
+absl::StatusOr<NpyHeader> readNpyHeader(const std::string &path,
+                                        absl::string_view what) {
+  File file;
+  file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (file.fd < 0)
+    return absl::NotFoundError(
+        absl::StrCat(what, ": cannot open ", path, ": ", std::strerror(errno)));
+  unsigned char prefix[12];
+  ssize_t got = ::pread(file.fd, prefix, sizeof(prefix), 0);
+  if (got < 10 || std::memcmp(prefix, kMagic, 6) != 0)
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", path, " is not a .npy file (no \\x93NUMPY magic)"));
+  int major = prefix[6];
+  size_t headerLength, headerStart;
+  if (major == 1) {
+    headerLength = prefix[8] | (prefix[9] << 8);
+    headerStart = 10;
+  } else if (major == 2 || major == 3) {
+    if (got < 12)
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": ", path, " has a truncated .npy header"));
+    headerLength = prefix[8] | (prefix[9] << 8) | (size_t(prefix[10]) << 16) |
+                   (size_t(prefix[11]) << 24);
+    headerStart = 12;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": ", path, " has .npy format version ", major,
+        "; dt reads versions 1 to 3"));
+  }
+  if (headerLength > (1 << 20))
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", path, " has an implausible header length"));
+  std::string header(headerLength, '\0');
+  if (absl::Status s = readExactly(file.fd, header.data(), headerLength,
+                                   headerStart, path, what);
+      !s.ok())
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", path, " has a truncated .npy header"));
+
+  auto descr = headerField(header, "descr");
+  auto order = headerField(header, "fortran_order");
+  auto shape = headerField(header, "shape");
+  if (!descr || !order || !shape)
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": ", path, " has a malformed .npy header: ", header));
+  if (*order != "False")
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": ", path,
+        " is in Fortran order; dt reads C-order arrays "
+        "(np.ascontiguousarray before np.save)"));
+  absl::string_view d = absl::StripPrefix(absl::StripSuffix(*descr, "'"), "'");
+  NpyHeader result;
+  result.dataOffset = headerStart + headerLength;
+  bool found = false;
+  for (DType dtype : {DType::F32, DType::F64, DType::F16, DType::BF16,
+                      DType::I32, DType::I64}) {
+    absl::string_view want = npyDescr(dtype);
+    // One-byte-per-element and void types may be written with '|'.
+    if (d == want || (dtype == DType::BF16 && d == "|V2")) {
+      result.dtype = dtype;
+      found = true;
+    }
+  }
+  if (!found) {
+    if (!d.empty() && d[0] == '>')
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, ": ", path, " holds big-endian data ('", d,
+          "'); dt reads little-endian"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": ", path, " has dtype '", d,
+        "'; dt reads <f4, <f8, <f2, <V2 (bf16), <i4, <i8"));
+  }
+  absl::string_view dims =
+      absl::StripSuffix(absl::StripPrefix(*shape, "("), ")");
+  for (absl::string_view part : absl::StrSplit(dims, ',', absl::SkipWhitespace())) {
+    int64_t extent;
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(part), &extent) ||
+        extent < 0)
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, ": ", path, " has a malformed shape ", *shape));
+    result.shape.push_back(extent);
+  }
+  off_t size = ::lseek(file.fd, 0, SEEK_END);
+  size_t needed = numElements(result.shape) * dtypeSize(result.dtype);
+  if (size < 0 || size_t(size) < result.dataOffset + needed)
+    return absl::DataLossError(absl::StrCat(
+        what, ": ", path, " is truncated: shape ", shapeString(result.shape),
+        " of ", dtypeName(result.dtype), " needs ", needed,
+        " bytes of data, the file has ",
+        size < 0 ? 0 : std::max<int64_t>(0, size - result.dataOffset)));
+  return result;
+}
+
+absl::Status readNpyBox(const std::string &path, absl::string_view what,
+                        DType dtype, absl::Span<const int64_t> shape,
+                        absl::Span<const int64_t> offset,
+                        absl::Span<const int64_t> box, HostTensor &out) {
+  absl::StatusOr<NpyHeader> header = readNpyHeader(path, what);
+  if (!header.ok())
+    return header.status();
+  if (header->dtype != dtype)
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": ", path, " holds ", dtypeName(header->dtype),
+        " but the program expects ", dtypeName(dtype)));
+  if (header->shape != std::vector<int64_t>(shape.begin(), shape.end()))
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": ", path, " has shape ", shapeString(header->shape),
+        " but the program expects ", shapeString(shape)));
+  File file;
+  file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (file.fd < 0)
+    return absl::NotFoundError(
+        absl::StrCat(what, ": cannot open ", path, ": ", std::strerror(errno)));
+  size_t element = dtypeSize(dtype);
+  size_t rank = shape.size();
+  if (numElements(box) == 0)
+    return absl::OkStatus();
+  // Read row runs of the box: the trailing dims it covers whole merge.
+  size_t inner = rank;
+  int64_t run = 1;
+  while (inner > 0) {
+    run *= box[inner - 1];
+    --inner;
+    if (box[inner] != shape[inner])
+      break;
+  }
+  std::vector<int64_t> index(inner, 0);
+  std::vector<int64_t> zero(rank, 0);
+  std::vector<char> row(run * element);
+  while (true) {
+    int64_t flat = 0;
+    for (size_t d = 0; d < rank; ++d)
+      flat = flat * shape[d] + offset[d] + (d < inner ? index[d] : 0);
+    if (absl::Status s =
+            readExactly(file.fd, row.data(), row.size(),
+                        header->dataOffset + flat * element, path, what);
+        !s.ok())
+      return s;
+    // Place the run at the box position index (trailing dims from 0).
+    std::vector<int64_t> at(rank, 0);
+    for (size_t d = 0; d < inner; ++d)
+      at[d] = index[d];
+    std::vector<int64_t> runShape(rank, 1);
+    for (size_t d = inner; d < rank; ++d)
+      runShape[d] = box[d];
+    copyBox(row.data(), runShape, zero, out.data(), out.shape(), at, runShape,
+            element);
+    size_t d = inner;
+    bool done = inner == 0;
+    while (d > 0) {
+      --d;
+      if (++index[d] < box[d])
+        break;
+      index[d] = 0;
+      if (d == 0)
+        done = true;
+    }
+    if (done)
+      return absl::OkStatus();
+  }
+}
+
+absl::Status writeNpy(const std::string &path, const HostTensor &tensor) {
+  std::string dict = absl::StrCat(
+      "{'descr': '", npyDescr(tensor.dtype()), "', 'fortran_order': False, ",
+      "'shape': (", absl::StrJoin(tensor.shape(), ", "),
+      tensor.shape().size() == 1 ? ",), }" : "), }");
+  // Pad so the data starts at a multiple of 64 bytes; end with a newline.
+  size_t total = 10 + dict.size() + 1;
+  dict.append((64 - total % 64) % 64, ' ');
+  dict.push_back('\n');
+  std::string header(kMagic, 6);
+  header.push_back('\x01');
+  header.push_back('\x00');
+  header.push_back(static_cast<char>(dict.size() & 0xff));
+  header.push_back(static_cast<char>(dict.size() >> 8));
+  header += dict;
+
+  std::string temporary = absl::StrCat(path, ".tmp-", ::getpid());
+  FILE *f = std::fopen(temporary.c_str(), "wb");
+  if (!f)
+    return absl::PermissionDeniedError(absl::StrCat(
+        "cannot write ", temporary, ": ", std::strerror(errno)));
+  bool ok = std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
+            std::fwrite(tensor.data(), 1, tensor.byteSize(), f) ==
+                tensor.byteSize();
+  ok = (std::fclose(f) == 0) && ok;
+  if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::string reason = std::strerror(errno);
+    std::remove(temporary.c_str());
+    return absl::DataLossError(
+        absl::StrCat("cannot write ", path, ": ", reason));
+  }
+  return absl::OkStatus();
+}
+
+} // namespace dt::rt

@@ -1,0 +1,275 @@
+//===- Threads.cpp - The threads backend ----------------------------------===//
+//
+// One thread per rank; a collective's members publish their buffers in the
+// group's slot and each does its share of the work on the others' memory.
+// Only the barriers take a lock (the job's mutex, which is also where a
+// failure wakes every waiter); data moves with no lock held.
+//
+// Failure: a rank waiting at a collective's first barrier leaves as soon as
+// the job fails (the missing member may never come). Once every member has
+// passed that barrier, all of them are inside the collective, reading each
+// other's buffers, so the later barriers wait for all of them: no rank can
+// free a buffer another still reads. The timeout bounds every wait.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Context.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+
+#include <cstring>
+#include <thread>
+
+namespace dt::rt {
+
+namespace {
+class ThreadsBackend : public Backend {
+public:
+  explicit ThreadsBackend(JobState &job) : job_(job) {}
+
+  absl::Status allReduce(RankContext &rank, const Group &group,
+                         const Dense &in, Dense &out,
+                         ReductionKind kind) override;
+  absl::Status allGather(RankContext &rank, const Group &group,
+                         const Dense &in, Dense &out, int dim) override;
+  absl::Status reduceScatter(RankContext &rank, const Group &group,
+                             const Dense &in, Dense &out, ReductionKind kind,
+                             int dim) override;
+  absl::Status allToAll(RankContext &rank, const Group &group, const Dense &in,
+                        Dense &out, int split, int concat) override;
+
+private:
+  /// Where one group's members meet.
+  struct Slot {
+    uint64_t generation = 0;
+    int64_t arrived = 0;
+    std::vector<const void *> in;
+    std::vector<void *> out;
+  };
+
+  /// Publishes this rank's buffers and waits for the group (abortable).
+  absl::Status publish(RankContext &rank, const Group &group, Slot *&slot,
+                       const void *in, void *out, absl::string_view what);
+  /// Waits for every member (not abortable: all of them are inside).
+  absl::Status barrier(RankContext &rank, const Group &group, Slot &slot,
+                       absl::string_view what, bool abortable);
+
+  JobState &job_;
+  absl::flat_hash_map<std::pair<int32_t, int64_t>, std::unique_ptr<Slot>> slots_;
+};
+
+absl::Status ThreadsBackend::publish(RankContext &rank, const Group &group,
+                                     Slot *&slot, const void *in, void *out,
+                                     absl::string_view what) {
+  {
+    absl::MutexLock lock(&job_.mutex());
+    std::unique_ptr<Slot> &entry = slots_[{group.mask, group.key}];
+    if (!entry) {
+      entry = std::make_unique<Slot>();
+      entry->in.resize(group.size());
+      entry->out.resize(group.size());
+    }
+    slot = entry.get();
+    slot->in[group.index] = in;
+    slot->out[group.index] = out;
+  }
+  return barrier(rank, group, *slot, what, /*abortable=*/true);
+}
+
+absl::Status ThreadsBackend::barrier(RankContext &rank, const Group &group,
+                                     Slot &slot, absl::string_view what,
+                                     bool abortable) {
+  bool arrived = false;
+  {
+    absl::MutexLock lock(&job_.mutex());
+    if (abortable && job_.failed())
+      arrived = false;
+    else {
+      uint64_t generation = slot.generation;
+      if (++slot.arrived == group.size()) {
+        slot.arrived = 0;
+        ++slot.generation;
+        return absl::OkStatus();
+      }
+      auto done = [&] {
+        return slot.generation != generation || (abortable && job_.failed());
+      };
+      job_.mutex().AwaitWithTimeout(absl::Condition(&done), rank.timeout());
+      arrived = slot.generation != generation;
+      if (!arrived && !job_.failed()) {
+        // Timed out: withdraw, so the count stays right for nobody.
+        --slot.arrived;
+      }
+    }
+  }
+  if (arrived)
+    return absl::OkStatus();
+  if (job_.failed())
+    return job_.status();
+  std::vector<std::string> axes;
+  for (size_t axis = 0; axis < rank.mesh().axisNames.size(); ++axis)
+    if (group.mask & (1 << axis))
+      axes.push_back(rank.mesh().axisNames[axis]);
+  return job_.fail(absl::DeadlineExceededError(absl::StrCat(
+      "rank ", rank.rank(), ": timed out after ",
+      absl::FormatDuration(rank.timeout()), " in ", what, " on mesh axes [",
+      absl::StrJoin(axes, ", "), "] waiting for ranks {",
+      absl::StrJoin(group.members, ", "), "}")));
+}
+
+absl::Status ThreadsBackend::allReduce(RankContext &rank, const Group &group,
+                                       const Dense &in, Dense &out,
+                                       ReductionKind kind) {
+  Slot *slot;
+  if (absl::Status s = publish(rank, group, slot, in.data, out.data, "all_reduce");
+      !s.ok())
+    return s;
+  // Reduce-scatter then all-gather, in place in the members' outputs: each
+  // member reduces one chunk of every input, then copies the others' chunks.
+  int64_t n = group.size(), count = in.count();
+  size_t element = dtypeSize(in.dtype);
+  int64_t chunk = (count + n - 1) / n;
+  auto range = [&](int64_t j) {
+    int64_t lo = std::min(count, j * chunk);
+    return std::make_pair(lo, std::min(count, lo + chunk));
+  };
+  auto [lo, hi] = range(group.index);
+  std::vector<const void *> inputs(n);
+  for (int64_t j = 0; j < n; ++j)
+    inputs[j] = static_cast<const char *>(slot->in[j]) + lo * element;
+  if (hi > lo)
+    reduceArrays(in.dtype, static_cast<char *>(out.data) + lo * element, inputs,
+                 hi - lo, kind);
+  if (absl::Status s = barrier(rank, group, *slot, "all_reduce", false); !s.ok())
+    return s;
+  for (int64_t j = 0; j < n; ++j) {
+    auto [a, b] = range(j);
+    if (j != group.index && b > a)
+      std::memcpy(static_cast<char *>(out.data) + a * element,
+                  static_cast<const char *>(slot->out[j]) + a * element,
+                  (b - a) * element);
+  }
+  return barrier(rank, group, *slot, "all_reduce", false);
+}
+
+absl::Status ThreadsBackend::allGather(RankContext &rank, const Group &group,
+                                       const Dense &in, Dense &out, int dim) {
+  Slot *slot;
+  if (absl::Status s = publish(rank, group, slot, in.data, out.data, "all_gather");
+      !s.ok())
+    return s;
+  std::vector<int64_t> zero(in.shape.size(), 0), at(in.shape.size(), 0);
+  for (int64_t j = 0; j < group.size(); ++j) {
+    at[dim] = j * in.shape[dim];
+    copyBox(slot->in[j], in.shape, zero, out.data, out.shape, at, in.shape,
+            dtypeSize(in.dtype));
+  }
+  return barrier(rank, group, *slot, "all_gather", false);
+}
+
+absl::Status ThreadsBackend::reduceScatter(RankContext &rank,
+                                           const Group &group, const Dense &in,
+                                           Dense &out, ReductionKind kind,
+                                           int dim) {
+  Slot *slot;
+  if (absl::Status s =
+          publish(rank, group, slot, in.data, out.data, "reduce_scatter");
+      !s.ok())
+    return s;
+  // This rank's piece of every input, then one reduction.
+  int64_t n = group.size();
+  std::vector<HostTensor> pieces;
+  std::vector<const void *> inputs;
+  std::vector<int64_t> offset(in.shape.size(), 0),
+      zero(in.shape.size(), 0);
+  offset[dim] = group.index * out.shape[dim];
+  for (int64_t j = 0; j < n; ++j) {
+    pieces.emplace_back(in.dtype, out.shape);
+    copyBox(slot->in[j], in.shape, offset, pieces.back().data(), out.shape,
+            zero, out.shape, dtypeSize(in.dtype));
+    inputs.push_back(pieces.back().data());
+  }
+  reduceArrays(in.dtype, out.data, inputs, out.count(), kind);
+  return barrier(rank, group, *slot, "reduce_scatter", false);
+}
+
+absl::Status ThreadsBackend::allToAll(RankContext &rank, const Group &group,
+                                      const Dense &in, Dense &out, int split,
+                                      int concat) {
+  Slot *slot;
+  if (absl::Status s = publish(rank, group, slot, in.data, out.data, "all_to_all");
+      !s.ok())
+    return s;
+  // Member j's part for this rank, placed at j along `concat`.
+  std::vector<int64_t> part = in.shape;
+  part[split] = out.shape[split];
+  std::vector<int64_t> from(in.shape.size(), 0), to(in.shape.size(), 0);
+  from[split] = group.index * part[split];
+  for (int64_t j = 0; j < group.size(); ++j) {
+    to[concat] = j * in.shape[concat];
+    copyBox(slot->in[j], in.shape, from, out.data, out.shape, to, part,
+            dtypeSize(in.dtype));
+  }
+  return barrier(rank, group, *slot, "all_to_all", false);
+}
+
+} // namespace
+
+absl::StatusOr<RunStats> runThreads(Artifact::EntryFn entry,
+                                    const EntrySpec &spec,
+                                    std::vector<RankBuffers> &ranks,
+                                    const RunOptions &options) {
+  int64_t n = spec.mesh.size();
+  if (static_cast<int64_t>(ranks.size()) != n)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the mesh ", spec.mesh.str(), " has ", n, " ranks but ", ranks.size(),
+        " sets of buffers were given"));
+  JobState job;
+  ThreadsBackend backend(job);
+  std::vector<std::unique_ptr<RankContext>> contexts;
+  for (int64_t r = 0; r < n; ++r)
+    contexts.push_back(std::make_unique<RankContext>(r, spec.mesh, backend,
+                                                     job, options.timeout));
+  RunStats stats;
+  stats.seconds.resize(n);
+  std::vector<std::thread> threads;
+  for (int64_t r = 0; r < n; ++r) {
+    stats.ranks.push_back(r);
+    threads.emplace_back([&, r] {
+      absl::Status s = callEntry(entry, *contexts[r], ranks[r], options.repeat,
+                                 stats.seconds[r]);
+      if (!s.ok())
+        job.fail(s);
+    });
+  }
+  for (std::thread &t : threads)
+    t.join();
+  if (job.failed())
+    return job.status();
+  return stats;
+}
+
+absl::Status runReference(Artifact::EntryFn entry,
+                          std::vector<HostTensor> &args,
+                          std::vector<HostTensor> &results) {
+  JobState job;
+  ThreadsBackend backend(job);
+  Mesh single;
+  RankContext context(0, single, backend, job, absl::Seconds(1));
+  RankBuffers buffers{std::move(args), std::move(results)};
+  std::vector<double> seconds;
+  RankBinding binding(&context);
+  std::vector<void *> pointers;
+  for (HostTensor &t : buffers.args)
+    pointers.push_back(t.data());
+  for (HostTensor &t : buffers.results)
+    pointers.push_back(t.data());
+  entry(pointers.data());
+  args = std::move(buffers.args);
+  results = std::move(buffers.results);
+  return job.failed() ? job.status() : absl::OkStatus();
+}
+
+} // namespace dt::rt

@@ -1,0 +1,464 @@
+//===- dt-run.cpp - Run a dt artifact on the ranks of its mesh ------------===//
+//
+// dt-run PROG.so|PROG.mlir [--backend=threads|mpi] [--entry=NAME]
+//        [--input=I=FILE.npy]... [--seed=N] [--output-dir=DIR] [--verify]
+//        [--repeat=N] [--timeout=SECONDS]
+//
+// Links the runtime only; a .mlir program is compiled first by running the
+// dt-compile that sits next to this executable.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dt/Runtime/Job.h"
+#include "dt/Runtime/Program.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace dt::rt;
+
+namespace {
+struct Flags {
+  std::string program;
+  std::string backend = "threads";
+  std::string entry = "main";
+  std::vector<std::pair<std::string, std::string>> inputs;
+  std::optional<uint64_t> seed;
+  std::string outputDir;
+  bool verify = false;
+  int repeat = 1;
+  double timeoutSeconds = 60;
+};
+
+constexpr char kUsage[] =
+    "usage: dt-run PROG.so|PROG.mlir [--backend=threads|mpi] [--entry=NAME]\n"
+    "              [--input=I=FILE.npy]... [--seed=N] [--output-dir=DIR]\n"
+    "              [--verify] [--repeat=N] [--timeout=SECONDS]\n"
+    "  I is an argument's index or its dt.name. Arguments without --input\n"
+    "  take seeded values (--seed). See docs/Runtime.md.\n";
+
+[[noreturn]] void usage(const std::string &message) {
+  std::fprintf(stderr, "dt-run: %s\n%s", message.c_str(), kUsage);
+  std::exit(2);
+}
+
+Flags parseFlags(int argc, char **argv) {
+  Flags flags;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](absl::string_view name) -> std::optional<std::string> {
+      std::string prefix = absl::StrCat("--", name);
+      if (arg == prefix) {
+        if (i + 1 >= argc)
+          usage(absl::StrCat(prefix, " needs a value"));
+        return std::string(argv[++i]);
+      }
+      if (absl::StartsWith(arg, prefix + "="))
+        return arg.substr(prefix.size() + 1);
+      return std::nullopt;
+    };
+    if (auto v = value("backend")) {
+      flags.backend = *v;
+    } else if (auto v = value("entry")) {
+      flags.entry = *v;
+    } else if (auto v = value("input")) {
+      size_t eq = v->find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == v->size())
+        usage(absl::StrCat("--input takes I=FILE.npy, got '", *v, "'"));
+      flags.inputs.emplace_back(v->substr(0, eq), v->substr(eq + 1));
+    } else if (auto v = value("seed")) {
+      uint64_t seed;
+      if (!absl::SimpleAtoi(*v, &seed))
+        usage(absl::StrCat("--seed takes a non-negative integer, got '", *v, "'"));
+      flags.seed = seed;
+    } else if (auto v = value("output-dir")) {
+      flags.outputDir = *v;
+    } else if (arg == "--verify") {
+      flags.verify = true;
+    } else if (auto v = value("repeat")) {
+      if (!absl::SimpleAtoi(*v, &flags.repeat) || flags.repeat < 1)
+        usage(absl::StrCat("--repeat takes a positive integer, got '", *v, "'"));
+    } else if (auto v = value("timeout")) {
+      if (!absl::SimpleAtod(*v, &flags.timeoutSeconds) ||
+          !(flags.timeoutSeconds > 0))
+        usage(absl::StrCat("--timeout takes seconds > 0, got '", *v, "'"));
+    } else if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (absl::StartsWith(arg, "-")) {
+      usage(absl::StrCat("unknown flag ", arg));
+    } else if (flags.program.empty()) {
+      flags.program = arg;
+    } else {
+      usage(absl::StrCat("one program only; got '", flags.program, "' and '",
+                         arg, "'"));
+    }
+  }
+  if (flags.program.empty())
+    usage("no program given");
+  if (flags.backend != "threads" && flags.backend != "mpi")
+    usage(absl::StrCat("--backend is threads or mpi, got '", flags.backend,
+                       "' (nccl comes with the CUDA target)"));
+  return flags;
+}
+
+[[noreturn]] void die(const absl::Status &status) {
+  std::fprintf(stderr, "dt-run: error: %s\n", std::string(status.message()).c_str());
+  std::exit(1);
+}
+
+/// Compiles `source` with the dt-compile next to this executable into a
+/// fresh temporary directory; returns the artifact's path.
+absl::StatusOr<std::string> compile(const std::string &source) {
+  char self[4096];
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0)
+    return absl::InternalError("cannot find dt-run's own path");
+  self[n] = '\0';
+  std::string dir(self);
+  dir = dir.substr(0, dir.rfind('/'));
+  std::string compiler = dir + "/dt-compile";
+  if (::access(compiler.c_str(), X_OK) != 0)
+    return absl::NotFoundError(absl::StrCat(
+        "cannot compile ", source, ": no dt-compile next to dt-run (", compiler,
+        "); pass a .so built by dt-compile instead"));
+  char pattern[] = "/tmp/dt-run-XXXXXX";
+  if (!::mkdtemp(pattern))
+    return absl::InternalError("cannot create a temporary directory");
+  std::string output = std::string(pattern) + "/program.so";
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl(compiler.c_str(), compiler.c_str(), source.c_str(), "-o",
+            output.c_str(), static_cast<char *>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  if (pid < 0 || ::waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0)
+    return absl::InvalidArgumentError(
+        absl::StrCat("dt-compile failed on ", source, " (its errors are above)"));
+  return output;
+}
+
+/// The argument an `--input` key names: an index or a dt.name.
+absl::StatusOr<int> argumentIndex(const EntrySpec &entry, const std::string &key) {
+  int index;
+  if (absl::SimpleAtoi(key, &index)) {
+    if (index < 0 || index >= static_cast<int>(entry.args.size()))
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--input ", key, ": entry ", entry.name, " has ", entry.args.size(),
+          " arguments (0 to ", entry.args.size() - 1, ")"));
+    return index;
+  }
+  for (const TensorSpec &arg : entry.args)
+    if (arg.name == key)
+      return arg.index;
+  std::string names;
+  for (const TensorSpec &arg : entry.args)
+    absl::StrAppend(&names, names.empty() ? "" : ", ",
+                    arg.name.empty() ? absl::StrCat("#", arg.index) : arg.name);
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--input ", key, ": entry ", entry.name, " has no argument named '",
+      key, "' (its arguments: ", names, ")"));
+}
+
+struct Tolerance {
+  double rtol, atol; ///< atol is relative to the largest |reference|.
+};
+Tolerance toleranceFor(DType dtype) {
+  switch (dtype) {
+  case DType::F64:
+    return {1e-10, 1e-12};
+  case DType::F32:
+    return {1e-4, 1e-5};
+  case DType::F16:
+    return {1e-2, 1e-3};
+  case DType::BF16:
+    return {4e-2, 8e-3};
+  case DType::I32:
+  case DType::I64:
+    return {0, 0};
+  }
+  return {0, 0};
+}
+
+/// Prints the comparison of one result; false beyond tolerance.
+bool compareResult(const TensorSpec &spec, const HostTensor &got,
+                   const HostTensor &want) {
+  double maxRef = 0, maxAbs = 0;
+  bool nanMismatch = false;
+  for (int64_t i = 0; i < want.numElements(); ++i)
+    if (std::isfinite(want.at(i)))
+      maxRef = std::max(maxRef, std::fabs(want.at(i)));
+  Tolerance tol = toleranceFor(spec.dtype);
+  bool ok = true;
+  for (int64_t i = 0; i < want.numElements(); ++i) {
+    double a = got.at(i), b = want.at(i);
+    if (std::isnan(a) != std::isnan(b) || (std::isinf(b) && a != b)) {
+      nanMismatch = true;
+      ok = false;
+      continue;
+    }
+    if (!std::isfinite(b))
+      continue;
+    double diff = std::fabs(a - b);
+    maxAbs = std::max(maxAbs, diff);
+    if (diff > tol.atol * maxRef + tol.rtol * std::fabs(b))
+      ok = false;
+  }
+  double rel = maxRef > 0 ? maxAbs / maxRef : maxAbs;
+  std::printf("  %s %s %s: max abs err %.3g, max rel err %.3g (tolerance rtol "
+              "%.0e, atol %.0e x max|ref|)%s: %s\n",
+              spec.label("result").c_str(), shapeString(spec.shape).c_str(),
+              std::string(dtypeName(spec.dtype)).c_str(), maxAbs, rel, tol.rtol,
+              tol.atol, nanMismatch ? ", NaN/Inf mismatch" : "",
+              ok ? "ok" : "MISMATCH");
+  return ok;
+}
+
+void printTiming(const RunStats &stats, const std::string &backend) {
+  for (size_t i = 0; i < stats.ranks.size(); ++i) {
+    const std::vector<double> &s = stats.seconds[i];
+    if (s.empty())
+      continue;
+    double total = 0, best = s[0];
+    for (double t : s) {
+      total += t;
+      best = std::min(best, t);
+    }
+    std::printf("  rank %lld: %.1f us per call (min %.1f us, %zu calls, %s)\n",
+                static_cast<long long>(stats.ranks[i]), 1e6 * total / s.size(),
+                1e6 * best, s.size(), backend.c_str());
+  }
+}
+
+absl::Status writeResults(const std::string &dir,
+                          const std::vector<HostTensor> &results) {
+  if (dir.empty())
+    return absl::OkStatus();
+  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot create --output-dir ", dir, ": ", std::strerror(errno)));
+  for (size_t i = 0; i < results.size(); ++i)
+    if (absl::Status s = writeNpy(absl::StrCat(dir, "/result", i, ".npy"), results[i]);
+        !s.ok())
+      return s;
+  return absl::OkStatus();
+}
+
+/// One argument's global value (verification and the threads backend).
+absl::StatusOr<HostTensor> globalInput(const TensorSpec &spec,
+                                       const std::string *file,
+                                       std::optional<uint64_t> seed) {
+  HostTensor global(spec.dtype, spec.shape);
+  std::string what = absl::StrCat("input for ", spec.label("argument"));
+  if (file) {
+    std::vector<int64_t> zero(spec.shape.size(), 0);
+    if (absl::Status s = readNpyBox(*file, what, spec.dtype, spec.shape, zero,
+                                    spec.shape, global);
+        !s.ok())
+      return s;
+  } else {
+    fillSeeded(global, spec, Mesh{}, 0, *seed);
+  }
+  return global;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  Flags flags = parseFlags(argc, argv);
+  bool mpi = flags.backend == "mpi";
+  MpiWorld world;
+  if (mpi) {
+    absl::StatusOr<MpiWorld> w = mpiInit(&argc, &argv);
+    if (!w.ok())
+      die(w.status());
+    world = *w;
+  }
+  auto fail = [&](const absl::Status &status) {
+    if (mpi)
+      mpiAbort(status);
+    die(status);
+  };
+
+  std::string path = flags.program;
+  if (absl::EndsWith(path, ".mlir")) {
+    absl::StatusOr<std::string> compiled = compile(path);
+    if (!compiled.ok())
+      fail(compiled.status());
+    path = *compiled;
+  }
+  absl::StatusOr<std::unique_ptr<Artifact>> artifact = Artifact::open(path);
+  if (!artifact.ok())
+    fail(artifact.status());
+  const EntrySpec *entry = (*artifact)->spec().find(flags.entry);
+  if (!entry) {
+    std::string names;
+    for (const EntrySpec &e : (*artifact)->spec().entries)
+      absl::StrAppend(&names, names.empty() ? "" : ", ", e.name);
+    fail(absl::NotFoundError(absl::StrCat(flags.program, " has no entry '",
+                                          flags.entry, "' (entries: ", names,
+                                          "); choose one with --entry")));
+  }
+  absl::StatusOr<Artifact::EntryFn> spmd = (*artifact)->spmdEntry(entry->name);
+  if (!spmd.ok())
+    fail(spmd.status());
+  const Mesh &mesh = entry->mesh;
+  int64_t ranks = mesh.size();
+  if (mpi && world.size != ranks)
+    fail(absl::FailedPreconditionError(absl::StrCat(
+        "entry ", entry->name, " runs on the mesh ", mesh.str(), " of ", ranks,
+        " ranks, but the MPI job has ", world.size,
+        " processes: run it with mpirun -np ", ranks)));
+
+  // Which file feeds each argument.
+  std::map<int, std::string> files;
+  for (const auto &[key, file] : flags.inputs) {
+    absl::StatusOr<int> index = argumentIndex(*entry, key);
+    if (!index.ok())
+      fail(index.status());
+    if (files.count(*index))
+      fail(absl::InvalidArgumentError(absl::StrCat(
+          "--input gives ", entry->args[*index].label("argument"), " twice")));
+    files[*index] = file;
+  }
+  for (const TensorSpec &arg : entry->args)
+    if (!files.count(arg.index) && !flags.seed)
+      fail(absl::InvalidArgumentError(absl::StrCat(
+          entry->args[arg.index].label("argument"), " (",
+          dtypeName(arg.dtype), ", shape ", shapeString(arg.shape),
+          ") has no value: pass --input ",
+          arg.name.empty() ? std::to_string(arg.index) : arg.name,
+          "=FILE.npy or --seed N")));
+  auto fileOf = [&](int index) -> const std::string * {
+    auto it = files.find(index);
+    return it == files.end() ? nullptr : &it->second;
+  };
+
+  RunOptions options;
+  options.repeat = flags.repeat;
+  options.timeout = absl::Seconds(flags.timeoutSeconds);
+
+  std::vector<HostTensor> globalArgs; // Kept when --verify needs them.
+  std::vector<HostTensor> results;    // Global results (rank 0).
+  RunStats stats;
+  if (!mpi) {
+    std::vector<RankBuffers> buffers(ranks);
+    for (const TensorSpec &arg : entry->args) {
+      absl::StatusOr<HostTensor> global =
+          globalInput(arg, fileOf(arg.index), flags.seed);
+      if (!global.ok())
+        fail(global.status());
+      for (int64_t r = 0; r < ranks; ++r)
+        buffers[r].args.push_back(extractShard(*global, arg, mesh, r));
+      if (flags.verify)
+        globalArgs.push_back(std::move(*global));
+    }
+    for (int64_t r = 0; r < ranks; ++r)
+      for (const TensorSpec &result : entry->results)
+        buffers[r].results.emplace_back(result.dtype, localShape(result, mesh));
+    absl::StatusOr<RunStats> run = runThreads(*spmd, *entry, buffers, options);
+    if (!run.ok())
+      fail(run.status());
+    stats = std::move(*run);
+    for (const TensorSpec &result : entry->results) {
+      std::vector<const HostTensor *> locals;
+      for (int64_t r = 0; r < ranks; ++r)
+        locals.push_back(&buffers[r].results[result.index]);
+      absl::StatusOr<HostTensor> global = assembleGlobal(locals, result, mesh);
+      if (!global.ok())
+        fail(global.status());
+      results.push_back(std::move(*global));
+    }
+  } else {
+    // Each rank reads (or makes) only its own shards.
+    RankBuffers mine;
+    for (const TensorSpec &arg : entry->args) {
+      HostTensor local(arg.dtype, localShape(arg, mesh));
+      if (const std::string *file = fileOf(arg.index)) {
+        std::vector<int64_t> offset, shape;
+        shardBox(arg, mesh, world.rank, offset, shape);
+        if (absl::Status s = readNpyBox(
+                *file, absl::StrCat("input for ", arg.label("argument")),
+                arg.dtype, arg.shape, offset, shape, local);
+            !s.ok())
+          fail(s);
+      } else {
+        fillSeeded(local, arg, mesh, world.rank, *flags.seed);
+      }
+      mine.args.push_back(std::move(local));
+    }
+    for (const TensorSpec &result : entry->results)
+      mine.results.emplace_back(result.dtype, localShape(result, mesh));
+    absl::StatusOr<RunStats> run = runMpiRank(*spmd, *entry, mine, options);
+    if (!run.ok())
+      fail(run.status());
+    stats = std::move(*run);
+    for (const TensorSpec &result : entry->results) {
+      absl::StatusOr<std::vector<HostTensor>> all =
+          mpiGather(mine.results[result.index], world);
+      if (!all.ok())
+        fail(all.status());
+      if (world.rank != 0)
+        continue;
+      std::vector<const HostTensor *> locals;
+      for (const HostTensor &t : *all)
+        locals.push_back(&t);
+      absl::StatusOr<HostTensor> global = assembleGlobal(locals, result, mesh);
+      if (!global.ok())
+        fail(global.status());
+      results.push_back(std::move(*global));
+    }
+    if (world.rank == 0 && flags.verify)
+      for (const TensorSpec &arg : entry->args) {
+        absl::StatusOr<HostTensor> global =
+            globalInput(arg, fileOf(arg.index), flags.seed);
+        if (!global.ok())
+          fail(global.status());
+        globalArgs.push_back(std::move(*global));
+      }
+  }
+
+  if (mpi && world.rank != 0) {
+    mpiFinalize();
+    return 0;
+  }
+  std::printf("dt-run: %s on %lld rank%s (%s backend), mesh %s\n",
+              entry->name.c_str(), static_cast<long long>(ranks),
+              ranks == 1 ? "" : "s", flags.backend.c_str(), mesh.str().c_str());
+  printTiming(stats, flags.backend);
+  if (absl::Status s = writeResults(flags.outputDir, results); !s.ok())
+    fail(s);
+
+  int exitCode = 0;
+  if (flags.verify) {
+    absl::StatusOr<Artifact::EntryFn> reference =
+        (*artifact)->referenceEntry(entry->name);
+    if (!reference.ok())
+      fail(reference.status());
+    std::vector<HostTensor> expected;
+    for (const TensorSpec &result : entry->results)
+      expected.emplace_back(result.dtype, result.shape);
+    if (absl::Status s = runReference(*reference, globalArgs, expected); !s.ok())
+      fail(s);
+    std::printf("verify against the single-device reference:\n");
+    for (const TensorSpec &result : entry->results)
+      if (!compareResult(result, results[result.index], expected[result.index]))
+        exitCode = 1;
+    std::printf("verify: %s\n", exitCode == 0 ? "PASS" : "FAIL");
+  }
+  std::fflush(stdout);
+  if (mpi)
+    mpiFinalize();
+  return exitCode;
+}
