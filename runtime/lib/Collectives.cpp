@@ -97,6 +97,10 @@ absl::Status RankContext::enterCollective(absl::string_view name) {
     return job_.status();
   if (rank_ == faultRank_ && collectives_++ == faultAt_) {
     faulted_ = true;
+    if (const char *mode = std::getenv("DT_FAULT_MODE");
+        mode && absl::string_view(mode) == "hang")
+      while (true) // Never arrive: the others must time out.
+        absl::SleepFor(absl::Seconds(1));
     return job_.fail(absl::AbortedError(absl::StrCat(
         "rank ", rank_, ": injected fault (DT_FAULT_RANK) in ", name)));
   }

@@ -226,29 +226,62 @@ absl::StatusOr<RunStats> runThreads(Artifact::EntryFn entry,
     return absl::InvalidArgumentError(absl::StrCat(
         "the mesh ", spec.mesh.str(), " has ", n, " ranks but ", ranks.size(),
         " sets of buffers were given"));
-  JobState job;
-  ThreadsBackend backend(job);
-  std::vector<std::unique_ptr<RankContext>> contexts;
-  for (int64_t r = 0; r < n; ++r)
-    contexts.push_back(std::make_unique<RankContext>(r, spec.mesh, backend,
-                                                     job, options.timeout));
-  RunStats stats;
-  stats.seconds.resize(n);
-  std::vector<std::thread> threads;
+  // Shared with the rank threads, which may outlive this call (below).
+  struct State {
+    JobState job;
+    std::unique_ptr<ThreadsBackend> backend;
+    std::vector<std::unique_ptr<RankContext>> contexts;
+    RunStats stats;
+    absl::Mutex doneMutex;
+    int64_t done = 0;
+  };
+  auto state = std::make_shared<State>();
+  state->backend = std::make_unique<ThreadsBackend>(state->job);
+  state->stats.seconds.resize(n);
   for (int64_t r = 0; r < n; ++r) {
-    stats.ranks.push_back(r);
-    threads.emplace_back([&, r] {
-      absl::Status s = callEntry(entry, *contexts[r], ranks[r], options.repeat,
-                                 stats.seconds[r]);
-      if (!s.ok())
-        job.fail(s);
-    });
+    state->contexts.push_back(std::make_unique<RankContext>(
+        r, spec.mesh, *state->backend, state->job, options.timeout));
+    state->stats.ranks.push_back(r);
   }
-  for (std::thread &t : threads)
-    t.join();
-  if (job.failed())
-    return job.status();
-  return stats;
+  std::vector<std::thread> threads;
+  for (int64_t r = 0; r < n; ++r)
+    threads.emplace_back([state, entry, &buffers = ranks[r], r,
+                          repeat = options.repeat] {
+      absl::Status s = callEntry(entry, *state->contexts[r], buffers, repeat,
+                                 state->stats.seconds[r]);
+      if (!s.ok())
+        state->job.fail(s);
+      absl::MutexLock lock(&state->doneMutex);
+      ++state->done;
+    });
+  // Wait for every rank; once the job has failed, give the others one
+  // timeout to return. A rank that never returns (stuck outside any
+  // collective) is abandoned: the job is over, and the caller is expected
+  // to exit.
+  bool allDone;
+  {
+    absl::MutexLock lock(&state->doneMutex);
+    auto finished = [&] { return state->done == n; };
+    auto finishedOrFailed = [&] { return state->done == n || state->job.failed(); };
+    state->doneMutex.Await(absl::Condition(&finishedOrFailed));
+    if (state->done != n)
+      state->doneMutex.AwaitWithTimeout(absl::Condition(&finished),
+                                        options.timeout);
+    allDone = state->done == n;
+  }
+  for (std::thread &t : threads) {
+    if (allDone)
+      t.join();
+    else
+      t.detach();
+  }
+  if (!allDone)
+    return absl::DeadlineExceededError(absl::StrCat(
+        state->job.status().message(), " (and some ranks did not return within ",
+        absl::FormatDuration(options.timeout), " after the failure)"));
+  if (state->job.failed())
+    return state->job.status();
+  return std::move(state->stats);
 }
 
 absl::Status runReference(Artifact::EntryFn entry,

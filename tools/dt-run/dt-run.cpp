@@ -114,7 +114,10 @@ Flags parseFlags(int argc, char **argv) {
 
 [[noreturn]] void die(const absl::Status &status) {
   std::fprintf(stderr, "dt-run: error: %s\n", std::string(status.message()).c_str());
-  std::exit(1);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  // Not exit(): a rank thread stuck after a failure may still be running.
+  std::_Exit(1);
 }
 
 /// Compiles `source` with the dt-compile next to this executable into a

@@ -74,6 +74,17 @@ static Type getRegionArgumentType(Operation *op, unsigned regionIndex,
   return region.empty() ? Type() : region.getArgument(index).getType();
 }
 
+/// `dt.name` names an argument or a result for tools (dt-run --input, the
+/// program description): a non-empty string.
+static LogicalResult verifyNameAnnotation(Operation *op, Attribute value,
+                                          StringRef where) {
+  auto name = dyn_cast<StringAttr>(value);
+  if (!name || name.getValue().empty())
+    return op->emitOpError() << where << ": '" << DTDialect::kNameAttrName
+                             << "' must be a non-empty string";
+  return success();
+}
+
 LogicalResult DTDialect::verifyRegionArgAttribute(Operation *op,
                                                   unsigned regionIndex,
                                                   unsigned argIndex,
@@ -84,13 +95,8 @@ LogicalResult DTDialect::verifyRegionArgAttribute(Operation *op,
     return verifyShardingAnnotation(
         op, attribute.getValue(),
         getRegionArgumentType(op, regionIndex, argIndex), where);
-  if (name == kNameAttrName) {
-    auto argName = dyn_cast<StringAttr>(attribute.getValue());
-    if (!argName || argName.getValue().empty())
-      return op->emitOpError() << where << ": '" << kNameAttrName
-                               << "' must be a non-empty string";
-    return success();
-  }
+  if (name == kNameAttrName)
+    return verifyNameAnnotation(op, attribute.getValue(), where);
   return op->emitOpError() << where << ": unknown dt attribute '" << name
                            << "'; expected '" << kShardingAttrName << "' or '"
                            << kNameAttrName << "'";
@@ -102,9 +108,12 @@ LogicalResult DTDialect::verifyRegionResultAttribute(Operation *op,
                                                      NamedAttribute attribute) {
   std::string where = "result #" + std::to_string(resultIndex);
   StringRef name = attribute.getName().getValue();
+  if (name == kNameAttrName)
+    return verifyNameAnnotation(op, attribute.getValue(), where);
   if (name != kShardingAttrName)
     return op->emitOpError() << where << ": unknown dt attribute '" << name
-                             << "'; expected '" << kShardingAttrName << "'";
+                             << "'; expected '" << kShardingAttrName << "' or '"
+                             << kNameAttrName << "'";
   auto func = dyn_cast<FunctionOpInterface>(op);
   if (!func)
     return op->emitOpError() << where << ": '" << kShardingAttrName
