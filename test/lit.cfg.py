@@ -33,6 +33,8 @@ extra = os.environ.get("DT_OPT_EXTRA", "").split()
 tools = [
     ToolSubst("dt-opt", unresolved="fatal", extra_args=extra or None),
     "dt-lsp-server",
+    "dt-compile",
+    "dt-run",
     "mlir-opt",
     "mlir-runner",
 ]
@@ -61,3 +63,17 @@ config.substitutions.append(("%oracle_passes", "-dt-strip-shardings -dt-decompos
 config.substitutions.append((
     "%run_driver",
     f"mlir-runner -e dt_test_driver -entry-point-result=void -shared-libs={runner_libs}"))
+
+# dt-run end to end: the path of dt-run for helper scripts, the .npy helper,
+# and mpirun for the mpi backend (loopback, more ranks than cores allowed).
+import shutil
+config.substitutions.append(("%dt_run", os.path.join(config.dt_tools_dir, "dt-run")))
+config.substitutions.append(("%npy", f"{config.python_executable} {config.dt_src_root}/scripts/npy.py"))
+mpirun = shutil.which("mpirun")
+if mpirun:
+    config.available_features.add("mpi")
+    config.substitutions.append(("%mpirun", f"{mpirun} --allow-run-as-root --oversubscribe --bind-to none"))
+# Open MPI looks for network interfaces and a resource manager; loopback only.
+config.environment["OMPI_MCA_btl"] = "self,vader"
+config.environment["OMPI_MCA_plm_rsh_agent"] = ""
+config.environment["OMPI_MCA_rmaps_base_oversubscribe"] = "1"

@@ -156,7 +156,8 @@ Artifact::open(const std::string &path) {
     return absl::Status(spec.status().code(),
                         absl::StrCat(path, ": ", spec.status().message()));
   }
-  return std::unique_ptr<Artifact>(new Artifact(handle, path, std::move(*spec)));
+  return std::unique_ptr<Artifact>(
+      new Artifact(handle, path, describe(), std::move(*spec)));
 }
 
 Artifact::~Artifact() { ::dlclose(handle_); }

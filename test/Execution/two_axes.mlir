@@ -6,6 +6,13 @@
 // COMPARE: 0 beyond tolerance
 // RUN: FileCheck %s < %t.spmd
 // CHECK: {{^\[\[}}
+// dt-run: the compiled artifact on every rank (threads, then MPI), against
+// the upstream oracle's numbers and against the artifact's reference entry.
+// RUN: %npy pattern-run %dt_run %s > %t.dtrun
+// RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.dtrun | FileCheck %s --check-prefix=COMPARE
+// RUN: dt-run %s --seed 0 --verify | FileCheck %s --check-prefix=VERIFY
+// RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --seed 0 --verify | FileCheck %s --check-prefix=VERIFY %}
+// VERIFY: verify: PASS
 dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
 func.func @main(%x: tensor<16x32xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), R]>},
                 %w1: tensor<32x64xf32> {dt.sharding = #dt.sharding<@mesh, [R, S(1)]>},

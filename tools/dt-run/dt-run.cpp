@@ -36,16 +36,21 @@ struct Flags {
   std::optional<uint64_t> seed;
   std::string outputDir;
   bool verify = false;
+  bool describe = false;
   int repeat = 1;
   double timeoutSeconds = 60;
+  std::optional<double> rtol, atol;
 };
 
 constexpr char kUsage[] =
     "usage: dt-run PROG.so|PROG.mlir [--backend=threads|mpi] [--entry=NAME]\n"
     "              [--input=I=FILE.npy]... [--seed=N] [--output-dir=DIR]\n"
-    "              [--verify] [--repeat=N] [--timeout=SECONDS]\n"
+    "              [--verify [--rtol=X] [--atol=X]] [--repeat=N]\n"
+    "              [--timeout=SECONDS] [--describe]\n"
     "  I is an argument's index or its dt.name. Arguments without --input\n"
-    "  take seeded values (--seed). See docs/Runtime.md.\n";
+    "  take seeded values (--seed). --describe prints the program\n"
+    "  description (entries, meshes, arguments, results) and exits.\n"
+    "  See docs/Runtime.md.\n";
 
 [[noreturn]] void usage(const std::string &message) {
   std::fprintf(stderr, "dt-run: %s\n%s", message.c_str(), kUsage);
@@ -85,9 +90,21 @@ Flags parseFlags(int argc, char **argv) {
       flags.outputDir = *v;
     } else if (arg == "--verify") {
       flags.verify = true;
+    } else if (arg == "--describe") {
+      flags.describe = true;
     } else if (auto v = value("repeat")) {
       if (!absl::SimpleAtoi(*v, &flags.repeat) || flags.repeat < 1)
         usage(absl::StrCat("--repeat takes a positive integer, got '", *v, "'"));
+    } else if (auto v = value("rtol")) {
+      double x;
+      if (!absl::SimpleAtod(*v, &x) || !(x >= 0))
+        usage(absl::StrCat("--rtol takes a number >= 0, got '", *v, "'"));
+      flags.rtol = x;
+    } else if (auto v = value("atol")) {
+      double x;
+      if (!absl::SimpleAtod(*v, &x) || !(x >= 0))
+        usage(absl::StrCat("--atol takes a number >= 0, got '", *v, "'"));
+      flags.atol = x;
     } else if (auto v = value("timeout")) {
       if (!absl::SimpleAtod(*v, &flags.timeoutSeconds) ||
           !(flags.timeoutSeconds > 0))
@@ -197,13 +214,15 @@ Tolerance toleranceFor(DType dtype) {
 
 /// Prints the comparison of one result; false beyond tolerance.
 bool compareResult(const TensorSpec &spec, const HostTensor &got,
-                   const HostTensor &want) {
+                   const HostTensor &want, const Flags &flags) {
   double maxRef = 0, maxAbs = 0;
   bool nanMismatch = false;
   for (int64_t i = 0; i < want.numElements(); ++i)
     if (std::isfinite(want.at(i)))
       maxRef = std::max(maxRef, std::fabs(want.at(i)));
   Tolerance tol = toleranceFor(spec.dtype);
+  tol.rtol = flags.rtol.value_or(tol.rtol);
+  tol.atol = flags.atol.value_or(tol.atol);
   bool ok = true;
   for (int64_t i = 0; i < want.numElements(); ++i) {
     double a = got.at(i), b = want.at(i);
@@ -304,6 +323,10 @@ int main(int argc, char **argv) {
   absl::StatusOr<std::unique_ptr<Artifact>> artifact = Artifact::open(path);
   if (!artifact.ok())
     fail(artifact.status());
+  if (flags.describe) {
+    std::fputs((*artifact)->description().c_str(), stdout);
+    std::exit(0);
+  }
   const EntrySpec *entry = (*artifact)->spec().find(flags.entry);
   if (!entry) {
     std::string names;
@@ -456,7 +479,8 @@ int main(int argc, char **argv) {
       fail(s);
     std::printf("verify against the single-device reference:\n");
     for (const TensorSpec &result : entry->results)
-      if (!compareResult(result, results[result.index], expected[result.index]))
+      if (!compareResult(result, results[result.index], expected[result.index],
+                         flags))
         exitCode = 1;
     std::printf("verify: %s\n", exitCode == 0 ? "PASS" : "FAIL");
   }

@@ -58,17 +58,22 @@ public:
   ~Artifact();
 
   const ProgramSpec &spec() const { return spec_; }
+  /// The description text the artifact carries.
+  const std::string &description() const { return description_; }
   /// The SPMD entry (`dt_spmd_<name>`) or the reference entry (`dt_ref_<name>`).
   absl::StatusOr<EntryFn> spmdEntry(absl::string_view name) const;
   absl::StatusOr<EntryFn> referenceEntry(absl::string_view name) const;
 
 private:
-  Artifact(void *handle, std::string path, ProgramSpec spec)
-      : handle_(handle), path_(std::move(path)), spec_(std::move(spec)) {}
+  Artifact(void *handle, std::string path, std::string description,
+           ProgramSpec spec)
+      : handle_(handle), path_(std::move(path)),
+        description_(std::move(description)), spec_(std::move(spec)) {}
   absl::StatusOr<EntryFn> lookup(const std::string &symbol) const;
 
   void *handle_;
   std::string path_;
+  std::string description_;
   ProgramSpec spec_;
 };
 

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Small .npy helpers for dt's tests, without numpy.
+
+  npy.py print FILE
+      Prints the values of FILE one per line (f32, f64, i32, i64), in the
+      form scripts/compare-printed.py reads.
+  npy.py rewrite IN OUT [--descr D] [--shape A,B] [--fortran] [--truncate N]
+      Copies IN to OUT with a changed header or N bytes cut off the end:
+      the malformed inputs of the fault tests.
+  npy.py pattern-run DT_RUN PROGRAM [DT_RUN_ARGS...]
+      Writes every argument of the entry as a .npy of the values that
+      dt-test-add-driver feeds mlir-runner ((7k mod 11) - 5, f32), runs
+      DT_RUN on them with --output-dir, and prints every result: the same
+      numbers the upstream oracle prints, for compare-printed.py.
+"""
+
+import ast
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+FORMATS = {"<f4": "f", "<f8": "d", "<i4": "i", "<i8": "q"}
+
+
+def read(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:6] == b"\x93NUMPY", f"{path}: not a .npy file"
+    major = data[6]
+    if major == 1:
+        length, start = struct.unpack("<H", data[8:10])[0], 10
+    else:
+        length, start = struct.unpack("<I", data[8:12])[0], 12
+    header = ast.literal_eval(data[start:start + length].decode("latin1"))
+    return header, data[start + length:]
+
+
+def write(path, header, payload):
+    text = repr(header)
+    total = 10 + len(text) + 1
+    text += " " * ((64 - total % 64) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)))
+        f.write(text.encode("latin1") + payload)
+
+
+def values(path):
+    header, payload = read(path)
+    code = FORMATS[header["descr"]]
+    count = len(payload) // struct.calcsize(code)
+    return struct.unpack(f"<{count}{code}", payload[:count * struct.calcsize(code)])
+
+
+def cmd_print(args):
+    for v in values(args[0]):
+        print(v)
+
+
+def cmd_rewrite(args):
+    source, target, rest = args[0], args[1], args[2:]
+    header, payload = read(source)
+    i = 0
+    while i < len(rest):
+        flag = rest[i]
+        if flag == "--descr":
+            header["descr"] = rest[i + 1]
+            i += 2
+        elif flag == "--shape":
+            header["shape"] = tuple(int(x) for x in rest[i + 1].split(",") if x)
+            i += 2
+        elif flag == "--fortran":
+            header["fortran_order"] = True
+            i += 1
+        elif flag == "--truncate":
+            payload = payload[:len(payload) - int(rest[i + 1])]
+            i += 2
+        else:
+            sys.exit(f"npy.py rewrite: unknown flag {flag}")
+    write(target, header, payload)
+
+
+def cmd_pattern_run(args):
+    dt_run, program, extra = args[0], args[1], args[2:]
+    entry = "main"
+    for i, a in enumerate(extra):
+        if a.startswith("--entry="):
+            entry = a.split("=", 1)[1]
+        elif a == "--entry":
+            entry = extra[i + 1]
+    with tempfile.TemporaryDirectory() as tmp:
+        artifact = program
+        if program.endswith(".mlir"):
+            artifact = os.path.join(tmp, "program.so")
+            compiler = os.path.join(os.path.dirname(dt_run), "dt-compile")
+            subprocess.run([compiler, program, "-o", artifact], check=True)
+        description = subprocess.run([dt_run, artifact, "--describe"], check=True,
+                                      capture_output=True, text=True).stdout
+        inputs, current, results = [], None, 0
+        for line in description.splitlines():
+            words = line.split()
+            if words[:1] == ["entry"]:
+                current = words[1]
+            elif current == entry and words[:1] == ["arg"]:
+                index, dtype, shape = int(words[1]), words[3], words[4]
+                assert dtype == "f32", "pattern-run feeds f32 arguments only"
+                dims = [] if shape == "scalar" else [int(d) for d in shape.split("x")]
+                count = 1
+                for d in dims:
+                    count *= d
+                data = struct.pack(f"<{count}f", *[float((7 * k) % 11 - 5) for k in range(count)])
+                path = os.path.join(tmp, f"arg{index}.npy")
+                write(path, {"descr": "<f4", "fortran_order": False, "shape": tuple(dims)}, data)
+                inputs += ["--input", f"{index}={path}"]
+            elif current == entry and words[:1] == ["result"]:
+                results += 1
+        out = os.path.join(tmp, "out")
+        subprocess.run([dt_run, artifact, *inputs, "--output-dir", out, *extra],
+                       check=True, stdout=sys.stderr)
+        for i in range(results):
+            cmd_print([os.path.join(out, f"result{i}.npy")])
+
+
+def main():
+    commands = {"print": cmd_print, "rewrite": cmd_rewrite, "pattern-run": cmd_pattern_run}
+    if len(sys.argv) < 2 or sys.argv[1] not in commands:
+        sys.exit(__doc__)
+    commands[sys.argv[1]](sys.argv[2:])
+
+
+if __name__ == "__main__":
+    main()
