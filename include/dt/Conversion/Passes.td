@@ -39,6 +39,18 @@ def ConvertMatmulToBlasPass : Pass<"dt-convert-matmul-to-blas", "ModuleOp"> {
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::memref::MemRefDialect"];
 }
 
+def DistinctResultBuffersPass : Pass<"dt-distinct-result-buffers", "ModuleOp"> {
+  let summary = "Gives each returned buffer its own allocation";
+  let description = [{
+    After bufferization, a function that returns one buffer twice (two
+    results with the same value) gets a copy for the repeats, so that every
+    result can become its own out-parameter. Upstream's
+    `buffer-results-to-out-params{hoist-static-allocs}` crashes on a buffer
+    returned twice (LLVM 22); this pass runs right before it.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def EmitEntryPointsPass : Pass<"dt-emit-entry-points", "ModuleOp"> {
   let summary = "Adds the artifact's C entry points around bufferized public functions";
   let description = [{

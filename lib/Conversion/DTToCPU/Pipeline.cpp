@@ -68,6 +68,7 @@ LogicalResult mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm,
       "canonicalize),"
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},"
+      "dt-distinct-result-buffers,"
       "buffer-results-to-out-params{hoist-static-allocs "
       "modify-public-functions},"
       "buffer-deallocation-pipeline,"
