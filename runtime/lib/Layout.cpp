@@ -41,9 +41,24 @@ void shardBox(const TensorSpec &spec, const Mesh &mesh, int64_t rank,
   shape = std::move(box.shape);
 }
 
+bool holdsZeros(const TensorSpec &spec, const Mesh &mesh, int64_t rank) {
+  // An empty mesh is the single device of the reference program.
+  if (spec.placements.empty() || mesh.shape.empty())
+    return false;
+  std::vector<int64_t> coords = meshCoords(mesh.shape, rank);
+  for (size_t axis = 0; axis < spec.placements.size(); ++axis) {
+    const Placement &p = spec.placements[axis];
+    if (p.isPartial() && p.reduction() == ReductionKind::Sum && coords[axis] != 0)
+      return true;
+  }
+  return false;
+}
+
 HostTensor extractShard(const HostTensor &global, const TensorSpec &spec,
                         const Mesh &mesh, int64_t rank) {
   HostTensor local(spec.dtype, localShape(spec, mesh));
+  if (holdsZeros(spec, mesh, rank))
+    return local;
   std::vector<int64_t> offset, shape;
   shardBox(spec, mesh, rank, offset, shape);
   copyBox(global.data(), global.shape(), offset, local.data(), local.shape(),
@@ -188,6 +203,8 @@ uint64_t splitmix64(uint64_t x) {
 
 void fillSeeded(HostTensor &local, const TensorSpec &spec, const Mesh &mesh,
                 int64_t rank, uint64_t seed) {
+  if (holdsZeros(spec, mesh, rank))
+    return;
   std::vector<int64_t> offset, shape;
   shardBox(spec, mesh, rank, offset, shape);
   const std::vector<int64_t> &localShape = local.shape();

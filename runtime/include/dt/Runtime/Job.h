@@ -49,7 +49,11 @@ std::vector<int64_t> localShape(const TensorSpec &spec, const Mesh &mesh);
 /// The box of the global tensor that `rank` holds.
 void shardBox(const TensorSpec &spec, const Mesh &mesh, int64_t rank,
               std::vector<int64_t> &offset, std::vector<int64_t> &shape);
-/// Rank `rank`'s shard of `global`.
+/// True when `rank` holds zeros for a global value: a P(sum) input is
+/// given to the first rank of each partial axis, the others hold zeros (so
+/// the sum is the value). P(avg), P(max), P(min) inputs are on every rank.
+bool holdsZeros(const TensorSpec &spec, const Mesh &mesh, int64_t rank);
+/// Rank `rank`'s shard of `global` (zeros where `holdsZeros`).
 HostTensor extractShard(const HostTensor &global, const TensorSpec &spec,
                         const Mesh &mesh, int64_t rank);
 /// The global value of a result from every rank's local value (one per rank,
