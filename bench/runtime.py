@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Runtime benchmarks (issue 5): dt-run against hand-written baselines, side
+by side in one run, printing ratios against the targets.
+
+  python3 bench/runtime.py [--build build] [--repeat 10]
+
+1. Cost of abstraction: the MLP of example 1 on 1 rank at a compute-bound
+   size against a hand-written C++ program with the same OpenBLAS calls.
+   Target: dt / hand-written <= 1.15.
+2. Scaling: the same MLP on 1 and 2 ranks (tensor parallel). Target:
+   speedup >= 1.6 on this 2-core machine.
+3. Host overhead: a chain of 10,000 elementwise ops. Target: <= 1 us per op.
+4. Collectives: all_reduce of 64 MiB on 2 ranks (threads backend) against
+   memcpy bandwidth measured in the same run. Target: >= 50%.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+M, K, H = 256, 1024, 4096  # Per call: 2 * 2 * M * K * H = 4.3 GFLOP.
+
+
+def mlp(tp):
+    return f'''dt.mesh @mesh = <["tp" = {tp}]>
+func.func @main(%x: tensor<{M}x{K}xf32> {{dt.sharding = #dt.sharding<@mesh, [R]>}},
+                %w1: tensor<{K}x{H}xf32> {{dt.sharding = #dt.sharding<@mesh, [S(1)]>}},
+                %w2: tensor<{H}x{K}xf32> {{dt.sharding = #dt.sharding<@mesh, [S(0)]>}})
+    -> (tensor<{M}x{K}xf32> {{dt.sharding = #dt.sharding<@mesh, [R]>}}) {{
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<{M}x{H}xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<{M}x{H}xf32>) -> tensor<{M}x{H}xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<{M}x{K}xf32>, tensor<{K}x{H}xf32>) outs(%z1 : tensor<{M}x{H}xf32>) -> tensor<{M}x{H}xf32>
+  %a = arith.maximumf %h, %z1 : tensor<{M}x{H}xf32>
+  %e2 = tensor.empty() : tensor<{M}x{K}xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<{M}x{K}xf32>) -> tensor<{M}x{K}xf32>
+  %y = linalg.matmul ins(%a, %w2 : tensor<{M}x{H}xf32>, tensor<{H}x{K}xf32>) outs(%z2 : tensor<{M}x{K}xf32>) -> tensor<{M}x{K}xf32>
+  return %y : tensor<{M}x{K}xf32>
+}}
+'''
+
+
+def chain(n):
+    lines = ['dt.mesh @mesh = <["tp" = 1]>',
+             'func.func @main(%x: tensor<64xf32> {dt.sharding = #dt.sharding<@mesh, [R]>})'
+             ' -> (tensor<64xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {',
+             '  %c = arith.constant dense<0.999> : tensor<64xf32>']
+    prev = "%x"
+    for i in range(n):
+        op = ["arith.mulf", "arith.addf", "arith.maximumf", "arith.subf"][i % 4]
+        lines.append(f"  %v{i} = {op} {prev}, %c : tensor<64xf32>")
+        prev = f"%v{i}"
+    lines += [f"  return {prev} : tensor<64xf32>", "}"]
+    return "\n".join(lines) + "\n"
+
+
+ALL_REDUCE = '''dt.mesh @mesh = <["tp" = 2]>
+func.func @main(%x: tensor<4096x4096xf32> {dt.sharding = #dt.sharding<@mesh, [P(sum)]>})
+    -> (tensor<4096x4096xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
+  return %x : tensor<4096x4096xf32>
+}
+'''
+
+RANK = re.compile(r"rank (\d+): ([\d.]+) us per call \(min ([\d.]+) us")
+
+
+def run(tools, tmp, name, source, repeat):
+    path = os.path.join(tmp, name + ".mlir")
+    with open(path, "w") as f:
+        f.write(source)
+    so = os.path.join(tmp, name + ".so")
+    subprocess.run([os.path.join(tools, "dt-compile"), path, "-o", so], check=True)
+    out = subprocess.run([os.path.join(tools, "dt-run"), so, "--seed", "1",
+                          "--repeat", str(repeat)], check=True,
+                         capture_output=True, text=True).stdout
+    ranks = [(float(mean) * 1e-6, float(best) * 1e-6) for _, mean, best in RANK.findall(out)]
+    # The step takes as long as its slowest rank.
+    return max(m for m, _ in ranks), max(b for _, b in ranks)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build", default="build")
+    parser.add_argument("--repeat", type=int, default=10)
+    args = parser.parse_args()
+    tools = os.path.join(args.build, "bin")
+    baseline = os.path.join(tools, "dt-bench-baseline")
+    failures = []
+
+    def check(name, value, target, ok):
+        status = "ok" if ok else "MISSED"
+        if not ok:
+            failures.append(name)
+        print(f"  {name:<42} {value:>10}   target {target:<10} {status}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"MLP {M}x{K} -> {H} -> {K} (f32, 4.3 GFLOP per call), {args.repeat} calls each")
+        one_mean, one_best = run(tools, tmp, "mlp1", mlp(1), args.repeat)
+        two_mean, two_best = run(tools, tmp, "mlp2", mlp(2), args.repeat)
+        hand = subprocess.run([baseline, "mlp", str(M), str(K), str(H), str(args.repeat)],
+                              check=True, capture_output=True, text=True).stdout.split()
+        hand_best, hand_mean = float(hand[0]), float(hand[1])
+        print(f"  hand-written C++ + OpenBLAS, 1 thread   mean {hand_mean*1e3:8.2f} ms  min {hand_best*1e3:8.2f} ms")
+        print(f"  dt-run, 1 rank                          mean {one_mean*1e3:8.2f} ms  min {one_best*1e3:8.2f} ms")
+        print(f"  dt-run, 2 ranks (tp=2, threads)         mean {two_mean*1e3:8.2f} ms  min {two_best*1e3:8.2f} ms")
+
+        n = 10000
+        chain_mean, chain_best = run(tools, tmp, "chain", chain(n), max(args.repeat, 100))
+        print(f"chain of {n} elementwise ops on tensor<64xf32>, 1 rank: "
+              f"mean {chain_mean*1e6:.1f} us per call")
+
+        ar_mean, ar_best = run(tools, tmp, "allreduce", ALL_REDUCE, args.repeat)
+        size = 4096 * 4096 * 4
+        copy = subprocess.run([baseline, "memcpy", str(size), str(args.repeat)],
+                              check=True, capture_output=True, text=True).stdout.split()
+        copy_best = float(copy[0])
+        print(f"all_reduce of 64 MiB on 2 ranks: mean {ar_mean*1e3:.2f} ms, min {ar_best*1e3:.2f} ms "
+              f"({size/ar_best/1e9:.2f} GB/s); memcpy of 64 MiB: {copy_best*1e3:.2f} ms "
+              f"({size/copy_best/1e9:.2f} GB/s)")
+
+        print("\nratios (measured side by side in this run; best of the calls)")
+        ratio = one_best / hand_best
+        check("dt 1 rank / hand-written", f"{ratio:.3f}", "<= 1.15", ratio <= 1.15)
+        speedup = one_best / two_best
+        check("speedup 1 -> 2 ranks", f"{speedup:.2f}x", ">= 1.6x", speedup >= 1.6)
+        per_op = chain_best / n * 1e6
+        check("host time per elementwise op", f"{per_op*1e3:.1f} ns", "<= 1 us", per_op <= 1.0)
+        bw = copy_best / ar_best
+        check("all_reduce bandwidth / memcpy bandwidth", f"{bw*100:.0f}%", ">= 50%", bw >= 0.5)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
