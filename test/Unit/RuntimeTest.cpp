@@ -1,0 +1,198 @@
+//===- RuntimeTest.cpp - The runtime's host-side pieces -------------------===//
+
+#include "dt/Runtime/Job.h"
+#include "dt/Runtime/Program.h"
+#include "dt/Runtime/Tensor.h"
+#include "dt/Sharding/ShardLayout.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <unistd.h>
+
+using namespace dt;
+using namespace dt::rt;
+
+namespace {
+std::string tempPath(const std::string &name) {
+  return ::testing::TempDir() + "/" + name + "-" + std::to_string(::getpid());
+}
+
+TEST(Half, RoundTripsEveryFiniteHalf) {
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    uint16_t h = static_cast<uint16_t>(bits);
+    if ((h & 0x7c00) == 0x7c00)
+      continue; // Inf and NaN.
+    EXPECT_EQ(floatToHalf(halfToFloat(h)), h) << bits;
+  }
+  EXPECT_EQ(floatToHalf(1.0f), 0x3c00);
+  EXPECT_EQ(floatToHalf(65520.0f), 0x7c00); // Rounds to infinity.
+  // Halfway between two halves: ties go to the even mantissa.
+  EXPECT_EQ(floatToHalf(1.0f + 1.0f / 2048), 0x3c00);
+  EXPECT_EQ(floatToHalf(1.0f + 3.0f / 2048), 0x3c02);
+  EXPECT_TRUE(std::isnan(halfToFloat(floatToHalf(NAN))));
+}
+
+TEST(BFloat16, RoundsToNearestEven) {
+  EXPECT_EQ(floatToBF16(1.0f), 0x3f80);
+  EXPECT_EQ(bf16ToFloat(0x3f80), 1.0f);
+  float halfway;
+  uint32_t bits = 0x3f808000; // Exactly between 0x3f80 and 0x3f81.
+  std::memcpy(&halfway, &bits, 4);
+  EXPECT_EQ(floatToBF16(halfway), 0x3f80);
+  EXPECT_TRUE(std::isnan(bf16ToFloat(floatToBF16(NAN))));
+}
+
+TEST(Npy, WritesAndReadsEveryDType) {
+  for (DType dtype : {DType::F32, DType::F64, DType::F16, DType::BF16,
+                      DType::I32, DType::I64}) {
+    HostTensor t(dtype, {3, 5});
+    for (size_t i = 0; i < t.byteSize(); ++i)
+      static_cast<unsigned char *>(t.data())[i] = static_cast<unsigned char>(i * 7);
+    std::string path = tempPath("npy");
+    ASSERT_TRUE(writeNpy(path, t).ok());
+    absl::StatusOr<NpyHeader> header = readNpyHeader(path, "test");
+    ASSERT_TRUE(header.ok()) << header.status();
+    EXPECT_EQ(header->dtype, dtype);
+    EXPECT_EQ(header->shape, (std::vector<int64_t>{3, 5}));
+    EXPECT_EQ(header->dataOffset % 64, 0u);
+    HostTensor back(dtype, {3, 5});
+    ASSERT_TRUE(readNpyBox(path, "test", dtype, {3, 5}, {0, 0}, {3, 5}, back).ok());
+    EXPECT_EQ(std::memcmp(back.data(), t.data(), t.byteSize()), 0);
+    std::remove(path.c_str());
+  }
+}
+
+TEST(Npy, ReadsABoxIntoALargerBuffer) {
+  HostTensor t(DType::I32, {4, 6});
+  for (int i = 0; i < 24; ++i)
+    static_cast<int32_t *>(t.data())[i] = i;
+  std::string path = tempPath("box");
+  ASSERT_TRUE(writeNpy(path, t).ok());
+  HostTensor box(DType::I32, {3, 4}); // One row and one column of padding.
+  ASSERT_TRUE(readNpyBox(path, "test", DType::I32, {4, 6}, {1, 2}, {2, 3}, box).ok());
+  const int32_t *b = static_cast<const int32_t *>(box.data());
+  EXPECT_EQ(b[0], 8);  // (1, 2)
+  EXPECT_EQ(b[2], 10); // (1, 4)
+  EXPECT_EQ(b[4], 14); // (2, 2)
+  EXPECT_EQ(b[3], 0);  // Padding stays zero.
+  EXPECT_EQ(b[8], 0);
+  std::remove(path.c_str());
+}
+
+TEST(CopyBox, MatchesElementwiseCopyOnRandomBoxes) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 500; ++trial) {
+    int rank = 1 + rng() % 4;
+    std::vector<int64_t> src(rank), dst(rank), box(rank), so(rank), to(rank);
+    for (int d = 0; d < rank; ++d) {
+      box[d] = rng() % 4;
+      src[d] = box[d] + rng() % 3;
+      dst[d] = box[d] + rng() % 3;
+      so[d] = rng() % (src[d] - box[d] + 1);
+      to[d] = rng() % (dst[d] - box[d] + 1);
+    }
+    std::vector<int32_t> a(numElements(src)), b(numElements(dst), -1),
+        expected(numElements(dst), -1);
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = static_cast<int32_t>(i);
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t i = 0; i < numElements(box); ++i) {
+      int64_t rest = i, fs = 0, fd = 0;
+      for (int d = rank - 1; d >= 0; --d) {
+        index[d] = rest % box[d];
+        rest /= box[d];
+      }
+      for (int d = 0; d < rank; ++d) {
+        fs = fs * src[d] + so[d] + index[d];
+        fd = fd * dst[d] + to[d] + index[d];
+      }
+      expected[fd] = a[fs];
+    }
+    copyBox(a.data(), src, so, b.data(), dst, to, box, sizeof(int32_t));
+    ASSERT_EQ(b, expected) << "trial " << trial;
+  }
+}
+
+TEST(Description, ParsesEntriesAndRejectsGarbage) {
+  absl::StatusOr<ProgramSpec> spec = parseDescription(
+      "dt-program 1\nentry main\nmesh dp=2 tp=2\n"
+      "arg 0 x f32 16x64 S(0),R\narg 1 - bf16 scalar R,P(max)\n"
+      "result 0 y f64 16x64 S(0),S(1)\nend\n");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const EntrySpec *main = spec->find("main");
+  ASSERT_NE(main, nullptr);
+  EXPECT_EQ(main->mesh.size(), 4);
+  EXPECT_EQ(main->mesh.str(), "dp=2 tp=2");
+  ASSERT_EQ(main->args.size(), 2u);
+  EXPECT_EQ(main->args[0].label("argument"), "argument #0 (x)");
+  EXPECT_EQ(main->args[1].label("argument"), "argument #1");
+  EXPECT_TRUE(main->args[1].shape.empty());
+  EXPECT_EQ(main->args[1].placements[1], Placement::partial(ReductionKind::Max));
+  EXPECT_EQ(main->results[0].dtype, DType::F64);
+
+  EXPECT_FALSE(parseDescription("").ok());
+  EXPECT_FALSE(parseDescription("dt-program 2\n").ok());
+  EXPECT_FALSE(parseDescription("dt-program 1\nentry f\nmesh tp=2\narg 0 x f32 4 S(1)\n").ok());
+  EXPECT_FALSE(parseDescription("dt-program 1\nentry f\nmesh tp=2\narg 0 x f32 4 R,R\n").ok());
+  EXPECT_FALSE(parseDescription("dt-program 1\nentry f\nmesh tp=0\n").ok());
+}
+
+/// Scattering a global tensor to every rank and assembling it back is the
+/// identity, for random meshes, shapes and placements (shards, replicas and
+/// partial sums, whose non-first ranks hold zeros).
+TEST(Layout, ScatterThenAssembleIsIdentity) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 300; ++trial) {
+    Mesh mesh;
+    int axes = 1 + rng() % 3;
+    for (int a = 0; a < axes; ++a) {
+      mesh.axisNames.push_back("a" + std::to_string(a));
+      mesh.shape.push_back(1 + rng() % 3);
+    }
+    TensorSpec spec;
+    spec.dtype = DType::F32;
+    int rank = 1 + rng() % 3;
+    for (int d = 0; d < rank; ++d)
+      spec.shape.push_back(1 + rng() % 7);
+    for (int a = 0; a < axes; ++a) {
+      int kind = rng() % 3;
+      spec.placements.push_back(kind == 0   ? Placement::replicate()
+                                : kind == 1 ? Placement::shard(rng() % rank)
+                                            : Placement::partial());
+    }
+    HostTensor global(DType::F32, spec.shape);
+    for (int64_t i = 0; i < global.numElements(); ++i)
+      static_cast<float *>(global.data())[i] = static_cast<float>(i % 17) - 8;
+    std::vector<HostTensor> locals;
+    for (int64_t r = 0; r < mesh.size(); ++r)
+      locals.push_back(extractShard(global, spec, mesh, r));
+    std::vector<const HostTensor *> pointers;
+    for (const HostTensor &t : locals)
+      pointers.push_back(&t);
+    absl::StatusOr<HostTensor> back = assembleGlobal(pointers, spec, mesh);
+    ASSERT_TRUE(back.ok()) << back.status();
+    ASSERT_EQ(std::memcmp(back->data(), global.data(), global.byteSize()), 0)
+        << "trial " << trial;
+  }
+}
+
+TEST(Layout, SeededValuesDoNotDependOnTheMesh) {
+  TensorSpec spec;
+  spec.dtype = DType::F32;
+  spec.shape = {6, 4};
+  spec.placements = {Placement::shard(0), Placement::shard(1)};
+  Mesh mesh{{"a", "b"}, {3, 2}};
+  HostTensor global(DType::F32, spec.shape);
+  fillSeeded(global, spec, Mesh{}, 0, 42);
+  for (int64_t r = 0; r < mesh.size(); ++r) {
+    HostTensor local(DType::F32, localShape(spec, mesh));
+    fillSeeded(local, spec, mesh, r, 42);
+    HostTensor expected = extractShard(global, spec, mesh, r);
+    EXPECT_EQ(std::memcmp(local.data(), expected.data(), local.byteSize()), 0);
+  }
+}
+} // namespace
