@@ -200,8 +200,13 @@ func.func private @negative_empty_name(tensor<4xf32> {dt.name = ""})
 
 // -----
 
-// expected-error @+1 {{result #0: unknown dt attribute 'dt.name'; expected 'dt.sharding'}}
-func.func private @negative_result_name() -> (tensor<4xf32> {dt.name = "y"})
+// expected-error @+1 {{result #0: unknown dt attribute 'dt.label'; expected 'dt.sharding' or 'dt.name'}}
+func.func private @negative_result_attr() -> (tensor<4xf32> {dt.label = "y"})
+
+// -----
+
+// expected-error @+1 {{result #0: 'dt.name' must be a non-empty string}}
+func.func private @negative_result_empty_name() -> (tensor<4xf32> {dt.name = ""})
 
 // -----
 

@@ -16,10 +16,10 @@ dt.mesh @mesh = <["dp" = 2, "tp" = 4]>
 // CHECK-LABEL: func.func @annotated
 // CHECK-SAME: {dt.name = "x", dt.sharding = #[[ROWS]]}
 // CHECK-SAME: {dt.sharding = #dt.sharding<@mesh, [R, S(1)]>}
-// CHECK-SAME: -> (tensor<32x128xf32> {dt.sharding = #[[ROWS]]})
+// CHECK-SAME: -> (tensor<32x128xf32> {dt.name = "y", dt.sharding = #[[ROWS]]})
 func.func @annotated(%x: tensor<32x64xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), R]>, dt.name = "x"},
                      %w: tensor<64x128xf32> {dt.sharding = #dt.sharding<@mesh, [R, S(1)]>})
-    -> (tensor<32x128xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), R]>}) {
+    -> (tensor<32x128xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), R]>, dt.name = "y"}) {
   %e = tensor.empty() : tensor<32x128xf32>
   %y = linalg.matmul ins(%x, %w : tensor<32x64xf32>, tensor<64x128xf32>)
                      outs(%e : tensor<32x128xf32>) -> tensor<32x128xf32>
