@@ -126,18 +126,22 @@ RankBinding::RankBinding(RankContext *rank) : previous_(boundRank) {
 }
 RankBinding::~RankBinding() { boundRank = previous_; }
 
+std::vector<void *> RankBuffers::pointers() {
+  std::vector<void *> result;
+  for (HostTensor &t : args)
+    result.push_back(t.data());
+  for (HostTensor &t : this->results)
+    result.push_back(t.data());
+  return result;
+}
+
 absl::Status callEntry(Artifact::EntryFn entry, RankContext &rank,
-                       RankBuffers &buffers, int repeat,
+                       void **buffers, int repeat,
                        std::vector<double> &seconds) {
   RankBinding binding(&rank);
-  std::vector<void *> pointers;
-  for (HostTensor &t : buffers.args)
-    pointers.push_back(t.data());
-  for (HostTensor &t : buffers.results)
-    pointers.push_back(t.data());
   for (int i = 0; i < repeat; ++i) {
     absl::Time start = absl::Now();
-    entry(pointers.data());
+    entry(buffers);
     seconds.push_back(absl::ToDoubleSeconds(absl::Now() - start));
     if (absl::Status s = rank.leaveEntry(); !s.ok())
       return s;

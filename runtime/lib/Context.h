@@ -126,7 +126,7 @@ private:
 /// Binds the calling thread to `rank` and calls `entry` on `buffers`
 /// (arguments, then results) `repeat` times, timing each call.
 absl::Status callEntry(Artifact::EntryFn entry, RankContext &rank,
-                       RankBuffers &buffers, int repeat,
+                       void **buffers, int repeat,
                        std::vector<double> &seconds);
 
 /// out = in combined over `count` elements of `inputs` (one per member).

@@ -251,7 +251,8 @@ absl::StatusOr<RunStats> runMpiRank(Artifact::EntryFn entry,
   stats.ranks.push_back(world.rank);
   stats.seconds.emplace_back();
   if (absl::Status s =
-          callEntry(entry, context, mine, options.repeat, stats.seconds[0]);
+          callEntry(entry, context, mine.pointers().data(), options.repeat,
+                    stats.seconds[0]);
       !s.ok())
     mpiAbort(s);
   return stats;

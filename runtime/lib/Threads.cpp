@@ -221,6 +221,16 @@ absl::StatusOr<RunStats> runThreads(Artifact::EntryFn entry,
                                     const EntrySpec &spec,
                                     std::vector<RankBuffers> &ranks,
                                     const RunOptions &options) {
+  std::vector<std::vector<void *>> buffers;
+  for (RankBuffers &rank : ranks)
+    buffers.push_back(rank.pointers());
+  return runThreads(entry, spec, buffers, options);
+}
+
+absl::StatusOr<RunStats> runThreads(Artifact::EntryFn entry,
+                                    const EntrySpec &spec,
+                                    std::vector<std::vector<void *>> &ranks,
+                                    const RunOptions &options) {
   int64_t n = spec.mesh.size();
   if (static_cast<int64_t>(ranks.size()) != n)
     return absl::InvalidArgumentError(absl::StrCat(
@@ -247,8 +257,8 @@ absl::StatusOr<RunStats> runThreads(Artifact::EntryFn entry,
   for (int64_t r = 0; r < n; ++r)
     threads.emplace_back([state, entry, &buffers = ranks[r], r,
                           repeat = options.repeat] {
-      absl::Status s = callEntry(entry, *state->contexts[r], buffers, repeat,
-                                 state->stats.seconds[r]);
+      absl::Status s = callEntry(entry, *state->contexts[r], buffers.data(),
+                                 repeat, state->stats.seconds[r]);
       if (!s.ok())
         state->job.fail(s);
       absl::MutexLock lock(&state->doneMutex);
@@ -293,16 +303,11 @@ absl::Status runReference(Artifact::EntryFn entry,
   RankContext context(0, single, backend, job, absl::Seconds(1));
   RankBuffers buffers{std::move(args), std::move(results)};
   std::vector<double> seconds;
-  RankBinding binding(&context);
-  std::vector<void *> pointers;
-  for (HostTensor &t : buffers.args)
-    pointers.push_back(t.data());
-  for (HostTensor &t : buffers.results)
-    pointers.push_back(t.data());
-  entry(pointers.data());
+  absl::Status status =
+      callEntry(entry, context, buffers.pointers().data(), 1, seconds);
   args = std::move(buffers.args);
   results = std::move(buffers.results);
-  return job.failed() ? job.status() : absl::OkStatus();
+  return status;
 }
 
 } // namespace dt::rt

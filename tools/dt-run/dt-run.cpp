@@ -314,13 +314,19 @@ int main(int argc, char **argv) {
   };
 
   std::string path = flags.program;
-  if (absl::EndsWith(path, ".mlir")) {
+  bool temporary = absl::EndsWith(path, ".mlir");
+  if (temporary) {
     absl::StatusOr<std::string> compiled = compile(path);
     if (!compiled.ok())
       fail(compiled.status());
     path = *compiled;
   }
   absl::StatusOr<std::unique_ptr<Artifact>> artifact = Artifact::open(path);
+  if (temporary) {
+    // Loaded (or failed to load): the compiled file is no longer needed.
+    ::unlink(path.c_str());
+    ::rmdir(path.substr(0, path.rfind('/')).c_str());
+  }
   if (!artifact.ok())
     fail(artifact.status());
   if (flags.describe) {

@@ -77,6 +77,28 @@ void dt_rt_batch_matmul_f32(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
 void dt_rt_batch_matmul_f64(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
                             DtMemRef *);
 
+/*===----------------------------------------------------------------------===*
+ * Host API: load an artifact and run an entry from C (dt-run uses the C++
+ * API of dt/Runtime/ it wraps). Calls return a status code, absl::StatusCode's
+ * value (0 is success; 3 invalid argument, 4 deadline exceeded, 5 not found,
+ * 9 failed precondition, 10 aborted, 13 internal, 15 data loss), and leave
+ * the message in dt_last_error().
+ *===----------------------------------------------------------------------===*/
+
+typedef struct DtArtifact DtArtifact;
+
+/* Loads the artifact at `path`. */
+int32_t dt_artifact_open(const char *path, DtArtifact **artifact);
+void dt_artifact_close(DtArtifact *artifact);
+/* The program description (docs/Runtime.md); owned by the artifact. */
+const char *dt_artifact_description(const DtArtifact *artifact);
+/* Runs `entry` on every rank of its mesh, one thread per rank: buffers[r]
+ * is rank r's array of pointers (arguments then results, local shapes). */
+int32_t dt_run_threads(const DtArtifact *artifact, const char *entry,
+                       void ***buffers, double timeoutSeconds);
+/* The message of this thread's last failed call ("" after a success). */
+const char *dt_last_error(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -31,6 +31,8 @@ struct RunOptions {
 /// One rank's buffers: local shards of the arguments, room for the results.
 struct RankBuffers {
   std::vector<HostTensor> args, results;
+  /// What an entry takes: the arguments' data, then the results'.
+  std::vector<void *> pointers();
 };
 
 /// Seconds per call of the entry, for each rank this process ran.
@@ -77,6 +79,11 @@ void fillSeeded(HostTensor &local, const TensorSpec &spec, const Mesh &mesh,
 absl::StatusOr<RunStats> runThreads(Artifact::EntryFn entry,
                                     const EntrySpec &spec,
                                     std::vector<RankBuffers> &ranks,
+                                    const RunOptions &options);
+/// The same on raw buffers: `buffers[r]` is what rank r's entry takes.
+absl::StatusOr<RunStats> runThreads(Artifact::EntryFn entry,
+                                    const EntrySpec &spec,
+                                    std::vector<std::vector<void *>> &buffers,
                                     const RunOptions &options);
 
 /// Runs the reference entry (the whole program on this thread).
