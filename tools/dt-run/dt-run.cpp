@@ -18,6 +18,7 @@
 #include "absl/strings/str_format.h"
 
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -437,7 +438,17 @@ int main(int argc, char **argv) {
     absl::StatusOr<RunStats> run = runMpiRank(*spmd, *entry, mine, options);
     if (!run.ok())
       fail(run.status());
-    stats = std::move(*run);
+    // Every rank's timings, on rank 0.
+    HostTensor times(DType::F64, {flags.repeat});
+    std::memcpy(times.data(), run->seconds[0].data(), times.byteSize());
+    absl::StatusOr<std::vector<HostTensor>> allTimes = mpiGather(times, world);
+    if (!allTimes.ok())
+      fail(allTimes.status());
+    for (size_t r = 0; r < allTimes->size(); ++r) {
+      const double *t = static_cast<const double *>((*allTimes)[r].data());
+      stats.ranks.push_back(r);
+      stats.seconds.emplace_back(t, t + flags.repeat);
+    }
     for (const TensorSpec &result : entry->results) {
       absl::StatusOr<std::vector<HostTensor>> all =
           mpiGather(mine.results[result.index], world);
