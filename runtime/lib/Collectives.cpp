@@ -270,15 +270,43 @@ ReductionKind reductionOf(int32_t code) {
   return static_cast<ReductionKind>(code);
 }
 
-/// Piece `index` of `in` along `dim` (even split) into `out`.
-void slicePiece(const Dense &in, Dense &out, int dim, int64_t index) {
-  std::vector<int64_t> offset(in.shape.size(), 0);
-  offset[dim] = index * out.shape[dim];
-  copyBox(in.data, in.shape, offset, out.data, out.shape,
-          std::vector<int64_t>(out.shape.size(), 0), out.shape,
+} // namespace
+
+void placeGathered(const Dense &in, const void *piece, Dense &out, int dim,
+                   int64_t extent, int64_t j, int64_t members) {
+  std::vector<int64_t> zero(in.shape.size(), 0), at(in.shape.size(), 0),
+      box = in.shape;
+  if (extent < 0) {
+    at[dim] = j * in.shape[dim];
+  } else {
+    ChunkRange range = chunkOf(extent, members, j);
+    at[dim] = range.offset;
+    box[dim] = range.size;
+  }
+  copyBox(piece, in.shape, zero, out.data, out.shape, at, box,
+          dtypeSize(in.dtype));
+  if (extent >= 0 && j == members - 1 && extent < out.shape[dim]) {
+    std::vector<int64_t> pad = out.shape, padAt(out.shape.size(), 0);
+    pad[dim] = out.shape[dim] - extent;
+    padAt[dim] = extent;
+    HostTensor zeros(in.dtype, pad);
+    copyBox(zeros.data(), pad, zero, out.data, out.shape, padAt, pad,
+            dtypeSize(in.dtype));
+  }
+}
+
+void slicePiece(const Dense &in, const void *data, Dense &out, int dim,
+                int64_t index, int64_t members) {
+  ChunkRange range = chunkOf(in.shape[dim], members, index);
+  std::vector<int64_t> from(in.shape.size(), 0), zero(in.shape.size(), 0),
+      box = out.shape;
+  from[dim] = range.offset;
+  box[dim] = range.size;
+  if (range.size < out.shape[dim])
+    std::memset(out.data, 0, out.bytes());
+  copyBox(data, in.shape, from, out.data, out.shape, zero, box,
           dtypeSize(in.dtype));
 }
-} // namespace
 } // namespace dt::rt
 
 using namespace dt::rt;
@@ -295,10 +323,10 @@ using namespace dt::rt;
   }                                                                            \
   extern "C" void dt_rt_all_gather_##T(int64_t ir, DtMemRef *in, int64_t orank, \
                                        DtMemRef *out, int32_t axes,            \
-                                       int32_t dim) {                          \
+                                       int32_t dim, int32_t extent) {          \
     runCollective("all_gather", DTYPE, ir, in, orank, out, axes,              \
                   [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
-                    return r.backend().allGather(r, g, i, o, dim);             \
+                    return r.backend().allGather(r, g, i, o, dim, extent);     \
                   });                                                          \
   }                                                                            \
   extern "C" void dt_rt_reduce_scatter_##T(                                    \
@@ -323,7 +351,7 @@ using namespace dt::rt;
                                         int32_t axes, int32_t dim) {           \
     runCollective("local_slice", DTYPE, ir, in, orank, out, axes,             \
                   [&](RankContext &, const Group &g, Dense &i, Dense &o) {     \
-                    slicePiece(i, o, dim, g.index);                            \
+                    slicePiece(i, i.data, o, dim, g.index, g.size());          \
                     return absl::OkStatus();                                   \
                   });                                                          \
   }

@@ -66,8 +66,10 @@ public:
   virtual absl::Status allReduce(RankContext &rank, const Group &group,
                                  const Dense &in, Dense &out,
                                  ReductionKind kind) = 0;
+  /// `extent`: the valid elements of `dim` over the group, or -1 (full).
   virtual absl::Status allGather(RankContext &rank, const Group &group,
-                                 const Dense &in, Dense &out, int dim) = 0;
+                                 const Dense &in, Dense &out, int dim,
+                                 int64_t extent) = 0;
   virtual absl::Status reduceScatter(RankContext &rank, const Group &group,
                                      const Dense &in, Dense &out,
                                      ReductionKind kind, int dim) = 0;
@@ -128,6 +130,17 @@ private:
 absl::Status callEntry(Artifact::EntryFn entry, RankContext &rank,
                        void **buffers, int repeat,
                        std::vector<double> &seconds);
+
+/// Places member j's piece `in` of a gather along `dim` into `out`: the
+/// valid part of the piece (torch.chunk piece j of `extent`, or all of it
+/// when `extent` < 0) at its offset. Zero-fills the padding after `extent`
+/// when j is the last member.
+void placeGathered(const Dense &in, const void *piece, Dense &out, int dim,
+                   int64_t extent, int64_t j, int64_t members);
+/// Member `index`'s torch.chunk piece of `in` along `dim` into `out` (the
+/// chunk size), zero-padded when short.
+void slicePiece(const Dense &in, const void *data, Dense &out, int dim,
+                int64_t index, int64_t members);
 
 /// out = in combined over `count` elements of `inputs` (one per member).
 void reduceArrays(DType dtype, void *out,

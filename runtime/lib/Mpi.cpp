@@ -65,7 +65,8 @@ public:
                          const Dense &in, Dense &out,
                          ReductionKind kind) override;
   absl::Status allGather(RankContext &rank, const Group &group,
-                         const Dense &in, Dense &out, int dim) override;
+                         const Dense &in, Dense &out, int dim,
+                         int64_t extent) override;
   absl::Status reduceScatter(RankContext &rank, const Group &group,
                              const Dense &in, Dense &out, ReductionKind kind,
                              int dim) override;
@@ -170,15 +171,13 @@ absl::Status MpiBackend::allReduce(RankContext &, const Group &group,
 }
 
 absl::Status MpiBackend::allGather(RankContext &, const Group &group,
-                                   const Dense &in, Dense &out, int dim) {
+                                   const Dense &in, Dense &out, int dim,
+                                   int64_t extent) {
   Watch watch(*this, "all_gather");
   std::vector<char> all = gather(group, in.data, in.bytes());
-  std::vector<int64_t> zero(in.shape.size(), 0), at(in.shape.size(), 0);
-  for (int64_t j = 0; j < group.size(); ++j) {
-    at[dim] = j * in.shape[dim];
-    copyBox(all.data() + j * in.bytes(), in.shape, zero, out.data, out.shape,
-            at, in.shape, dtypeSize(in.dtype));
-  }
+  for (int64_t j = 0; j < group.size(); ++j)
+    placeGathered(in, all.data() + j * in.bytes(), out, dim, extent, j,
+                  group.size());
   return absl::OkStatus();
 }
 
@@ -190,11 +189,9 @@ absl::Status MpiBackend::reduceScatter(RankContext &, const Group &group,
   int64_t n = group.size();
   size_t piece = out.bytes();
   std::vector<char> send(piece * n), receive(piece * n);
-  std::vector<int64_t> offset(in.shape.size(), 0), zero(in.shape.size(), 0);
   for (int64_t j = 0; j < n; ++j) {
-    offset[dim] = j * out.shape[dim];
-    copyBox(in.data, in.shape, offset, send.data() + j * piece, out.shape, zero,
-            out.shape, dtypeSize(in.dtype));
+    Dense part{send.data() + j * piece, out.shape, in.dtype};
+    slicePiece(in, in.data, part, dim, j, n);
   }
   MPI_Alltoall(send.data(), static_cast<int>(piece), MPI_BYTE, receive.data(),
                static_cast<int>(piece), MPI_BYTE, comm(group));

@@ -33,7 +33,8 @@ public:
                          const Dense &in, Dense &out,
                          ReductionKind kind) override;
   absl::Status allGather(RankContext &rank, const Group &group,
-                         const Dense &in, Dense &out, int dim) override;
+                         const Dense &in, Dense &out, int dim,
+                         int64_t extent) override;
   absl::Status reduceScatter(RankContext &rank, const Group &group,
                              const Dense &in, Dense &out, ReductionKind kind,
                              int dim) override;
@@ -155,17 +156,14 @@ absl::Status ThreadsBackend::allReduce(RankContext &rank, const Group &group,
 }
 
 absl::Status ThreadsBackend::allGather(RankContext &rank, const Group &group,
-                                       const Dense &in, Dense &out, int dim) {
+                                       const Dense &in, Dense &out, int dim,
+                                       int64_t extent) {
   Slot *slot;
   if (absl::Status s = publish(rank, group, slot, in.data, out.data, "all_gather");
       !s.ok())
     return s;
-  std::vector<int64_t> zero(in.shape.size(), 0), at(in.shape.size(), 0);
-  for (int64_t j = 0; j < group.size(); ++j) {
-    at[dim] = j * in.shape[dim];
-    copyBox(slot->in[j], in.shape, zero, out.data, out.shape, at, in.shape,
-            dtypeSize(in.dtype));
-  }
+  for (int64_t j = 0; j < group.size(); ++j)
+    placeGathered(in, slot->in[j], out, dim, extent, j, group.size());
   return barrier(rank, group, *slot, "all_gather", false);
 }
 
@@ -182,13 +180,10 @@ absl::Status ThreadsBackend::reduceScatter(RankContext &rank,
   int64_t n = group.size();
   std::vector<HostTensor> pieces;
   std::vector<const void *> inputs;
-  std::vector<int64_t> offset(in.shape.size(), 0),
-      zero(in.shape.size(), 0);
-  offset[dim] = group.index * out.shape[dim];
   for (int64_t j = 0; j < n; ++j) {
     pieces.emplace_back(in.dtype, out.shape);
-    copyBox(slot->in[j], in.shape, offset, pieces.back().data(), out.shape,
-            zero, out.shape, dtypeSize(in.dtype));
+    Dense piece{pieces.back().data(), out.shape, in.dtype};
+    slicePiece(in, slot->in[j], piece, dim, group.index, n);
     inputs.push_back(pieces.back().data());
   }
   reduceArrays(in.dtype, out.data, inputs, out.count(), kind);

@@ -10,11 +10,12 @@
 // RUN: not dt-compile %s 2>&1 | FileCheck %s --check-prefix=OUTPUT
 // OUTPUT: dt-compile: a shared object needs an output path: -o FILE.so
 
-// Six rows on four ranks: torch.chunk pieces of 2, 2, 2 and 0 rows.
-// CHECK: dt-compile-errors.mlir:[[@LINE+4]]:8: error: 'arith.addf' op has the unevenly sharded tensor 'tensor<6x8xf32, #dt.sharding<@mesh, [S(0)]>>'; dt-partition does not partition uneven shards yet
-dt.mesh @mesh = <["tp" = 4]>
-func.func @main(%x: tensor<6x8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>})
-    -> (tensor<6x8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) {
+// Six rows split by two mesh axes of 2 (3 and 3, then 2 and 1): nested
+// uneven splits are not padded yet.
+// CHECK: dt-compile-errors.mlir:[[@LINE+4]]:8: error: 'arith.addf' op has the tensor 'tensor<6x8xf32, #dt.sharding<@mesh, [S(0), S(0)]>>', whose dim 0 is split unevenly by several mesh axes; dt-partition pads uneven dims split by one axis only
+dt.mesh @mesh = <["a" = 2, "b" = 2]>
+func.func @main(%x: tensor<6x8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(0)]>})
+    -> (tensor<6x8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(0)]>}) {
   %y = arith.addf %x, %x : tensor<6x8xf32>
   return %y : tensor<6x8xf32>
 }

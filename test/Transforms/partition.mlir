@@ -109,10 +109,52 @@ func.func @loop(%x: tensor<16x8xf32, #dt.sharding<@mesh, [S(0)]>>, %n: index) ->
 
 // -----
 
+// Uneven shards are padded to the chunk size (5 rows over 4 ranks: 2 each,
+// the last piece empty); a sum over them skips the padded rows, and a gather
+// packs the valid rows first and is sliced back to 5.
 dt.mesh @mesh = <["tp" = 4]>
-// expected-error @+1 {{has the unevenly sharded tensor 'tensor<5x3xf32, #dt.sharding<@mesh, [S(0)]>>'; dt-partition does not partition uneven shards yet}}
-func.func @negative_uneven(%x: tensor<5x3xf32, #dt.sharding<@mesh, [S(0)]>>) -> tensor<5x3xf32, #dt.sharding<@mesh, [S(0)]>> {
-  return %x : tensor<5x3xf32, #dt.sharding<@mesh, [S(0)]>>
+// CHECK-LABEL: func.func @uneven
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>) -> (tensor<3xf32>, tensor<5x3xf32>)
+func.func @uneven(%x: tensor<5x3xf32, #dt.sharding<@mesh, [S(0)]>>)
+    -> (tensor<3xf32, #dt.sharding<@mesh, [P(sum)]>>, tensor<5x3xf32, #dt.sharding<@mesh, [R]>>) {
+  // CHECK: %[[I:.*]] = dt.axis_index @mesh "tp"
+  // CHECK: %[[START:.*]] = arith.muli %[[I]], %c2
+  // CHECK: %[[REST:.*]] = arith.subi %c5, %[[START]]
+  // CHECK: %[[POS:.*]] = arith.maxsi %[[REST]], %c0
+  // CHECK: %[[VALID:.*]] = arith.minsi %[[POS]], %c2
+  // CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]
+  // CHECK: %[[ROW:.*]] = linalg.index 0
+  // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ROW]], %[[VALID]]
+  // CHECK: arith.select %[[IN]]
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3xf32, #dt.sharding<@mesh, [P(sum)]>>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<3xf32, #dt.sharding<@mesh, [P(sum)]>>) -> tensor<3xf32, #dt.sharding<@mesh, [P(sum)]>>
+  %s = linalg.reduce ins(%x : tensor<5x3xf32, #dt.sharding<@mesh, [S(0)]>>) outs(%z : tensor<3xf32, #dt.sharding<@mesh, [P(sum)]>>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  // CHECK: %[[G:.*]] = dt.all_gather %[[X]] on @mesh ["tp"] dim 0 {extent = 5 : i64} : tensor<2x3xf32> -> tensor<8x3xf32>
+  // CHECK: tensor.extract_slice %[[G]][0, 0] [5, 3] [1, 1] : tensor<8x3xf32> to tensor<5x3xf32>
+  %g = dt.all_gather %x on @mesh ["tp"] dim 0 : tensor<5x3xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<5x3xf32, #dt.sharding<@mesh, [R]>>
+  return %s, %g : tensor<3xf32, #dt.sharding<@mesh, [P(sum)]>>, tensor<5x3xf32, #dt.sharding<@mesh, [R]>>
+}
+
+// -----
+
+dt.mesh @mesh = <["a" = 2, "b" = 2]>
+// expected-error @+1 {{has the tensor 'tensor<6x3xf32, #dt.sharding<@mesh, [S(0), S(0)]>>', whose dim 0 is split unevenly by several mesh axes; dt-partition pads uneven dims split by one axis only}}
+func.func @negative_uneven_nested(%x: tensor<6x3xf32, #dt.sharding<@mesh, [S(0), S(0)]>>) -> tensor<6x3xf32, #dt.sharding<@mesh, [S(0), S(0)]>> {
+  return %x : tensor<6x3xf32, #dt.sharding<@mesh, [S(0), S(0)]>>
+}
+
+// -----
+
+dt.mesh @mesh = <["tp" = 4]>
+func.func @negative_uneven_all_to_all(%x: tensor<6x8xf32, #dt.sharding<@mesh, [S(0)]>>) -> tensor<6x8xf32, #dt.sharding<@mesh, [S(1)]>> {
+  // expected-error @+1 {{moves an unevenly split dim; dt-partition does not pad all_to_all yet}}
+  %0 = dt.all_to_all %x on @mesh ["tp"] split 1 concat 0 : tensor<6x8xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<6x8xf32, #dt.sharding<@mesh, [S(1)]>>
+  return %0 : tensor<6x8xf32, #dt.sharding<@mesh, [S(1)]>>
 }
 
 // -----

@@ -30,7 +30,8 @@ CollectiveCall describe(AllReduceOp op) {
   return {"dt_rt_all_reduce_", {static_cast<int64_t>(op.getReduction().getValue())}};
 }
 CollectiveCall describe(AllGatherOp op) {
-  return {"dt_rt_all_gather_", {op.getDim()}};
+  // The valid extent of uneven pieces, or -1: the pieces are full.
+  return {"dt_rt_all_gather_", {op.getDim(), op.getExtent().value_or(-1)}};
 }
 CollectiveCall describe(ReduceScatterOp op) {
   return {"dt_rt_reduce_scatter_",

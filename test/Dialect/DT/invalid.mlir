@@ -546,3 +546,21 @@ func.func @negative_to_partial_from_shard(%x: tensor<8xf32, #dt.sharding<@mesh, 
 // crash in the encoding verifier (found by fuzzing).
 // expected-error @+1 {{undefined symbol alias id '32'}}
 func.func private @negative_bad_element_type(tensor<4x!32, #dt.sharding<@mesh, [R]>>)
+
+// -----
+
+dt.mesh @mesh = <["tp" = 4]>
+func.func @negative_gather_extent(%x: tensor<2x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{has extent 4, but pieces of 2 over 4 ranks hold between 5 and 8 elements}}
+  %0 = dt.all_gather %x on @mesh ["tp"] dim 0 {extent = 4 : i64} : tensor<2x8xf32> -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+dt.mesh @mesh = <["tp" = 2]>
+func.func @negative_gather_extent_global(%x: tensor<6xf32, #dt.sharding<@mesh, [S(0)]>>) -> tensor<6xf32, #dt.sharding<@mesh, [R]>> {
+  // expected-error @+1 {{has an extent only in local form; the global form's types give it}}
+  %0 = dt.all_gather %x on @mesh ["tp"] dim 0 {extent = 6 : i64} : tensor<6xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<6xf32, #dt.sharding<@mesh, [R]>>
+  return %0 : tensor<6xf32, #dt.sharding<@mesh, [R]>>
+}

@@ -143,6 +143,9 @@ func.func @local_collectives(%x: tensor<4x32xf32>, %odd: tensor<5x3xf32>) {
   %5 = dt.local_slice %odd on @mesh ["tp"] dim 0 : tensor<5x3xf32> -> tensor<2x3xf32>
   // CHECK: dt.reduce_scatter %{{.*}} on @mesh ["tp"] min dim 0 : tensor<5x3xf32> -> tensor<2x3xf32>
   %6 = dt.reduce_scatter %odd on @mesh ["tp"] min dim 0 : tensor<5x3xf32> -> tensor<2x3xf32>
+  // The padded pieces gathered back: 5 valid rows, then 3 of padding.
+  // CHECK: dt.all_gather %{{.*}} on @mesh ["tp"] dim 0 {extent = 5 : i64} : tensor<2x3xf32> -> tensor<8x3xf32>
+  %7 = dt.all_gather %5 on @mesh ["tp"] dim 0 {extent = 5 : i64} : tensor<2x3xf32> -> tensor<8x3xf32>
   return
 }
 

@@ -417,7 +417,25 @@ LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
   };
   CollectiveRule rule{Placement::shard(dim), Placement::replicate(), dim,
                       std::nullopt, localShape, {dim}};
-  return verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
+  if (failed(verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule)))
+    return failure();
+  std::optional<int64_t> extent = getExtent();
+  if (!extent)
+    return success();
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (getShardingEncoding(input))
+    return emitOpError("has an extent only in local form; the global form's "
+                       "types give it");
+  int64_t groupSize = result.getDimSize(dim) / input.getDimSize(dim);
+  if (*extent < 0 || *extent > result.getDimSize(dim) ||
+      ::dt::chunkSize(*extent, groupSize) != input.getDimSize(dim))
+    return emitOpError("has extent ")
+           << *extent << ", but pieces of " << input.getDimSize(dim)
+           << " over " << groupSize << " ranks hold between "
+           << (input.getDimSize(dim) - 1) * groupSize + 1 << " and "
+           << result.getDimSize(dim) << " elements";
+  return success();
 }
 
 LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {

@@ -39,7 +39,8 @@ static Value emitStep(OpBuilder &b, Location loc, Value value,
   switch (step.kind) {
   case PlanStep::Kind::AllGather:
     return b.create<AllGatherOp>(loc, resultType, value, meshRef, axes,
-                                 b.getI64IntegerAttr(step.dim));
+                                 b.getI64IntegerAttr(step.dim),
+                                 /*extent=*/IntegerAttr());
   case PlanStep::Kind::AllReduce:
     return b.create<AllReduceOp>(loc, resultType, value, meshRef, axes,
                                  reduction);

@@ -5,6 +5,14 @@
 // sizes; the few ops whose meaning depends on where the shard lies get the
 // rank's coordinates through dt.axis_index.
 //
+// Uneven shards (torch.chunk) are padded to the chunk size. Padding holds
+// unspecified values, which elementwise work leaves where they are; the two
+// places where padding could reach valid data are made safe here: a
+// reduction over an unevenly split dim skips the padded iterations (a
+// matmul's operands are zeroed there, so it stays a BLAS call), and an
+// all_gather of uneven pieces is told the valid extent, packs the valid
+// elements first, and is sliced back to the global extent.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dt/Dialect/DT/IR/DTInterfaces.h"
@@ -15,8 +23,12 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir::dt {
 #define GEN_PASS_DEF_PARTITIONPASS
@@ -41,6 +53,16 @@ private:
   /// sharding. Fails (with a diagnostic at `at`) on an uneven sharding.
   FailureOr<Type> localType(Type type, Operation *at);
   LogicalResult offsetIndices(linalg::LinalgOp op);
+  /// The one mesh axis that splits dim `dim` of `type` unevenly, if any.
+  /// Fails when several axes split it unevenly.
+  FailureOr<std::optional<int64_t>> unevenAxis(RankedTensorType type,
+                                               int64_t dim, Operation *at);
+  /// The number of valid elements of this rank's padded piece of `extent`
+  /// split over mesh axis `axis`.
+  Value validExtent(OpBuilder &b, Location loc, int64_t axis, int64_t extent);
+  LogicalResult maskUnevenReductions(linalg::LinalgOp op);
+  LogicalResult prepareCollective(Operation *op);
+  void padGather(AllGatherOp op);
   void lowerToPartial(ToPartialOp op);
   LogicalResult localizeAttributes(Operation *op);
 
@@ -55,13 +77,48 @@ FailureOr<Type> FunctionPartitioner::localType(Type type, Operation *at) {
   ShardingAttr sharding = getShardingEncoding(type);
   if (!tensor || !sharding)
     return type;
-  if (!::dt::isEvenlySharded(tensor.getShape(), shape,
-                             sharding.getPlacements()))
-    return at->emitOpError("has the unevenly sharded tensor ")
-           << type << "; dt-partition does not partition uneven shards yet";
+  for (int64_t dim = 0; dim < tensor.getRank(); ++dim)
+    if (failed(unevenAxis(tensor, dim, at)))
+      return failure();
   std::vector<int64_t> local = ::dt::maxLocalShape(
       tensor.getShape(), shape, sharding.getPlacements());
   return Type(RankedTensorType::get(local, tensor.getElementType()));
+}
+
+FailureOr<std::optional<int64_t>>
+FunctionPartitioner::unevenAxis(RankedTensorType type, int64_t dim,
+                                Operation *at) {
+  ShardingAttr sharding = getShardingEncoding(type);
+  if (!sharding)
+    return std::optional<int64_t>();
+  SmallVector<int64_t> axes = sharding.getAxesShardingDim(dim);
+  int64_t parts = 1;
+  for (int64_t axis : axes)
+    parts *= shape[axis];
+  if (axes.empty() || ::dt::dividesEvenly(type.getDimSize(dim), parts))
+    return std::optional<int64_t>();
+  if (axes.size() > 1)
+    return at->emitOpError("has the tensor ")
+           << type << ", whose dim " << dim
+           << " is split unevenly by several mesh axes; dt-partition pads "
+              "uneven dims split by one axis only";
+  return std::optional<int64_t>(axes.front());
+}
+
+Value FunctionPartitioner::validExtent(OpBuilder &b, Location loc,
+                                       int64_t axis, int64_t extent) {
+  int64_t chunk = ::dt::chunkSize(extent, shape[axis]);
+  Value coord = b.create<AxisIndexOp>(
+      loc, FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
+      cast<StringAttr>(mesh.getAxisNames()[axis]));
+  auto constant = [&](int64_t v) -> Value {
+    return b.create<arith::ConstantIndexOp>(loc, v);
+  };
+  // clamp(extent - coord * chunk, 0, chunk)
+  Value start = b.create<arith::MulIOp>(loc, coord, constant(chunk));
+  Value rest = b.create<arith::SubIOp>(loc, constant(extent), start);
+  Value positive = b.create<arith::MaxSIOp>(loc, rest, constant(0));
+  return b.create<arith::MinSIOp>(loc, positive, constant(chunk));
 }
 
 /// The rank's offset along a loop dim that mesh axes `axes` split (in mesh
@@ -123,6 +180,157 @@ LogicalResult FunctionPartitioner::offsetIndices(linalg::LinalgOp op) {
     index.getResult().replaceAllUsesExcept(global, global.getDefiningOp());
   }
   return success();
+}
+
+/// `value` (a tensor with the global type) with the elements at or beyond
+/// `valid` along `dim` replaced by zeros.
+static Value zeroPadding(OpBuilder &b, Location loc, Value value, int64_t dim,
+                         Value valid) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t rank = type.getRank();
+  Value init = b.create<tensor::EmptyOp>(loc, type.getShape(),
+                                         type.getElementType(),
+                                         type.getEncoding());
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = b.create<linalg::GenericOp>(
+      loc, TypeRange{type}, ValueRange{value}, ValueRange{init},
+      ArrayRef<AffineMap>{identity, identity}, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value index = nb.create<linalg::IndexOp>(nloc, dim);
+        Value inside = nb.create<arith::CmpIOp>(
+            nloc, arith::CmpIPredicate::ult, index, valid);
+        Value zero = nb.create<arith::ConstantOp>(
+            nloc, nb.getZeroAttr(type.getElementType()));
+        Value kept = nb.create<arith::SelectOp>(nloc, inside, args[0], zero);
+        nb.create<linalg::YieldOp>(nloc, kept);
+      });
+  return generic.getResult(0);
+}
+
+LogicalResult FunctionPartitioner::maskUnevenReductions(linalg::LinalgOp op) {
+  // The reduction loops that run over an unevenly split tensor dim.
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  llvm::MapVector<int64_t, std::pair<int64_t, int64_t>> uneven; // loop -> (axis, extent)
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    if (!type)
+      continue;
+    AffineMap map = maps[input->getOperandNumber()];
+    for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
+      auto loop = dyn_cast<AffineDimExpr>(expr);
+      if (!loop || iterators[loop.getPosition()] != utils::IteratorType::reduction)
+        continue;
+      FailureOr<std::optional<int64_t>> axis = unevenAxis(type, dim, op);
+      if (failed(axis))
+        return failure();
+      if (*axis)
+        uneven[loop.getPosition()] = {**axis, type.getDimSize(dim)};
+    }
+  }
+  if (uneven.empty())
+    return success();
+
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  llvm::MapVector<int64_t, Value> valid;
+  for (auto [loop, axisExtent] : uneven)
+    valid[loop] = validExtent(b, loc, axisExtent.first, axisExtent.second);
+
+  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(*op)) {
+    // out += a * b: zero both operands' padding (it may hold NaNs), and the
+    // padded products add nothing.
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = maps[input->getOperandNumber()];
+      for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
+        auto loop = dyn_cast<AffineDimExpr>(expr);
+        if (loop && valid.count(loop.getPosition()))
+          input->set(zeroPadding(b, loc, input->get(), dim,
+                                 valid[loop.getPosition()]));
+      }
+    }
+    return success();
+  }
+
+  // Any other reduction: skip the padded iterations in the body.
+  auto generic = dyn_cast<linalg::GenericOp>(*op);
+  if (!generic) {
+    IRRewriter rewriter(b);
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::GenericOp> generalized =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (failed(generalized))
+      return op->emitOpError("reduces over an unevenly split dim and cannot "
+                             "be written as a linalg.generic to mask it");
+    generic = *generalized;
+  }
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  b.setInsertionPoint(yield);
+  Value inside;
+  for (auto [loop, extent] : valid) {
+    Value index = b.create<linalg::IndexOp>(loc, loop);
+    Value ok = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, index,
+                                       extent);
+    inside = inside ? b.create<arith::AndIOp>(loc, inside, ok) : ok;
+  }
+  unsigned firstInit = generic.getNumDpsInputs();
+  for (OpOperand &yielded : yield->getOpOperands()) {
+    Value accumulator = body.getArgument(firstInit + yielded.getOperandNumber());
+    yielded.set(b.create<arith::SelectOp>(loc, inside, yielded.get(),
+                                          accumulator));
+  }
+  return success();
+}
+
+LogicalResult FunctionPartitioner::prepareCollective(Operation *op) {
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  if (auto gather = dyn_cast<AllGatherOp>(op)) {
+    FailureOr<std::optional<int64_t>> axis =
+        unevenAxis(input, gather.getDim(), op);
+    if (failed(axis))
+      return failure();
+    if (*axis)
+      gather.setExtent(input.getDimSize(gather.getDim()));
+    return success();
+  }
+  if (auto toAll = dyn_cast<AllToAllOp>(op)) {
+    auto result = cast<RankedTensorType>(toAll.getType());
+    for (auto [type, dim] : {std::pair(input, toAll.getConcatDim()),
+                             std::pair(result, toAll.getSplitDim())}) {
+      FailureOr<std::optional<int64_t>> axis = unevenAxis(type, dim, op);
+      if (failed(axis))
+        return failure();
+      if (*axis)
+        return op->emitOpError("moves an unevenly split dim; dt-partition "
+                               "does not pad all_to_all yet");
+    }
+  }
+  return success();
+}
+
+void FunctionPartitioner::padGather(AllGatherOp op) {
+  // The local result holds the group's padded pieces; the valid extent
+  // comes first and is what the rest of the program sees.
+  auto local = cast<RankedTensorType>(op.getType());
+  auto input = cast<RankedTensorType>(op.getInput().getType());
+  int64_t dim = op.getDim();
+  int64_t groupSize = 1;
+  for (Attribute axis : op.getAxes())
+    groupSize *= shape[*mesh.getAxisIndex(cast<StringAttr>(axis))];
+  SmallVector<int64_t> padded(local.getShape());
+  padded[dim] = input.getDimSize(dim) * groupSize;
+  op.getResult().setType(
+      RankedTensorType::get(padded, local.getElementType()));
+  OpBuilder b(op);
+  b.setInsertionPointAfter(op);
+  SmallVector<int64_t> offsets(local.getRank(), 0), strides(local.getRank(), 1);
+  auto slice = b.create<tensor::ExtractSliceOp>(
+      op.getLoc(), local, op.getResult(), ValueRange{}, ValueRange{},
+      ValueRange{}, offsets, local.getShape(), strides);
+  op.getResult().replaceAllUsesExcept(slice.getResult(), slice);
 }
 
 void FunctionPartitioner::lowerToPartial(ToPartialOp op) {
@@ -204,6 +412,23 @@ LogicalResult FunctionPartitioner::run() {
   if (walk.wasInterrupted())
     return failure();
 
+  // Uneven shards: mask reductions over padding, size the gathers (still on
+  // global types, which say what is uneven).
+  SmallVector<linalg::LinalgOp> linalgOps;
+  SmallVector<Operation *> collectives;
+  func.walk([&](Operation *op) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      linalgOps.push_back(linalgOp);
+    else if (isa<AllGatherOp, AllToAllOp>(op))
+      collectives.push_back(op);
+  });
+  for (linalg::LinalgOp op : linalgOps)
+    if (failed(maskUnevenReductions(op)))
+      return failure();
+  for (Operation *op : collectives)
+    if (failed(prepareCollective(op)))
+      return failure();
+
   // Every value takes its local type.
   auto retype = [&](Value v, Operation *at) -> LogicalResult {
     FailureOr<Type> local = localType(v.getType(), at);
@@ -249,6 +474,9 @@ LogicalResult FunctionPartitioner::run() {
     return failure();
   for (ToPartialOp op : partials)
     lowerToPartial(op);
+  for (Operation *op : collectives)
+    if (auto gather = dyn_cast<AllGatherOp>(op); gather && gather.getExtent())
+      padGather(gather);
   return success();
 }
 

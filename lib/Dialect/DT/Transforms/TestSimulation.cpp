@@ -330,6 +330,25 @@ struct TestSimulateSPMDPass
         return signalPassFailure();
       if (func.getBody().getBlocks().size() != 1)
         return signalPassFailure();
+      // The simulator slices and gathers full pieces: uneven shards (padded
+      // pieces) are dt-run's to check.
+      WalkResult uneven = func.walk([&](Operation *op) {
+        for (Type type : op->getResultTypes()) {
+          auto tensor = dyn_cast<RankedTensorType>(type);
+          ShardingAttr sharding = getShardingEncoding(type);
+          if (tensor && sharding &&
+              !::dt::isEvenlySharded(tensor.getShape(), mesh.getShape(),
+                                     sharding.getPlacements())) {
+            op->emitOpError("has the unevenly sharded ")
+                << type << "; dt-test-simulate-spmd models even shards only "
+                           "(run the program with dt-run --verify)";
+            return WalkResult::interrupt();
+          }
+        }
+        return WalkResult::advance();
+      });
+      if (uneven.wasInterrupted())
+        return signalPassFailure();
       OpBuilder b(func);
       auto local = cast<func::FuncOp>(b.clone(*func));
       local.setName((func.getName() + "_rank_program").str());

@@ -134,16 +134,24 @@ def DT_AllGatherOp : DT_CollectiveOp<"all_gather"> {
     `R`; other axes are unchanged. Local form: the result's `dim` is the
     input's times the group size.
 
+    On uneven shards (local form), `extent` is the number of valid elements
+    of `dim` across the group: member j holds the torch.chunk piece j of
+    `extent` padded to the chunk size (the input's `dim`), and the result
+    holds the pieces' valid elements first, in order, then zeros.
+
     ```mlir
     %1 = dt.all_gather %0 on @mesh ["tp"] dim 1
         : tensor<8x16xf32, #dt.sharding<@mesh, [S(0), S(1)]>>
        -> tensor<8x16xf32, #dt.sharding<@mesh, [S(0), R]>>
     %3 = dt.all_gather %2 on @mesh ["tp"] dim 1 : tensor<4x4xf32> -> tensor<4x16xf32>
+    %5 = dt.all_gather %4 on @mesh ["tp"] dim 0 {extent = 6 : i64}
+        : tensor<2x8xf32> -> tensor<8x8xf32>
     ```
   }], commonDescription);
 
   let arguments = (ins DT_StaticTensor:$input, FlatSymbolRefAttr:$mesh,
-                       StrArrayAttr:$axes, I64Attr:$dim);
+                       StrArrayAttr:$axes, I64Attr:$dim,
+                       OptionalAttr<I64Attr>:$extent);
   let results = (outs DT_StaticTensor:$result);
   let assemblyFormat = [{
     $input `on` $mesh $axes `dim` $dim attr-dict `:` type($input) `->` type($result)
