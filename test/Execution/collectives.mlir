@@ -9,6 +9,11 @@
 // LOCAL-DAG: dt.reduce_scatter {{.*}} ["tp"] sum dim 0
 // LOCAL-DAG: dt.all_reduce {{.*}} ["tp"] sum
 // LOCAL-DAG: dt.axis_index @mesh "tp"
+// The same numbers as upstream mlir-runner on the plain program:
+// RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
+// RUN: %npy pattern-run %dt_run %s > %t.dtrun
+// RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.dtrun | FileCheck %s --check-prefix=COMPARE
+// COMPARE: 0 beyond tolerance
 // RUN: dt-run %s --seed 7 --verify | FileCheck %s --check-prefix=VERIFY
 // RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --seed 7 --verify | FileCheck %s --check-prefix=VERIFY %}
 // VERIFY-COUNT-7: : ok

@@ -4,6 +4,11 @@
 // RUN: dt-opt %s -dt-shard | FileCheck %s --check-prefix=LOCAL
 // LOCAL: func.func @main(%{{.*}}: tensor<2x4x16xf32>, %{{.*}}: tensor<16x16xf32>, %{{.*}}: tensor<16x16xf32>)
 // LOCAL: dt.all_reduce {{.*}} ["tp"] sum
+// The same numbers as upstream mlir-runner on the plain program:
+// RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
+// RUN: %npy pattern-run %dt_run %s > %t.dtrun
+// RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.dtrun | FileCheck %s --check-prefix=COMPARE
+// COMPARE: 0 beyond tolerance
 // RUN: dt-run %s --seed 11 --verify | FileCheck %s
 // RUN: %if mpi %{ %mpirun -np 8 dt-run %s --backend=mpi --seed 11 --verify | FileCheck %s %}
 // CHECK: dt-run: main on 8 ranks

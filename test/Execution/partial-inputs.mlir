@@ -1,6 +1,11 @@
 // Partial inputs: a P(sum) argument is given to the first rank of its
 // partial axis (the others hold zeros), a P(max) one to every rank, so the
 // global value is the input itself; results reduce the other way.
+// The same numbers as upstream mlir-runner on the plain program:
+// RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
+// RUN: %npy pattern-run %dt_run %s > %t.dtrun
+// RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.dtrun | FileCheck %s --check-prefix=COMPARE
+// COMPARE: 0 beyond tolerance
 // RUN: dt-run %s --seed 1 --verify | FileCheck %s
 // RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --seed 1 --verify | FileCheck %s %}
 // CHECK-COUNT-3: : ok

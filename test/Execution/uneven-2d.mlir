@@ -1,6 +1,11 @@
 // Uneven shards on a 2-D mesh: 7 rows over dp=2 (4 and 3), 10 hidden units
 // over tp=2 (even); the contraction over tp is partial, the row shards are
 // padded.
+// The same numbers as upstream mlir-runner on the plain program:
+// RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
+// RUN: %npy pattern-run %dt_run %s > %t.dtrun
+// RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.dtrun | FileCheck %s --check-prefix=COMPARE
+// COMPARE: 0 beyond tolerance
 // RUN: dt-run %s --seed 4 --verify | FileCheck %s
 // RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --seed 4 --verify | FileCheck %s %}
 // CHECK-COUNT-2: : ok
