@@ -307,6 +307,17 @@ void slicePiece(const Dense &in, const void *data, Dense &out, int dim,
   copyBox(data, in.shape, from, out.data, out.shape, zero, box,
           dtypeSize(in.dtype));
 }
+
+void exchangePart(const Dense &in, const void *data, Dense &out, int split,
+                  int concat, int64_t extent, int64_t index, int64_t from,
+                  int64_t members) {
+  std::vector<int64_t> shape = in.shape;
+  shape[split] = out.shape[split];
+  HostTensor buffer(in.dtype, shape);
+  Dense part{buffer.data(), shape, in.dtype};
+  slicePiece(in, data, part, split, index, members);
+  placeGathered(part, part.data, out, concat, extent, from, members);
+}
 } // namespace dt::rt
 
 using namespace dt::rt;
@@ -338,12 +349,13 @@ using namespace dt::rt;
                         r, g, i, o, reductionOf(reduction), dim);              \
                   });                                                          \
   }                                                                            \
-  extern "C" void dt_rt_all_to_all_##T(int64_t ir, DtMemRef *in, int64_t orank, \
-                                       DtMemRef *out, int32_t axes,            \
-                                       int32_t split, int32_t concat) {        \
+  extern "C" void dt_rt_all_to_all_##T(                                        \
+      int64_t ir, DtMemRef *in, int64_t orank, DtMemRef *out, int32_t axes,    \
+      int32_t split, int32_t concat, int32_t extent) {                         \
     runCollective("all_to_all", DTYPE, ir, in, orank, out, axes,              \
                   [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
-                    return r.backend().allToAll(r, g, i, o, split, concat);    \
+                    return r.backend().allToAll(r, g, i, o, split, concat,     \
+                                                extent);                       \
                   });                                                          \
   }                                                                            \
   extern "C" void dt_rt_local_slice_##T(int64_t ir, DtMemRef *in,              \

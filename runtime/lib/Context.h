@@ -75,7 +75,7 @@ public:
                                      ReductionKind kind, int dim) = 0;
   virtual absl::Status allToAll(RankContext &rank, const Group &group,
                                 const Dense &in, Dense &out, int split,
-                                int concat) = 0;
+                                int concat, int64_t extent) = 0;
 };
 
 /// One rank of a running job.
@@ -141,6 +141,13 @@ void placeGathered(const Dense &in, const void *piece, Dense &out, int dim,
 /// chunk size), zero-padded when short.
 void slicePiece(const Dense &in, const void *data, Dense &out, int dim,
                 int64_t index, int64_t members);
+
+/// Member `index`'s part of `in` for an all_to_all (its torch.chunk piece
+/// along `split`), placed as member `from` sent it into `out` (packed along
+/// `concat` per `extent`).
+void exchangePart(const Dense &in, const void *data, Dense &out, int split,
+                  int concat, int64_t extent, int64_t index, int64_t from,
+                  int64_t members);
 
 /// out = in combined over `count` elements of `inputs` (one per member).
 void reduceArrays(DType dtype, void *out,

@@ -71,7 +71,8 @@ public:
                              const Dense &in, Dense &out, ReductionKind kind,
                              int dim) override;
   absl::Status allToAll(RankContext &rank, const Group &group, const Dense &in,
-                        Dense &out, int split, int concat) override;
+                        Dense &out, int split, int concat,
+                        int64_t extent) override;
 
 private:
   /// Marks the time a collective started, for the watchdog.
@@ -204,26 +205,24 @@ absl::Status MpiBackend::reduceScatter(RankContext &, const Group &group,
 
 absl::Status MpiBackend::allToAll(RankContext &, const Group &group,
                                   const Dense &in, Dense &out, int split,
-                                  int concat) {
+                                  int concat, int64_t extent) {
   Watch watch(*this, "all_to_all");
+  // Send member j its torch.chunk piece along `split`; place what member j
+  // sends where its piece goes along `concat`.
   int64_t n = group.size();
   std::vector<int64_t> part = in.shape;
   part[split] = out.shape[split];
   size_t bytes = numElements(part) * dtypeSize(in.dtype);
   std::vector<char> send(bytes * n), receive(bytes * n);
-  std::vector<int64_t> offset(in.shape.size(), 0), zero(in.shape.size(), 0);
   for (int64_t j = 0; j < n; ++j) {
-    offset[split] = j * part[split];
-    copyBox(in.data, in.shape, offset, send.data() + j * bytes, part, zero,
-            part, dtypeSize(in.dtype));
+    Dense piece{send.data() + j * bytes, part, in.dtype};
+    slicePiece(in, in.data, piece, split, j, n);
   }
   MPI_Alltoall(send.data(), static_cast<int>(bytes), MPI_BYTE, receive.data(),
                static_cast<int>(bytes), MPI_BYTE, comm(group));
-  std::vector<int64_t> to(in.shape.size(), 0);
   for (int64_t j = 0; j < n; ++j) {
-    to[concat] = j * in.shape[concat];
-    copyBox(receive.data() + j * bytes, part, zero, out.data, out.shape, to,
-            part, dtypeSize(in.dtype));
+    Dense piece{receive.data() + j * bytes, part, in.dtype};
+    placeGathered(piece, piece.data, out, concat, extent, j, n);
   }
   return absl::OkStatus();
 }

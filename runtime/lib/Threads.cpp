@@ -39,7 +39,8 @@ public:
                              const Dense &in, Dense &out, ReductionKind kind,
                              int dim) override;
   absl::Status allToAll(RankContext &rank, const Group &group, const Dense &in,
-                        Dense &out, int split, int concat) override;
+                        Dense &out, int split, int concat,
+                        int64_t extent) override;
 
 private:
   /// Where one group's members meet.
@@ -192,24 +193,17 @@ absl::Status ThreadsBackend::reduceScatter(RankContext &rank,
 
 absl::Status ThreadsBackend::allToAll(RankContext &rank, const Group &group,
                                       const Dense &in, Dense &out, int split,
-                                      int concat) {
+                                      int concat, int64_t extent) {
   Slot *slot;
   if (absl::Status s = publish(rank, group, slot, in.data, out.data, "all_to_all");
       !s.ok())
     return s;
-  // Member j's part for this rank, placed at j along `concat`.
-  std::vector<int64_t> part = in.shape;
-  part[split] = out.shape[split];
-  std::vector<int64_t> from(in.shape.size(), 0), to(in.shape.size(), 0);
-  from[split] = group.index * part[split];
-  for (int64_t j = 0; j < group.size(); ++j) {
-    to[concat] = j * in.shape[concat];
-    copyBox(slot->in[j], in.shape, from, out.data, out.shape, to, part,
-            dtypeSize(in.dtype));
-  }
+  // Member j's part for this rank, placed where member j's piece goes.
+  for (int64_t j = 0; j < group.size(); ++j)
+    exchangePart(in, slot->in[j], out, split, concat, extent, group.index, j,
+                 group.size());
   return barrier(rank, group, *slot, "all_to_all", false);
 }
-
 } // namespace
 
 absl::StatusOr<RunStats> runThreads(Artifact::EntryFn entry,

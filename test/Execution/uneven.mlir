@@ -2,9 +2,9 @@
 // 10 over 4 are 3, 3, 3, 1), padded to the chunk size: reductions skip the
 // padding (a sum of exp, whose padding would be exp(0) = 1, and a max),
 // matmuls zero it, all_gather packs the valid rows first, reduce_scatter
-// and local_slice cut torch.chunk pieces.
+// and local_slice cut torch.chunk pieces, all_to_all does both.
 // RUN: dt-opt %s -dt-shard | FileCheck %s --check-prefix=LOCAL
-// LOCAL: func.func @main(%{{.*}}: tensor<2x8xf32>, %{{.*}}: tensor<5x3xf32>, %{{.*}}: tensor<3x3xf32>, %{{.*}}: tensor<10x3xf32>, %{{.*}}: tensor<2x3xf32>, %{{.*}}: tensor<6x3xf32>)
+// LOCAL: func.func @main(%{{.*}}: tensor<2x8xf32>, %{{.*}}: tensor<5x3xf32>, %{{.*}}: tensor<3x3xf32>, %{{.*}}: tensor<10x3xf32>, %{{.*}}: tensor<2x3xf32>, %{{.*}}: tensor<6x3xf32>, %{{.*}}: tensor<2x10xf32>)
 // LOCAL: dt.axis_index @mesh "tp"
 // LOCAL: linalg.generic
 // LOCAL: arith.cmpi ult
@@ -12,13 +12,14 @@
 // LOCAL: dt.all_reduce {{.*}} sum
 // LOCAL: dt.all_gather {{.*}} dim 0 {extent = 6 : i64} : tensor<2x8xf32> -> tensor<8x8xf32>
 // LOCAL: tensor.extract_slice {{.*}}[0, 0] [6, 8] [1, 1] : tensor<8x8xf32> to tensor<6x8xf32>
+// LOCAL: dt.all_to_all {{.*}} split 1 concat 0 {extent = 6 : i64} : tensor<2x10xf32> -> tensor<8x3xf32>
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
 // RUN: %npy pattern-run %dt_run %s > %t.dtrun
 // RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.dtrun | FileCheck %s --check-prefix=COMPARE
 // COMPARE: 0 beyond tolerance
 // RUN: dt-run %s --seed 2 --verify | FileCheck %s
 // RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --seed 2 --verify | FileCheck %s %}
-// CHECK-COUNT-8: : ok
+// CHECK-COUNT-9: : ok
 // CHECK: verify: PASS
 #s0 = #dt.sharding<@mesh, [S(0)]>
 #s1 = #dt.sharding<@mesh, [S(1)]>
@@ -31,11 +32,13 @@ func.func @main(%x: tensor<6x8xf32> {dt.sharding = #s0},
                 %b: tensor<10x3xf32> {dt.sharding = #s0},
                 %c: tensor<10x3xf32> {dt.sharding = #r},
                 %d: tensor<6x3xf32> {dt.sharding = #s0},
-                %g: tensor<6x10xf32> {dt.sharding = #s1})
+                %g: tensor<6x10xf32> {dt.sharding = #s1},
+                %h: tensor<6x10xf32> {dt.sharding = #s0})
     -> (tensor<6x8xf32> {dt.sharding = #s0}, tensor<8xf32> {dt.sharding = #r},
         tensor<8xf32> {dt.sharding = #r}, tensor<5x3xf32> {dt.sharding = #r},
         tensor<6x8xf32> {dt.sharding = #r}, tensor<10x3xf32> {dt.sharding = #s0},
-        tensor<6x3xf32> {dt.sharding = #r}, tensor<6x3xf32> {dt.sharding = #s0}) {
+        tensor<6x3xf32> {dt.sharding = #r}, tensor<6x3xf32> {dt.sharding = #s0},
+        tensor<6x10xf32> {dt.sharding = #s1}) {
   %zero = arith.constant 0.0 : f32
   %e = math.exp %x : tensor<6x8xf32>
   // A sum over the uneven rows, kept partial until the end.
@@ -79,7 +82,9 @@ func.func @main(%x: tensor<6x8xf32> {dt.sharding = #s0},
   %qe = tensor.empty() : tensor<6x3xf32>
   %qz = linalg.fill ins(%zero : f32) outs(%qe : tensor<6x3xf32>) -> tensor<6x3xf32>
   %q = linalg.matmul ins(%g, %b : tensor<6x10xf32>, tensor<10x3xf32>) outs(%qz : tensor<6x3xf32>) -> tensor<6x3xf32>
-  return %e, %sump, %maxp, %m, %x, %cs, %dback, %q
+  // S(0) -> S(1) (all_to_all) between two uneven dims.
+  %hh = math.tanh %h : tensor<6x10xf32>
+  return %e, %sump, %maxp, %m, %x, %cs, %dback, %q, %hh
       : tensor<6x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<5x3xf32>, tensor<6x8xf32>,
-        tensor<10x3xf32>, tensor<6x3xf32>, tensor<6x3xf32>
+        tensor<10x3xf32>, tensor<6x3xf32>, tensor<6x3xf32>, tensor<6x10xf32>
 }

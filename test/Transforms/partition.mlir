@@ -150,11 +150,16 @@ func.func @negative_uneven_nested(%x: tensor<6x3xf32, #dt.sharding<@mesh, [S(0),
 
 // -----
 
+// An all_to_all between two uneven dims: 6 rows (2, 2, 2, 0) become 10
+// columns (3, 3, 3, 1); the rows are packed to 6 and sliced.
 dt.mesh @mesh = <["tp" = 4]>
-func.func @negative_uneven_all_to_all(%x: tensor<6x8xf32, #dt.sharding<@mesh, [S(0)]>>) -> tensor<6x8xf32, #dt.sharding<@mesh, [S(1)]>> {
-  // expected-error @+1 {{moves an unevenly split dim; dt-partition does not pad all_to_all yet}}
-  %0 = dt.all_to_all %x on @mesh ["tp"] split 1 concat 0 : tensor<6x8xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<6x8xf32, #dt.sharding<@mesh, [S(1)]>>
-  return %0 : tensor<6x8xf32, #dt.sharding<@mesh, [S(1)]>>
+// CHECK-LABEL: func.func @uneven_all_to_all
+// CHECK-SAME: (%[[X:.*]]: tensor<2x10xf32>) -> tensor<6x3xf32>
+func.func @uneven_all_to_all(%x: tensor<6x10xf32, #dt.sharding<@mesh, [S(0)]>>) -> tensor<6x10xf32, #dt.sharding<@mesh, [S(1)]>> {
+  // CHECK: %[[A:.*]] = dt.all_to_all %[[X]] on @mesh ["tp"] split 1 concat 0 {extent = 6 : i64} : tensor<2x10xf32> -> tensor<8x3xf32>
+  // CHECK: tensor.extract_slice %[[A]][0, 0] [6, 3] [1, 1] : tensor<8x3xf32> to tensor<6x3xf32>
+  %0 = dt.all_to_all %x on @mesh ["tp"] split 1 concat 0 : tensor<6x10xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<6x10xf32, #dt.sharding<@mesh, [S(1)]>>
+  return %0 : tensor<6x10xf32, #dt.sharding<@mesh, [S(1)]>>
 }
 
 // -----

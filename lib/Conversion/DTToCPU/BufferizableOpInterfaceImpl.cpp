@@ -38,7 +38,8 @@ CollectiveCall describe(ReduceScatterOp op) {
           {static_cast<int64_t>(op.getReduction().getValue()), op.getDim()}};
 }
 CollectiveCall describe(AllToAllOp op) {
-  return {"dt_rt_all_to_all_", {op.getSplitDim(), op.getConcatDim()}};
+  return {"dt_rt_all_to_all_",
+          {op.getSplitDim(), op.getConcatDim(), op.getExtent().value_or(-1)}};
 }
 CollectiveCall describe(LocalSliceOp op) {
   return {"dt_rt_local_slice_", {op.getDim()}};

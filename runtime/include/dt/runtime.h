@@ -45,10 +45,11 @@ enum { DT_RED_SUM = 0, DT_RED_AVG = 1, DT_RED_MAX = 2, DT_RED_MIN = 3 };
 
 /* Collectives: `axes` is a bit mask of mesh axes (bit i = axis i); the group
  * is the ranks that agree on every other axis. Uneven pieces are padded to
- * the torch.chunk size: all_gather's `extent` is the number of valid
- * elements of `dim` over the group (-1: every piece is full), and it packs
- * them first; reduce_scatter and local_slice cut the input's `dim` into
- * torch.chunk pieces and zero-pad a short one. */
+ * the torch.chunk size: all_gather's and all_to_all's `extent` is the number
+ * of valid elements of the gathered (concatenated) dim over the group (-1:
+ * every piece is full), and they pack them first; reduce_scatter,
+ * local_slice and all_to_all cut the split dim into torch.chunk pieces and
+ * zero-pad a short one. */
 #define DT_RT_DECLARE_COLLECTIVES(T)                                           \
   void dt_rt_all_reduce_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,          \
                             int32_t axes, int32_t reduction);                  \
@@ -57,7 +58,8 @@ enum { DT_RED_SUM = 0, DT_RED_AVG = 1, DT_RED_MAX = 2, DT_RED_MIN = 3 };
   void dt_rt_reduce_scatter_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,      \
                                 int32_t axes, int32_t reduction, int32_t dim); \
   void dt_rt_all_to_all_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,          \
-                            int32_t axes, int32_t split, int32_t concat);      \
+                            int32_t axes, int32_t split, int32_t concat,       \
+                            int32_t extent);                                   \
   void dt_rt_local_slice_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,         \
                              int32_t axes, int32_t dim);
 DT_RT_DECLARE_COLLECTIVES(f32)

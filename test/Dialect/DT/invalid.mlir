@@ -564,3 +564,12 @@ func.func @negative_gather_extent_global(%x: tensor<6xf32, #dt.sharding<@mesh, [
   %0 = dt.all_gather %x on @mesh ["tp"] dim 0 {extent = 6 : i64} : tensor<6xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<6xf32, #dt.sharding<@mesh, [R]>>
   return %0 : tensor<6xf32, #dt.sharding<@mesh, [R]>>
 }
+
+// -----
+
+dt.mesh @mesh = <["tp" = 4]>
+func.func @negative_all_to_all_extent(%x: tensor<2x10xf32>) -> tensor<8x3xf32> {
+  // expected-error @+1 {{has extent 9, but pieces of 2 over 4 ranks hold between 5 and 8 elements}}
+  %0 = dt.all_to_all %x on @mesh ["tp"] split 1 concat 0 {extent = 9 : i64} : tensor<2x10xf32> -> tensor<8x3xf32>
+  return %0 : tensor<8x3xf32>
+}

@@ -408,6 +408,30 @@ static LogicalResult verifyCollective(Operation *op, FlatSymbolRefAttr meshRef,
   return success();
 }
 
+/// The `extent` of a collective that packs uneven pieces along `dim` (the
+/// input's pieces, the result's packed dim): local form only, and consistent
+/// with the pieces' chunk size.
+static LogicalResult verifyPackedExtent(Operation *op,
+                                        std::optional<int64_t> extent,
+                                        int64_t dim) {
+  if (!extent)
+    return success();
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
+  if (getShardingEncoding(input))
+    return op->emitOpError("has an extent only in local form; the global "
+                           "form's types give it");
+  int64_t piece = input.getDimSize(dim);
+  int64_t groupSize = piece == 0 ? 1 : result.getDimSize(dim) / piece;
+  if (*extent < 0 || *extent > result.getDimSize(dim) ||
+      ::dt::chunkSize(*extent, groupSize) != piece)
+    return op->emitOpError("has extent ")
+           << *extent << ", but pieces of " << piece << " over " << groupSize
+           << " ranks hold between " << (piece - 1) * groupSize + 1 << " and "
+           << result.getDimSize(dim) << " elements";
+  return success();
+}
+
 LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
   int64_t dim = getDim();
   auto localShape = [&](ArrayRef<int64_t> in, int64_t groupSize) {
@@ -419,23 +443,7 @@ LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
                       std::nullopt, localShape, {dim}};
   if (failed(verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule)))
     return failure();
-  std::optional<int64_t> extent = getExtent();
-  if (!extent)
-    return success();
-  auto input = cast<RankedTensorType>(getInput().getType());
-  auto result = cast<RankedTensorType>(getResult().getType());
-  if (getShardingEncoding(input))
-    return emitOpError("has an extent only in local form; the global form's "
-                       "types give it");
-  int64_t groupSize = result.getDimSize(dim) / input.getDimSize(dim);
-  if (*extent < 0 || *extent > result.getDimSize(dim) ||
-      ::dt::chunkSize(*extent, groupSize) != input.getDimSize(dim))
-    return emitOpError("has extent ")
-           << *extent << ", but pieces of " << input.getDimSize(dim)
-           << " over " << groupSize << " ranks hold between "
-           << (input.getDimSize(dim) - 1) * groupSize + 1 << " and "
-           << result.getDimSize(dim) << " elements";
-  return success();
+  return verifyPackedExtent(*this, getExtent(), dim);
 }
 
 LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
@@ -480,7 +488,9 @@ LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
   };
   CollectiveRule rule{Placement::shard(concatDim), Placement::shard(splitDim),
                       concatDim, splitDim, localShape, {splitDim, concatDim}};
-  return verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
+  if (failed(verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule)))
+    return failure();
+  return verifyPackedExtent(*this, getExtent(), concatDim);
 }
 
 LogicalResult LocalSliceOp::verifySymbolUses(SymbolTableCollection &tables) {

@@ -50,7 +50,8 @@ static Value emitStep(OpBuilder &b, Location loc, Value value,
   case PlanStep::Kind::AllToAll:
     return b.create<AllToAllOp>(loc, resultType, value, meshRef, axes,
                                 b.getI64IntegerAttr(step.dim),
-                                b.getI64IntegerAttr(step.srcDim));
+                                b.getI64IntegerAttr(step.srcDim),
+                                /*extent=*/IntegerAttr());
   case PlanStep::Kind::LocalSlice:
     return b.create<LocalSliceOp>(loc, resultType, value, meshRef, axes,
                                   b.getI64IntegerAttr(step.dim));

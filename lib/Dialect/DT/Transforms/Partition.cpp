@@ -10,8 +10,8 @@
 // places where padding could reach valid data are made safe here: a
 // reduction over an unevenly split dim skips the padded iterations (a
 // matmul's operands are zeroed there, so it stays a BLAS call), and an
-// all_gather of uneven pieces is told the valid extent, packs the valid
-// elements first, and is sliced back to the global extent.
+// all_gather or all_to_all of uneven pieces is told the valid extent, packs
+// the valid elements first, and is sliced back to the global extent.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,7 +62,9 @@ private:
   Value validExtent(OpBuilder &b, Location loc, int64_t axis, int64_t extent);
   LogicalResult maskUnevenReductions(linalg::LinalgOp op);
   LogicalResult prepareCollective(Operation *op);
-  void padGather(AllGatherOp op);
+  /// After retyping: a gather or all_to_all that packs uneven pieces along
+  /// `dim` gets its padded local result, sliced to the valid extent.
+  void padPacked(Operation *op, int64_t dim);
   void lowerToPartial(ToPartialOp op);
   LogicalResult localizeAttributes(Operation *op);
 
@@ -296,41 +298,39 @@ LogicalResult FunctionPartitioner::prepareCollective(Operation *op) {
       gather.setExtent(input.getDimSize(gather.getDim()));
     return success();
   }
-  if (auto toAll = dyn_cast<AllToAllOp>(op)) {
-    auto result = cast<RankedTensorType>(toAll.getType());
-    for (auto [type, dim] : {std::pair(input, toAll.getConcatDim()),
-                             std::pair(result, toAll.getSplitDim())}) {
-      FailureOr<std::optional<int64_t>> axis = unevenAxis(type, dim, op);
-      if (failed(axis))
-        return failure();
-      if (*axis)
-        return op->emitOpError("moves an unevenly split dim; dt-partition "
-                               "does not pad all_to_all yet");
-    }
-  }
+  auto toAll = cast<AllToAllOp>(op);
+  auto result = cast<RankedTensorType>(toAll.getType());
+  FailureOr<std::optional<int64_t>> concatAxis =
+      unevenAxis(input, toAll.getConcatDim(), op);
+  FailureOr<std::optional<int64_t>> splitAxis =
+      unevenAxis(result, toAll.getSplitDim(), op);
+  if (failed(concatAxis) || failed(splitAxis))
+    return failure();
+  // An uneven split needs nothing more: the runtime cuts torch.chunk pieces.
+  if (*concatAxis)
+    toAll.setExtent(input.getDimSize(toAll.getConcatDim()));
   return success();
 }
 
-void FunctionPartitioner::padGather(AllGatherOp op) {
-  // The local result holds the group's padded pieces; the valid extent
-  // comes first and is what the rest of the program sees.
-  auto local = cast<RankedTensorType>(op.getType());
-  auto input = cast<RankedTensorType>(op.getInput().getType());
-  int64_t dim = op.getDim();
+void FunctionPartitioner::padPacked(Operation *op, int64_t dim) {
+  // The local result holds the group's padded pieces along `dim`; the valid
+  // extent comes first and is what the rest of the program sees.
+  Value result = op->getResult(0);
+  auto local = cast<RankedTensorType>(result.getType());
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
   int64_t groupSize = 1;
-  for (Attribute axis : op.getAxes())
+  for (Attribute axis : op->getAttrOfType<ArrayAttr>("axes"))
     groupSize *= shape[*mesh.getAxisIndex(cast<StringAttr>(axis))];
   SmallVector<int64_t> padded(local.getShape());
   padded[dim] = input.getDimSize(dim) * groupSize;
-  op.getResult().setType(
-      RankedTensorType::get(padded, local.getElementType()));
+  result.setType(RankedTensorType::get(padded, local.getElementType()));
   OpBuilder b(op);
   b.setInsertionPointAfter(op);
   SmallVector<int64_t> offsets(local.getRank(), 0), strides(local.getRank(), 1);
   auto slice = b.create<tensor::ExtractSliceOp>(
-      op.getLoc(), local, op.getResult(), ValueRange{}, ValueRange{},
-      ValueRange{}, offsets, local.getShape(), strides);
-  op.getResult().replaceAllUsesExcept(slice.getResult(), slice);
+      op->getLoc(), local, result, ValueRange{}, ValueRange{}, ValueRange{},
+      offsets, local.getShape(), strides);
+  result.replaceAllUsesExcept(slice.getResult(), slice);
 }
 
 void FunctionPartitioner::lowerToPartial(ToPartialOp op) {
@@ -474,9 +474,12 @@ LogicalResult FunctionPartitioner::run() {
     return failure();
   for (ToPartialOp op : partials)
     lowerToPartial(op);
-  for (Operation *op : collectives)
+  for (Operation *op : collectives) {
     if (auto gather = dyn_cast<AllGatherOp>(op); gather && gather.getExtent())
-      padGather(gather);
+      padPacked(gather, gather.getDim());
+    if (auto toAll = dyn_cast<AllToAllOp>(op); toAll && toAll.getExtent())
+      padPacked(toAll, toAll.getConcatDim());
+  }
   return success();
 }
 

@@ -207,8 +207,11 @@ def PartitionPass : Pass<"dt-partition", "ModuleOp"> {
     rank's offset through `dt.axis_index`. Partial values are plain local
     tensors whose meaning was fixed by the global program.
 
-    Shards must be even (every rank the same shape): an uneven sharding gets
-    a diagnostic naming the tensor.
+    Uneven shards (torch.chunk) are padded to the chunk size: a reduction
+    over an unevenly split dim skips the padded iterations (matmul operands
+    get their padding zeroed), and an all_gather or all_to_all of uneven
+    pieces carries the valid `extent`, packs it first and is sliced back. A
+    dim split unevenly by several mesh axes gets a diagnostic.
 
     Before:
     ```mlir
@@ -221,7 +224,9 @@ def PartitionPass : Pass<"dt-partition", "ModuleOp"> {
       %0 = math.exp %x : tensor<4x64xf32>
     ```
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
   let statistics = [
     Statistic<"numFunctions", "functions-partitioned",
               "Number of functions partitioned">
