@@ -129,7 +129,7 @@ def main():
     print()
     print("Whole pipeline: dt-shard (propagate ... partition) beside upstream "
           "sharding-propagation + shard-partition, pass time in ms")
-    print("(the 4096-rank mesh is dp=512 x tp=8: partitioning needs even shards)")
+    print("(the 4096-rank mesh is dp=512 x tp=8, which splits the chain's dims evenly)")
     chain_table(chain_layers, lambda l: dt_shard_chain(args.dt_opt, l, 8, args.repeat),
                 lambda l: dt_shard_chain(args.dt_opt, l, 8, args.repeat, dp=512),
                 lambda l: upstream_shard_chain(args.dt_opt, l, 8, args.repeat),
