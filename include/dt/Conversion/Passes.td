@@ -11,6 +11,14 @@ def LowerAxisIndexPass : Pass<"dt-lower-axis-index", "ModuleOp"> {
     Each `dt.axis_index @mesh "axis"` becomes a call of `dt_rt_axis_index`
     with the axis number; the runtime answers from the rank the calling
     thread is bound to (runtime/include/dt/runtime.h).
+
+    ```mlir
+    %i = dt.axis_index @mesh "tp"
+    // becomes
+    %c1 = arith.constant 1 : i32
+    %0 = call @dt_rt_axis_index(%c1) : (i32) -> i64
+    %i = arith.index_cast %0 : i64 to index
+    ```
   }];
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::arith::ArithDialect"];
 }
@@ -21,6 +29,12 @@ def DecomposeAggregatesPass : Pass<"dt-decompose-aggregates", "ModuleOp"> {
     The CPU lowering turns structured ops into loops; an op that is an
     aggregate of several (linalg.softmax: max, sub, exp, sum, div) is first
     replaced by its parts through `AggregatedOpInterface`.
+
+    ```mlir
+    %p = linalg.softmax dimension(1) ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+    // becomes linalg.fill + linalg.generic (max), linalg.generic (sub, exp),
+    // linalg.fill + linalg.generic (sum), linalg.generic (div)
+    ```
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
                            "mlir::math::MathDialect", "mlir::tensor::TensorDialect"];
@@ -35,6 +49,14 @@ def ConvertMatmulToBlasPass : Pass<"dt-convert-matmul-to-blas", "ModuleOp"> {
     computes `C += A * B` with OpenBLAS' gemm on the operands' strides.
     Other element types and transposed forms stay linalg ops and become
     loops.
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x8xf32>) outs(%c : memref<4x8xf32>)
+    // becomes
+    %0 = memref.cast %a : memref<4x8xf32> to memref<*xf32>
+    ...
+    call @dt_rt_matmul_f32(%0, %1, %2) : (memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
+    ```
   }];
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::memref::MemRefDialect"];
 }
@@ -47,6 +69,14 @@ def DistinctResultBuffersPass : Pass<"dt-distinct-result-buffers", "ModuleOp"> {
     result can become its own out-parameter. Upstream's
     `buffer-results-to-out-params{hoist-static-allocs}` crashes on a buffer
     returned twice (LLVM 22); this pass runs right before it.
+
+    ```mlir
+    return %a, %a : memref<8xf32>, memref<8xf32>
+    // becomes
+    %copy = memref.alloc() : memref<8xf32>
+    memref.copy %a, %copy : memref<8xf32> to memref<8xf32>
+    return %a, %copy : memref<8xf32>, memref<8xf32>
+    ```
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
@@ -58,7 +88,18 @@ def EmitEntryPointsPass : Pass<"dt-emit-entry-points", "ModuleOp"> {
     memrefs with the identity layout (what bufferization with out-params
     leaves), adds `void <prefix><name>(void **buffers)`, which builds one
     memref descriptor per buffer and calls the function. It runs before
-    the lowering to the LLVM dialect, which folds the descriptors away.
+    the lowering to the LLVM dialect, which folds the descriptors away. The
+    `dt.mesh` ops go: every rank-dependent op is a runtime call by then.
+
+    ```mlir
+    func.func @main(%x: memref<4xf32>, %y: memref<4xf32>) { ... }
+    // gains
+    func.func @dt_spmd_main(%buffers: !llvm.ptr) {
+      // per buffer: llvm.getelementptr, llvm.load, a descriptor struct
+      call @main(%0, %1) : (memref<4xf32>, memref<4xf32>) -> ()
+      return
+    }
+    ```
   }];
   let options = [
     Option<"prefix", "prefix", "std::string", /*default=*/"\"dt_spmd_\"",

@@ -1,4 +1,4 @@
-//===- EntryPoints.cpp - dt-emit-entry-points -----------------------------===//
+//===- EmitEntryPoints.cpp - dt-emit-entry-points -------------------------===//
 //
 // The artifact's entry points have one C signature, `void (void **buffers)`,
 // whatever the program: each builds the memref descriptors of its function's
@@ -13,7 +13,6 @@
 #include "mlir/IR/Builders.h"
 
 namespace mlir::dt {
-#define GEN_PASS_DEF_DISTINCTRESULTBUFFERSPASS
 #define GEN_PASS_DEF_EMITENTRYPOINTSPASS
 #include "dt/Conversion/Passes.h.inc"
 } // namespace mlir::dt
@@ -55,28 +54,6 @@ Value buildDescriptor(OpBuilder &b, Location loc, MemRefType type,
       .create<UnrealizedConversionCastOp>(loc, TypeRange{type}, desc)
       .getResult(0);
 }
-
-struct DistinctResultBuffersPass
-    : public mlir::dt::impl::DistinctResultBuffersPassBase<
-          DistinctResultBuffersPass> {
-  void runOnOperation() override {
-    getOperation().walk([](func::ReturnOp ret) {
-      llvm::SmallPtrSet<Value, 8> seen;
-      OpBuilder b(ret);
-      for (OpOperand &operand : ret->getOpOperands()) {
-        auto type = dyn_cast<MemRefType>(operand.get().getType());
-        if (!type || seen.insert(operand.get()).second)
-          continue;
-        auto dense = MemRefType::get(type.getShape(), type.getElementType());
-        Value copy = b.create<memref::AllocOp>(ret.getLoc(), dense);
-        b.create<memref::CopyOp>(ret.getLoc(), operand.get(), copy);
-        if (dense != type)
-          copy = b.create<memref::CastOp>(ret.getLoc(), type, copy);
-        operand.set(copy);
-      }
-    });
-  }
-};
 
 struct EmitEntryPointsPass
     : public mlir::dt::impl::EmitEntryPointsPassBase<EmitEntryPointsPass> {
