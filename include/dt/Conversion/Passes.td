@@ -59,6 +59,9 @@ def ConvertMatmulToBlasPass : Pass<"dt-convert-matmul-to-blas", "ModuleOp"> {
     ```
   }];
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numBlasCalls", "blas-calls", "Matmuls that became BLAS calls">,
+  ];
 }
 
 def DistinctResultBuffersPass : Pass<"dt-distinct-result-buffers", "ModuleOp"> {
@@ -106,6 +109,9 @@ def EmitEntryPointsPass : Pass<"dt-emit-entry-points", "ModuleOp"> {
            "Prefix of each entry point's name">,
   ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::func::FuncDialect"];
+  let statistics = [
+    Statistic<"numEntryPoints", "entry-points", "Entry points added">,
+  ];
 }
 
 #endif // DT_CONVERSION_PASSES

@@ -52,6 +52,7 @@ struct ConvertMatmulToBlasPass
           b.getFunctionType({unranked, unranked, unranked}, {}));
       b.create<func::CallOp>(op.getLoc(), callee, args);
       op->erase();
+      ++numBlasCalls;
     }
   }
 };

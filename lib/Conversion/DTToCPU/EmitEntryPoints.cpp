@@ -101,6 +101,7 @@ struct EmitEntryPointsPass
       }
       b.create<func::CallOp>(loc, func, args);
       b.create<func::ReturnOp>(loc);
+      ++numEntryPoints;
     }
     // Every rank-dependent op is a runtime call by now: the meshes have
     // served their purpose, and LLVM IR has no place for them.
