@@ -272,55 +272,114 @@ ReductionKind reductionOf(int32_t code) {
 
 } // namespace
 
-void placeGathered(const Dense &in, const void *piece, Dense &out, int dim,
-                   int64_t extent, int64_t j, int64_t members) {
-  std::vector<int64_t> zero(in.shape.size(), 0), at(in.shape.size(), 0),
+Pieces fullPieces(int64_t piece, int64_t members) {
+  Pieces pieces;
+  for (int64_t j = 0; j < members; ++j)
+    pieces.member.push_back({j * piece, piece});
+  pieces.region = piece * members;
+  return pieces;
+}
+
+Pieces chunkPieces(int64_t extent, int64_t members) {
+  Pieces pieces;
+  for (int64_t j = 0; j < members; ++j)
+    pieces.member.push_back(chunkOf(extent, members, j));
+  pieces.region = extent;
+  return pieces;
+}
+
+namespace {
+/// The piece of a dim of `extent` elements that the rank at `coords` holds
+/// when the axes in `mask` split it (torch.chunk, in mesh order).
+ChunkRange pieceOf(const Mesh &mesh, int64_t extent, int32_t mask,
+                   const std::vector<int64_t> &coords) {
+  std::vector<Placement> placements(mesh.shape.size(), Placement::replicate());
+  for (size_t axis = 0; axis < placements.size(); ++axis)
+    if (mask & (1 << axis))
+      placements[axis] = Placement::shard(0);
+  std::vector<int64_t> shape = {extent};
+  ShardBox box = shardBox(shape, mesh.shape, placements, coords);
+  return {box.offset[0], box.shape[0]};
+}
+} // namespace
+
+Pieces unevenPieces(RankContext &rank, const Group &group, int64_t extent,
+                    int32_t outer) {
+  const Mesh &mesh = rank.mesh();
+  ChunkRange region = pieceOf(mesh, extent, outer, rank.coords());
+  Pieces pieces;
+  pieces.region = region.size;
+  for (int64_t member : group.members) {
+    ChunkRange piece = pieceOf(mesh, extent, outer | group.mask,
+                               meshCoords(mesh.shape, member));
+    pieces.member.push_back({piece.offset - region.offset, piece.size});
+  }
+  return pieces;
+}
+
+void placePiece(const Dense &in, const void *piece, Dense &out, int dim,
+                ChunkRange at) {
+  std::vector<int64_t> zero(in.shape.size(), 0), to(in.shape.size(), 0),
       box = in.shape;
-  if (extent < 0) {
-    at[dim] = j * in.shape[dim];
-  } else {
-    ChunkRange range = chunkOf(extent, members, j);
-    at[dim] = range.offset;
-    box[dim] = range.size;
-  }
-  copyBox(piece, in.shape, zero, out.data, out.shape, at, box,
+  to[dim] = at.offset;
+  box[dim] = at.size;
+  copyBox(piece, in.shape, zero, out.data, out.shape, to, box,
           dtypeSize(in.dtype));
-  if (extent >= 0 && j == members - 1 && extent < out.shape[dim]) {
-    std::vector<int64_t> pad = out.shape, padAt(out.shape.size(), 0);
-    pad[dim] = out.shape[dim] - extent;
-    padAt[dim] = extent;
-    HostTensor zeros(in.dtype, pad);
-    copyBox(zeros.data(), pad, zero, out.data, out.shape, padAt, pad,
-            dtypeSize(in.dtype));
-  }
+}
+
+void zeroTail(Dense &out, int dim, int64_t from) {
+  if (from >= out.shape[dim])
+    return;
+  std::vector<int64_t> tail = out.shape, at(out.shape.size(), 0),
+                       zero(out.shape.size(), 0);
+  tail[dim] = out.shape[dim] - from;
+  at[dim] = from;
+  HostTensor zeros(out.dtype, tail);
+  copyBox(zeros.data(), tail, zero, out.data, out.shape, at, tail,
+          dtypeSize(out.dtype));
 }
 
 void slicePiece(const Dense &in, const void *data, Dense &out, int dim,
-                int64_t index, int64_t members) {
-  ChunkRange range = chunkOf(in.shape[dim], members, index);
+                ChunkRange at) {
   std::vector<int64_t> from(in.shape.size(), 0), zero(in.shape.size(), 0),
       box = out.shape;
-  from[dim] = range.offset;
-  box[dim] = range.size;
-  if (range.size < out.shape[dim])
+  from[dim] = at.offset;
+  box[dim] = at.size;
+  if (at.size < out.shape[dim])
     std::memset(out.data, 0, out.bytes());
   copyBox(data, in.shape, from, out.data, out.shape, zero, box,
           dtypeSize(in.dtype));
 }
 
 void exchangePart(const Dense &in, const void *data, Dense &out, int split,
-                  int concat, int64_t extent, int64_t index, int64_t from,
-                  int64_t members) {
+                  int concat, const Pieces &splitPieces,
+                  const Pieces &concatPieces, int64_t index, int64_t from) {
   std::vector<int64_t> shape = in.shape;
   shape[split] = out.shape[split];
   HostTensor buffer(in.dtype, shape);
   Dense part{buffer.data(), shape, in.dtype};
-  slicePiece(in, data, part, split, index, members);
-  placeGathered(part, part.data, out, concat, extent, from, members);
+  slicePiece(in, data, part, split, splitPieces.member[index]);
+  placePiece(part, part.data, out, concat, concatPieces.member[from]);
 }
 } // namespace dt::rt
 
 using namespace dt::rt;
+
+namespace {
+/// Pieces of a gathered dim: from the uneven layout, or full pieces.
+Pieces gatherPieces(RankContext &r, const Group &g, const Dense &in, int dim,
+                    int32_t extent, int32_t outer) {
+  return extent >= 0 ? unevenPieces(r, g, extent, outer)
+                     : fullPieces(in.shape[dim], g.size());
+}
+/// Pieces of a split dim: from the uneven layout, or torch.chunk pieces of
+/// the input's dim.
+Pieces splitPieces(RankContext &r, const Group &g, const Dense &in, int dim,
+                   int32_t extent, int32_t outer) {
+  return extent >= 0 ? unevenPieces(r, g, extent, outer)
+                     : chunkPieces(in.shape[dim], g.size());
+}
+} // namespace
 
 #define DT_RT_DEFINE_COLLECTIVES(T, DTYPE)                                     \
   extern "C" void dt_rt_all_reduce_##T(int64_t ir, DtMemRef *in, int64_t orank, \
@@ -334,19 +393,23 @@ using namespace dt::rt;
   }                                                                            \
   extern "C" void dt_rt_all_gather_##T(int64_t ir, DtMemRef *in, int64_t orank, \
                                        DtMemRef *out, int32_t axes,            \
-                                       int32_t dim, int32_t extent) {          \
+                                       int32_t dim, int32_t extent,            \
+                                       int32_t outer) {                        \
     runCollective("all_gather", DTYPE, ir, in, orank, out, axes,              \
                   [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
-                    return r.backend().allGather(r, g, i, o, dim, extent);     \
+                    return r.backend().allGather(                              \
+                        r, g, i, o, dim,                                       \
+                        gatherPieces(r, g, i, dim, extent, outer));            \
                   });                                                          \
   }                                                                            \
   extern "C" void dt_rt_reduce_scatter_##T(                                    \
       int64_t ir, DtMemRef *in, int64_t orank, DtMemRef *out, int32_t axes,    \
-      int32_t reduction, int32_t dim) {                                        \
+      int32_t reduction, int32_t dim, int32_t extent, int32_t outer) {         \
     runCollective("reduce_scatter", DTYPE, ir, in, orank, out, axes,          \
                   [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
                     return r.backend().reduceScatter(                          \
-                        r, g, i, o, reductionOf(reduction), dim);              \
+                        r, g, i, o, reductionOf(reduction), dim,               \
+                        splitPieces(r, g, i, dim, extent, outer));             \
                   });                                                          \
   }                                                                            \
   extern "C" void dt_rt_all_to_all_##T(                                        \
@@ -354,16 +417,20 @@ using namespace dt::rt;
       int32_t split, int32_t concat, int32_t extent) {                         \
     runCollective("all_to_all", DTYPE, ir, in, orank, out, axes,              \
                   [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
-                    return r.backend().allToAll(r, g, i, o, split, concat,     \
-                                                extent);                       \
+                    return r.backend().allToAll(                               \
+                        r, g, i, o, split, concat,                             \
+                        splitPieces(r, g, i, split, -1, 0),                    \
+                        gatherPieces(r, g, i, concat, extent, 0));             \
                   });                                                          \
   }                                                                            \
   extern "C" void dt_rt_local_slice_##T(int64_t ir, DtMemRef *in,              \
                                         int64_t orank, DtMemRef *out,          \
-                                        int32_t axes, int32_t dim) {           \
+                                        int32_t axes, int32_t dim,             \
+                                        int32_t extent, int32_t outer) {       \
     runCollective("local_slice", DTYPE, ir, in, orank, out, axes,             \
-                  [&](RankContext &, const Group &g, Dense &i, Dense &o) {     \
-                    slicePiece(i, i.data, o, dim, g.index, g.size());          \
+                  [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
+                    Pieces pieces = splitPieces(r, g, i, dim, extent, outer);  \
+                    slicePiece(i, i.data, o, dim, pieces.member[g.index]);     \
                     return absl::OkStatus();                                   \
                   });                                                          \
   }

@@ -5,6 +5,7 @@
 
 #include "dt/Runtime/Job.h"
 #include "dt/Sharding/Placement.h"
+#include "dt/Sharding/ShardLayout.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
@@ -59,6 +60,19 @@ private:
 
 class RankContext;
 
+/// The pieces of one dim among a group's members: where each member's piece
+/// lies relative to the region the group holds together (member order),
+/// and how many valid elements that region has.
+struct Pieces {
+  std::vector<ChunkRange> member;
+  int64_t region = 0;
+};
+
+/// Full pieces of `piece` elements, one per member, back to back.
+Pieces fullPieces(int64_t piece, int64_t members);
+/// torch.chunk pieces of a region of `extent` elements.
+Pieces chunkPieces(int64_t extent, int64_t members);
+
 /// A backend's collectives, run by the calling rank on local buffers.
 class Backend {
 public:
@@ -66,16 +80,19 @@ public:
   virtual absl::Status allReduce(RankContext &rank, const Group &group,
                                  const Dense &in, Dense &out,
                                  ReductionKind kind) = 0;
-  /// `extent`: the valid elements of `dim` over the group, or -1 (full).
+  /// `pieces`: where each member's piece goes along `dim`.
   virtual absl::Status allGather(RankContext &rank, const Group &group,
                                  const Dense &in, Dense &out, int dim,
-                                 int64_t extent) = 0;
+                                 const Pieces &pieces) = 0;
+  /// `pieces`: each member's piece of the input along `dim`.
   virtual absl::Status reduceScatter(RankContext &rank, const Group &group,
                                      const Dense &in, Dense &out,
-                                     ReductionKind kind, int dim) = 0;
+                                     ReductionKind kind, int dim,
+                                     const Pieces &pieces) = 0;
   virtual absl::Status allToAll(RankContext &rank, const Group &group,
                                 const Dense &in, Dense &out, int split,
-                                int concat, int64_t extent) = 0;
+                                int concat, const Pieces &splitPieces,
+                                const Pieces &concatPieces) = 0;
 };
 
 /// One rank of a running job.
@@ -131,23 +148,27 @@ absl::Status callEntry(Artifact::EntryFn entry, RankContext &rank,
                        void **buffers, int repeat,
                        std::vector<double> &seconds);
 
-/// Places member j's piece `in` of a gather along `dim` into `out`: the
-/// valid part of the piece (torch.chunk piece j of `extent`, or all of it
-/// when `extent` < 0) at its offset. Zero-fills the padding after `extent`
-/// when j is the last member.
-void placeGathered(const Dense &in, const void *piece, Dense &out, int dim,
-                   int64_t extent, int64_t j, int64_t members);
-/// Member `index`'s torch.chunk piece of `in` along `dim` into `out` (the
-/// chunk size), zero-padded when short.
-void slicePiece(const Dense &in, const void *data, Dense &out, int dim,
-                int64_t index, int64_t members);
+/// The pieces of a dim of global `extent` split first over the axes in
+/// `outer`, then over the group's (torch.chunk at each level), as `rank`'s
+/// group sees them.
+Pieces unevenPieces(RankContext &rank, const Group &group, int64_t extent,
+                    int32_t outer);
 
-/// Member `index`'s part of `in` for an all_to_all (its torch.chunk piece
-/// along `split`), placed as member `from` sent it into `out` (packed along
-/// `concat` per `extent`).
+/// Copies the first `at.size` elements along `dim` of `piece` (shaped like
+/// `in`) to `at.offset` along `dim` of `out`.
+void placePiece(const Dense &in, const void *piece, Dense &out, int dim,
+                ChunkRange at);
+/// Zeros `out` from `from` to the end along `dim`.
+void zeroTail(Dense &out, int dim, int64_t from);
+/// The piece `at` of `in` (data `data`) along `dim` into `out`, zero-padded
+/// when short.
+void slicePiece(const Dense &in, const void *data, Dense &out, int dim,
+                ChunkRange at);
+/// Member `index`'s part of `data` (shaped like `in`) for an all_to_all,
+/// placed as member `from` sent it into `out`.
 void exchangePart(const Dense &in, const void *data, Dense &out, int split,
-                  int concat, int64_t extent, int64_t index, int64_t from,
-                  int64_t members);
+                  int concat, const Pieces &splitPieces,
+                  const Pieces &concatPieces, int64_t index, int64_t from);
 
 /// out = in combined over `count` elements of `inputs` (one per member).
 void reduceArrays(DType dtype, void *out,

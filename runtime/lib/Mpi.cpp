@@ -66,13 +66,14 @@ public:
                          ReductionKind kind) override;
   absl::Status allGather(RankContext &rank, const Group &group,
                          const Dense &in, Dense &out, int dim,
-                         int64_t extent) override;
+                         const Pieces &pieces) override;
   absl::Status reduceScatter(RankContext &rank, const Group &group,
                              const Dense &in, Dense &out, ReductionKind kind,
-                             int dim) override;
+                             int dim, const Pieces &pieces) override;
   absl::Status allToAll(RankContext &rank, const Group &group, const Dense &in,
                         Dense &out, int split, int concat,
-                        int64_t extent) override;
+                        const Pieces &splitPieces,
+                        const Pieces &concatPieces) override;
 
 private:
   /// Marks the time a collective started, for the watchdog.
@@ -173,18 +174,19 @@ absl::Status MpiBackend::allReduce(RankContext &, const Group &group,
 
 absl::Status MpiBackend::allGather(RankContext &, const Group &group,
                                    const Dense &in, Dense &out, int dim,
-                                   int64_t extent) {
+                                   const Pieces &pieces) {
   Watch watch(*this, "all_gather");
   std::vector<char> all = gather(group, in.data, in.bytes());
   for (int64_t j = 0; j < group.size(); ++j)
-    placeGathered(in, all.data() + j * in.bytes(), out, dim, extent, j,
-                  group.size());
+    placePiece(in, all.data() + j * in.bytes(), out, dim, pieces.member[j]);
+  zeroTail(out, dim, pieces.region);
   return absl::OkStatus();
 }
 
 absl::Status MpiBackend::reduceScatter(RankContext &, const Group &group,
                                        const Dense &in, Dense &out,
-                                       ReductionKind kind, int dim) {
+                                       ReductionKind kind, int dim,
+                                       const Pieces &pieces) {
   Watch watch(*this, "reduce_scatter");
   // Piece j of the input goes to member j; each reduces what it receives.
   int64_t n = group.size();
@@ -192,7 +194,7 @@ absl::Status MpiBackend::reduceScatter(RankContext &, const Group &group,
   std::vector<char> send(piece * n), receive(piece * n);
   for (int64_t j = 0; j < n; ++j) {
     Dense part{send.data() + j * piece, out.shape, in.dtype};
-    slicePiece(in, in.data, part, dim, j, n);
+    slicePiece(in, in.data, part, dim, pieces.member[j]);
   }
   MPI_Alltoall(send.data(), static_cast<int>(piece), MPI_BYTE, receive.data(),
                static_cast<int>(piece), MPI_BYTE, comm(group));
@@ -205,7 +207,8 @@ absl::Status MpiBackend::reduceScatter(RankContext &, const Group &group,
 
 absl::Status MpiBackend::allToAll(RankContext &, const Group &group,
                                   const Dense &in, Dense &out, int split,
-                                  int concat, int64_t extent) {
+                                  int concat, const Pieces &splitPieces,
+                                  const Pieces &concatPieces) {
   Watch watch(*this, "all_to_all");
   // Send member j its torch.chunk piece along `split`; place what member j
   // sends where its piece goes along `concat`.
@@ -216,14 +219,15 @@ absl::Status MpiBackend::allToAll(RankContext &, const Group &group,
   std::vector<char> send(bytes * n), receive(bytes * n);
   for (int64_t j = 0; j < n; ++j) {
     Dense piece{send.data() + j * bytes, part, in.dtype};
-    slicePiece(in, in.data, piece, split, j, n);
+    slicePiece(in, in.data, piece, split, splitPieces.member[j]);
   }
   MPI_Alltoall(send.data(), static_cast<int>(bytes), MPI_BYTE, receive.data(),
                static_cast<int>(bytes), MPI_BYTE, comm(group));
   for (int64_t j = 0; j < n; ++j) {
     Dense piece{receive.data() + j * bytes, part, in.dtype};
-    placeGathered(piece, piece.data, out, concat, extent, j, n);
+    placePiece(piece, piece.data, out, concat, concatPieces.member[j]);
   }
+  zeroTail(out, concat, concatPieces.region);
   return absl::OkStatus();
 }
 } // namespace

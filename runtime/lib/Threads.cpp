@@ -34,13 +34,14 @@ public:
                          ReductionKind kind) override;
   absl::Status allGather(RankContext &rank, const Group &group,
                          const Dense &in, Dense &out, int dim,
-                         int64_t extent) override;
+                         const Pieces &pieces) override;
   absl::Status reduceScatter(RankContext &rank, const Group &group,
                              const Dense &in, Dense &out, ReductionKind kind,
-                             int dim) override;
+                             int dim, const Pieces &pieces) override;
   absl::Status allToAll(RankContext &rank, const Group &group, const Dense &in,
                         Dense &out, int split, int concat,
-                        int64_t extent) override;
+                        const Pieces &splitPieces,
+                        const Pieces &concatPieces) override;
 
 private:
   /// Where one group's members meet.
@@ -158,20 +159,21 @@ absl::Status ThreadsBackend::allReduce(RankContext &rank, const Group &group,
 
 absl::Status ThreadsBackend::allGather(RankContext &rank, const Group &group,
                                        const Dense &in, Dense &out, int dim,
-                                       int64_t extent) {
+                                       const Pieces &pieces) {
   Slot *slot;
   if (absl::Status s = publish(rank, group, slot, in.data, out.data, "all_gather");
       !s.ok())
     return s;
   for (int64_t j = 0; j < group.size(); ++j)
-    placeGathered(in, slot->in[j], out, dim, extent, j, group.size());
+    placePiece(in, slot->in[j], out, dim, pieces.member[j]);
+  zeroTail(out, dim, pieces.region);
   return barrier(rank, group, *slot, "all_gather", false);
 }
 
 absl::Status ThreadsBackend::reduceScatter(RankContext &rank,
                                            const Group &group, const Dense &in,
                                            Dense &out, ReductionKind kind,
-                                           int dim) {
+                                           int dim, const Pieces &mine) {
   Slot *slot;
   if (absl::Status s =
           publish(rank, group, slot, in.data, out.data, "reduce_scatter");
@@ -184,7 +186,7 @@ absl::Status ThreadsBackend::reduceScatter(RankContext &rank,
   for (int64_t j = 0; j < n; ++j) {
     pieces.emplace_back(in.dtype, out.shape);
     Dense piece{pieces.back().data(), out.shape, in.dtype};
-    slicePiece(in, slot->in[j], piece, dim, group.index, n);
+    slicePiece(in, slot->in[j], piece, dim, mine.member[group.index]);
     inputs.push_back(pieces.back().data());
   }
   reduceArrays(in.dtype, out.data, inputs, out.count(), kind);
@@ -193,15 +195,17 @@ absl::Status ThreadsBackend::reduceScatter(RankContext &rank,
 
 absl::Status ThreadsBackend::allToAll(RankContext &rank, const Group &group,
                                       const Dense &in, Dense &out, int split,
-                                      int concat, int64_t extent) {
+                                      int concat, const Pieces &splitPieces,
+                                      const Pieces &concatPieces) {
   Slot *slot;
   if (absl::Status s = publish(rank, group, slot, in.data, out.data, "all_to_all");
       !s.ok())
     return s;
   // Member j's part for this rank, placed where member j's piece goes.
   for (int64_t j = 0; j < group.size(); ++j)
-    exchangePart(in, slot->in[j], out, split, concat, extent, group.index, j,
-                 group.size());
+    exchangePart(in, slot->in[j], out, split, concat, splitPieces,
+                 concatPieces, group.index, j);
+  zeroTail(out, concat, concatPieces.region);
   return barrier(rank, group, *slot, "all_to_all", false);
 }
 } // namespace

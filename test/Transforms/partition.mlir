@@ -118,10 +118,11 @@ dt.mesh @mesh = <["tp" = 4]>
 func.func @uneven(%x: tensor<5x3xf32, #dt.sharding<@mesh, [S(0)]>>)
     -> (tensor<3xf32, #dt.sharding<@mesh, [P(sum)]>>, tensor<5x3xf32, #dt.sharding<@mesh, [R]>>) {
   // CHECK: %[[I:.*]] = dt.axis_index @mesh "tp"
-  // CHECK: %[[START:.*]] = arith.muli %[[I]], %c2
+  // CHECK: %[[CHUNK:.*]] = arith.ceildivsi %c5, %c4
+  // CHECK: %[[START:.*]] = arith.muli %[[I]], %[[CHUNK]]
   // CHECK: %[[REST:.*]] = arith.subi %c5, %[[START]]
   // CHECK: %[[POS:.*]] = arith.maxsi %[[REST]], %c0
-  // CHECK: %[[VALID:.*]] = arith.minsi %[[POS]], %c2
+  // CHECK: %[[VALID:.*]] = arith.minsi %[[POS]], %[[CHUNK]]
   // CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]
   // CHECK: %[[ROW:.*]] = linalg.index 0
   // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ROW]], %[[VALID]]
@@ -142,10 +143,33 @@ func.func @uneven(%x: tensor<5x3xf32, #dt.sharding<@mesh, [S(0)]>>)
 
 // -----
 
+// 6 rows split by a (3, 3) then by b (2, 1 in each half): pieces padded to
+// 2; the valid size and offset are computed level by level, and a gather
+// over b names a as its outer axis.
 dt.mesh @mesh = <["a" = 2, "b" = 2]>
-// expected-error @+1 {{has the tensor 'tensor<6x3xf32, #dt.sharding<@mesh, [S(0), S(0)]>>', whose dim 0 is split unevenly by several mesh axes; dt-partition pads uneven dims split by one axis only}}
-func.func @negative_uneven_nested(%x: tensor<6x3xf32, #dt.sharding<@mesh, [S(0), S(0)]>>) -> tensor<6x3xf32, #dt.sharding<@mesh, [S(0), S(0)]>> {
-  return %x : tensor<6x3xf32, #dt.sharding<@mesh, [S(0), S(0)]>>
+// CHECK-LABEL: func.func @uneven_nested
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>) -> (tensor<3xf32>, tensor<3x3xf32>)
+func.func @uneven_nested(%x: tensor<6x3xf32, #dt.sharding<@mesh, [S(0), S(0)]>>)
+    -> (tensor<3xf32, #dt.sharding<@mesh, [P(sum), P(sum)]>>, tensor<6x3xf32, #dt.sharding<@mesh, [S(0), R]>>) {
+  // CHECK: dt.axis_index @mesh "a"
+  // CHECK: arith.ceildivsi
+  // CHECK: dt.axis_index @mesh "b"
+  // CHECK: arith.ceildivsi
+  // CHECK: %[[VALID:.*]] = arith.minsi
+  // CHECK: linalg.generic
+  // CHECK: arith.cmpi ult, %{{.*}}, %[[VALID]]
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3xf32, #dt.sharding<@mesh, [P(sum), P(sum)]>>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<3xf32, #dt.sharding<@mesh, [P(sum), P(sum)]>>) -> tensor<3xf32, #dt.sharding<@mesh, [P(sum), P(sum)]>>
+  %s = linalg.reduce ins(%x : tensor<6x3xf32, #dt.sharding<@mesh, [S(0), S(0)]>>) outs(%z : tensor<3xf32, #dt.sharding<@mesh, [P(sum), P(sum)]>>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  // CHECK: %[[G:.*]] = dt.all_gather %[[X]] on @mesh ["b"] dim 0 {extent = 6 : i64, outer_axes = ["a"]} : tensor<2x3xf32> -> tensor<4x3xf32>
+  // CHECK: tensor.extract_slice %[[G]][0, 0] [3, 3] [1, 1] : tensor<4x3xf32> to tensor<3x3xf32>
+  %g = dt.all_gather %x on @mesh ["b"] dim 0 : tensor<6x3xf32, #dt.sharding<@mesh, [S(0), S(0)]>> -> tensor<6x3xf32, #dt.sharding<@mesh, [S(0), R]>>
+  return %s, %g : tensor<3xf32, #dt.sharding<@mesh, [P(sum), P(sum)]>>, tensor<6x3xf32, #dt.sharding<@mesh, [S(0), R]>>
 }
 
 // -----
@@ -169,4 +193,13 @@ func.func @negative_unlowered(%x: tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>) ->
   // expected-error @+1 {{must be lowered to collectives before partitioning (run dt-lower-redistribute)}}
   %0 = dt.redistribute %x : tensor<8xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<8xf32, #dt.sharding<@mesh, [R]>>
   return %0 : tensor<8xf32, #dt.sharding<@mesh, [R]>>
+}
+
+// -----
+
+dt.mesh @mesh = <["a" = 2, "b" = 2]>
+func.func @negative_uneven_nested_all_to_all(%x: tensor<6x8xf32, #dt.sharding<@mesh, [S(0), S(0)]>>) -> tensor<6x8xf32, #dt.sharding<@mesh, [S(0), S(1)]>> {
+  // expected-error @+1 {{moves a dim split unevenly by several mesh axes; dt-partition pads all_to_all of uneven dims split by one axis only}}
+  %0 = dt.all_to_all %x on @mesh ["b"] split 1 concat 0 : tensor<6x8xf32, #dt.sharding<@mesh, [S(0), S(0)]>> -> tensor<6x8xf32, #dt.sharding<@mesh, [S(0), S(1)]>>
+  return %0 : tensor<6x8xf32, #dt.sharding<@mesh, [S(0), S(1)]>>
 }

@@ -26,23 +26,44 @@ struct CollectiveCall {
   SmallVector<int64_t> attributes;
 };
 
-CollectiveCall describe(AllReduceOp op) {
+/// A bit mask of the named mesh axes.
+int64_t axisMask(MeshOp mesh, std::optional<ArrayAttr> names) {
+  int64_t mask = 0;
+  for (Attribute name : names ? names->getValue() : ArrayRef<Attribute>())
+    mask |= int64_t(1) << *mesh.getAxisIndex(cast<StringAttr>(name));
+  return mask;
+}
+
+/// The uneven layout arguments: the global extent (-1: derive it from the
+/// shapes) and the outer axes that split the dim first.
+SmallVector<int64_t> unevenLayout(MeshOp mesh, std::optional<int64_t> extent,
+                                  std::optional<ArrayAttr> outerAxes) {
+  return {extent.value_or(-1), axisMask(mesh, outerAxes)};
+}
+
+CollectiveCall describe(AllReduceOp op, MeshOp) {
   return {"dt_rt_all_reduce_", {static_cast<int64_t>(op.getReduction().getValue())}};
 }
-CollectiveCall describe(AllGatherOp op) {
-  // The valid extent of uneven pieces, or -1: the pieces are full.
-  return {"dt_rt_all_gather_", {op.getDim(), op.getExtent().value_or(-1)}};
+CollectiveCall describe(AllGatherOp op, MeshOp mesh) {
+  CollectiveCall call{"dt_rt_all_gather_", {op.getDim()}};
+  call.attributes.append(unevenLayout(mesh, op.getExtent(), op.getOuterAxes()));
+  return call;
 }
-CollectiveCall describe(ReduceScatterOp op) {
-  return {"dt_rt_reduce_scatter_",
-          {static_cast<int64_t>(op.getReduction().getValue()), op.getDim()}};
+CollectiveCall describe(ReduceScatterOp op, MeshOp mesh) {
+  CollectiveCall call{"dt_rt_reduce_scatter_",
+                      {static_cast<int64_t>(op.getReduction().getValue()),
+                       op.getDim()}};
+  call.attributes.append(unevenLayout(mesh, op.getExtent(), op.getOuterAxes()));
+  return call;
 }
-CollectiveCall describe(AllToAllOp op) {
+CollectiveCall describe(AllToAllOp op, MeshOp) {
   return {"dt_rt_all_to_all_",
           {op.getSplitDim(), op.getConcatDim(), op.getExtent().value_or(-1)}};
 }
-CollectiveCall describe(LocalSliceOp op) {
-  return {"dt_rt_local_slice_", {op.getDim()}};
+CollectiveCall describe(LocalSliceOp op, MeshOp mesh) {
+  CollectiveCall call{"dt_rt_local_slice_", {op.getDim()}};
+  call.attributes.append(unevenLayout(mesh, op.getExtent(), op.getOuterAxes()));
+  return call;
 }
 
 /// `buffer` itself when it is dense row-major, else a dense copy.
@@ -116,7 +137,7 @@ struct CollectiveModel
     if (failed(out))
       return failure();
 
-    CollectiveCall call = describe(collective);
+    CollectiveCall call = describe(collective, mesh);
     auto unranked = UnrankedMemRefType::get(element, 0);
     SmallVector<Value> args = {
         rewriter.create<memref::CastOp>(loc, unranked, in),

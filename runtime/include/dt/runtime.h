@@ -45,23 +45,26 @@ enum { DT_RED_SUM = 0, DT_RED_AVG = 1, DT_RED_MAX = 2, DT_RED_MIN = 3 };
 
 /* Collectives: `axes` is a bit mask of mesh axes (bit i = axis i); the group
  * is the ranks that agree on every other axis. Uneven pieces are padded to
- * the torch.chunk size: all_gather's and all_to_all's `extent` is the number
- * of valid elements of the gathered (concatenated) dim over the group (-1:
- * every piece is full), and they pack them first; reduce_scatter,
- * local_slice and all_to_all cut the split dim into torch.chunk pieces and
- * zero-pad a short one. */
+ * the torch.chunk size. `extent` is the global extent of the gathered or
+ * split dim and `outer` the mask of the axes that split it before the group
+ * (-1 and 0: derive the pieces from the shapes: full pieces for a gather,
+ * torch.chunk pieces of the input's dim for a split). Gathers pack the
+ * valid elements first, then zeros; splits zero-pad a short piece. */
 #define DT_RT_DECLARE_COLLECTIVES(T)                                           \
   void dt_rt_all_reduce_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,          \
                             int32_t axes, int32_t reduction);                  \
   void dt_rt_all_gather_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,          \
-                            int32_t axes, int32_t dim, int32_t extent);        \
+                            int32_t axes, int32_t dim, int32_t extent,         \
+                            int32_t outer);                                    \
   void dt_rt_reduce_scatter_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,      \
-                                int32_t axes, int32_t reduction, int32_t dim); \
+                                int32_t axes, int32_t reduction, int32_t dim,  \
+                                int32_t extent, int32_t outer);                \
   void dt_rt_all_to_all_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,          \
                             int32_t axes, int32_t split, int32_t concat,       \
                             int32_t extent);                                   \
   void dt_rt_local_slice_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,         \
-                             int32_t axes, int32_t dim);
+                             int32_t axes, int32_t dim, int32_t extent,        \
+                             int32_t outer);
 DT_RT_DECLARE_COLLECTIVES(f32)
 DT_RT_DECLARE_COLLECTIVES(f64)
 DT_RT_DECLARE_COLLECTIVES(f16)

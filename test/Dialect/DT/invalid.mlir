@@ -573,3 +573,31 @@ func.func @negative_all_to_all_extent(%x: tensor<2x10xf32>) -> tensor<8x3xf32> {
   %0 = dt.all_to_all %x on @mesh ["tp"] split 1 concat 0 {extent = 9 : i64} : tensor<2x10xf32> -> tensor<8x3xf32>
   return %0 : tensor<8x3xf32>
 }
+
+// -----
+
+dt.mesh @mesh = <["a" = 2, "b" = 2]>
+func.func @negative_outer_without_extent(%x: tensor<2x3xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{has outer_axes without an extent}}
+  %0 = dt.all_gather %x on @mesh ["b"] dim 0 {outer_axes = ["a"]} : tensor<2x3xf32> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+dt.mesh @mesh = <["a" = 2, "b" = 2]>
+func.func @negative_outer_in_group(%x: tensor<2x3xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{outer axis "b" is not a mesh axis outside the group}}
+  %0 = dt.all_gather %x on @mesh ["b"] dim 0 {extent = 6 : i64, outer_axes = ["b"]} : tensor<2x3xf32> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+// 10 rows over "a" then "b" are outer pieces of 5 and pieces of 3.
+dt.mesh @mesh = <["a" = 2, "b" = 2]>
+func.func @negative_nested_slice_sizes(%x: tensor<4x2xf32>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{splits extent 10 into pieces of 3 (outer pieces of 5), so dim 0 should go from 5 to 3, but it goes from 4 to 2}}
+  %0 = dt.local_slice %x on @mesh ["b"] dim 0 {extent = 10 : i64, outer_axes = ["a"]} : tensor<4x2xf32> -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}

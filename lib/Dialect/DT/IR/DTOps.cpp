@@ -408,27 +408,73 @@ static LogicalResult verifyCollective(Operation *op, FlatSymbolRefAttr meshRef,
   return success();
 }
 
-/// The `extent` of a collective that packs uneven pieces along `dim` (the
-/// input's pieces, the result's packed dim): local form only, and consistent
-/// with the pieces' chunk size.
-static LogicalResult verifyPackedExtent(Operation *op,
+/// The largest piece of `extent` elements split over mesh `axes` in mesh
+/// order (torch.chunk at each level).
+static int64_t nestedChunk(MeshOp mesh, int64_t extent,
+                           ArrayRef<int64_t> axes) {
+  std::vector<Placement> placements(mesh.getRank(), Placement::replicate());
+  for (int64_t axis : axes)
+    placements[axis] = Placement::shard(0);
+  std::vector<int64_t> shape = {extent};
+  return ::dt::maxLocalShape(shape, mesh.getShape(), placements)[0];
+}
+
+/// The uneven layout a local collective carries for `dim`: `extent` (the
+/// global extent) and `outerAxes` (axes splitting the dim outside the
+/// group). A packing collective's input holds pieces of the full split; a
+/// splitting one's input holds the outer piece and its result the full
+/// split.
+static LogicalResult verifyUnevenLayout(Operation *op, FlatSymbolRefAttr meshRef,
+                                        ArrayAttr groupAxes,
                                         std::optional<int64_t> extent,
-                                        int64_t dim) {
-  if (!extent)
+                                        std::optional<ArrayAttr> outerAxes,
+                                        int64_t dim, bool packs,
+                                        SymbolTableCollection &tables) {
+  if (!extent) {
+    if (outerAxes)
+      return op->emitOpError("has outer_axes without an extent");
     return success();
+  }
   auto input = cast<RankedTensorType>(op->getOperand(0).getType());
   auto result = cast<RankedTensorType>(op->getResult(0).getType());
   if (getShardingEncoding(input))
     return op->emitOpError("has an extent only in local form; the global "
                            "form's types give it");
-  int64_t piece = input.getDimSize(dim);
-  int64_t groupSize = piece == 0 ? 1 : result.getDimSize(dim) / piece;
-  if (*extent < 0 || *extent > result.getDimSize(dim) ||
-      ::dt::chunkSize(*extent, groupSize) != piece)
+  FailureOr<CollectiveGroup> group = resolveGroup(op, meshRef, groupAxes, tables);
+  if (failed(group))
+    return failure();
+  SmallVector<int64_t> outer;
+  for (Attribute axis : outerAxes ? outerAxes->getValue() : ArrayRef<Attribute>()) {
+    std::optional<unsigned> index =
+        group->mesh.getAxisIndex(cast<StringAttr>(axis).getValue());
+    if (!index || llvm::is_contained(group->axes, *index))
+      return op->emitOpError("outer axis ")
+             << axis << " is not a mesh axis outside the group";
+    outer.push_back(*index);
+  }
+  SmallVector<int64_t> all = outer;
+  all.append(group->axes);
+  llvm::sort(all);
+  int64_t piece = nestedChunk(group->mesh, *extent, all);
+  int64_t region = nestedChunk(group->mesh, *extent, outer);
+  if (*extent < 0)
+    return op->emitOpError("has a negative extent");
+  if (packs && outer.empty() && piece != input.getDimSize(dim)) {
+    int64_t have = input.getDimSize(dim);
     return op->emitOpError("has extent ")
-           << *extent << ", but pieces of " << piece << " over " << groupSize
-           << " ranks hold between " << (piece - 1) * groupSize + 1 << " and "
-           << result.getDimSize(dim) << " elements";
+           << *extent << ", but pieces of " << have << " over " << group->size
+           << " ranks hold between " << (have - 1) * group->size + 1
+           << " and " << result.getDimSize(dim) << " elements";
+  }
+  int64_t expectedIn = packs ? piece : region;
+  int64_t expectedOut = packs ? piece * group->size : piece;
+  if (input.getDimSize(dim) != expectedIn ||
+      result.getDimSize(dim) != expectedOut)
+    return op->emitOpError("splits extent ")
+           << *extent << " into pieces of " << piece << " (outer pieces of "
+           << region << "), so dim " << dim << " should go from "
+           << expectedIn << " to " << expectedOut << ", but it goes from "
+           << input.getDimSize(dim) << " to " << result.getDimSize(dim);
   return success();
 }
 
@@ -443,7 +489,8 @@ LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
                       std::nullopt, localShape, {dim}};
   if (failed(verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule)))
     return failure();
-  return verifyPackedExtent(*this, getExtent(), dim);
+  return verifyUnevenLayout(*this, getMeshAttr(), getAxes(), getExtent(),
+                            getOuterAxes(), dim, /*packs=*/true, tables);
 }
 
 LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
@@ -473,7 +520,10 @@ ReduceScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
   CollectiveRule rule{Placement::partial(getReduction().getValue()),
                       Placement::shard(dim), std::nullopt, dim, localShape,
                       {dim}};
-  return verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
+  if (failed(verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule)))
+    return failure();
+  return verifyUnevenLayout(*this, getMeshAttr(), getAxes(), getExtent(),
+                            getOuterAxes(), dim, /*packs=*/false, tables);
 }
 
 LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
@@ -490,7 +540,8 @@ LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
                       concatDim, splitDim, localShape, {splitDim, concatDim}};
   if (failed(verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule)))
     return failure();
-  return verifyPackedExtent(*this, getExtent(), concatDim);
+  return verifyUnevenLayout(*this, getMeshAttr(), getAxes(), getExtent(),
+                            std::nullopt, concatDim, /*packs=*/true, tables);
 }
 
 LogicalResult LocalSliceOp::verifySymbolUses(SymbolTableCollection &tables) {
@@ -500,7 +551,10 @@ LogicalResult LocalSliceOp::verifySymbolUses(SymbolTableCollection &tables) {
   };
   CollectiveRule rule{Placement::replicate(), Placement::shard(dim),
                       std::nullopt, dim, localShape, {dim}};
-  return verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
+  if (failed(verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule)))
+    return failure();
+  return verifyUnevenLayout(*this, getMeshAttr(), getAxes(), getExtent(),
+                            getOuterAxes(), dim, /*packs=*/false, tables);
 }
 
 LogicalResult ToPartialOp::verifySymbolUses(SymbolTableCollection &tables) {

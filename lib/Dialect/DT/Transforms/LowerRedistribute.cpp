@@ -40,13 +40,16 @@ static Value emitStep(OpBuilder &b, Location loc, Value value,
   case PlanStep::Kind::AllGather:
     return b.create<AllGatherOp>(loc, resultType, value, meshRef, axes,
                                  b.getI64IntegerAttr(step.dim),
-                                 /*extent=*/IntegerAttr());
+                                 /*extent=*/IntegerAttr(),
+                                 /*outer_axes=*/ArrayAttr());
   case PlanStep::Kind::AllReduce:
     return b.create<AllReduceOp>(loc, resultType, value, meshRef, axes,
                                  reduction);
   case PlanStep::Kind::ReduceScatter:
     return b.create<ReduceScatterOp>(loc, resultType, value, meshRef, axes,
-                                     reduction, b.getI64IntegerAttr(step.dim));
+                                     reduction, b.getI64IntegerAttr(step.dim),
+                                     /*extent=*/IntegerAttr(),
+                                     /*outer_axes=*/ArrayAttr());
   case PlanStep::Kind::AllToAll:
     return b.create<AllToAllOp>(loc, resultType, value, meshRef, axes,
                                 b.getI64IntegerAttr(step.dim),
@@ -54,7 +57,9 @@ static Value emitStep(OpBuilder &b, Location loc, Value value,
                                 /*extent=*/IntegerAttr());
   case PlanStep::Kind::LocalSlice:
     return b.create<LocalSliceOp>(loc, resultType, value, meshRef, axes,
-                                  b.getI64IntegerAttr(step.dim));
+                                  b.getI64IntegerAttr(step.dim),
+                                  /*extent=*/IntegerAttr(),
+                                  /*outer_axes=*/ArrayAttr());
   case PlanStep::Kind::ToPartial:
     return b.create<ToPartialOp>(loc, resultType, value, meshRef, axes,
                                  reduction);

@@ -11,7 +11,10 @@
 // reduction over an unevenly split dim skips the padded iterations (a
 // matmul's operands are zeroed there, so it stays a BLAS call), and an
 // all_gather or all_to_all of uneven pieces is told the valid extent, packs
-// the valid elements first, and is sliced back to the global extent.
+// the valid elements first, and is sliced back to the global extent. A dim
+// split unevenly by several axes has rank-dependent pieces at each level;
+// offsets and valid sizes are computed level by level from dt.axis_index,
+// and collectives name the outer levels (`outer_axes`) for the runtime.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,13 +56,14 @@ private:
   /// sharding. Fails (with a diagnostic at `at`) on an uneven sharding.
   FailureOr<Type> localType(Type type, Operation *at);
   LogicalResult offsetIndices(linalg::LinalgOp op);
-  /// The one mesh axis that splits dim `dim` of `type` unevenly, if any.
-  /// Fails when several axes split it unevenly.
-  FailureOr<std::optional<int64_t>> unevenAxis(RankedTensorType type,
-                                               int64_t dim, Operation *at);
-  /// The number of valid elements of this rank's padded piece of `extent`
-  /// split over mesh axis `axis`.
-  Value validExtent(OpBuilder &b, Location loc, int64_t axis, int64_t extent);
+  /// The mesh axes that split dim `dim` of `type` unevenly (in split
+  /// order), or none when the dim is whole or evenly split.
+  SmallVector<int64_t> unevenAxes(RankedTensorType type, int64_t dim);
+  /// Where this rank's piece of `extent` elements split over `axes` (mesh
+  /// order, torch.chunk at each level) starts, and how many elements it
+  /// holds (the rest of its padded piece is padding).
+  std::pair<Value, Value> unevenPiece(OpBuilder &b, Location loc,
+                                      ArrayRef<int64_t> axes, int64_t extent);
   LogicalResult maskUnevenReductions(linalg::LinalgOp op);
   LogicalResult prepareCollective(Operation *op);
   /// After retyping: a gather or all_to_all that packs uneven pieces along
@@ -74,53 +78,56 @@ private:
 };
 } // namespace
 
-FailureOr<Type> FunctionPartitioner::localType(Type type, Operation *at) {
+FailureOr<Type> FunctionPartitioner::localType(Type type, Operation *) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   ShardingAttr sharding = getShardingEncoding(type);
   if (!tensor || !sharding)
     return type;
-  for (int64_t dim = 0; dim < tensor.getRank(); ++dim)
-    if (failed(unevenAxis(tensor, dim, at)))
-      return failure();
   std::vector<int64_t> local = ::dt::maxLocalShape(
       tensor.getShape(), shape, sharding.getPlacements());
   return Type(RankedTensorType::get(local, tensor.getElementType()));
 }
 
-FailureOr<std::optional<int64_t>>
-FunctionPartitioner::unevenAxis(RankedTensorType type, int64_t dim,
-                                Operation *at) {
+SmallVector<int64_t> FunctionPartitioner::unevenAxes(RankedTensorType type,
+                                                     int64_t dim) {
   ShardingAttr sharding = getShardingEncoding(type);
   if (!sharding)
-    return std::optional<int64_t>();
+    return {};
   SmallVector<int64_t> axes = sharding.getAxesShardingDim(dim);
-  int64_t parts = 1;
+  if (axes.empty() || ::dt::isEvenlySharded(type.getShape(), shape,
+                                             sharding.getPlacements()))
+    return {};
+  // Even at every level of this dim's split?
+  std::vector<Placement> only(shape.size(), Placement::replicate());
   for (int64_t axis : axes)
-    parts *= shape[axis];
-  if (axes.empty() || ::dt::dividesEvenly(type.getDimSize(dim), parts))
-    return std::optional<int64_t>();
-  if (axes.size() > 1)
-    return at->emitOpError("has the tensor ")
-           << type << ", whose dim " << dim
-           << " is split unevenly by several mesh axes; dt-partition pads "
-              "uneven dims split by one axis only";
-  return std::optional<int64_t>(axes.front());
+    only[axis] = Placement::shard(0);
+  std::vector<int64_t> extent = {type.getDimSize(dim)};
+  if (::dt::isEvenlySharded(extent, shape, only))
+    return {};
+  return axes;
 }
 
-Value FunctionPartitioner::validExtent(OpBuilder &b, Location loc,
-                                       int64_t axis, int64_t extent) {
-  int64_t chunk = ::dt::chunkSize(extent, shape[axis]);
-  Value coord = b.create<AxisIndexOp>(
-      loc, FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
-      cast<StringAttr>(mesh.getAxisNames()[axis]));
+std::pair<Value, Value>
+FunctionPartitioner::unevenPiece(OpBuilder &b, Location loc,
+                                 ArrayRef<int64_t> axes, int64_t extent) {
   auto constant = [&](int64_t v) -> Value {
     return b.create<arith::ConstantIndexOp>(loc, v);
   };
-  // clamp(extent - coord * chunk, 0, chunk)
-  Value start = b.create<arith::MulIOp>(loc, coord, constant(chunk));
-  Value rest = b.create<arith::SubIOp>(loc, constant(extent), start);
-  Value positive = b.create<arith::MaxSIOp>(loc, rest, constant(0));
-  return b.create<arith::MinSIOp>(loc, positive, constant(chunk));
+  // Level by level: chunk = ceil(size / n), start = coord * chunk,
+  // size = clamp(size - start, 0, chunk).
+  Value offset = constant(0), size = constant(extent);
+  for (int64_t axis : axes) {
+    Value coord = b.create<AxisIndexOp>(
+        loc, FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
+        cast<StringAttr>(mesh.getAxisNames()[axis]));
+    Value chunk = b.create<arith::CeilDivSIOp>(loc, size, constant(shape[axis]));
+    Value start = b.create<arith::MulIOp>(loc, coord, chunk);
+    Value rest = b.create<arith::SubIOp>(loc, size, start);
+    Value positive = b.create<arith::MaxSIOp>(loc, rest, constant(0));
+    size = b.create<arith::MinSIOp>(loc, positive, chunk);
+    offset = b.create<arith::AddIOp>(loc, offset, start);
+  }
+  return {offset, size};
 }
 
 /// The rank's offset along a loop dim that mesh axes `axes` split (in mesh
@@ -156,7 +163,8 @@ LogicalResult FunctionPartitioner::offsetIndices(linalg::LinalgOp op) {
   for (linalg::IndexOp index : indices) {
     int64_t loop = index.getDim();
     SmallVector<int64_t> axes;
-    int64_t localExtent = 0;
+    int64_t localExtent = 0, globalExtent = 0;
+    bool uneven = false;
     for (OpOperand &operand : op->getOpOperands()) {
       ShardingAttr sharding = getShardingEncoding(operand.get().getType());
       if (!sharding)
@@ -168,6 +176,8 @@ LogicalResult FunctionPartitioner::offsetIndices(linalg::LinalgOp op) {
           continue;
         axes = sharding.getAxesShardingDim(dim);
         auto tensor = cast<RankedTensorType>(operand.get().getType());
+        globalExtent = tensor.getDimSize(dim);
+        uneven = !unevenAxes(tensor, dim).empty();
         localExtent = ::dt::maxLocalShape(tensor.getShape(), shape,
                                           sharding.getPlacements())[dim];
       }
@@ -175,8 +185,12 @@ LogicalResult FunctionPartitioner::offsetIndices(linalg::LinalgOp op) {
     if (axes.empty())
       continue;
     // The offset is the same for every iteration: compute it before the op.
+    // A dim split unevenly by several axes has rank-dependent chunks.
     OpBuilder b(op);
-    Value offset = shardOffset(b, index.getLoc(), mesh, axes, localExtent);
+    Value offset =
+        axes.size() > 1 && uneven
+            ? unevenPiece(b, index.getLoc(), axes, globalExtent).first
+            : shardOffset(b, index.getLoc(), mesh, axes, localExtent);
     b.setInsertionPointAfter(index);
     Value global = b.create<arith::AddIOp>(index.getLoc(), index, offset);
     index.getResult().replaceAllUsesExcept(global, global.getDefiningOp());
@@ -215,7 +229,8 @@ LogicalResult FunctionPartitioner::maskUnevenReductions(linalg::LinalgOp op) {
   // The reduction loops that run over an unevenly split tensor dim.
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  llvm::MapVector<int64_t, std::pair<int64_t, int64_t>> uneven; // loop -> (axis, extent)
+  // loop -> (axes, extent)
+  llvm::MapVector<int64_t, std::pair<SmallVector<int64_t>, int64_t>> uneven;
   for (OpOperand *input : op.getDpsInputOperands()) {
     auto type = dyn_cast<RankedTensorType>(input->get().getType());
     if (!type)
@@ -225,11 +240,9 @@ LogicalResult FunctionPartitioner::maskUnevenReductions(linalg::LinalgOp op) {
       auto loop = dyn_cast<AffineDimExpr>(expr);
       if (!loop || iterators[loop.getPosition()] != utils::IteratorType::reduction)
         continue;
-      FailureOr<std::optional<int64_t>> axis = unevenAxis(type, dim, op);
-      if (failed(axis))
-        return failure();
-      if (*axis)
-        uneven[loop.getPosition()] = {**axis, type.getDimSize(dim)};
+      SmallVector<int64_t> axes = unevenAxes(type, dim);
+      if (!axes.empty())
+        uneven[loop.getPosition()] = {axes, type.getDimSize(dim)};
     }
   }
   if (uneven.empty())
@@ -238,8 +251,9 @@ LogicalResult FunctionPartitioner::maskUnevenReductions(linalg::LinalgOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   llvm::MapVector<int64_t, Value> valid;
-  for (auto [loop, axisExtent] : uneven)
-    valid[loop] = validExtent(b, loc, axisExtent.first, axisExtent.second);
+  for (auto &[loop, axesExtent] : uneven)
+    valid[loop] =
+        unevenPiece(b, loc, axesExtent.first, axesExtent.second).second;
 
   if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(*op)) {
     // out += a * b: zero both operands' padding (it may hold NaNs), and the
@@ -287,27 +301,55 @@ LogicalResult FunctionPartitioner::maskUnevenReductions(linalg::LinalgOp op) {
   return success();
 }
 
+/// The names of the axes of `mesh` in `axes` that are not in `group`.
+static ArrayAttr outerAxesOf(MeshOp mesh, ArrayRef<int64_t> axes,
+                             ArrayAttr group) {
+  SmallVector<Attribute> outer;
+  for (int64_t axis : axes) {
+    Attribute name = mesh.getAxisNames()[axis];
+    if (!llvm::is_contained(group, name))
+      outer.push_back(name);
+  }
+  return ArrayAttr::get(mesh.getContext(), outer);
+}
+
 LogicalResult FunctionPartitioner::prepareCollective(Operation *op) {
   auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
+  auto group = op->getAttrOfType<ArrayAttr>("axes");
+  Builder b(op->getContext());
+  // Records the uneven layout of `dim` (split by `axes`) on the op.
+  auto annotate = [&](ArrayRef<int64_t> axes, int64_t extent) {
+    ArrayAttr outer = outerAxesOf(mesh, axes, group);
+    op->setAttr("extent", b.getI64IntegerAttr(extent));
+    if (!outer.empty())
+      op->setAttr("outer_axes", outer);
+  };
   if (auto gather = dyn_cast<AllGatherOp>(op)) {
-    FailureOr<std::optional<int64_t>> axis =
-        unevenAxis(input, gather.getDim(), op);
-    if (failed(axis))
-      return failure();
-    if (*axis)
-      gather.setExtent(input.getDimSize(gather.getDim()));
+    int64_t dim = gather.getDim();
+    SmallVector<int64_t> axes = unevenAxes(input, dim);
+    if (!axes.empty())
+      annotate(axes, input.getDimSize(dim));
+    return success();
+  }
+  if (isa<ReduceScatterOp, LocalSliceOp>(op)) {
+    // The runtime cuts the pieces the layout gives (level by level), not a
+    // flat torch.chunk of the input over the whole group.
+    int64_t dim = op->getAttrOfType<IntegerAttr>("dim").getInt();
+    SmallVector<int64_t> axes = unevenAxes(result, dim);
+    if (!axes.empty())
+      annotate(axes, result.getDimSize(dim));
     return success();
   }
   auto toAll = cast<AllToAllOp>(op);
-  auto result = cast<RankedTensorType>(toAll.getType());
-  FailureOr<std::optional<int64_t>> concatAxis =
-      unevenAxis(input, toAll.getConcatDim(), op);
-  FailureOr<std::optional<int64_t>> splitAxis =
-      unevenAxis(result, toAll.getSplitDim(), op);
-  if (failed(concatAxis) || failed(splitAxis))
-    return failure();
+  SmallVector<int64_t> concatAxes = unevenAxes(input, toAll.getConcatDim());
+  SmallVector<int64_t> splitAxes = unevenAxes(result, toAll.getSplitDim());
+  if (concatAxes.size() > 1 || splitAxes.size() > 1)
+    return op->emitOpError("moves a dim split unevenly by several mesh axes; "
+                           "dt-partition pads all_to_all of uneven dims split "
+                           "by one axis only");
   // An uneven split needs nothing more: the runtime cuts torch.chunk pieces.
-  if (*concatAxis)
+  if (!concatAxes.empty())
     toAll.setExtent(input.getDimSize(toAll.getConcatDim()));
   return success();
 }
@@ -419,7 +461,7 @@ LogicalResult FunctionPartitioner::run() {
   func.walk([&](Operation *op) {
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
       linalgOps.push_back(linalgOp);
-    else if (isa<AllGatherOp, AllToAllOp>(op))
+    else if (isa<AllGatherOp, AllToAllOp, ReduceScatterOp, LocalSliceOp>(op))
       collectives.push_back(op);
   });
   for (linalg::LinalgOp op : linalgOps)

@@ -134,10 +134,11 @@ def DT_AllGatherOp : DT_CollectiveOp<"all_gather"> {
     `R`; other axes are unchanged. Local form: the result's `dim` is the
     input's times the group size.
 
-    On uneven shards (local form), `extent` is the number of valid elements
-    of `dim` across the group: member j holds the torch.chunk piece j of
-    `extent` padded to the chunk size (the input's `dim`), and the result
-    holds the pieces' valid elements first, in order, then zeros.
+    On uneven shards (local form), `extent` is the global extent of `dim`
+    and `outer_axes` the mesh axes that split it outside the group (none
+    when only the group does): member j holds its torch.chunk piece padded
+    to the chunk size (the input's `dim`), and the result holds the group's
+    valid elements first, in order, then zeros.
 
     ```mlir
     %1 = dt.all_gather %0 on @mesh ["tp"] dim 1
@@ -151,7 +152,8 @@ def DT_AllGatherOp : DT_CollectiveOp<"all_gather"> {
 
   let arguments = (ins DT_StaticTensor:$input, FlatSymbolRefAttr:$mesh,
                        StrArrayAttr:$axes, I64Attr:$dim,
-                       OptionalAttr<I64Attr>:$extent);
+                       OptionalAttr<I64Attr>:$extent,
+                       OptionalAttr<StrArrayAttr>:$outer_axes);
   let results = (outs DT_StaticTensor:$result);
   let assemblyFormat = [{
     $input `on` $mesh $axes `dim` $dim attr-dict `:` type($input) `->` type($result)
@@ -185,7 +187,8 @@ def DT_ReduceScatterOp : DT_CollectiveOp<"reduce_scatter"> {
   let description = !strconcat([{
     Global form: on each listed axis the input is `P(kind)` and the result
     `S(dim)`; other axes are unchanged. Local form: the result's `dim` is the
-    chunk size of the input's split over the group.
+    chunk size of the input's split over the group. `extent` and
+    `outer_axes` describe a nested uneven split as for `dt.local_slice`.
 
     ```mlir
     %1 = dt.reduce_scatter %0 on @mesh ["tp"] sum dim 0
@@ -196,7 +199,8 @@ def DT_ReduceScatterOp : DT_CollectiveOp<"reduce_scatter"> {
 
   let arguments = (ins DT_StaticTensor:$input, FlatSymbolRefAttr:$mesh,
                        StrArrayAttr:$axes, DT_ReductionKindAttr:$reduction,
-                       I64Attr:$dim);
+                       I64Attr:$dim, OptionalAttr<I64Attr>:$extent,
+                       OptionalAttr<StrArrayAttr>:$outer_axes);
   let results = (outs DT_StaticTensor:$result);
   let assemblyFormat = [{
     $input `on` $mesh $axes custom<Reduction>($reduction) `dim` $dim attr-dict
@@ -240,7 +244,10 @@ def DT_LocalSliceOp : DT_CollectiveOp<"local_slice"> {
   let description = !strconcat([{
     Global form: on each listed axis the input is `R` and the result
     `S(dim)`. Local form: the result's `dim` is the chunk size of the input's
-    split over the group; a rank whose piece is short holds it padded.
+    split over the group; a rank whose piece is short holds it padded. When
+    other mesh axes split `dim` unevenly first (`outer_axes`), the input
+    holds a padded piece whose valid size depends on the rank: `extent`, the
+    global extent, lets the runtime find it.
 
     ```mlir
     %1 = dt.local_slice %0 on @mesh ["tp"] dim 1
@@ -250,7 +257,9 @@ def DT_LocalSliceOp : DT_CollectiveOp<"local_slice"> {
   }], commonDescription);
 
   let arguments = (ins DT_StaticTensor:$input, FlatSymbolRefAttr:$mesh,
-                       StrArrayAttr:$axes, I64Attr:$dim);
+                       StrArrayAttr:$axes, I64Attr:$dim,
+                       OptionalAttr<I64Attr>:$extent,
+                       OptionalAttr<StrArrayAttr>:$outer_axes);
   let results = (outs DT_StaticTensor:$result);
   let assemblyFormat = [{
     $input `on` $mesh $axes `dim` $dim attr-dict `:` type($input) `->` type($result)

@@ -207,11 +207,12 @@ def PartitionPass : Pass<"dt-partition", "ModuleOp"> {
     rank's offset through `dt.axis_index`. Partial values are plain local
     tensors whose meaning was fixed by the global program.
 
-    Uneven shards (torch.chunk) are padded to the chunk size: a reduction
-    over an unevenly split dim skips the padded iterations (matmul operands
-    get their padding zeroed), and an all_gather or all_to_all of uneven
-    pieces carries the valid `extent`, packs it first and is sliced back. A
-    dim split unevenly by several mesh axes gets a diagnostic.
+    Uneven shards (torch.chunk, one split level per mesh axis) are padded to
+    the chunk size: a reduction over an unevenly split dim skips the padded
+    iterations (matmul operands get their padding zeroed); collectives of
+    uneven dims carry their layout (`extent`, `outer_axes`) so the runtime
+    finds each piece, and packed results are sliced back. An all_to_all of
+    a dim split unevenly by several axes gets a diagnostic.
 
     Before:
     ```mlir
