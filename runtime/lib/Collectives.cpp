@@ -414,14 +414,16 @@ Pieces splitPieces(RankContext &r, const Group &g, const Dense &in, int dim,
   }                                                                            \
   extern "C" void dt_rt_all_to_all_##T(                                        \
       int64_t ir, DtMemRef *in, int64_t orank, DtMemRef *out, int32_t axes,    \
-      int32_t split, int32_t concat, int32_t extent) {                         \
-    runCollective("all_to_all", DTYPE, ir, in, orank, out, axes,              \
-                  [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
-                    return r.backend().allToAll(                               \
-                        r, g, i, o, split, concat,                             \
-                        splitPieces(r, g, i, split, -1, 0),                    \
-                        gatherPieces(r, g, i, concat, extent, 0));             \
-                  });                                                          \
+      int32_t split, int32_t concat, int32_t splitExtent, int32_t splitOuter,  \
+      int32_t concatExtent, int32_t concatOuter) {                             \
+    runCollective(                                                             \
+        "all_to_all", DTYPE, ir, in, orank, out, axes,                         \
+        [&](RankContext &r, const Group &g, Dense &i, Dense &o) {              \
+          return r.backend().allToAll(                                         \
+              r, g, i, o, split, concat,                                       \
+              splitPieces(r, g, i, split, splitExtent, splitOuter),            \
+              gatherPieces(r, g, i, concat, concatExtent, concatOuter));       \
+        });                                                                    \
   }                                                                            \
   extern "C" void dt_rt_local_slice_##T(int64_t ir, DtMemRef *in,              \
                                         int64_t orank, DtMemRef *out,          \

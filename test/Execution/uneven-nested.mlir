@@ -8,6 +8,8 @@
 // LOCAL-DAG: dt.local_slice {{.*}} ["b"] dim 0 {extent = 10 : i64, outer_axes = ["a"]} : tensor<5x2xf32> -> tensor<3x2xf32>
 // LOCAL-DAG: dt.all_gather {{.*}} ["b"] dim 0 {extent = 6 : i64, outer_axes = ["a"]} : tensor<2x4xf32> -> tensor<4x4xf32>
 // LOCAL-DAG: dt.reduce_scatter {{.*}} ["b"] sum dim 0 {extent = 10 : i64, outer_axes = ["a"]} : tensor<5x2xf32> -> tensor<3x2xf32>
+// LOCAL-DAG: dt.all_to_all {{.*}} ["b"] split 1 concat 0 {extent = 6 : i64, outer_axes = ["a"]}
+// LOCAL-DAG: dt.all_to_all {{.*}} ["b"] split 1 concat 0 {split_extent = 10 : i64, split_outer_axes = ["a"]}
 // The same numbers as upstream mlir-runner on the plain program:
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
 // RUN: %npy pattern-run %dt_run %s > %t.dtrun
@@ -15,7 +17,7 @@
 // COMPARE: 0 beyond tolerance
 // RUN: dt-run %s --seed 6 --verify | FileCheck %s
 // RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --seed 6 --verify | FileCheck %s %}
-// CHECK-COUNT-7: : ok
+// CHECK-COUNT-9: : ok
 // CHECK: verify: PASS
 #ss = #dt.sharding<@mesh, [S(0), S(0)]>
 #s0r = #dt.sharding<@mesh, [S(0), R]>
@@ -28,11 +30,15 @@ func.func @main(%x: tensor<6x4xf32> {dt.sharding = #ss},
                 %v: tensor<7x2xf32> {dt.sharding = #ss},
                 %c: tensor<10x2xf32> {dt.sharding = #rr},
                 %w: tensor<10x6xf32> {dt.sharding = #cols},
-                %z: tensor<6x2xf32> {dt.sharding = #ss})
+                %z: tensor<6x2xf32> {dt.sharding = #ss},
+                %t: tensor<6x10xf32> {dt.sharding = #ss},
+                %r: tensor<6x10xf32> {dt.sharding = #dt.sharding<@mesh, [S(1), S(0)]>})
     -> (tensor<6x4xf32> {dt.sharding = #ss}, tensor<4xf32> {dt.sharding = #rr},
         tensor<6x4xf32> {dt.sharding = #s0r}, tensor<6x4xf32> {dt.sharding = #rr},
         tensor<3x2xf32> {dt.sharding = #rr}, tensor<10x2xf32> {dt.sharding = #ss},
-        tensor<10x2xf32> {dt.sharding = #ss}) {
+        tensor<10x2xf32> {dt.sharding = #ss},
+        tensor<6x10xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(1)]>},
+        tensor<6x10xf32> {dt.sharding = #dt.sharding<@mesh, [S(1), S(1)]>}) {
   %zero = arith.constant 0.0 : f32
   // exp, then a sum over the nested-uneven rows (kept partial).
   %e = math.exp %x : tensor<6x4xf32>
@@ -55,7 +61,11 @@ func.func @main(%x: tensor<6x4xf32> {dt.sharding = #ss},
   %pe = tensor.empty() : tensor<10x2xf32>
   %pz = linalg.fill ins(%zero : f32) outs(%pe : tensor<10x2xf32>) -> tensor<10x2xf32>
   %q = linalg.matmul ins(%w, %z : tensor<10x6xf32>, tensor<6x2xf32>) outs(%pz : tensor<10x2xf32>) -> tensor<10x2xf32>
-  return %e, %sump, %x, %x, %m, %cs, %q
+  // all_to_all over "b" out of nested rows, and into nested columns.
+  %t1 = math.tanh %t : tensor<6x10xf32>
+  %r1 = math.tanh %r : tensor<6x10xf32>
+  return %e, %sump, %x, %x, %m, %cs, %q, %t1, %r1
       : tensor<6x4xf32>, tensor<4xf32>, tensor<6x4xf32>, tensor<6x4xf32>,
-        tensor<3x2xf32>, tensor<10x2xf32>, tensor<10x2xf32>
+        tensor<3x2xf32>, tensor<10x2xf32>, tensor<10x2xf32>, tensor<6x10xf32>,
+        tensor<6x10xf32>
 }

@@ -12,7 +12,7 @@
 // LOCAL: dt.all_reduce {{.*}} sum
 // LOCAL: dt.all_gather {{.*}} dim 0 {extent = 6 : i64} : tensor<2x8xf32> -> tensor<8x8xf32>
 // LOCAL: tensor.extract_slice {{.*}}[0, 0] [6, 8] [1, 1] : tensor<8x8xf32> to tensor<6x8xf32>
-// LOCAL: dt.all_to_all {{.*}} split 1 concat 0 {extent = 6 : i64} : tensor<2x10xf32> -> tensor<8x3xf32>
+// LOCAL: dt.all_to_all {{.*}} split 1 concat 0 {extent = 6 : i64, split_extent = 10 : i64} : tensor<2x10xf32> -> tensor<8x3xf32>
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
 // RUN: %npy pattern-run %dt_run %s > %t.dtrun
 // RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.dtrun | FileCheck %s --check-prefix=COMPARE

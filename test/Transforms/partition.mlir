@@ -180,7 +180,7 @@ dt.mesh @mesh = <["tp" = 4]>
 // CHECK-LABEL: func.func @uneven_all_to_all
 // CHECK-SAME: (%[[X:.*]]: tensor<2x10xf32>) -> tensor<6x3xf32>
 func.func @uneven_all_to_all(%x: tensor<6x10xf32, #dt.sharding<@mesh, [S(0)]>>) -> tensor<6x10xf32, #dt.sharding<@mesh, [S(1)]>> {
-  // CHECK: %[[A:.*]] = dt.all_to_all %[[X]] on @mesh ["tp"] split 1 concat 0 {extent = 6 : i64} : tensor<2x10xf32> -> tensor<8x3xf32>
+  // CHECK: %[[A:.*]] = dt.all_to_all %[[X]] on @mesh ["tp"] split 1 concat 0 {extent = 6 : i64, split_extent = 10 : i64} : tensor<2x10xf32> -> tensor<8x3xf32>
   // CHECK: tensor.extract_slice %[[A]][0, 0] [6, 3] [1, 1] : tensor<8x3xf32> to tensor<6x3xf32>
   %0 = dt.all_to_all %x on @mesh ["tp"] split 1 concat 0 : tensor<6x10xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<6x10xf32, #dt.sharding<@mesh, [S(1)]>>
   return %0 : tensor<6x10xf32, #dt.sharding<@mesh, [S(1)]>>
@@ -197,9 +197,25 @@ func.func @negative_unlowered(%x: tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>) ->
 
 // -----
 
+// An all_to_all on "b" of rows split by "a" then "b" (6 = 3 + 3, then
+// 2 + 1): the packed rows name "a" as their outer level.
 dt.mesh @mesh = <["a" = 2, "b" = 2]>
-func.func @negative_uneven_nested_all_to_all(%x: tensor<6x8xf32, #dt.sharding<@mesh, [S(0), S(0)]>>) -> tensor<6x8xf32, #dt.sharding<@mesh, [S(0), S(1)]>> {
-  // expected-error @+1 {{moves a dim split unevenly by several mesh axes; dt-partition pads all_to_all of uneven dims split by one axis only}}
-  %0 = dt.all_to_all %x on @mesh ["b"] split 1 concat 0 : tensor<6x8xf32, #dt.sharding<@mesh, [S(0), S(0)]>> -> tensor<6x8xf32, #dt.sharding<@mesh, [S(0), S(1)]>>
-  return %0 : tensor<6x8xf32, #dt.sharding<@mesh, [S(0), S(1)]>>
+// CHECK-LABEL: func.func @uneven_nested_all_to_all
+// CHECK: dt.all_to_all %{{.*}} on @mesh ["b"] split 1 concat 0 {extent = 6 : i64, outer_axes = ["a"]} : tensor<2x10xf32> -> tensor<4x5xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [3, 5] [1, 1] : tensor<4x5xf32> to tensor<3x5xf32>
+func.func @uneven_nested_all_to_all(%x: tensor<6x10xf32, #dt.sharding<@mesh, [S(0), S(0)]>>) -> tensor<6x10xf32, #dt.sharding<@mesh, [S(0), S(1)]>> {
+  %0 = dt.all_to_all %x on @mesh ["b"] split 1 concat 0 : tensor<6x10xf32, #dt.sharding<@mesh, [S(0), S(0)]>> -> tensor<6x10xf32, #dt.sharding<@mesh, [S(0), S(1)]>>
+  return %0 : tensor<6x10xf32, #dt.sharding<@mesh, [S(0), S(1)]>>
+}
+
+// -----
+
+// The other way: columns split by "a" then "b" (10 = 5 + 5, then 3 + 2)
+// are the split dim, cut level by level.
+dt.mesh @mesh = <["a" = 2, "b" = 2]>
+// CHECK-LABEL: func.func @uneven_nested_all_to_all_split
+// CHECK: dt.all_to_all %{{.*}} on @mesh ["b"] split 1 concat 0 {split_extent = 10 : i64, split_outer_axes = ["a"]} : tensor<3x5xf32> -> tensor<6x3xf32>
+func.func @uneven_nested_all_to_all_split(%x: tensor<6x10xf32, #dt.sharding<@mesh, [S(1), S(0)]>>) -> tensor<6x10xf32, #dt.sharding<@mesh, [S(1), S(1)]>> {
+  %0 = dt.all_to_all %x on @mesh ["b"] split 1 concat 0 : tensor<6x10xf32, #dt.sharding<@mesh, [S(1), S(0)]>> -> tensor<6x10xf32, #dt.sharding<@mesh, [S(1), S(1)]>>
+  return %0 : tensor<6x10xf32, #dt.sharding<@mesh, [S(1), S(1)]>>
 }

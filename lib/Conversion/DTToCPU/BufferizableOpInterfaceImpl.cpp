@@ -56,9 +56,12 @@ CollectiveCall describe(ReduceScatterOp op, MeshOp mesh) {
   call.attributes.append(unevenLayout(mesh, op.getExtent(), op.getOuterAxes()));
   return call;
 }
-CollectiveCall describe(AllToAllOp op, MeshOp) {
-  return {"dt_rt_all_to_all_",
-          {op.getSplitDim(), op.getConcatDim(), op.getExtent().value_or(-1)}};
+CollectiveCall describe(AllToAllOp op, MeshOp mesh) {
+  CollectiveCall call{"dt_rt_all_to_all_", {op.getSplitDim(), op.getConcatDim()}};
+  call.attributes.append(
+      unevenLayout(mesh, op.getSplitExtent(), op.getSplitOuterAxes()));
+  call.attributes.append(unevenLayout(mesh, op.getExtent(), op.getOuterAxes()));
+  return call;
 }
 CollectiveCall describe(LocalSliceOp op, MeshOp mesh) {
   CollectiveCall call{"dt_rt_local_slice_", {op.getDim()}};

@@ -61,7 +61,8 @@ enum { DT_RED_SUM = 0, DT_RED_AVG = 1, DT_RED_MAX = 2, DT_RED_MIN = 3 };
                                 int32_t extent, int32_t outer);                \
   void dt_rt_all_to_all_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,          \
                             int32_t axes, int32_t split, int32_t concat,       \
-                            int32_t extent);                                   \
+                            int32_t splitExtent, int32_t splitOuter,           \
+                            int32_t concatExtent, int32_t concatOuter);        \
   void dt_rt_local_slice_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,         \
                              int32_t axes, int32_t dim, int32_t extent,        \
                              int32_t outer);

@@ -540,8 +540,13 @@ LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
                       concatDim, splitDim, localShape, {splitDim, concatDim}};
   if (failed(verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule)))
     return failure();
-  return verifyUnevenLayout(*this, getMeshAttr(), getAxes(), getExtent(),
-                            std::nullopt, concatDim, /*packs=*/true, tables);
+  if (failed(verifyUnevenLayout(*this, getMeshAttr(), getAxes(), getExtent(),
+                                getOuterAxes(), concatDim, /*packs=*/true,
+                                tables)))
+    return failure();
+  return verifyUnevenLayout(*this, getMeshAttr(), getAxes(), getSplitExtent(),
+                            getSplitOuterAxes(), splitDim, /*packs=*/false,
+                            tables);
 }
 
 LogicalResult LocalSliceOp::verifySymbolUses(SymbolTableCollection &tables) {

@@ -54,7 +54,10 @@ static Value emitStep(OpBuilder &b, Location loc, Value value,
     return b.create<AllToAllOp>(loc, resultType, value, meshRef, axes,
                                 b.getI64IntegerAttr(step.dim),
                                 b.getI64IntegerAttr(step.srcDim),
-                                /*extent=*/IntegerAttr());
+                                /*extent=*/IntegerAttr(),
+                                /*outer_axes=*/ArrayAttr(),
+                                /*split_extent=*/IntegerAttr(),
+                                /*split_outer_axes=*/ArrayAttr());
   case PlanStep::Kind::LocalSlice:
     return b.create<LocalSliceOp>(loc, resultType, value, meshRef, axes,
                                   b.getI64IntegerAttr(step.dim),

@@ -342,15 +342,21 @@ LogicalResult FunctionPartitioner::prepareCollective(Operation *op) {
     return success();
   }
   auto toAll = cast<AllToAllOp>(op);
-  SmallVector<int64_t> concatAxes = unevenAxes(input, toAll.getConcatDim());
-  SmallVector<int64_t> splitAxes = unevenAxes(result, toAll.getSplitDim());
-  if (concatAxes.size() > 1 || splitAxes.size() > 1)
-    return op->emitOpError("moves a dim split unevenly by several mesh axes; "
-                           "dt-partition pads all_to_all of uneven dims split "
-                           "by one axis only");
-  // An uneven split needs nothing more: the runtime cuts torch.chunk pieces.
-  if (!concatAxes.empty())
-    toAll.setExtent(input.getDimSize(toAll.getConcatDim()));
+  int64_t concat = toAll.getConcatDim(), split = toAll.getSplitDim();
+  SmallVector<int64_t> concatAxes = unevenAxes(input, concat);
+  if (!concatAxes.empty()) {
+    toAll.setExtent(input.getDimSize(concat));
+    ArrayAttr outer = outerAxesOf(mesh, concatAxes, group);
+    if (!outer.empty())
+      toAll.setOuterAxesAttr(outer);
+  }
+  SmallVector<int64_t> splitAxes = unevenAxes(result, split);
+  if (!splitAxes.empty()) {
+    toAll.setSplitExtent(result.getDimSize(split));
+    ArrayAttr outer = outerAxesOf(mesh, splitAxes, group);
+    if (!outer.empty())
+      toAll.setSplitOuterAxesAttr(outer);
+  }
   return success();
 }
 

@@ -217,10 +217,11 @@ def DT_AllToAllOp : DT_CollectiveOp<"all_to_all"> {
     `S(concat_dim)` and the result `S(split_dim)`. Local form: `split_dim`
     shrinks to its chunk size and `concat_dim` grows by the group size.
 
-    On uneven shards (local form), `split_dim` is cut into torch.chunk
-    pieces (a short one zero-padded), and `extent` is the number of valid
-    elements of `concat_dim` across the group: the received pieces' valid
-    elements come first, in order, then zeros, as in `dt.all_gather`.
+    On uneven shards (local form), `extent` and `outer_axes` describe the
+    layout of `concat_dim` as for `dt.all_gather` (the received pieces'
+    valid elements come first, then zeros), and `split_extent` and
+    `split_outer_axes` that of `split_dim` as for `dt.local_slice` (a short
+    piece is zero-padded).
 
     ```mlir
     %1 = dt.all_to_all %0 on @mesh ["tp"] split 1 concat 0
@@ -231,7 +232,10 @@ def DT_AllToAllOp : DT_CollectiveOp<"all_to_all"> {
 
   let arguments = (ins DT_StaticTensor:$input, FlatSymbolRefAttr:$mesh,
                        StrArrayAttr:$axes, I64Attr:$split_dim,
-                       I64Attr:$concat_dim, OptionalAttr<I64Attr>:$extent);
+                       I64Attr:$concat_dim, OptionalAttr<I64Attr>:$extent,
+                       OptionalAttr<StrArrayAttr>:$outer_axes,
+                       OptionalAttr<I64Attr>:$split_extent,
+                       OptionalAttr<StrArrayAttr>:$split_outer_axes);
   let results = (outs DT_StaticTensor:$result);
   let assemblyFormat = [{
     $input `on` $mesh $axes `split` $split_dim `concat` $concat_dim attr-dict

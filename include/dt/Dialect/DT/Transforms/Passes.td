@@ -211,8 +211,7 @@ def PartitionPass : Pass<"dt-partition", "ModuleOp"> {
     the chunk size: a reduction over an unevenly split dim skips the padded
     iterations (matmul operands get their padding zeroed); collectives of
     uneven dims carry their layout (`extent`, `outer_axes`) so the runtime
-    finds each piece, and packed results are sliced back. An all_to_all of
-    a dim split unevenly by several axes gets a diagnostic.
+    finds each piece, and packed results are sliced back.
 
     Before:
     ```mlir
