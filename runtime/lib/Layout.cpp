@@ -162,32 +162,18 @@ assembleGlobal(absl::Span<const HostTensor *const> locals,
   if (!kind)
     return global;
   for (int64_t i = 0; i < n; ++i) {
-    double v = wide ? accD[i] : static_cast<double>(accI[i]);
-    if (*kind == ReductionKind::Avg)
-      v /= partialRanks;
-    char *p = static_cast<char *>(global.data()) + i * dtypeSize(spec.dtype);
-    switch (spec.dtype) {
-    case DType::F32:
-      *reinterpret_cast<float *>(p) = static_cast<float>(v);
-      break;
-    case DType::F64:
-      *reinterpret_cast<double *>(p) = v;
-      break;
-    case DType::F16:
-      *reinterpret_cast<uint16_t *>(p) = floatToHalf(static_cast<float>(v));
-      break;
-    case DType::BF16:
-      *reinterpret_cast<uint16_t *>(p) = floatToBF16(static_cast<float>(v));
-      break;
-    case DType::I32:
-      *reinterpret_cast<int32_t *>(p) =
-          static_cast<int32_t>(*kind == ReductionKind::Avg ? v : accI[i]);
-      break;
-    case DType::I64:
-      *reinterpret_cast<int64_t *>(p) =
-          *kind == ReductionKind::Avg ? static_cast<int64_t>(v) : accI[i];
-      break;
+    if (wide) {
+      global.set(i, *kind == ReductionKind::Avg ? accD[i] / partialRanks
+                                                : accD[i]);
+      continue;
     }
+    // Integers stay exact: only an average goes through division.
+    char *p = static_cast<char *>(global.data()) + i * dtypeSize(spec.dtype);
+    int64_t v = *kind == ReductionKind::Avg ? accI[i] / partialRanks : accI[i];
+    if (spec.dtype == DType::I32)
+      *reinterpret_cast<int32_t *>(p) = static_cast<int32_t>(v);
+    else
+      *reinterpret_cast<int64_t *>(p) = v;
   }
   return global;
 }
@@ -223,28 +209,9 @@ void fillSeeded(HostTensor &local, const TensorSpec &spec, const Mesh &mesh,
     }
     uint64_t bits = splitmix64(stream ^ static_cast<uint64_t>(globalFlat));
     double unit = static_cast<double>(bits >> 11) * 0x1.0p-53; // [0, 1)
-    char *p = static_cast<char *>(local.data()) + localFlat * dtypeSize(spec.dtype);
-    float f = static_cast<float>(2 * unit - 1);
-    switch (spec.dtype) {
-    case DType::F32:
-      *reinterpret_cast<float *>(p) = f;
-      break;
-    case DType::F64:
-      *reinterpret_cast<double *>(p) = 2 * unit - 1;
-      break;
-    case DType::F16:
-      *reinterpret_cast<uint16_t *>(p) = floatToHalf(f);
-      break;
-    case DType::BF16:
-      *reinterpret_cast<uint16_t *>(p) = floatToBF16(f);
-      break;
-    case DType::I32:
-      *reinterpret_cast<int32_t *>(p) = static_cast<int32_t>(bits % 17) - 8;
-      break;
-    case DType::I64:
-      *reinterpret_cast<int64_t *>(p) = static_cast<int64_t>(bits % 17) - 8;
-      break;
-    }
+    bool integer = spec.dtype == DType::I32 || spec.dtype == DType::I64;
+    local.set(localFlat, integer ? static_cast<double>(bits % 17) - 8
+                                 : 2 * unit - 1);
   }
 }
 

@@ -17,44 +17,32 @@
 
 namespace dt::rt {
 
-size_t dtypeSize(DType dtype) {
-  switch (dtype) {
-  case DType::F16:
-  case DType::BF16:
-    return 2;
-  case DType::F32:
-  case DType::I32:
-    return 4;
-  case DType::F64:
-  case DType::I64:
-    return 8;
-  }
-  return 4;
+namespace {
+/// Everything the runtime knows of an element type, in `DType` order.
+struct DTypeInfo {
+  DType dtype;
+  size_t size;
+  absl::string_view name;
+  absl::string_view npyDescr; ///< bf16: numpy's 2-byte void.
+};
+constexpr DTypeInfo kDTypes[] = {
+    {DType::F32, 4, "f32", "<f4"},  {DType::F64, 8, "f64", "<f8"},
+    {DType::F16, 2, "f16", "<f2"},  {DType::BF16, 2, "bf16", "<V2"},
+    {DType::I32, 4, "i32", "<i4"},  {DType::I64, 8, "i64", "<i8"},
+};
+const DTypeInfo &info(DType dtype) {
+  return kDTypes[static_cast<int>(dtype)];
 }
+} // namespace
 
-absl::string_view dtypeName(DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-    return "f32";
-  case DType::F64:
-    return "f64";
-  case DType::F16:
-    return "f16";
-  case DType::BF16:
-    return "bf16";
-  case DType::I32:
-    return "i32";
-  case DType::I64:
-    return "i64";
-  }
-  return "?";
-}
+size_t dtypeSize(DType dtype) { return info(dtype).size; }
+
+absl::string_view dtypeName(DType dtype) { return info(dtype).name; }
 
 std::optional<DType> parseDType(absl::string_view name) {
-  for (DType d : {DType::F32, DType::F64, DType::F16, DType::BF16, DType::I32,
-                  DType::I64})
-    if (dtypeName(d) == name)
-      return d;
+  for (const DTypeInfo &d : kDTypes)
+    if (d.name == name)
+      return d.dtype;
   return std::nullopt;
 }
 
@@ -96,6 +84,34 @@ double HostTensor::at(int64_t i) const {
     return static_cast<double>(*reinterpret_cast<const int64_t *>(p));
   }
   return 0;
+}
+
+void HostTensor::set(int64_t i, double value) {
+  storeElement(dtype_, static_cast<char *>(data()) + i * dtypeSize(dtype_),
+               value);
+}
+
+void storeElement(DType dtype, void *at, double value) {
+  switch (dtype) {
+  case DType::F32:
+    *static_cast<float *>(at) = static_cast<float>(value);
+    return;
+  case DType::F64:
+    *static_cast<double *>(at) = value;
+    return;
+  case DType::F16:
+    *static_cast<uint16_t *>(at) = floatToHalf(static_cast<float>(value));
+    return;
+  case DType::BF16:
+    *static_cast<uint16_t *>(at) = floatToBF16(static_cast<float>(value));
+    return;
+  case DType::I32:
+    *static_cast<int32_t *>(at) = static_cast<int32_t>(value);
+    return;
+  case DType::I64:
+    *static_cast<int64_t *>(at) = static_cast<int64_t>(value);
+    return;
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -226,24 +242,6 @@ void copyBox(const void *src, absl::Span<const int64_t> srcShape,
 namespace {
 constexpr char kMagic[] = "\x93NUMPY";
 
-absl::string_view npyDescr(DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-    return "<f4";
-  case DType::F64:
-    return "<f8";
-  case DType::F16:
-    return "<f2";
-  case DType::BF16:
-    return "<V2";
-  case DType::I32:
-    return "<i4";
-  case DType::I64:
-    return "<i8";
-  }
-  return "";
-}
-
 /// The value of `key` in numpy's header dict (a Python literal).
 std::optional<absl::string_view> headerField(absl::string_view header,
                                             absl::string_view key) {
@@ -352,12 +350,10 @@ absl::StatusOr<NpyHeader> readNpyHeader(const std::string &path,
   NpyHeader result;
   result.dataOffset = headerStart + headerLength;
   bool found = false;
-  for (DType dtype : {DType::F32, DType::F64, DType::F16, DType::BF16,
-                      DType::I32, DType::I64}) {
-    absl::string_view want = npyDescr(dtype);
-    // One-byte-per-element and void types may be written with '|'.
-    if (d == want || (dtype == DType::BF16 && d == "|V2")) {
-      result.dtype = dtype;
+  for (const DTypeInfo &type : kDTypes) {
+    // A void type may be written with '|' (no byte order).
+    if (d == type.npyDescr || (type.dtype == DType::BF16 && d == "|V2")) {
+      result.dtype = type.dtype;
       found = true;
     }
   }
@@ -462,7 +458,7 @@ absl::Status readNpyBox(const std::string &path, absl::string_view what,
 
 absl::Status writeNpy(const std::string &path, const HostTensor &tensor) {
   std::string dict = absl::StrCat(
-      "{'descr': '", npyDescr(tensor.dtype()), "', 'fortran_order': False, ",
+      "{'descr': '", info(tensor.dtype()).npyDescr, "', 'fortran_order': False, ",
       "'shape': (", absl::StrJoin(tensor.shape(), ", "),
       tensor.shape().size() == 1 ? ",), }" : "), }");
   // Pad so the data starts at a multiple of 64 bytes; end with a newline.

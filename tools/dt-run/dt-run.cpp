@@ -153,10 +153,14 @@ absl::StatusOr<std::string> compile(const std::string &source) {
     return absl::NotFoundError(absl::StrCat(
         "cannot compile ", source, ": no dt-compile next to dt-run (", compiler,
         "); pass a .so built by dt-compile instead"));
-  char pattern[] = "/tmp/dt-run-XXXXXX";
-  if (!::mkdtemp(pattern))
-    return absl::InternalError("cannot create a temporary directory");
-  std::string output = std::string(pattern) + "/program.so";
+  const char *tmp = std::getenv("TMPDIR");
+  std::string pattern =
+      absl::StrCat(tmp && *tmp ? tmp : "/tmp", "/dt-run-XXXXXX");
+  if (!::mkdtemp(pattern.data()))
+    return absl::InternalError(absl::StrCat(
+        "cannot create a temporary directory ", pattern, ": ",
+        std::strerror(errno)));
+  std::string output = pattern + "/program.so";
   pid_t pid = ::fork();
   if (pid == 0) {
     ::execl(compiler.c_str(), compiler.c_str(), source.c_str(), "-o",

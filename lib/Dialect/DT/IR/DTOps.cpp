@@ -370,11 +370,11 @@ static LogicalResult verifyGlobalForm(Operation *op, const CollectiveGroup &grou
   return success();
 }
 
-/// Checks a collective in either form against `rule`.
-static LogicalResult verifyCollective(Operation *op, FlatSymbolRefAttr meshRef,
-                                      ArrayAttr axes,
-                                      SymbolTableCollection &symbolTables,
-                                      const CollectiveRule &rule) {
+/// Checks a collective in either form against `rule`; returns its group.
+static FailureOr<CollectiveGroup>
+verifyCollective(Operation *op, FlatSymbolRefAttr meshRef, ArrayAttr axes,
+                 SymbolTableCollection &symbolTables,
+                 const CollectiveRule &rule) {
   auto inputType = cast<RankedTensorType>(op->getOperand(0).getType());
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   for (int64_t dim : rule.dims)
@@ -395,8 +395,12 @@ static LogicalResult verifyCollective(Operation *op, FlatSymbolRefAttr meshRef,
     return op->emitOpError("needs both types sharded (global form) or neither "
                            "(local form), but got ")
            << inputType << " and " << resultType;
-  if (inGlobal)
-    return verifyGlobalForm(op, *group, meshRef, inputType, resultType, rule);
+  if (inGlobal) {
+    if (failed(
+            verifyGlobalForm(op, *group, meshRef, inputType, resultType, rule)))
+      return failure();
+    return group;
+  }
 
   SmallVector<int64_t> expected =
       rule.localShape(inputType.getShape(), group->size);
@@ -405,7 +409,7 @@ static LogicalResult verifyCollective(Operation *op, FlatSymbolRefAttr meshRef,
            << group->size << " ranks turns " << inputType << " into shape ["
            << ArrayRef<int64_t>(expected) << "], but the result is "
            << resultType;
-  return success();
+  return group;
 }
 
 /// The largest piece of `extent` elements split over mesh `axes` in mesh
@@ -424,12 +428,10 @@ static int64_t nestedChunk(MeshOp mesh, int64_t extent,
 /// group). A packing collective's input holds pieces of the full split; a
 /// splitting one's input holds the outer piece and its result the full
 /// split.
-static LogicalResult verifyUnevenLayout(Operation *op, FlatSymbolRefAttr meshRef,
-                                        ArrayAttr groupAxes,
+static LogicalResult verifyUnevenLayout(Operation *op, CollectiveGroup group,
                                         std::optional<int64_t> extent,
                                         std::optional<ArrayAttr> outerAxes,
-                                        int64_t dim, bool packs,
-                                        SymbolTableCollection &tables) {
+                                        int64_t dim, bool packs) {
   if (!extent) {
     if (outerAxes)
       return op->emitOpError("has outer_axes without an extent");
@@ -440,34 +442,31 @@ static LogicalResult verifyUnevenLayout(Operation *op, FlatSymbolRefAttr meshRef
   if (getShardingEncoding(input))
     return op->emitOpError("has an extent only in local form; the global "
                            "form's types give it");
-  FailureOr<CollectiveGroup> group = resolveGroup(op, meshRef, groupAxes, tables);
-  if (failed(group))
-    return failure();
   SmallVector<int64_t> outer;
   for (Attribute axis : outerAxes ? outerAxes->getValue() : ArrayRef<Attribute>()) {
     std::optional<unsigned> index =
-        group->mesh.getAxisIndex(cast<StringAttr>(axis).getValue());
-    if (!index || llvm::is_contained(group->axes, *index))
+        group.mesh.getAxisIndex(cast<StringAttr>(axis).getValue());
+    if (!index || llvm::is_contained(group.axes, *index))
       return op->emitOpError("outer axis ")
              << axis << " is not a mesh axis outside the group";
     outer.push_back(*index);
   }
   SmallVector<int64_t> all = outer;
-  all.append(group->axes);
+  all.append(group.axes);
   llvm::sort(all);
-  int64_t piece = nestedChunk(group->mesh, *extent, all);
-  int64_t region = nestedChunk(group->mesh, *extent, outer);
+  int64_t piece = nestedChunk(group.mesh, *extent, all);
+  int64_t region = nestedChunk(group.mesh, *extent, outer);
   if (*extent < 0)
     return op->emitOpError("has a negative extent");
   if (packs && outer.empty() && piece != input.getDimSize(dim)) {
     int64_t have = input.getDimSize(dim);
     return op->emitOpError("has extent ")
-           << *extent << ", but pieces of " << have << " over " << group->size
-           << " ranks hold between " << (have - 1) * group->size + 1
+           << *extent << ", but pieces of " << have << " over " << group.size
+           << " ranks hold between " << (have - 1) * group.size + 1
            << " and " << result.getDimSize(dim) << " elements";
   }
   int64_t expectedIn = packs ? piece : region;
-  int64_t expectedOut = packs ? piece * group->size : piece;
+  int64_t expectedOut = packs ? piece * group.size : piece;
   if (input.getDimSize(dim) != expectedIn ||
       result.getDimSize(dim) != expectedOut)
     return op->emitOpError("splits extent ")
@@ -487,10 +486,12 @@ LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
   };
   CollectiveRule rule{Placement::shard(dim), Placement::replicate(), dim,
                       std::nullopt, localShape, {dim}};
-  if (failed(verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule)))
+  FailureOr<CollectiveGroup> group =
+      verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
+  if (failed(group))
     return failure();
-  return verifyUnevenLayout(*this, getMeshAttr(), getAxes(), getExtent(),
-                            getOuterAxes(), dim, /*packs=*/true, tables);
+  return verifyUnevenLayout(*this, *group, getExtent(), getOuterAxes(), dim,
+                            /*packs=*/true);
 }
 
 LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
@@ -500,7 +501,8 @@ LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
   CollectiveRule rule{Placement::partial(getReduction().getValue()),
                       Placement::replicate(), std::nullopt, std::nullopt,
                       localShape, {}};
-  return verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
+  return success(succeeded(
+      verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule)));
 }
 
 /// The local shape after keeping one piece of `dim` split over the group.
@@ -520,10 +522,12 @@ ReduceScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
   CollectiveRule rule{Placement::partial(getReduction().getValue()),
                       Placement::shard(dim), std::nullopt, dim, localShape,
                       {dim}};
-  if (failed(verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule)))
+  FailureOr<CollectiveGroup> group =
+      verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
+  if (failed(group))
     return failure();
-  return verifyUnevenLayout(*this, getMeshAttr(), getAxes(), getExtent(),
-                            getOuterAxes(), dim, /*packs=*/false, tables);
+  return verifyUnevenLayout(*this, *group, getExtent(), getOuterAxes(), dim,
+                            /*packs=*/false);
 }
 
 LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
@@ -538,15 +542,14 @@ LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
   };
   CollectiveRule rule{Placement::shard(concatDim), Placement::shard(splitDim),
                       concatDim, splitDim, localShape, {splitDim, concatDim}};
-  if (failed(verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule)))
+  FailureOr<CollectiveGroup> group =
+      verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
+  if (failed(group) ||
+      failed(verifyUnevenLayout(*this, *group, getExtent(), getOuterAxes(),
+                                concatDim, /*packs=*/true)))
     return failure();
-  if (failed(verifyUnevenLayout(*this, getMeshAttr(), getAxes(), getExtent(),
-                                getOuterAxes(), concatDim, /*packs=*/true,
-                                tables)))
-    return failure();
-  return verifyUnevenLayout(*this, getMeshAttr(), getAxes(), getSplitExtent(),
-                            getSplitOuterAxes(), splitDim, /*packs=*/false,
-                            tables);
+  return verifyUnevenLayout(*this, *group, getSplitExtent(),
+                            getSplitOuterAxes(), splitDim, /*packs=*/false);
 }
 
 LogicalResult LocalSliceOp::verifySymbolUses(SymbolTableCollection &tables) {
@@ -556,10 +559,12 @@ LogicalResult LocalSliceOp::verifySymbolUses(SymbolTableCollection &tables) {
   };
   CollectiveRule rule{Placement::replicate(), Placement::shard(dim),
                       std::nullopt, dim, localShape, {dim}};
-  if (failed(verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule)))
+  FailureOr<CollectiveGroup> group =
+      verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
+  if (failed(group))
     return failure();
-  return verifyUnevenLayout(*this, getMeshAttr(), getAxes(), getExtent(),
-                            getOuterAxes(), dim, /*packs=*/false, tables);
+  return verifyUnevenLayout(*this, *group, getExtent(), getOuterAxes(), dim,
+                            /*packs=*/false);
 }
 
 LogicalResult ToPartialOp::verifySymbolUses(SymbolTableCollection &tables) {
@@ -569,7 +574,8 @@ LogicalResult ToPartialOp::verifySymbolUses(SymbolTableCollection &tables) {
   CollectiveRule rule{Placement::replicate(),
                       Placement::partial(getReduction().getValue()),
                       std::nullopt, std::nullopt, localShape, {}};
-  return verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule);
+  return success(succeeded(
+      verifyCollective(*this, getMeshAttr(), getAxes(), tables, rule)));
 }
 
 //===----------------------------------------------------------------------===//

@@ -47,6 +47,8 @@ public:
 
   /// Element `i` converted to double (f16/bf16 decoded).
   double at(int64_t i) const;
+  /// Stores `value` as element `i` (rounded to the element type).
+  void set(int64_t i, double value);
 
 private:
   struct Free {
@@ -56,6 +58,10 @@ private:
   std::vector<int64_t> shape_;
   std::unique_ptr<void, Free> data_;
 };
+
+/// Stores `value` at `at` as a `dtype` element (rounded to nearest; integers
+/// truncate, so pass integral values for them).
+void storeElement(DType dtype, void *at, double value);
 
 /// Half-precision conversions (IEEE binary16 and bfloat16), round to nearest
 /// even.
