@@ -76,10 +76,12 @@ LogicalResult describeValue(llvm::raw_ostream &os, StringRef kind,
 }
 } // namespace
 
-FailureOr<std::string> mlir::dt::describeProgram(ModuleOp module) {
+FailureOr<std::string> mlir::dt::describeProgram(ModuleOp module,
+                                                 Target target) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "dt-program " << DT_ABI_VERSION << '\n';
+  os << "target " << (target == Target::CUDA ? "cuda" : "cpu") << '\n';
   SymbolTableCollection symbolTables;
   auto nameAttr = StringAttr::get(module.getContext(),
                                   DTDialect::kNameAttrName);
@@ -116,6 +118,15 @@ FailureOr<std::string> mlir::dt::describeProgram(ModuleOp module) {
 // The two programs
 //===----------------------------------------------------------------------===//
 
+static LogicalResult buildLowering(OpPassManager &pm, StringRef entryPrefix,
+                                   const CompileOptions &options) {
+  if (options.target == Target::CPU)
+    return buildLowerToCPUPipeline(pm, entryPrefix);
+  CUDATargetOptions cuda;
+  cuda.arch = options.gpuArch;
+  return buildLowerToCUDAPipeline(pm, entryPrefix, cuda);
+}
+
 FailureOr<OwningOpRef<ModuleOp>>
 mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
                            std::string &description) {
@@ -130,25 +141,26 @@ mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
   global.addPass(createCSEPass());
   if (failed(global.run(*spmd)))
     return failure();
-  FailureOr<std::string> described = describeProgram(*spmd);
+  FailureOr<std::string> described = describeProgram(*spmd, options.target);
   if (failed(described))
     return failure();
   description = std::move(*described);
 
   PassManager local(module.getContext());
   local.addPass(createPartitionPass());
-  if (failed(buildLowerToCPUPipeline(local, "dt_spmd_")) ||
+  if (failed(buildLowering(local, "dt_spmd_", options)) ||
       failed(local.run(*spmd)))
     return failure();
   return spmd;
 }
 
 FailureOr<OwningOpRef<ModuleOp>>
-mlir::dt::lowerReferenceProgram(ModuleOp module) {
+mlir::dt::lowerReferenceProgram(ModuleOp module,
+                                const CompileOptions &options) {
   OwningOpRef<ModuleOp> reference(cast<ModuleOp>(module->clone()));
   PassManager pm(module.getContext());
   pm.addPass(createStripShardingsPass());
-  if (failed(buildLowerToCPUPipeline(pm, "dt_ref_")) ||
+  if (failed(buildLowering(pm, "dt_ref_", options)) ||
       failed(pm.run(*reference)))
     return failure();
   return reference;
@@ -228,7 +240,8 @@ mlir::dt::compileToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
       lowerSPMDProgram(module, options, description);
   if (failed(spmd))
     return failure();
-  FailureOr<OwningOpRef<ModuleOp>> reference = lowerReferenceProgram(module);
+  FailureOr<OwningOpRef<ModuleOp>> reference =
+      lowerReferenceProgram(module, options);
   if (failed(reference))
     return failure();
 

@@ -101,7 +101,14 @@ absl::StatusOr<ProgramSpec> parseDescription(absl::string_view text) {
       header = true;
       continue;
     }
-    if (w[0] == "entry" && w.size() == 2) {
+    if (w[0] == "target" && w.size() == 2 && program.entries.empty()) {
+      if (w[1] == "cpu")
+        program.target = TargetKind::CPU;
+      else if (w[1] == "cuda")
+        program.target = TargetKind::CUDA;
+      else
+        return malformed(number, line, "expected \"target cpu\" or \"target cuda\"");
+    } else if (w[0] == "entry" && w.size() == 2) {
       program.entries.emplace_back();
       entry = &program.entries.back();
       entry->name = std::string(w[1]);

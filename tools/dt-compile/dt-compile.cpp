@@ -1,6 +1,7 @@
 //===- dt-compile.cpp - .mlir -> native artifact --------------------------===//
 //
-// dt-compile prog.mlir -o prog.so [--target=cpu] [--topology=FILE]
+// dt-compile prog.mlir -o prog.so [--target=cpu|cuda] [--gpu-arch=sm_90]
+//            [--topology=FILE]
 //            [--emit=so|llvm|spmd-mlir|description] [-O<n>] [--mcpu=CPU]
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +14,8 @@
 #include "mlir/Support/FileUtilities.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -31,6 +34,11 @@ llvm::cl::opt<std::string> outputFile("o", llvm::cl::desc("Output file"),
 llvm::cl::opt<std::string> target("target",
                                   llvm::cl::desc("cpu (default) or cuda"),
                                   llvm::cl::init("cpu"));
+llvm::cl::opt<std::string>
+    gpuArch("gpu-arch",
+            llvm::cl::desc("--target=cuda: the SM kernels are compiled for "
+                           "(PTX for it is embedded too)"),
+            llvm::cl::init("sm_90"));
 llvm::cl::opt<std::string>
     topology("topology", llvm::cl::desc("Topology file for the cost model"),
              llvm::cl::init(""));
@@ -55,6 +63,25 @@ int fail(const llvm::Twine &message) {
   return 1;
 }
 
+/// MLIR's NVVM serialization runs `ptxas` and `fatbinary` from PATH; they
+/// live in the CUDA toolkit's bin/ ($CUDA_HOME, else /usr/local/cuda).
+bool findCUDAToolkit(std::string &error) {
+  if (llvm::sys::findProgramByName("ptxas") &&
+      llvm::sys::findProgramByName("fatbinary"))
+    return true;
+  const char *home = std::getenv("CUDA_HOME");
+  std::string bin = std::string(home ? home : "/usr/local/cuda") + "/bin";
+  if (!llvm::sys::fs::can_execute(bin + "/ptxas")) {
+    error = "--target=cuda needs the CUDA toolkit's ptxas and fatbinary: "
+            "none on PATH, nor in " + bin + " (set CUDA_HOME)";
+    return false;
+  }
+  const char *path = std::getenv("PATH");
+  std::string newPath = bin + (path ? ":" + std::string(path) : "");
+  ::setenv("PATH", newPath.c_str(), 1);
+  return true;
+}
+
 /// Writes `text` to the output file (`-` is stdout), atomically.
 int writeText(llvm::function_ref<void(llvm::raw_ostream &)> print) {
   std::string error;
@@ -71,12 +98,17 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "dt-compile: sharded .mlir program -> native artifact\n");
-  if (target != "cpu")
-    return fail("--target=" + target +
-                " is not available yet; this build compiles for --target=cpu");
+  if (target != "cpu" && target != "cuda")
+    return fail("--target=" + target + ": expected cpu or cuda");
+  if (!llvm::StringRef(gpuArch).starts_with("sm_"))
+    return fail("--gpu-arch=" + gpuArch + ": expected an SM name such as sm_90");
   if (optLevel > 3)
     return fail("-O" + llvm::Twine(optLevel.getValue()) +
                 ": the optimization level is 0 to 3");
+  std::string toolkitError;
+  if (target == "cuda" && emit != Emit::Description &&
+      !findCUDAToolkit(toolkitError))
+    return fail(toolkitError);
   if (emit == Emit::SharedObject && outputFile == "-")
     return fail("a shared object needs an output path: -o FILE.so");
 
@@ -102,6 +134,8 @@ int main(int argc, char **argv) {
   options.topology = topology;
   options.optLevel = optLevel;
   options.cpu = cpu;
+  options.target = target == "cuda" ? dt::Target::CUDA : dt::Target::CPU;
+  options.gpuArch = gpuArch;
 
   if (emit == Emit::Description) {
     std::string description;

@@ -1,9 +1,9 @@
 //===- Compile.h - From an annotated program to a native artifact -*- C++ -*-===//
 //
 // What dt-compile does, as a library: the global annotated program becomes
-// one LLVM module holding the SPMD entries (dt-shard, then dt-lower-to-cpu),
-// the reference entries (dt-strip-shardings, then dt-lower-to-cpu), and the
-// program description the runtime reads (docs/Runtime.md).
+// one LLVM module holding the SPMD entries (dt-shard, then dt-lower-to-cpu or
+// dt-lower-to-cuda), the reference entries (dt-strip-shardings, then the same
+// lowering), and the program description the runtime reads (docs/Runtime.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +19,12 @@
 
 namespace mlir::dt {
 
+enum class Target { CPU, CUDA };
+
 struct CompileOptions {
+  Target target = Target::CPU;
+  /// CUDA: the SM kernels are compiled for (PTX for it is embedded too).
+  std::string gpuArch = "sm_90";
   /// Topology file for the cost model (empty: the documented defaults).
   std::string topology;
   /// LLVM optimization level, 0-3.
@@ -31,7 +36,10 @@ struct CompileOptions {
 /// The program description of `module` (global, annotated, after
 /// propagation): one block per public function. Fails with a diagnostic on
 /// an entry the runtime cannot feed.
-FailureOr<std::string> describeProgram(ModuleOp module);
+/// `target` is written in the description: the runtime needs to know
+/// whether the entries take host or device buffers.
+FailureOr<std::string> describeProgram(ModuleOp module,
+                                       Target target = Target::CPU);
 
 /// The SPMD program lowered to the LLVM dialect, entries `dt_spmd_<name>`,
 /// and the description computed on the way. `module` is not modified.
@@ -41,7 +49,8 @@ lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
 
 /// The single-device program lowered to the LLVM dialect, entries
 /// `dt_ref_<name>`. `module` is not modified.
-FailureOr<OwningOpRef<ModuleOp>> lowerReferenceProgram(ModuleOp module);
+FailureOr<OwningOpRef<ModuleOp>>
+lowerReferenceProgram(ModuleOp module, const CompileOptions &options);
 
 /// The host's target machine, for `options.cpu`; null and `error` set when
 /// LLVM has no such target.

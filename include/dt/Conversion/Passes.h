@@ -1,7 +1,7 @@
 //===- Passes.h - dt conversion passes --------------------------*- C++ -*-===//
 //
 // The road from the local SPMD program (and the plain reference program) to
-// the LLVM dialect, for the CPU target.
+// the LLVM dialect, for the CPU and CUDA targets.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,8 +10,11 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -45,6 +48,33 @@ func::FuncOp getOrInsertRuntimeFunction(ModuleOp module, StringRef name,
 /// points named `<entryPrefix><function>`. Needs the upstream passes
 /// registered (registerAllDTPasses).
 LogicalResult buildLowerToCPUPipeline(OpPassManager &pm, StringRef entryPrefix);
+
+/// A token of the calling rank's stream, for one asynchronous gpu op: a
+/// fresh `gpu.wait async`, which becomes `mgpuStreamCreate()`, and the
+/// runtime answers that with the rank's stream (docs/Runtime.md, "CUDA").
+/// Every gpu op of a program goes to that one in-order stream, so the
+/// program's order is the device's order and the host never waits.
+Value rankStreamToken(OpBuilder &b, Location loc);
+
+/// What `dt-lower-to-cuda` compiles kernels for.
+struct CUDATargetOptions {
+  /// The SM the cubin is for (`sm_90`); PTX for it is embedded too.
+  std::string arch = "sm_90";
+  /// `fatbin` (cubin + PTX), `bin` (cubin) or `isa` (PTX text, for
+  /// inspection).
+  std::string format = "fatbin";
+  int64_t blockSize = 256;
+};
+
+/// `dt-lower-to-cuda`: local program on tensors -> LLVM dialect host code
+/// with its kernels compiled into a `gpu.binary`. Entry points take device
+/// buffers; matmuls call cuBLASLt and collectives the runtime.
+LogicalResult buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
+                                       const CUDATargetOptions &target);
+
+/// The PTX ISA a `gpu-module-to-binary` for `arch` needs (`+ptx80` for
+/// sm_90): LLVM 22's NVPTX default is older than what the SM requires.
+std::string ptxFeaturesFor(StringRef arch);
 
 void registerDTConversionPipelines();
 

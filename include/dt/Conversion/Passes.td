@@ -48,7 +48,9 @@ def ConvertMatmulToBlasPass : Pass<"dt-convert-matmul-to-blas", "ModuleOp"> {
     runtime's `dt_rt_matmul_<type>` / `dt_rt_batch_matmul_<type>`, which
     computes `C += A * B` with OpenBLAS' gemm on the operands' strides.
     Other element types and transposed forms stay linalg ops and become
-    loops.
+    loops. With `library=cublaslt` (the CUDA target) the calls are
+    `dt_rt_gpu_matmul_<type>` / `dt_rt_gpu_batch_matmul_<type>` on device
+    buffers, and f16 and bf16 qualify too (tensor cores, f32 accumulation).
 
     ```mlir
     linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x8xf32>) outs(%c : memref<4x8xf32>)
@@ -58,6 +60,10 @@ def ConvertMatmulToBlasPass : Pass<"dt-convert-matmul-to-blas", "ModuleOp"> {
     call @dt_rt_matmul_f32(%0, %1, %2) : (memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
     ```
   }];
+  let options = [
+    Option<"library", "library", "std::string", /*default=*/"\"blas\"",
+           "Which library computes the matmuls: blas (CPU) or cublaslt (CUDA)">,
+  ];
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::memref::MemRefDialect"];
   let statistics = [
     Statistic<"numBlasCalls", "blas-calls", "Matmuls that became BLAS calls">,
@@ -112,6 +118,65 @@ def EmitEntryPointsPass : Pass<"dt-emit-entry-points", "ModuleOp"> {
   let statistics = [
     Statistic<"numEntryPoints", "entry-points", "Entry points added">,
   ];
+}
+
+//===----------------------------------------------------------------------===//
+// CUDA target
+//===----------------------------------------------------------------------===//
+
+def MemoryToGPUPass : Pass<"dt-memory-to-gpu", "ModuleOp"> {
+  let summary = "Moves every buffer of a bufferized host program to device memory";
+  let description = [{
+    On the CUDA target every tensor lives in device memory: the entry's
+    buffers are device pointers, and so is every temporary.
+    - `memref.alloc` / `memref.dealloc` become `gpu.alloc` / `gpu.dealloc`
+      (the runtime allocates from the rank stream's memory pool, so neither
+      synchronizes the host);
+    - `memref.copy` of two contiguous buffers becomes `gpu.memcpy`; any
+      other copy (a strided subview) becomes `linalg.copy`, hence a kernel;
+    - a constant (`memref.get_global`) is copied to a device buffer where it
+      is used, freed at the end of that block;
+    - a linalg op with no loops (on 0-d buffers) would become bare host loads
+      and stores: it goes into a one-thread `gpu.launch`.
+
+    ```mlir
+    %a = memref.alloc() : memref<8xf32>
+    memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+    // becomes
+    %a = gpu.alloc () : memref<8xf32>
+    gpu.memcpy %a, %x : memref<8xf32>, memref<8xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::linalg::LinalgDialect"];
+}
+
+def LaunchParallelLoopsPass : Pass<"dt-launch-parallel-loops", "ModuleOp"> {
+  let summary = "Turns the host program's loop nests into GPU launches";
+  let description = [{
+    Runs after `convert-linalg-to-parallel-loops`. Each outermost
+    `scf.parallel` of host code becomes a `gpu.launch` over its whole
+    iteration space, flattened: one thread per point, `block-size` threads
+    per block, the innermost dim fastest, so that consecutive threads touch
+    consecutive elements (coalesced). Sequential loops (reductions) stay in
+    each thread's body. A loop nest with no parallel dim (a reduction to a
+    scalar) runs as one thread. Host code that still reads or writes a
+    buffer after that (a `tensor.extract` the program needs on the host) is
+    an error: device memory is not host memory.
+
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1) { ... }
+    // becomes
+    gpu.launch blocks(%bx, ...) in (%gx = %c1, ...) threads(%tx, ...) in (%sx = %c256, ...) {
+      // linear = bx * 256 + tx; if linear < 32: j = linear % 8, i = linear / 8
+    }
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
 }
 
 #endif // DT_CONVERSION_PASSES

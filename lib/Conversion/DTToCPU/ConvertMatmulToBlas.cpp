@@ -17,8 +17,16 @@ namespace {
 struct ConvertMatmulToBlasPass
     : public mlir::dt::impl::ConvertMatmulToBlasPassBase<
           ConvertMatmulToBlasPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    bool gpu = library == "cublaslt";
+    if (!gpu && library != "blas") {
+      module.emitError("dt-convert-matmul-to-blas: unknown library '")
+          << library << "' (expected blas or cublaslt)";
+      return signalPassFailure();
+    }
     SmallVector<linalg::LinalgOp> candidates;
     module.walk([&](linalg::LinalgOp op) {
       if (!op.hasPureBufferSemantics())
@@ -36,10 +44,13 @@ struct ConvertMatmulToBlasPass
       bool sameTypes = llvm::all_of(op->getOperandTypes(), [&](Type t) {
         return getElementTypeOrSelf(t) == element;
       });
-      if (!sameTypes || !(element.isF32() || element.isF64()))
+      bool supported = element.isF32() || element.isF64() ||
+                       (gpu && (element.isF16() || element.isBF16()));
+      if (!sameTypes || !supported)
         continue;
-      std::string name = (isa<linalg::MatmulOp>(*op) ? "dt_rt_matmul_"
-                                                      : "dt_rt_batch_matmul_") +
+      std::string name = std::string(gpu ? "dt_rt_gpu_" : "dt_rt_") +
+                         (isa<linalg::MatmulOp>(*op) ? "matmul_"
+                                                     : "batch_matmul_") +
                          runtimeTypeSuffix(element)->str();
       OpBuilder b(op);
       auto unranked = UnrankedMemRefType::get(element, 0);

@@ -41,7 +41,11 @@ struct EntrySpec {
   std::vector<TensorSpec> args, results;
 };
 
+/// Where an artifact's entries run: host buffers or device buffers.
+enum class TargetKind { CPU, CUDA };
+
 struct ProgramSpec {
+  TargetKind target = TargetKind::CPU;
   std::vector<EntrySpec> entries;
   const EntrySpec *find(absl::string_view name) const;
 };

@@ -1,0 +1,150 @@
+//===- LaunchParallelLoops.cpp - dt-launch-parallel-loops -----------------===//
+//
+// Host loop nests -> gpu.launch. The iteration space of an outermost
+// scf.parallel is flattened and dealt out one point per thread, innermost
+// dim fastest: thread t of block b takes point b * blockSize + t, so a warp
+// reads and writes consecutive elements of row-major buffers. Upstream's
+// parallel-loop tiling and mapping would need tile sizes per loop rank and
+// leave the remainder to guards anyway; flattening handles every rank and
+// every extent the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dt/Conversion/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::dt {
+#define GEN_PASS_DEF_LAUNCHPARALLELLOOPSPASS
+#include "dt/Conversion/Passes.h.inc"
+} // namespace mlir::dt
+
+using namespace mlir;
+using namespace mlir::dt;
+
+namespace {
+bool onHost(Operation *op) { return !op->getParentOfType<gpu::LaunchOp>(); }
+
+bool touchesMemory(Operation *op) {
+  bool touches = false;
+  op->walk([&](Operation *inner) {
+    if (isa<memref::LoadOp, memref::StoreOp>(inner))
+      touches = true;
+  });
+  return touches;
+}
+
+struct LaunchParallelLoopsPass
+    : public mlir::dt::impl::LaunchParallelLoopsPassBase<
+          LaunchParallelLoopsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<Operation *> nests;
+    getOperation().walk([&](Operation *op) {
+      if (!isa<scf::ParallelOp, scf::ForOp>(op) || !onHost(op))
+        return;
+      Operation *parent = op->getParentOp();
+      if (isa<scf::ParallelOp, scf::ForOp>(parent))
+        return;
+      if (isa<scf::ParallelOp>(op) || touchesMemory(op))
+        nests.push_back(op);
+    });
+    for (Operation *nest : nests) {
+      if (auto loop = dyn_cast<scf::ParallelOp>(nest))
+        launchParallel(loop);
+      else
+        launchSingleThread(nest);
+    }
+    // What is left on the host must not touch buffers.
+    WalkResult result = getOperation().walk([&](Operation *op) {
+      if (isa<memref::LoadOp, memref::StoreOp>(op) && onHost(op)) {
+        op->emitError("dt-lower-to-cuda: host code ")
+            << (isa<memref::LoadOp>(op) ? "reads" : "writes")
+            << " a buffer, which lives in device memory on the CUDA target; "
+               "keep the value in a tensor (a 0-d tensor for a scalar)";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+
+  /// A launch of `blocks` x `threads` (x only), built before `at`.
+  gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, Value blocks,
+                             Value threads) {
+    Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+    auto launch = b.create<gpu::LaunchOp>(
+        loc, blocks, one, one, threads, one, one,
+        /*dynamicSharedMemorySize=*/nullptr,
+        gpu::AsyncTokenType::get(b.getContext()), rankStreamToken(b, loc));
+    OpBuilder inner = OpBuilder::atBlockEnd(&launch.getBody().front());
+    inner.create<gpu::TerminatorOp>(loc);
+    return launch;
+  }
+
+  void launchParallel(scf::ParallelOp loop) {
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    auto index = [&](int64_t v) -> Value {
+      return b.create<arith::ConstantIndexOp>(loc, v);
+    };
+    // Trip count of each dim, and of the whole space.
+    SmallVector<Value> counts;
+    Value total = index(1);
+    for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
+                                         loop.getUpperBound(), loop.getStep())) {
+      Value span = b.create<arith::SubIOp>(loc, ub, lb);
+      Value count = b.create<arith::CeilDivSIOp>(loc, span, step);
+      Value zero = index(0);
+      count = b.create<arith::MaxSIOp>(loc, count, zero);
+      counts.push_back(count);
+      total = b.create<arith::MulIOp>(loc, total, count);
+    }
+    Value threads = index(blockSize);
+    Value blocks = b.create<arith::CeilDivSIOp>(loc, total, threads);
+    // A launch of zero blocks is an error in CUDA; an empty space runs one
+    // block whose threads all fail the bound check.
+    blocks = b.create<arith::MaxSIOp>(loc, blocks, index(1));
+    gpu::LaunchOp launch = createLaunch(b, loc, blocks, threads);
+
+    b.setInsertionPointToStart(&launch.getBody().front());
+    Value linear = b.create<arith::AddIOp>(
+        loc,
+        b.create<arith::MulIOp>(loc, launch.getBlockIds().x,
+                                launch.getBlockSize().x),
+        launch.getThreadIds().x);
+    Value inBounds =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, linear, total);
+    auto guard = b.create<scf::IfOp>(loc, inBounds, /*withElse=*/false);
+    b.setInsertionPointToStart(guard.thenBlock());
+    // Innermost dim fastest.
+    IRMapping mapping;
+    Value rest = linear;
+    for (int64_t d = counts.size() - 1; d >= 0; --d) {
+      Value coord = d == 0 ? rest
+                           : b.create<arith::RemUIOp>(loc, rest, counts[d]);
+      if (d != 0)
+        rest = b.create<arith::DivUIOp>(loc, rest, counts[d]);
+      Value iv = b.create<arith::AddIOp>(
+          loc, loop.getLowerBound()[d],
+          b.create<arith::MulIOp>(loc, coord, loop.getStep()[d]));
+      mapping.map(loop.getInductionVars()[d], iv);
+    }
+    for (Operation &op : loop.getBody()->without_terminator())
+      b.clone(op, mapping);
+    loop.erase();
+  }
+
+  /// A loop nest with no parallel dim: one thread does all of it.
+  void launchSingleThread(Operation *nest) {
+    OpBuilder b(nest);
+    Location loc = nest->getLoc();
+    Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+    gpu::LaunchOp launch = createLaunch(b, loc, one, one);
+    nest->moveBefore(launch.getBody().front().getTerminator());
+  }
+};
+} // namespace

@@ -1,0 +1,134 @@
+//===- Pipelines.cpp - dt-lower-to-cpu and dt-lower-to-cuda ---------------===//
+//
+// Local program on tensors -> LLVM dialect, for each target. Both start the
+// same way: elementwise ops become linalg generics and fuse; one-shot
+// bufferization (function boundaries included, results as out-params) gives
+// every function the buffer signature the entry points need;
+// ownership-based deallocation frees temporaries; matmuls call a library.
+//
+// CPU: everything else becomes loops that LLVM's vectorizer sees after
+// translation (dt-compile runs LLVM at -O3).
+//
+// CUDA: buffers move to device memory, loops become kernels (one thread per
+// point of each parallel loop nest), and upstream's NVVM pipeline compiles
+// the kernels into a fatbin embedded in the host module.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dt/Conversion/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+using namespace mlir::dt;
+
+namespace {
+struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
+  Option<std::string> entryPrefix{
+      *this, "entry-prefix",
+      llvm::cl::desc("Prefix of the entry points' names"),
+      llvm::cl::init("dt_spmd_")};
+};
+struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
+  Option<std::string> entryPrefix{
+      *this, "entry-prefix",
+      llvm::cl::desc("Prefix of the entry points' names"),
+      llvm::cl::init("dt_spmd_")};
+  Option<std::string> gpuArch{*this, "gpu-arch",
+                              llvm::cl::desc("SM to compile kernels for"),
+                              llvm::cl::init("sm_90")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Kernel binary: fatbin (cubin + PTX), bin or isa (PTX)"),
+      llvm::cl::init("fatbin")};
+  Option<int64_t> blockSize{*this, "block-size",
+                            llvm::cl::desc("Threads per block"),
+                            llvm::cl::init(256)};
+};
+} // namespace
+
+/// The part both targets share: tensors -> buffers with out-params, freed
+/// by ownership, matmuls as library calls, and the C entry points.
+static std::string bufferizationPipeline(StringRef entryPrefix,
+                                         StringRef matmulLibrary) {
+  // Upstream passes are named by their textual form, which is their stable
+  // interface across LLVM releases.
+  return ("func.func(convert-elementwise-to-linalg,linalg-fuse-elementwise-ops,"
+          "canonicalize),"
+          "one-shot-bufferize{bufferize-function-boundaries "
+          "function-boundary-type-conversion=identity-layout-map},"
+          "dt-distinct-result-buffers,"
+          "buffer-results-to-out-params{hoist-static-allocs "
+          "modify-public-functions},"
+          "buffer-deallocation-pipeline,"
+          "dt-convert-matmul-to-blas{library=" +
+          matmulLibrary + "},dt-emit-entry-points{prefix=" + entryPrefix + "}")
+      .str();
+}
+
+LogicalResult mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm,
+                                                StringRef entryPrefix) {
+  pm.addPass(createLowerAxisIndexPass());
+  pm.addPass(createDecomposeAggregatesPass());
+  std::string pipeline =
+      bufferizationPipeline(entryPrefix, "blas") +
+      ",func.func(convert-linalg-to-loops),convert-scf-to-cf,"
+      "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+      "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
+      "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+      "reconcile-unrealized-casts";
+  return parsePassPipeline(pipeline, pm);
+}
+
+std::string mlir::dt::ptxFeaturesFor(StringRef arch) {
+  // PTX ISA 8.0 brought sm_90; the newer SMs need newer ISAs.
+  int sm = 0;
+  if (arch.consume_front("sm_"))
+    (void)arch.take_while([](char c) { return isdigit(c); })
+        .getAsInteger(10, sm);
+  if (sm >= 120)
+    return "+ptx87";
+  if (sm >= 100)
+    return "+ptx86";
+  return "+ptx80";
+}
+
+LogicalResult mlir::dt::buildLowerToCUDAPipeline(
+    OpPassManager &pm, StringRef entryPrefix, const CUDATargetOptions &target) {
+  pm.addPass(createLowerAxisIndexPass());
+  pm.addPass(createDecomposeAggregatesPass());
+  std::string pipeline =
+      bufferizationPipeline(entryPrefix, "cublaslt") +
+      ",dt-memory-to-gpu,func.func(convert-linalg-to-parallel-loops),"
+      "dt-launch-parallel-loops{block-size=" +
+      std::to_string(target.blockSize) +
+      "},canonicalize,gpu-launch-sink-index-computations,"
+      "gpu-lower-to-nvvm-pipeline{cubin-chip=" +
+      target.arch + " cubin-features=" + ptxFeaturesFor(target.arch) +
+      " cubin-format=" + target.format + " opt-level=3}";
+  return parsePassPipeline(pipeline, pm);
+}
+
+void mlir::dt::registerDTConversionPipelines() {
+  PassPipelineRegistration<LowerToCPUOptions>(
+      "dt-lower-to-cpu",
+      "Local SPMD program (or plain program) on tensors -> LLVM dialect with "
+      "C entry points, for the CPU target",
+      [](OpPassManager &pm, const LowerToCPUOptions &options) {
+        (void)buildLowerToCPUPipeline(pm, options.entryPrefix);
+      });
+  PassPipelineRegistration<LowerToCUDAOptions>(
+      "dt-lower-to-cuda",
+      "Local SPMD program (or plain program) on tensors -> LLVM dialect host "
+      "code with embedded CUDA kernels, cuBLASLt matmuls and runtime "
+      "collectives on device buffers",
+      [](OpPassManager &pm, const LowerToCUDAOptions &options) {
+        CUDATargetOptions target;
+        target.arch = options.gpuArch;
+        target.format = options.format;
+        target.blockSize = options.blockSize;
+        (void)buildLowerToCUDAPipeline(pm, options.entryPrefix, target);
+      });
+}
