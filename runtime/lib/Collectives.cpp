@@ -142,7 +142,10 @@ absl::Status callEntry(Artifact::EntryFn entry, RankContext &rank,
   for (int i = 0; i < repeat; ++i) {
     absl::Time start = absl::Now();
     entry(buffers);
+    absl::Status waited = rank.afterEntry();
     seconds.push_back(absl::ToDoubleSeconds(absl::Now() - start));
+    if (!waited.ok())
+      return waited;
     if (absl::Status s = rank.leaveEntry(); !s.ok())
       return s;
   }

@@ -116,6 +116,12 @@ public:
   /// After the entry returns: an injected fault that never met a
   /// collective fires now.
   absl::Status leaveEntry();
+  /// Called after each call of the entry, before it is timed: a device
+  /// backend waits there for the work the entry queued.
+  void setAfterEntry(std::function<absl::Status()> fn) {
+    afterEntry_ = std::move(fn);
+  }
+  absl::Status afterEntry() { return afterEntry_ ? afterEntry_() : absl::OkStatus(); }
 
 private:
   int64_t rank_;
@@ -125,6 +131,7 @@ private:
   JobState &job_;
   absl::Duration timeout_;
   absl::flat_hash_map<int32_t, Group> groups_;
+  std::function<absl::Status()> afterEntry_;
   int64_t collectives_ = 0;
   int64_t faultRank_ = -1, faultAt_ = 0;
   bool faulted_ = false;
@@ -141,6 +148,26 @@ public:
 private:
   RankContext *previous_;
 };
+
+/// The threads backend (one thread per rank, buffers in host memory).
+std::unique_ptr<Backend> makeThreadsBackend(JobState &job);
+
+/// How runThreadsWith sets up a job and its rank threads.
+struct ThreadJobHooks {
+  /// The job's backend (default: the threads backend).
+  std::function<std::unique_ptr<Backend>(JobState &)> makeBackend;
+  /// On the rank's thread, before its first call (default: nothing).
+  std::function<absl::Status(RankContext &)> enter;
+  /// On the rank's thread, after its last call (default: nothing).
+  std::function<void(RankContext &)> leave;
+};
+
+/// runThreads with the backend and per-thread setup of `hooks`.
+absl::StatusOr<RunStats> runThreadsWith(Artifact::EntryFn entry,
+                                        const EntrySpec &spec,
+                                        std::vector<std::vector<void *>> &buffers,
+                                        const RunOptions &options,
+                                        const ThreadJobHooks &hooks);
 
 /// Binds the calling thread to `rank` and calls `entry` on `buffers`
 /// (arguments, then results) `repeat` times, timing each call.

@@ -220,10 +220,22 @@ absl::StatusOr<RunStats> runThreads(Artifact::EntryFn entry,
   return runThreads(entry, spec, buffers, options);
 }
 
+std::unique_ptr<Backend> makeThreadsBackend(JobState &job) {
+  return std::make_unique<ThreadsBackend>(job);
+}
+
 absl::StatusOr<RunStats> runThreads(Artifact::EntryFn entry,
                                     const EntrySpec &spec,
                                     std::vector<std::vector<void *>> &ranks,
                                     const RunOptions &options) {
+  return runThreadsWith(entry, spec, ranks, options, ThreadJobHooks());
+}
+
+absl::StatusOr<RunStats> runThreadsWith(Artifact::EntryFn entry,
+                                        const EntrySpec &spec,
+                                        std::vector<std::vector<void *>> &ranks,
+                                        const RunOptions &options,
+                                        const ThreadJobHooks &hooks) {
   int64_t n = spec.mesh.size();
   if (static_cast<int64_t>(ranks.size()) != n)
     return absl::InvalidArgumentError(absl::StrCat(
@@ -232,14 +244,17 @@ absl::StatusOr<RunStats> runThreads(Artifact::EntryFn entry,
   // Shared with the rank threads, which may outlive this call (below).
   struct State {
     JobState job;
-    std::unique_ptr<ThreadsBackend> backend;
+    std::unique_ptr<Backend> backend;
+    ThreadJobHooks hooks;
     std::vector<std::unique_ptr<RankContext>> contexts;
     RunStats stats;
     absl::Mutex doneMutex;
     int64_t done = 0;
   };
   auto state = std::make_shared<State>();
-  state->backend = std::make_unique<ThreadsBackend>(state->job);
+  state->hooks = hooks;
+  state->backend = hooks.makeBackend ? hooks.makeBackend(state->job)
+                                     : makeThreadsBackend(state->job);
   state->stats.seconds.resize(n);
   for (int64_t r = 0; r < n; ++r) {
     state->contexts.push_back(std::make_unique<RankContext>(
@@ -250,8 +265,14 @@ absl::StatusOr<RunStats> runThreads(Artifact::EntryFn entry,
   for (int64_t r = 0; r < n; ++r)
     threads.emplace_back([state, entry, &buffers = ranks[r], r,
                           repeat = options.repeat] {
-      absl::Status s = callEntry(entry, *state->contexts[r], buffers.data(),
-                                 repeat, state->stats.seconds[r]);
+      RankContext &context = *state->contexts[r];
+      absl::Status s = state->hooks.enter ? state->hooks.enter(context)
+                                          : absl::OkStatus();
+      if (s.ok())
+        s = callEntry(entry, context, buffers.data(), repeat,
+                      state->stats.seconds[r]);
+      if (state->hooks.leave)
+        state->hooks.leave(context);
       if (!s.ok())
         state->job.fail(s);
       absl::MutexLock lock(&state->doneMutex);

@@ -1,0 +1,81 @@
+//===- Device.h - A rank's GPU (CUDA runtime internals) ---------*- C++ -*-===//
+
+#ifndef DT_RUNTIME_LIB_CUDA_DEVICE_H
+#define DT_RUNTIME_LIB_CUDA_DEVICE_H
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+#include <cublasLt.h>
+#include <cuda.h>
+
+#include <functional>
+
+namespace dt::rt::cuda {
+
+/// `what` failed with `result`, as a status naming both.
+absl::Status driverError(CUresult result, const char *what);
+#define DT_CU(call)                                                            \
+  do {                                                                         \
+    CUresult dtResult = (call);                                                \
+    if (dtResult != CUDA_SUCCESS)                                              \
+      return ::dt::rt::cuda::driverError(dtResult, #call);                     \
+  } while (0)
+
+/// The GPU state of one rank: its context (the device's primary context),
+/// the one stream all of its work goes to, and its cuBLASLt handle.
+class RankDevice {
+public:
+  static absl::StatusOr<std::unique_ptr<RankDevice>> create(int device);
+  ~RankDevice();
+
+  int device() const { return device_; }
+  CUcontext context() const { return context_; }
+  CUstream stream() const { return stream_; }
+  /// The stream collectives run on, ordered after the rank stream by events.
+  CUstream commStream() const { return commStream_; }
+  cublasLtHandle_t lt() const { return lt_; }
+  CUdeviceptr workspace() const { return workspace_; }
+  size_t workspaceSize() const { return kWorkspace; }
+
+  /// Waits for the rank stream, polling `poll` (NCCL's async errors, the
+  /// job's failure) meanwhile; gives up after `timeout`.
+  absl::Status wait(absl::Duration timeout,
+                    const std::function<absl::Status()> &poll);
+
+private:
+  static constexpr size_t kWorkspace = 32 << 20;
+  RankDevice() = default;
+  int device_ = 0;
+  CUdevice handle_ = 0;
+  CUcontext context_ = nullptr;
+  CUstream stream_ = nullptr, commStream_ = nullptr;
+  cublasLtHandle_t lt_ = nullptr;
+  CUdeviceptr workspace_ = 0;
+};
+
+/// The device the calling thread runs a rank on (null when none).
+RankDevice *currentDevice();
+/// Binds the calling thread to `device` (and makes its context current).
+class DeviceBinding {
+public:
+  explicit DeviceBinding(RankDevice *device);
+  ~DeviceBinding();
+
+private:
+  RankDevice *previous_;
+};
+
+/// Records an error of code the generated code called: it fails the job of
+/// the calling rank, or is kept for the host when no rank is bound.
+void reportError(absl::Status status);
+/// The error kept by reportError outside any job, cleared.
+absl::Status takeUnboundError();
+
+/// cuInit once; the error names the driver.
+absl::Status initDriver();
+
+} // namespace dt::rt::cuda
+
+#endif // DT_RUNTIME_LIB_CUDA_DEVICE_H

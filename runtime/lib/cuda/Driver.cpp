@@ -1,0 +1,328 @@
+//===- Driver.cpp - Ranks' devices, and the mgpu* functions ---------------===//
+//
+// Upstream's gpu-to-llvm lowering calls a small set of `mgpu*` functions;
+// this file implements them on the CUDA driver API for dt's programs:
+//
+// - Every stream a program asks for is its rank's stream. dt-lower-to-cuda
+//   gives each gpu op a fresh `gpu.wait async` token, so `mgpuStreamCreate`
+//   is how generated code names "my stream": work is queued in program
+//   order on one in-order stream and the host never waits inside a step.
+// - Modules are loaded lazily. `mgpuModuleLoad` runs from the artifact's
+//   global constructor, at dlopen, before any context exists; the module is
+//   loaded into a context the first time a kernel of it is looked up there.
+// - Allocation and free are stream-ordered (cuMemAllocAsync/FreeAsync on
+//   the rank stream's pool): a temporary costs no synchronization.
+// - Errors never unwind through generated code: the first one fails the
+//   rank's job (Context.h), and the host reports it when the entry returns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Device.h"
+
+#include "../Context.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace dt::rt::cuda {
+
+absl::Status driverError(CUresult result, const char *what) {
+  const char *name = nullptr, *text = nullptr;
+  cuGetErrorName(result, &name);
+  cuGetErrorString(result, &text);
+  return absl::InternalError(absl::StrCat("CUDA: ", what, " failed: ",
+                                          name ? name : "unknown error", " (",
+                                          text ? text : "", ")"));
+}
+
+absl::Status initDriver() {
+  static absl::Status status = [] {
+    CUresult result = cuInit(0);
+    if (result == CUDA_SUCCESS)
+      return absl::OkStatus();
+    return absl::Status(absl::StatusCode::kFailedPrecondition,
+                        driverError(result, "cuInit").message());
+  }();
+  return status;
+}
+
+absl::StatusOr<std::unique_ptr<RankDevice>> RankDevice::create(int device) {
+  if (absl::Status s = initDriver(); !s.ok())
+    return s;
+  std::unique_ptr<RankDevice> rank(new RankDevice());
+  rank->device_ = device;
+  DT_CU(cuDeviceGet(&rank->handle_, device));
+  DT_CU(cuDevicePrimaryCtxRetain(&rank->context_, rank->handle_));
+  DT_CU(cuCtxSetCurrent(rank->context_));
+  DT_CU(cuStreamCreate(&rank->stream_, CU_STREAM_NON_BLOCKING));
+  DT_CU(cuStreamCreate(&rank->commStream_, CU_STREAM_NON_BLOCKING));
+  DT_CU(cuMemAlloc(&rank->workspace_, kWorkspace));
+  if (cublasStatus_t s = cublasLtCreate(&rank->lt_);
+      s != CUBLAS_STATUS_SUCCESS)
+    return absl::InternalError(
+        absl::StrCat("cuBLASLt: cublasLtCreate failed with status ", s));
+  return rank;
+}
+
+RankDevice::~RankDevice() {
+  if (!context_)
+    return;
+  cuCtxSetCurrent(context_);
+  if (stream_)
+    cuStreamSynchronize(stream_);
+  if (lt_)
+    cublasLtDestroy(lt_);
+  if (workspace_)
+    cuMemFree(workspace_);
+  if (commStream_)
+    cuStreamDestroy(commStream_);
+  if (stream_)
+    cuStreamDestroy(stream_);
+  cuDevicePrimaryCtxRelease(handle_);
+}
+
+absl::Status RankDevice::wait(absl::Duration timeout,
+                              const std::function<absl::Status()> &poll) {
+  absl::Time deadline = absl::Now() + timeout;
+  absl::Duration nap = absl::Microseconds(2);
+  while (true) {
+    CUresult result = cuStreamQuery(stream_);
+    if (result == CUDA_SUCCESS)
+      return absl::OkStatus();
+    if (result != CUDA_ERROR_NOT_READY)
+      return driverError(result, "the rank's stream");
+    if (poll)
+      if (absl::Status s = poll(); !s.ok())
+        return s;
+    if (absl::Now() > deadline)
+      return absl::DeadlineExceededError(absl::StrCat(
+          "the GPU work of a step did not finish within ",
+          absl::FormatDuration(timeout)));
+    absl::SleepFor(nap);
+    nap = std::min(nap * 2, absl::Milliseconds(1));
+  }
+}
+
+namespace {
+thread_local RankDevice *boundDevice = nullptr;
+
+absl::Mutex unboundMutex;
+absl::Status unboundError ABSL_GUARDED_BY(unboundMutex);
+} // namespace
+
+RankDevice *currentDevice() { return boundDevice; }
+
+DeviceBinding::DeviceBinding(RankDevice *device) : previous_(boundDevice) {
+  boundDevice = device;
+  if (device)
+    cuCtxSetCurrent(device->context());
+}
+DeviceBinding::~DeviceBinding() { boundDevice = previous_; }
+
+void reportError(absl::Status status) {
+  if (RankContext *rank = currentRank()) {
+    rank->job().fail(absl::Status(
+        status.code(),
+        absl::StrCat("rank ", rank->rank(), ": ", status.message())));
+    return;
+  }
+  absl::MutexLock lock(&unboundMutex);
+  if (unboundError.ok())
+    unboundError = std::move(status);
+}
+
+absl::Status takeUnboundError() {
+  absl::MutexLock lock(&unboundMutex);
+  absl::Status s = unboundError;
+  unboundError = absl::OkStatus();
+  return s;
+}
+
+namespace {
+/// A module the artifact embeds, loaded per context on first use.
+struct LazyModule {
+  const void *image;
+  absl::Mutex mu;
+  absl::flat_hash_map<CUcontext, CUmodule> loaded ABSL_GUARDED_BY(mu);
+  absl::flat_hash_map<std::pair<CUcontext, const char *>, CUfunction>
+      functions ABSL_GUARDED_BY(mu);
+};
+
+bool failedCall(CUresult result, const char *what) {
+  if (result == CUDA_SUCCESS)
+    return false;
+  reportError(driverError(result, what));
+  return true;
+}
+
+CUstream rankStream(void *stream) {
+  if (stream)
+    return static_cast<CUstream>(stream);
+  RankDevice *device = currentDevice();
+  return device ? device->stream() : nullptr;
+}
+} // namespace
+
+} // namespace dt::rt::cuda
+
+using namespace dt::rt::cuda;
+
+extern "C" {
+
+void *mgpuModuleLoad(void *data, size_t /*size*/) {
+  auto *module = new LazyModule();
+  module->image = data;
+  return module;
+}
+
+void mgpuModuleUnload(void *handle) {
+  auto *module = static_cast<LazyModule *>(handle);
+  {
+    absl::MutexLock lock(&module->mu);
+    for (auto &[context, loaded] : module->loaded)
+      cuModuleUnload(loaded); // At exit the context may be gone: no check.
+  }
+  delete module;
+}
+
+void *mgpuModuleGetFunction(void *handle, const char *name) {
+  auto *module = static_cast<LazyModule *>(handle);
+  CUcontext context = nullptr;
+  if (failedCall(cuCtxGetCurrent(&context), "cuCtxGetCurrent"))
+    return nullptr;
+  if (!context) {
+    reportError(absl::FailedPreconditionError(
+        "a kernel was launched on a thread with no CUDA context: CUDA "
+        "artifacts run through dt-run --backend=nccl"));
+    return nullptr;
+  }
+  absl::MutexLock lock(&module->mu);
+  auto key = std::make_pair(context, name);
+  if (auto it = module->functions.find(key); it != module->functions.end())
+    return it->second;
+  CUmodule &loaded = module->loaded[context];
+  if (!loaded &&
+      failedCall(cuModuleLoadData(&loaded, module->image), "cuModuleLoadData"))
+    return nullptr;
+  CUfunction function = nullptr;
+  if (failedCall(cuModuleGetFunction(&function, loaded, name),
+                 "cuModuleGetFunction"))
+    return nullptr;
+  module->functions[key] = function;
+  return function;
+}
+
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t smem, void *stream,
+                      void **params, void **extra, size_t /*paramsCount*/) {
+  if (!function)
+    return; // Its lookup failed and was reported.
+  failedCall(cuLaunchKernel(static_cast<CUfunction>(function), gridX, gridY,
+                            gridZ, blockX, blockY, blockZ, smem,
+                            rankStream(stream), params, extra),
+             "cuLaunchKernel");
+}
+
+void *mgpuStreamCreate() {
+  RankDevice *device = currentDevice();
+  if (device)
+    return device->stream();
+  CUstream stream = nullptr;
+  failedCall(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  return stream;
+}
+
+void mgpuStreamDestroy(void *stream) {
+  RankDevice *device = currentDevice();
+  if (device && stream == device->stream())
+    return; // The rank's stream outlives the step.
+  failedCall(cuStreamDestroy(static_cast<CUstream>(stream)), "cuStreamDestroy");
+}
+
+void mgpuStreamSynchronize(void *stream) {
+  failedCall(cuStreamSynchronize(static_cast<CUstream>(stream)),
+             "cuStreamSynchronize");
+}
+
+void mgpuStreamWaitEvent(void *stream, void *event) {
+  failedCall(cuStreamWaitEvent(static_cast<CUstream>(stream),
+                               static_cast<CUevent>(event), 0),
+             "cuStreamWaitEvent");
+}
+
+void *mgpuEventCreate() {
+  CUevent event = nullptr;
+  failedCall(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  return event;
+}
+
+void mgpuEventDestroy(void *event) {
+  failedCall(cuEventDestroy(static_cast<CUevent>(event)), "cuEventDestroy");
+}
+
+void mgpuEventSynchronize(void *event) {
+  failedCall(cuEventSynchronize(static_cast<CUevent>(event)),
+             "cuEventSynchronize");
+}
+
+void mgpuEventRecord(void *event, void *stream) {
+  failedCall(cuEventRecord(static_cast<CUevent>(event),
+                           static_cast<CUstream>(stream)),
+             "cuEventRecord");
+}
+
+void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared) {
+  if (bytes == 0)
+    return nullptr;
+  CUdeviceptr ptr = 0;
+  if (hostShared)
+    failedCall(cuMemAllocManaged(&ptr, bytes, CU_MEM_ATTACH_GLOBAL),
+               "cuMemAllocManaged");
+  else
+    failedCall(cuMemAllocAsync(&ptr, bytes, rankStream(stream)),
+               "cuMemAllocAsync");
+  return reinterpret_cast<void *>(ptr);
+}
+
+void mgpuMemFree(void *ptr, void *stream) {
+  if (!ptr)
+    return;
+  failedCall(cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr),
+                            rankStream(stream)),
+             "cuMemFreeAsync");
+}
+
+void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
+  if (bytes == 0)
+    return;
+  failedCall(cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
+                           reinterpret_cast<CUdeviceptr>(src), bytes,
+                           rankStream(stream)),
+             "cuMemcpyAsync");
+}
+
+void mgpuMemset32(void *dst, unsigned int value, size_t count, void *stream) {
+  failedCall(cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(dst), value, count,
+                              rankStream(stream)),
+             "cuMemsetD32Async");
+}
+
+void mgpuMemset16(void *dst, unsigned short value, size_t count,
+                  void *stream) {
+  failedCall(cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value, count,
+                              rankStream(stream)),
+             "cuMemsetD16Async");
+}
+
+void mgpuSetDefaultDevice(int32_t /*device*/) {
+  // The runtime binds each rank's thread to its device before the entry.
+}
+
+} // extern "C"

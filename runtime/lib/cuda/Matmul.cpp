@@ -1,0 +1,220 @@
+//===- Matmul.cpp - linalg.matmul and batch_matmul through cuBLASLt -------===//
+//
+// C += A * B on device buffers the generated code passes as unranked
+// memrefs, on the rank's stream. cuBLASLt is column-major; a row-major
+// product C = A B is the column-major product C^T = B^T A^T, so the operands
+// go in swapped and each row-major matrix is read as its own transpose. An
+// operand whose columns are contiguous instead (a transposed view) flips its
+// op. f16 and bf16 use tensor cores with f32 accumulation; f32 computes in
+// f32 (no TF32: --verify compares against an f32 reference).
+//
+// The algorithm of each distinct problem is chosen once per rank
+// (cublasLtMatmulAlgoGetHeuristic) and cached: a step's matmuls cost one
+// cublasLtMatmul call each on the host.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Device.h"
+
+#include "dt/runtime.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+
+#include <tuple>
+
+namespace dt::rt::cuda {
+namespace {
+
+struct Operand {
+  int64_t rows, cols, ld;
+  bool transposed; ///< Columns contiguous (stored as the transpose).
+};
+
+/// The 2-D layout of a matrix with strides (s0, s1); false when cuBLASLt
+/// cannot read it in place.
+bool operand(int64_t rows, int64_t cols, int64_t s0, int64_t s1, Operand &op) {
+  if (s1 == 1 && s0 >= std::max<int64_t>(cols, 1)) {
+    op = {rows, cols, s0, false};
+    return true;
+  }
+  if (s0 == 1 && s1 >= std::max<int64_t>(rows, 1)) {
+    op = {rows, cols, s1, true};
+    return true;
+  }
+  return false;
+}
+
+struct TypeInfo {
+  cudaDataType_t data;
+  cublasComputeType_t compute;
+  cudaDataType_t scale;
+};
+
+using ProblemKey = std::tuple<int, int64_t, int64_t, int64_t, int64_t, int64_t,
+                              int64_t, bool, bool, int64_t, int64_t, int64_t,
+                              int64_t>;
+
+/// A problem's cuBLASLt descriptors and chosen algorithm.
+struct Plan {
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulAlgo_t algo;
+  ~Plan() {
+    if (desc)
+      cublasLtMatmulDescDestroy(desc);
+    for (cublasLtMatrixLayout_t l : {a, b, c})
+      if (l)
+        cublasLtMatrixLayoutDestroy(l);
+  }
+};
+
+absl::Status ltError(cublasStatus_t status, const char *what) {
+  return absl::InternalError(
+      absl::StrCat("cuBLASLt: ", what, " failed with status ", status));
+}
+#define DT_LT(call)                                                            \
+  do {                                                                         \
+    cublasStatus_t dtStatus = (call);                                          \
+    if (dtStatus != CUBLAS_STATUS_SUCCESS)                                     \
+      return ltError(dtStatus, #call);                                         \
+  } while (0)
+
+absl::Status layout(cublasLtMatrixLayout_t &l, cudaDataType_t type,
+                    int64_t rows, int64_t cols, int64_t ld, int64_t batches,
+                    int64_t batchStride) {
+  DT_LT(cublasLtMatrixLayoutCreate(&l, type, rows, cols, ld));
+  if (batches > 1) {
+    int32_t count = static_cast<int32_t>(batches);
+    DT_LT(cublasLtMatrixLayoutSetAttribute(
+        l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
+    DT_LT(cublasLtMatrixLayoutSetAttribute(
+        l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &batchStride,
+        sizeof(batchStride)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
+                    DtMemRef *b, DtMemRef *c, size_t element) {
+  RankDevice *device = currentDevice();
+  if (!device)
+    return absl::FailedPreconditionError(
+        "a GPU matmul ran on a thread bound to no device");
+  int rank = batchDims + 2;
+  auto sizes = [&](DtMemRef *m) { return m->sizesAndStrides; };
+  auto strides = [&](DtMemRef *m) { return m->sizesAndStrides + rank; };
+  auto base = [&](DtMemRef *m) {
+    return reinterpret_cast<CUdeviceptr>(m->aligned) + m->offset * element;
+  };
+  int64_t batches = batchDims ? sizes(c)[0] : 1;
+  int64_t m = sizes(c)[batchDims], n = sizes(c)[batchDims + 1],
+          k = sizes(a)[batchDims + 1];
+  if (m == 0 || n == 0 || batches == 0)
+    return absl::OkStatus();
+  if (k == 0)
+    return absl::OkStatus(); // C += nothing.
+  Operand oa, ob, oc;
+  int d = batchDims;
+  if (!operand(m, k, strides(a)[d], strides(a)[d + 1], oa) ||
+      !operand(k, n, strides(b)[d], strides(b)[d + 1], ob) ||
+      !operand(m, n, strides(c)[d], strides(c)[d + 1], oc) || oc.transposed)
+    return absl::UnimplementedError(
+        "a GPU matmul operand has a layout cuBLASLt cannot read in place "
+        "(neither rows nor columns contiguous, or a transposed result)");
+  int64_t sa = batchDims ? strides(a)[0] : 0, sb = batchDims ? strides(b)[0] : 0,
+          sc = batchDims ? strides(c)[0] : 0;
+
+  static thread_local absl::flat_hash_map<ProblemKey, std::unique_ptr<Plan>>
+      plans;
+  ProblemKey key{static_cast<int>(type.data), m, n, k, oa.ld, ob.ld, oc.ld,
+                 oa.transposed, ob.transposed, batches, sa, sb, sc};
+  std::unique_ptr<Plan> &plan = plans[key];
+  if (!plan) {
+    auto fresh = std::make_unique<Plan>();
+    DT_LT(cublasLtMatmulDescCreate(&fresh->desc, type.compute, type.scale));
+    // Column-major: C^T (n x m) = B^T (n x k) * A^T (k x m). A row-major
+    // operand is its transpose in column-major order (op N on the stored
+    // matrix); a column-contiguous one needs op T.
+    cublasOperation_t opB = ob.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t opA = oa.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+    DT_LT(cublasLtMatmulDescSetAttribute(fresh->desc, CUBLASLT_MATMUL_DESC_TRANSA,
+                                         &opB, sizeof(opB)));
+    DT_LT(cublasLtMatmulDescSetAttribute(fresh->desc, CUBLASLT_MATMUL_DESC_TRANSB,
+                                         &opA, sizeof(opA)));
+    // Stored shapes (column-major): B^T is n x k (op N) or k x n (op T).
+    if (absl::Status s = layout(fresh->a, type.data, ob.transposed ? k : n,
+                                ob.transposed ? n : k, ob.ld, batches, sb);
+        !s.ok())
+      return s;
+    if (absl::Status s = layout(fresh->b, type.data, oa.transposed ? m : k,
+                                oa.transposed ? k : m, oa.ld, batches, sa);
+        !s.ok())
+      return s;
+    if (absl::Status s = layout(fresh->c, type.data, n, m, oc.ld, batches, sc);
+        !s.ok())
+      return s;
+    cublasLtMatmulPreference_t preference;
+    DT_LT(cublasLtMatmulPreferenceCreate(&preference));
+    size_t workspace = device->workspaceSize();
+    cublasLtMatmulPreferenceSetAttribute(
+        preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+        sizeof(workspace));
+    cublasLtMatmulHeuristicResult_t result;
+    int found = 0;
+    cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
+        device->lt(), fresh->desc, fresh->a, fresh->b, fresh->c, fresh->c,
+        preference, 1, &result, &found);
+    cublasLtMatmulPreferenceDestroy(preference);
+    if (status != CUBLAS_STATUS_SUCCESS || found == 0)
+      return absl::InternalError(absl::StrCat(
+          "cuBLASLt has no algorithm for a ", m, "x", k, " by ", k, "x", n,
+          " matmul (status ", status, ")"));
+    fresh->algo = result.algo;
+    plan = std::move(fresh);
+  }
+  float one32 = 1.0f;
+  double one64 = 1.0;
+  const void *one = type.scale == CUDA_R_64F ? static_cast<const void *>(&one64)
+                                             : static_cast<const void *>(&one32);
+  // beta = 1: C += A * B, as linalg.matmul accumulates into its init.
+  DT_LT(cublasLtMatmul(device->lt(), plan->desc, one,
+                       reinterpret_cast<void *>(base(b)), plan->a,
+                       reinterpret_cast<void *>(base(a)), plan->b, one,
+                       reinterpret_cast<void *>(base(c)), plan->c,
+                       reinterpret_cast<void *>(base(c)), plan->c, &plan->algo,
+                       reinterpret_cast<void *>(device->workspace()),
+                       device->workspaceSize(), device->stream()));
+  return absl::OkStatus();
+}
+
+void run(const TypeInfo &type, int batchDims, DtMemRef *a, DtMemRef *b,
+         DtMemRef *c, size_t element) {
+  if (absl::Status s = matmul(type, batchDims, a, b, c, element); !s.ok())
+    reportError(std::move(s));
+}
+
+const TypeInfo kF32{CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+const TypeInfo kF64{CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F};
+const TypeInfo kF16{CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+const TypeInfo kBF16{CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+} // namespace
+} // namespace dt::rt::cuda
+
+using namespace dt::rt::cuda;
+
+#define DT_GPU_MATMUL(T, INFO, BYTES)                                          \
+  extern "C" void dt_rt_gpu_matmul_##T(int64_t, DtMemRef *a, int64_t,          \
+                                       DtMemRef *b, int64_t, DtMemRef *c) {    \
+    run(INFO, 0, a, b, c, BYTES);                                              \
+  }                                                                            \
+  extern "C" void dt_rt_gpu_batch_matmul_##T(int64_t, DtMemRef *a, int64_t,    \
+                                             DtMemRef *b, int64_t,             \
+                                             DtMemRef *c) {                    \
+    run(INFO, 1, a, b, c, BYTES);                                              \
+  }
+DT_GPU_MATMUL(f32, kF32, 4)
+DT_GPU_MATMUL(f64, kF64, 8)
+DT_GPU_MATMUL(f16, kF16, 2)
+DT_GPU_MATMUL(bf16, kBF16, 2)
+#undef DT_GPU_MATMUL
