@@ -2,6 +2,7 @@
 # lit configuration for dt's regression tests.
 
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -77,3 +78,15 @@ if mpirun:
 config.environment["OMPI_MCA_btl"] = "self,vader"
 config.environment["OMPI_MCA_plm_rsh_agent"] = ""
 config.environment["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+
+# The CUDA target: compiling needs the toolkit (no GPU); running needs a GPU
+# (test/GPU, its own suite, which also runs where there is no LLVM).
+if config.dt_cuda_root:
+    config.available_features.add("cuda-toolkit")
+    config.environment["PATH"] = os.path.join(config.dt_cuda_root, "bin") + ":" + config.environment["PATH"]
+    config.substitutions.append(("%cuda_root", config.dt_cuda_root))
+sys.path.insert(0, os.path.join(config.dt_src_root, "test", "GPU"))
+import gpu_probe
+if gpu_probe.gpu_count() > 0:
+    config.available_features.add("gpu")
+config.substitutions.append(("%fatbin", f"{config.python_executable} {config.dt_src_root}/scripts/fatbin.py"))

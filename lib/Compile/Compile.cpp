@@ -124,6 +124,7 @@ static LogicalResult buildLowering(OpPassManager &pm, StringRef entryPrefix,
     return buildLowerToCPUPipeline(pm, entryPrefix);
   CUDATargetOptions cuda;
   cuda.arch = options.gpuArch;
+  cuda.emulateOnCPU = options.emulateGPU;
   return buildLowerToCUDAPipeline(pm, entryPrefix, cuda);
 }
 
@@ -141,7 +142,8 @@ mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
   global.addPass(createCSEPass());
   if (failed(global.run(*spmd)))
     return failure();
-  FailureOr<std::string> described = describeProgram(*spmd, options.target);
+  FailureOr<std::string> described = describeProgram(
+      *spmd, options.emulateGPU ? Target::CPU : options.target);
   if (failed(described))
     return failure();
   description = std::move(*described);

@@ -68,17 +68,20 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
       .str();
 }
 
+/// Buffers and loops -> LLVM dialect on the CPU.
+static constexpr const char *kCPUTail =
+    "func.func(convert-linalg-to-loops),convert-scf-to-cf,"
+    "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+    "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
+    "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+    "reconcile-unrealized-casts";
+
 LogicalResult mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm,
                                                 StringRef entryPrefix) {
   pm.addPass(createLowerAxisIndexPass());
   pm.addPass(createDecomposeAggregatesPass());
   std::string pipeline =
-      bufferizationPipeline(entryPrefix, "blas") +
-      ",func.func(convert-linalg-to-loops),convert-scf-to-cf,"
-      "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
-      "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
-      "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
-      "reconcile-unrealized-casts";
+      bufferizationPipeline(entryPrefix, "blas") + "," + kCPUTail;
   return parsePassPipeline(pipeline, pm);
 }
 
@@ -99,12 +102,21 @@ LogicalResult mlir::dt::buildLowerToCUDAPipeline(
     OpPassManager &pm, StringRef entryPrefix, const CUDATargetOptions &target) {
   pm.addPass(createLowerAxisIndexPass());
   pm.addPass(createDecomposeAggregatesPass());
-  std::string pipeline =
-      bufferizationPipeline(entryPrefix, "cublaslt") +
-      ",dt-memory-to-gpu,func.func(convert-linalg-to-parallel-loops),"
+  // Cooperative reductions need threads that run together; the CPU
+  // emulation runs one thread at a time, so it gets one lane per row.
+  std::string kernels =
+      std::string(",dt-memory-to-gpu,dt-gpu-reduction-kernels{lanes=") +
+      (target.emulateOnCPU ? "1" : "0") + "},"
+      "func.func(convert-linalg-to-parallel-loops),"
       "dt-launch-parallel-loops{block-size=" +
-      std::to_string(target.blockSize) +
-      "},canonicalize,gpu-launch-sink-index-computations,"
+      std::to_string(target.blockSize) + "}";
+  if (target.emulateOnCPU)
+    return parsePassPipeline(bufferizationPipeline(entryPrefix, "blas") +
+                                 kernels + ",dt-emulate-gpu-on-cpu," + kCPUTail,
+                             pm);
+  std::string pipeline =
+      bufferizationPipeline(entryPrefix, "cublaslt") + kernels +
+      ",canonicalize,gpu-launch-sink-index-computations,"
       "gpu-lower-to-nvvm-pipeline{cubin-chip=" +
       target.arch + " cubin-features=" + ptxFeaturesFor(target.arch) +
       " cubin-format=" + target.format + " opt-level=3}";

@@ -4,6 +4,7 @@
 #include "dt/runtime.h"
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -144,10 +145,18 @@ absl::StatusOr<std::unique_ptr<Artifact>>
 Artifact::open(const std::string &path) {
   // RTLD_NOW: an unresolved runtime function is an error now, not a crash
   // in the middle of a step.
-  void *handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle)
+  // dlopen searches the library path for a bare name; a path is a file.
+  std::string file = absl::StrContains(path, '/') ? path : "./" + path;
+  void *handle = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    std::string error = ::dlerror();
+    if (absl::StrContains(error, "mgpu") || absl::StrContains(error, "dt_rt_gpu"))
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot load artifact ", path, ": it is a CUDA artifact, which "
+          "runs with dt-run --backend=nccl (", error, ")"));
     return absl::NotFoundError(
-        absl::StrCat("cannot load artifact ", path, ": ", ::dlerror()));
+        absl::StrCat("cannot load artifact ", path, ": ", error));
+  }
   auto version = reinterpret_cast<int32_t (*)()>(::dlsym(handle, "dt_abi_version"));
   auto describe = reinterpret_cast<const char *(*)()>(
       ::dlsym(handle, "dt_program_description"));

@@ -39,6 +39,12 @@ llvm::cl::opt<std::string>
             llvm::cl::desc("--target=cuda: the SM kernels are compiled for "
                            "(PTX for it is embedded too)"),
             llvm::cl::init("sm_90"));
+llvm::cl::opt<bool> emulateGPU(
+    "emulate-gpu",
+    llvm::cl::desc("--target=cuda: run the kernels as CPU loops and matmuls "
+                   "through BLAS: a CPU artifact that tests the CUDA lowering "
+                   "without a GPU"),
+    llvm::cl::init(false));
 llvm::cl::opt<std::string>
     topology("topology", llvm::cl::desc("Topology file for the cost model"),
              llvm::cl::init(""));
@@ -106,7 +112,7 @@ int main(int argc, char **argv) {
     return fail("-O" + llvm::Twine(optLevel.getValue()) +
                 ": the optimization level is 0 to 3");
   std::string toolkitError;
-  if (target == "cuda" && emit != Emit::Description &&
+  if (target == "cuda" && !emulateGPU && emit != Emit::Description &&
       !findCUDAToolkit(toolkitError))
     return fail(toolkitError);
   if (emit == Emit::SharedObject && outputFile == "-")
@@ -136,6 +142,9 @@ int main(int argc, char **argv) {
   options.cpu = cpu;
   options.target = target == "cuda" ? dt::Target::CUDA : dt::Target::CPU;
   options.gpuArch = gpuArch;
+  options.emulateGPU = emulateGPU;
+  if (emulateGPU && target != "cuda")
+    return fail("--emulate-gpu goes with --target=cuda");
 
   if (emit == Emit::Description) {
     std::string description;

@@ -1,14 +1,16 @@
 //===- dt-run.cpp - Run a dt artifact on the ranks of its mesh ------------===//
 //
-// dt-run PROG.so|PROG.mlir [--backend=threads|mpi] [--entry=NAME]
-//        [--input=I=FILE.npy]... [--seed=N] [--output-dir=DIR] [--verify]
-//        [--repeat=N] [--timeout=SECONDS]
+// dt-run PROG.so|PROG.mlir [--backend=threads|mpi|nccl] [--gpus=MODE]
+//        [--entry=NAME] [--input=I=FILE.npy]... [--seed=N]
+//        [--output-dir=DIR] [--verify] [--repeat=N] [--timeout=SECONDS]
 //
 // Links the runtime only; a .mlir program is compiled first by running the
-// dt-compile that sits next to this executable.
+// dt-compile that sits next to this executable. The CUDA runtime
+// (libdt_runtime_cuda.so) is loaded only for --backend=nccl.
 //
 //===----------------------------------------------------------------------===//
 
+#include "dt/Runtime/Cuda.h"
 #include "dt/Runtime/Job.h"
 #include "dt/Runtime/Program.h"
 
@@ -32,6 +34,7 @@ namespace {
 struct Flags {
   std::string program;
   std::string backend = "threads";
+  std::string gpus = "auto";
   std::string entry = "main";
   std::vector<std::pair<std::string, std::string>> inputs;
   std::optional<uint64_t> seed;
@@ -44,13 +47,18 @@ struct Flags {
 };
 
 constexpr char kUsage[] =
-    "usage: dt-run PROG.so|PROG.mlir [--backend=threads|mpi] [--entry=NAME]\n"
+    "usage: dt-run PROG.so|PROG.mlir [--backend=threads|mpi|nccl]\n"
+    "              [--gpus=auto|one-per-rank|device-local] [--entry=NAME]\n"
     "              [--input=I=FILE.npy]... [--seed=N] [--output-dir=DIR]\n"
     "              [--verify [--rtol=X] [--atol=X]] [--repeat=N]\n"
     "              [--timeout=SECONDS] [--describe]\n"
     "  I is an argument's index or its dt.name. Arguments without --input\n"
     "  take seeded values (--seed). --describe prints the program\n"
     "  description (entries, meshes, arguments, results) and exits.\n"
+    "  --backend=nccl runs a CUDA artifact (dt-compile --target=cuda): under\n"
+    "  mpirun one process per GPU, else one thread per rank, each on its own\n"
+    "  GPU (--gpus=one-per-rank) or all on GPU 0 (--gpus=device-local; auto\n"
+    "  picks one-per-rank when there are enough GPUs).\n"
     "  See docs/Runtime.md.\n";
 
 [[noreturn]] void usage(const std::string &message) {
@@ -75,6 +83,8 @@ Flags parseFlags(int argc, char **argv) {
     };
     if (auto v = value("backend")) {
       flags.backend = *v;
+    } else if (auto v = value("gpus")) {
+      flags.gpus = *v;
     } else if (auto v = value("entry")) {
       flags.entry = *v;
     } else if (auto v = value("input")) {
@@ -124,9 +134,14 @@ Flags parseFlags(int argc, char **argv) {
   }
   if (flags.program.empty())
     usage("no program given");
-  if (flags.backend != "threads" && flags.backend != "mpi")
-    usage(absl::StrCat("--backend is threads or mpi, got '", flags.backend,
-                       "' (nccl comes with the CUDA target)"));
+  if (flags.backend != "threads" && flags.backend != "mpi" &&
+      flags.backend != "nccl")
+    usage(absl::StrCat("--backend is threads, mpi or nccl, got '",
+                       flags.backend, "'"));
+  if (flags.gpus != "auto" && flags.gpus != "one-per-rank" &&
+      flags.gpus != "device-local")
+    usage(absl::StrCat("--gpus is auto, one-per-rank or device-local, got '",
+                       flags.gpus, "'"));
   return flags;
 }
 
@@ -140,7 +155,7 @@ Flags parseFlags(int argc, char **argv) {
 
 /// Compiles `source` with the dt-compile next to this executable into a
 /// fresh temporary directory; returns the artifact's path.
-absl::StatusOr<std::string> compile(const std::string &source) {
+absl::StatusOr<std::string> compile(const std::string &source, bool cuda) {
   char self[4096];
   ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n <= 0)
@@ -164,7 +179,8 @@ absl::StatusOr<std::string> compile(const std::string &source) {
   pid_t pid = ::fork();
   if (pid == 0) {
     ::execl(compiler.c_str(), compiler.c_str(), source.c_str(), "-o",
-            output.c_str(), static_cast<char *>(nullptr));
+            output.c_str(), cuda ? "--target=cuda" : "--target=cpu",
+            static_cast<char *>(nullptr));
     ::_exit(127);
   }
   int status = 0;
@@ -300,11 +316,20 @@ absl::StatusOr<HostTensor> globalInput(const TensorSpec &spec,
   }
   return global;
 }
+
+/// True when mpirun started this process.
+bool underMpirun() {
+  for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+    if (std::getenv(name))
+      return true;
+  return false;
+}
 } // namespace
 
 int main(int argc, char **argv) {
   Flags flags = parseFlags(argc, argv);
-  bool mpi = flags.backend == "mpi";
+  bool cuda = flags.backend == "nccl";
+  bool mpi = flags.backend == "mpi" || (cuda && underMpirun());
   MpiWorld world;
   if (mpi) {
     absl::StatusOr<MpiWorld> w = mpiInit(&argc, &argv);
@@ -318,10 +343,22 @@ int main(int argc, char **argv) {
     die(status);
   };
 
+  // The CUDA runtime first: a CUDA artifact's kernels and matmuls resolve
+  // to it when the artifact loads.
+  const CudaPlugin *plugin = nullptr;
+  if (cuda) {
+    absl::StatusOr<const CudaPlugin *> loaded = loadCudaPlugin();
+    if (!loaded.ok())
+      fail(absl::Status(loaded.status().code(),
+                        absl::StrCat("--backend=nccl: ",
+                                     loaded.status().message())));
+    plugin = *loaded;
+  }
+
   std::string path = flags.program;
   bool temporary = absl::EndsWith(path, ".mlir");
   if (temporary) {
-    absl::StatusOr<std::string> compiled = compile(path);
+    absl::StatusOr<std::string> compiled = compile(path, cuda);
     if (!compiled.ok())
       fail(compiled.status());
     path = *compiled;
@@ -334,6 +371,15 @@ int main(int argc, char **argv) {
   }
   if (!artifact.ok())
     fail(artifact.status());
+  bool cudaArtifact = (*artifact)->spec().target == TargetKind::CUDA;
+  if (cudaArtifact != cuda && !flags.describe)
+    fail(absl::FailedPreconditionError(
+        cudaArtifact
+            ? absl::StrCat(flags.program, " is a CUDA artifact: run it with "
+                                          "--backend=nccl")
+            : absl::StrCat(flags.program,
+                           " is a CPU artifact: --backend=nccl runs CUDA "
+                           "artifacts (dt-compile --target=cuda)")));
   if (flags.describe) {
     std::fputs((*artifact)->description().c_str(), stdout);
     std::exit(0);
@@ -404,7 +450,22 @@ int main(int argc, char **argv) {
     for (int64_t r = 0; r < ranks; ++r)
       for (const TensorSpec &result : entry->results)
         buffers[r].results.emplace_back(result.dtype, localShape(result, mesh));
-    absl::StatusOr<RunStats> run = runThreads(*spmd, *entry, buffers, options);
+    absl::StatusOr<RunStats> run;
+    if (cuda) {
+      GpuPlacement placement = GpuPlacement::DeviceLocal;
+      if (flags.gpus == "one-per-rank") {
+        placement = GpuPlacement::OnePerRank;
+      } else if (flags.gpus == "auto") {
+        absl::StatusOr<int> gpus = plugin->deviceCount();
+        if (!gpus.ok())
+          fail(gpus.status());
+        if (*gpus >= ranks)
+          placement = GpuPlacement::OnePerRank;
+      }
+      run = plugin->runThreads(*spmd, *entry, buffers, options, placement);
+    } else {
+      run = runThreads(*spmd, *entry, buffers, options);
+    }
     if (!run.ok())
       fail(run.status());
     stats = std::move(*run);
@@ -439,7 +500,9 @@ int main(int argc, char **argv) {
     }
     for (const TensorSpec &result : entry->results)
       mine.results.emplace_back(result.dtype, localShape(result, mesh));
-    absl::StatusOr<RunStats> run = runMpiRank(*spmd, *entry, mine, options);
+    absl::StatusOr<RunStats> run =
+        cuda ? plugin->runMpiRank(*spmd, *entry, mine, options)
+             : runMpiRank(*spmd, *entry, mine, options);
     if (!run.ok())
       fail(run.status());
     // Every rank's timings, on rank 0.
@@ -498,7 +561,10 @@ int main(int argc, char **argv) {
     std::vector<HostTensor> expected;
     for (const TensorSpec &result : entry->results)
       expected.emplace_back(result.dtype, result.shape);
-    if (absl::Status s = runReference(*reference, globalArgs, expected); !s.ok())
+    if (absl::Status s =
+            cuda ? plugin->runReference(*reference, globalArgs, expected)
+                 : runReference(*reference, globalArgs, expected);
+        !s.ok())
       fail(s);
     std::printf("verify against the single-device reference:\n");
     for (const TensorSpec &result : entry->results)

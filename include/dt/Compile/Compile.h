@@ -25,6 +25,9 @@ struct CompileOptions {
   Target target = Target::CPU;
   /// CUDA: the SM kernels are compiled for (PTX for it is embedded too).
   std::string gpuArch = "sm_90";
+  /// CUDA: run the kernels as CPU loops instead (a CPU artifact that tests
+  /// the CUDA lowering where there is no GPU).
+  bool emulateGPU = false;
   /// Topology file for the cost model (empty: the documented defaults).
   std::string topology;
   /// LLVM optimization level, 0-3.

@@ -64,6 +64,9 @@ struct CUDATargetOptions {
   /// inspection).
   std::string format = "fatbin";
   int64_t blockSize = 256;
+  /// Tests without a GPU: the same kernels, run as CPU loops
+  /// (dt-emulate-gpu-on-cpu), matmuls through BLAS.
+  bool emulateOnCPU = false;
 };
 
 /// `dt-lower-to-cuda`: local program on tensors -> LLVM dialect host code

@@ -179,4 +179,67 @@ def LaunchParallelLoopsPass : Pass<"dt-launch-parallel-loops", "ModuleOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def GPUReductionKernelsPass : Pass<"dt-gpu-reduction-kernels", "ModuleOp"> {
+  let summary = "Gives reductions over the innermost dims cooperative GPU kernels";
+  let description = [{
+    A linalg op on buffers that reduces its innermost loops into one f32 or
+    i32 output (a row sum, a row max, a masked sum of an uneven shard, a
+    full reduction to a scalar) becomes a `gpu.launch` in which several
+    threads share each output:
+    - each of the row's `L` lanes folds every `L`-th element of the row, in
+      order, into a partial that starts at the combiner's identity, through
+      the op's own body (so masks and index-dependent terms come along);
+    - the partials meet through warp shuffles (`gpu.shuffle xor`, `L` = 32,
+      eight rows per block) or, for long rows or few rows, through
+      `gpu.all_reduce` over a block of 256 (`L` = 256: shared memory and
+      shuffles);
+    - lane 0 combines the total with the output's initial value.
+    Consecutive lanes read consecutive elements (coalesced). The body must
+    be an accumulation: `yield combine(acc, x)` or `yield select(c,
+    combine(acc, x), acc)`, with `acc` used nowhere else and `combine` one of
+    add, mul, max, min (and, or, xor for integers). Other reductions (over
+    outer dims: already coalesced one thread per output) are left to
+    `dt-launch-parallel-loops`.
+
+    `lanes=1` makes one lane per row and no cross-lane combining, for any
+    row length: the kernels then run under `dt-emulate-gpu-on-cpu`, which
+    is how the tests check this pass's indexing, masks and bodies without a
+    GPU.
+
+    ```mlir
+    linalg.reduce ins(%x : memref<64x4096xf32>) outs(%r : memref<64xf32>) dimensions = [1]
+      (%in: f32, %acc: f32) { %s = arith.addf %in, %acc : f32  linalg.yield %s : f32 }
+    // becomes a launch of 64 blocks of 256 threads: strided partial sums,
+    // gpu.all_reduce add, and r[i] = r[i] + total from thread 0.
+    ```
+  }];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", /*default=*/"0",
+           "Lanes per row: 0 chooses (32 or 256); 1 for testing on the CPU">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
+def EmulateGPUOnCPUPass : Pass<"dt-emulate-gpu-on-cpu", "ModuleOp"> {
+  let summary = "Runs the CUDA lowering's kernels as CPU loops (testing without a GPU)";
+  let description = [{
+    Tests the CUDA lowering where there is no GPU. Each `gpu.launch` becomes
+    loops over its blocks and threads, one point after another; device
+    allocations, frees and copies become their memref forms, and stream
+    tokens go. The kernels dt-launch-parallel-loops makes have no barriers
+    and no shared memory, so running their threads in sequence computes what
+    the GPU computes; `dt-compile --emulate-gpu` compiles a program this way
+    and `dt-run --verify` checks it against the reference
+    (test/Execution/gpu-emulated.test).
+
+    ```mlir
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %n, ...) threads(%tx, ...) in (%sx = %c256, ...) { ... }
+    // becomes
+    scf.for %bx = %c0 to %n step %c1 { ... scf.for %tx = %c0 to %c256 step %c1 { ... } }
+    ```
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect"];
+}
+
 #endif // DT_CONVERSION_PASSES
