@@ -84,6 +84,8 @@ config.environment["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
 if config.dt_cuda_root:
     config.available_features.add("cuda-toolkit")
     config.environment["PATH"] = os.path.join(config.dt_cuda_root, "bin") + ":" + config.environment["PATH"]
+    # libdevice (math functions in kernels) is found through the toolkit root.
+    config.environment["CUDA_ROOT"] = config.dt_cuda_root
     config.substitutions.append(("%cuda_root", config.dt_cuda_root))
 sys.path.insert(0, os.path.join(config.dt_src_root, "test", "GPU"))
 import gpu_probe

@@ -69,14 +69,26 @@ int fail(const llvm::Twine &message) {
   return 1;
 }
 
-/// MLIR's NVVM serialization runs `ptxas` and `fatbinary` from PATH; they
-/// live in the CUDA toolkit's bin/ ($CUDA_HOME, else /usr/local/cuda).
+/// MLIR's NVVM serialization runs `ptxas` and `fatbinary` from PATH and
+/// links libdevice (the math functions) from the toolkit named by
+/// $CUDA_ROOT, $CUDA_HOME or $CUDA_PATH; without it `math.exp` would stay a
+/// call ptxas cannot resolve. The toolkit is $CUDA_HOME, else
+/// /usr/local/cuda.
 bool findCUDAToolkit(std::string &error) {
+  const char *home = std::getenv("CUDA_HOME");
+  std::string root = home ? home : "/usr/local/cuda";
+  if (!llvm::sys::fs::exists(root + "/nvvm/libdevice")) {
+    error = "--target=cuda needs the CUDA toolkit (ptxas, fatbinary, "
+            "libdevice): none in " + root + " (set CUDA_HOME)";
+    return false;
+  }
+  if (!std::getenv("CUDA_ROOT") && !std::getenv("CUDA_HOME") &&
+      !std::getenv("CUDA_PATH"))
+    ::setenv("CUDA_ROOT", root.c_str(), 1);
   if (llvm::sys::findProgramByName("ptxas") &&
       llvm::sys::findProgramByName("fatbinary"))
     return true;
-  const char *home = std::getenv("CUDA_HOME");
-  std::string bin = std::string(home ? home : "/usr/local/cuda") + "/bin";
+  std::string bin = root + "/bin";
   if (!llvm::sys::fs::can_execute(bin + "/ptxas")) {
     error = "--target=cuda needs the CUDA toolkit's ptxas and fatbinary: "
             "none on PATH, nor in " + bin + " (set CUDA_HOME)";

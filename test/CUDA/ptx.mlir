@@ -1,0 +1,75 @@
+// The PTX dt-lower-to-cuda makes for three representative kernels.
+// REQUIRES: cuda-toolkit
+// RUN: dt-opt %s -dt-lower-to-cuda=format=isa | FileCheck %s
+// RUN: dt-opt %s -dt-lower-to-cuda="format=isa gpu-arch=sm_100" | FileCheck %s --check-prefix=SM100
+
+// SM100: .target sm_100
+// SM100-NOT: .target sm_90
+
+// Fused elementwise: exp(x * y) over 1024x1024 in one kernel of 4096 blocks
+// of 256; thread t of block b takes element b * 256 + t (coalesced; the
+// bound check folds away, 256 divides the element count).
+// CHECK-LABEL: gpu.binary @main_kernel{{ }}
+// CHECK-SAME: chip = "sm_90"
+// CHECK-SAME: .target sm_90
+// CHECK-SAME: .entry main_kernel(
+// CHECK-SAME: .maxntid 256, 1, 1
+// CHECK-SAME: mov.u32 {{.*}}[[TID:%r[0-9]+]], %tid.x;
+// CHECK-SAME: mov.u32 {{.*}}[[BID:%r[0-9]+]], %ctaid.x;
+// CHECK-SAME: mov.u32 {{.*}}[[NTID:%r[0-9]+]], %ntid.x;
+// CHECK-SAME: mad.lo.s32 {{.*}}[[LIN:%r[0-9]+]], [[BID]], [[NTID]], [[TID]];
+// CHECK-SAME: mul.wide.u32 {{.*}}[[OFF:%rd[0-9]+]], [[LIN]], 4;
+// CHECK-SAME: ld.global.b32
+// CHECK-SAME: ld.global.b32
+// CHECK-SAME: mul.rn.f32
+// CHECK-SAME: ex2.approx
+// CHECK-SAME: st.global.b32
+
+// A row sum over 4096 columns: a block per row, strided loads, then
+// gpu.all_reduce: shuffles within warps and shared memory across them.
+// CHECK-LABEL: gpu.binary @main_kernel_1{{ }}
+// CHECK-SAME: ld.global.b32
+// CHECK-SAME: add.rn.f32
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: st.shared.b32
+// CHECK-SAME: bar.sync
+// CHECK-SAME: st.global.b32
+
+// A row max over 64 columns of 2048 rows: a warp per row, five shuffles,
+// no shared memory.
+// CHECK-LABEL: gpu.binary @main_kernel_3{{ }}
+// CHECK-SAME: ld.global.b32
+// CHECK-SAME: max.f32
+// CHECK-NOT: bar.sync
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-NOT: shfl.sync
+// CHECK-SAME: st.global.b32
+// CHECK-NOT: gpu.binary @main_kernel_4
+
+func.func @main(%x: tensor<1024x1024xf32>, %y: tensor<1024x1024xf32>,
+                %a: tensor<64x4096xf32>, %b: tensor<2048x64xf32>)
+    -> (tensor<1024x1024xf32>, tensor<64xf32>, tensor<2048xf32>) {
+  %m = arith.mulf %x, %y : tensor<1024x1024xf32>
+  %p = math.exp %m : tensor<1024x1024xf32>
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<64xf32>
+  %i1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
+  %s = linalg.reduce ins(%a : tensor<64x4096xf32>) outs(%i1 : tensor<64xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %t = arith.addf %in, %acc : f32
+      linalg.yield %t : f32
+    }
+  %ninf = arith.constant 0xFF800000 : f32
+  %e2 = tensor.empty() : tensor<2048xf32>
+  %i2 = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<2048xf32>) -> tensor<2048xf32>
+  %r = linalg.reduce ins(%b : tensor<2048x64xf32>) outs(%i2 : tensor<2048xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %t = arith.maxnumf %in, %acc : f32
+      linalg.yield %t : f32
+    }
+  return %p, %s, %r : tensor<1024x1024xf32>, tensor<64xf32>, tensor<2048xf32>
+}
