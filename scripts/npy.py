@@ -7,6 +7,10 @@
   npy.py rewrite IN OUT [--descr D] [--shape A,B] [--fortran] [--truncate N]
       Copies IN to OUT with a changed header or N bytes cut off the end:
       the malformed inputs of the fault tests.
+  npy.py compare DIR_A DIR_B [RTOL ATOL]
+      Compares every resultI.npy of DIR_A with DIR_B's, elementwise:
+      |a - b| <= ATOL * max|b| + RTOL * |b| (defaults 1e-4, 1e-5); prints
+      one line per result and "compare: PASS" or "compare: FAIL".
   npy.py pattern-run DT_RUN PROGRAM [DT_RUN_ARGS...]
       Writes every argument of the entry as a .npy of the values that
       dt-test-add-driver feeds mlir-runner ((7k mod 11) - 5, f32), runs
@@ -21,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-FORMATS = {"<f4": "f", "<f8": "d", "<i4": "i", "<i8": "q"}
+FORMATS = {"<f4": "f", "<f8": "d", "<i4": "i", "<i8": "q", "<f2": "e"}
 
 
 def read(path):
@@ -48,6 +52,10 @@ def write(path, header, payload):
 
 def values(path):
     header, payload = read(path)
+    if header["descr"] == "<V2":  # bfloat16, dt's convention
+        count = len(payload) // 2
+        halves = struct.unpack(f"<{count}H", payload[:2 * count])
+        return [struct.unpack("<f", struct.pack("<I", h << 16))[0] for h in halves]
     code = FORMATS[header["descr"]]
     count = len(payload) // struct.calcsize(code)
     return struct.unpack(f"<{count}{code}", payload[:count * struct.calcsize(code)])
@@ -122,8 +130,31 @@ def cmd_pattern_run(args):
             cmd_print([os.path.join(out, f"result{i}.npy")])
 
 
+def cmd_compare(args):
+    a_dir, b_dir = args[0], args[1]
+    rtol = float(args[2]) if len(args) > 2 else 1e-4
+    atol = float(args[3]) if len(args) > 3 else 1e-5
+    names = sorted(n for n in os.listdir(b_dir) if n.startswith("result"))
+    ok = bool(names)
+    for name in names:
+        a, b = values(os.path.join(a_dir, name)), values(os.path.join(b_dir, name))
+        if len(a) != len(b):
+            print(f"{name}: {len(a)} vs {len(b)} elements: MISMATCH")
+            ok = False
+            continue
+        scale = max((abs(y) for y in b), default=0.0)
+        worst = max((abs(x - y) for x, y in zip(a, b)), default=0.0)
+        bad = sum(1 for x, y in zip(a, b) if not abs(x - y) <= atol * scale + rtol * abs(y))
+        print(f"{name}: max abs err {worst:.3g} (max|ref| {scale:.3g}): "
+              f"{'ok' if bad == 0 else f'{bad} beyond tolerance: MISMATCH'}")
+        ok = ok and bad == 0
+    print(f"compare: {'PASS' if ok else 'FAIL'}")
+    sys.exit(0 if ok else 1)
+
+
 def main():
-    commands = {"print": cmd_print, "rewrite": cmd_rewrite, "pattern-run": cmd_pattern_run}
+    commands = {"print": cmd_print, "rewrite": cmd_rewrite, "pattern-run": cmd_pattern_run,
+                "compare": cmd_compare}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(__doc__)
     commands[sys.argv[1]](sys.argv[2:])

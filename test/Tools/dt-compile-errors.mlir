@@ -4,7 +4,7 @@
 // RUN: not dt-compile %s -o %t.so 2>&1 | FileCheck %s
 // RUN: not test -e %t.so
 // RUN: not dt-compile %s --target=tpu -o %t.so 2>&1 | FileCheck %s --check-prefix=TARGET
-// TARGET: dt-compile: --target=tpu is not available yet; this build compiles for --target=cpu
+// TARGET: dt-compile: --target=tpu: expected cpu or cuda
 // RUN: not dt-compile %t.missing.mlir -o %t.so 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: dt-compile: cannot open input file '{{.*}}missing.mlir'
 // RUN: not dt-compile %s 2>&1 | FileCheck %s --check-prefix=OUTPUT

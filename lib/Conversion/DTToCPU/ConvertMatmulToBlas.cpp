@@ -14,6 +14,26 @@ using namespace mlir;
 using namespace mlir::dt;
 
 namespace {
+/// For a linalg.matmul with explicit indexing maps: whether it reads A
+/// and B transposed (A as (k, m), B as (n, k)), when that is all the maps
+/// change.
+std::optional<std::pair<bool, bool>> transposedOperands(linalg::LinalgOp op) {
+  MLIRContext *ctx = op->getContext();
+  AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
+             k = getAffineDimExpr(2, ctx);
+  auto map = [&](AffineExpr a, AffineExpr b) {
+    return AffineMap::get(3, 0, {a, b}, ctx);
+  };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps.size() != 3 || maps[2] != map(m, n))
+    return std::nullopt;
+  bool transposeA = maps[0] == map(k, m), transposeB = maps[1] == map(n, k);
+  if ((!transposeA && maps[0] != map(m, k)) ||
+      (!transposeB && maps[1] != map(k, n)))
+    return std::nullopt;
+  return std::make_pair(transposeA, transposeB);
+}
+
 struct ConvertMatmulToBlasPass
     : public mlir::dt::impl::ConvertMatmulToBlasPassBase<
           ConvertMatmulToBlasPass> {
@@ -27,19 +47,24 @@ struct ConvertMatmulToBlasPass
           << library << "' (expected blas or cublaslt)";
       return signalPassFailure();
     }
-    SmallVector<linalg::LinalgOp> candidates;
+    // Each candidate, with which of A and B it reads transposed.
+    SmallVector<std::tuple<linalg::LinalgOp, bool, bool>> candidates;
     module.walk([&](linalg::LinalgOp op) {
       if (!op.hasPureBufferSemantics())
         return;
       if (auto matmul = dyn_cast<linalg::MatmulOp>(*op)) {
-        if (!matmul.hasUserDefinedMaps())
-          candidates.push_back(op);
+        if (!matmul.hasUserDefinedMaps()) {
+          candidates.emplace_back(op, false, false);
+          return;
+        }
+        if (std::optional<std::pair<bool, bool>> t = transposedOperands(op))
+          candidates.emplace_back(op, t->first, t->second);
       } else if (auto batch = dyn_cast<linalg::BatchMatmulOp>(*op)) {
         if (!batch.hasUserDefinedMaps())
-          candidates.push_back(op);
+          candidates.emplace_back(op, false, false);
       }
     });
-    for (linalg::LinalgOp op : candidates) {
+    for (auto [op, transposeA, transposeB] : candidates) {
       Type element = getElementTypeOrSelf(op->getOperand(0).getType());
       bool sameTypes = llvm::all_of(op->getOperandTypes(), [&](Type t) {
         return getElementTypeOrSelf(t) == element;
@@ -55,9 +80,16 @@ struct ConvertMatmulToBlasPass
       OpBuilder b(op);
       auto unranked = UnrankedMemRefType::get(element, 0);
       SmallVector<Value> args;
-      for (Value operand : op->getOperands())
-        args.push_back(
-            b.create<memref::CastOp>(op.getLoc(), unranked, operand));
+      for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+        // A transposed operand goes as a transposed view: the library reads
+        // its strides (columns contiguous) and flips the op.
+        if ((i == 0 && transposeA) || (i == 1 && transposeB))
+          operand = memref::TransposeOp::create(
+              b, op.getLoc(), operand,
+              AffineMapAttr::get(AffineMap::getPermutationMap(
+                  ArrayRef<unsigned>{1, 0}, b.getContext())));
+        args.push_back(memref::CastOp::create(b, op.getLoc(), unranked, operand));
+      }
       func::FuncOp callee = getOrInsertRuntimeFunction(
           module, name,
           b.getFunctionType({unranked, unranked, unranked}, {}));

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Builds, here, everything scripts/gpu-check.sh needs on a GPU machine that
+# has the CUDA driver, CUDA libraries and NCCL but no LLVM/MLIR, no Abseil
+# and no network: dt-run with the libraries a bare machine lacks, the CUDA
+# runtime, CUDA and CPU artifacts of every test and benchmark program, the
+# hand-written CUDA baseline, and lit. Output: build/gpu-bundle (carry it;
+# at most 64 MiB).
+#
+#   scripts/gpu-bundle.sh [BUILD_DIR]
+set -euo pipefail
+build=${1:-build}
+out=$build/gpu-bundle
+root=$(cd "$(dirname "$0")/.." && pwd)
+cuda=${CUDA_HOME:-/usr/local/cuda}
+
+ninja -C "$build" dt-run dt-compile dt_runtime dt_runtime_cuda
+rm -rf "$out"
+mkdir -p "$out"/{bin,lib,artifacts/cuda,artifacts/cpu,bench}
+
+cp "$build/bin/dt-run" "$out/bin/"
+cp "$build/lib/libdt_runtime.so" "$build/lib/libdt_runtime_cuda.so" "$out/lib/"
+# What dt-run and the runtimes link that a bare machine lacks (Abseil,
+# OpenBLAS, Open MPI and theirs); the C/C++ runtime and the CUDA libraries
+# are the machine's own.
+ldd "$out/bin/dt-run" "$out"/lib/*.so | awk '/=> \//{print $3}' | sort -u |
+  while read -r lib; do
+    case $(basename "$lib") in
+      libc.so*|libm.so*|libstdc++*|libgcc_s*|ld-linux*|libpthread*|libdl.so*|librt.so*) ;;
+      libcuda.so*|libnccl*|libcublas*|libcudart*) ;;
+      *) cp -L "$lib" "$out/lib/" ;;
+    esac
+  done
+
+# The artifacts: CUDA, and CPU to compare with. Host code for a CPU every
+# x86-64 server of the last decade has (the GPU machine's CPU is not this one).
+programs=(
+  python-free-examples/mlp_tp python-free-examples/mlp_tp_typed
+  python-free-examples/train_step_dp_tp python-free-examples/transformer_block
+  test/Execution/collectives test/Execution/dp_step test/Execution/dtypes
+  test/Execution/mesh3d test/Execution/op-families test/Execution/partial-inputs
+  test/Execution/reductions test/Execution/two_axes test/Execution/uneven
+  test/Execution/uneven-2d test/Execution/uneven-nested)
+python3 "$root/bench/gen_gpu_programs.py" "$out/bench"
+for p in "${programs[@]}" "$out"/bench/*.mlir; do
+  src=$p; [[ $src == *.mlir ]] || src=$root/$p.mlir
+  name=$(basename "$src" .mlir)
+  "$build/bin/dt-compile" --target=cuda --mcpu=x86-64-v3 "$src" -o "$out/artifacts/cuda/$name.so" &
+  "$build/bin/dt-compile" --mcpu=x86-64-v3 "$src" -o "$out/artifacts/cpu/$name.so" &
+  wait
+done
+
+# The hand-written CUDA baseline of the benchmarks.
+"$cuda/bin/nvcc" -O3 -std=c++17 -arch=sm_90 -o "$out/bench/gpu-baseline" \
+  "$root/bench/gpu_baseline.cu" -lcublasLt -lcuda
+
+# lit, which is Python (the GPU machine has no LLVM packages).
+cp -r /usr/lib/llvm-22/utils/lit/lit "$out/lit"
+
+size=$(du -sm "$out" | cut -f1)
+echo "gpu-bundle: $out, ${size} MiB"
+if (( size > 64 )); then
+  echo "gpu-bundle: over the 64 MiB a device call carries" >&2
+  exit 1
+fi
