@@ -116,7 +116,8 @@ LogicalResult mlir::dt::buildLowerToCUDAPipeline(
                              pm);
   std::string pipeline =
       bufferizationPipeline(entryPrefix, "cublaslt") + kernels +
-      ",canonicalize,gpu-launch-sink-index-computations,"
+      ",canonicalize,gpu-launch-sink-index-computations,gpu-kernel-outlining,"
+      "dt-merge-gpu-modules,"
       "gpu-lower-to-nvvm-pipeline{cubin-chip=" +
       target.arch + " cubin-features=" + ptxFeaturesFor(target.arch) +
       " cubin-format=" + target.format + " opt-level=3}";

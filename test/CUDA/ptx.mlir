@@ -9,16 +9,18 @@
 // Fused elementwise: exp(x * y) over 1024x1024 in one kernel of 4096 blocks
 // of 256; thread t of block b takes element b * 256 + t (coalesced; the
 // bound check folds away, 256 divides the element count).
-// CHECK-LABEL: gpu.binary @main_kernel{{ }}
+// All kernels are in one module (dt-merge-gpu-modules), compiled once.
+// CHECK: gpu.binary @dt_kernels
+// CHECK-NOT: gpu.binary
 // CHECK-SAME: chip = "sm_90"
 // CHECK-SAME: .target sm_90
 // CHECK-SAME: .entry main_kernel(
 // CHECK-SAME: .maxntid 256, 1, 1
-// CHECK-SAME: mov.u32 {{.*}}[[TID:%r[0-9]+]], %tid.x;
-// CHECK-SAME: mov.u32 {{.*}}[[BID:%r[0-9]+]], %ctaid.x;
-// CHECK-SAME: mov.u32 {{.*}}[[NTID:%r[0-9]+]], %ntid.x;
-// CHECK-SAME: mad.lo.s32 {{.*}}[[LIN:%r[0-9]+]], [[BID]], [[NTID]], [[TID]];
-// CHECK-SAME: mul.wide.u32 {{.*}}[[OFF:%rd[0-9]+]], [[LIN]], 4;
+// CHECK-SAME: mov.u32 {{[^%]*}}[[TID:%r[0-9]+]], %tid.x;
+// CHECK-SAME: mov.u32 {{[^%]*}}[[BID:%r[0-9]+]], %ctaid.x;
+// CHECK-SAME: mov.u32 {{[^%]*}}[[NTID:%r[0-9]+]], %ntid.x;
+// CHECK-SAME: mad.lo.s32 {{[^%]*}}[[LIN:%r[0-9]+]], [[BID]], [[NTID]], [[TID]];
+// CHECK-SAME: mul.wide.u32 {{[^%]*}}[[OFF:%rd[0-9]+]], [[LIN]], 4;
 // CHECK-SAME: ld.global.b32
 // CHECK-SAME: ld.global.b32
 // CHECK-SAME: mul.rn.f32
@@ -27,7 +29,7 @@
 
 // A row sum over 4096 columns: a block per row, strided loads, then
 // gpu.all_reduce: shuffles within warps and shared memory across them.
-// CHECK-LABEL: gpu.binary @main_kernel_1{{ }}
+// CHECK-SAME: .entry main_kernel_1(
 // CHECK-SAME: ld.global.b32
 // CHECK-SAME: add.rn.f32
 // CHECK-SAME: shfl.sync.bfly.b32
@@ -37,7 +39,7 @@
 
 // A row max over 64 columns of 2048 rows: a warp per row, five shuffles,
 // no shared memory.
-// CHECK-LABEL: gpu.binary @main_kernel_3{{ }}
+// CHECK-SAME: .entry main_kernel_3(
 // CHECK-SAME: ld.global.b32
 // CHECK-SAME: max.f32
 // CHECK-NOT: bar.sync
@@ -48,7 +50,7 @@
 // CHECK-SAME: shfl.sync.bfly.b32
 // CHECK-NOT: shfl.sync
 // CHECK-SAME: st.global.b32
-// CHECK-NOT: gpu.binary @main_kernel_4
+// CHECK-NOT: .entry
 
 func.func @main(%x: tensor<1024x1024xf32>, %y: tensor<1024x1024xf32>,
                 %a: tensor<64x4096xf32>, %b: tensor<2048x64xf32>)

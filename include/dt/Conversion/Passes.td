@@ -221,6 +221,28 @@ def GPUReductionKernelsPass : Pass<"dt-gpu-reduction-kernels", "ModuleOp"> {
                            "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
 
+def MergeGPUModulesPass : Pass<"dt-merge-gpu-modules", "ModuleOp"> {
+  let summary = "Puts every outlined kernel in one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` makes one `gpu.module` per launch, and each
+    module is compiled (ptxas, fatbinary) and loaded on its own. This pass
+    moves every kernel into one module, `dt_kernels`, named after the
+    module it came from, and points the launches at it: one compilation and
+    one module load per program.
+
+    ```mlir
+    gpu.module @main_kernel { gpu.func @main_kernel(...) kernel { ... } }
+    gpu.module @main_kernel_0 { gpu.func @main_kernel(...) kernel { ... } }
+    // become
+    gpu.module @dt_kernels {
+      gpu.func @main_kernel(...) kernel { ... }
+      gpu.func @main_kernel_0(...) kernel { ... }
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
 def EmulateGPUOnCPUPass : Pass<"dt-emulate-gpu-on-cpu", "ModuleOp"> {
   let summary = "Runs the CUDA lowering's kernels as CPU loops (testing without a GPU)";
   let description = [{
