@@ -24,6 +24,7 @@ if not bin_dir or not artifacts:
     lit_config.fatal("pass --param bin=DIR (dt-run) and --param artifacts=DIR")
 bin_dir, artifacts = os.path.abspath(bin_dir), os.path.abspath(artifacts)
 config.test_exec_root = os.path.join(artifacts, "test-output")
+os.makedirs(config.test_exec_root, exist_ok=True)
 
 sys.path.insert(0, config.test_source_root)
 import gpu_probe

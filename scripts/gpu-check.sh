@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The GPU checks, in one call on a machine with a GPU, the CUDA driver, CUDA
+# libraries and NCCL but no LLVM/MLIR and no network. Everything comes from
+# the bundle scripts/gpu-bundle.sh builds beforehand (carry build/gpu-bundle).
+# Runs the GPU lit tests (test/GPU) and the benchmarks (bench/gpu.py) and
+# writes their output to $OUT/gpu-check.txt (build/gpu-check without $OUT).
+#
+#   scripts/gpu-check.sh
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bundle=${DT_GPU_BUNDLE:-$root/build/gpu-bundle}
+out=${OUT:-$root/build/gpu-check}
+mkdir -p "$out"
+summary=$out/gpu-check.txt
+if [[ ! -x $bundle/bin/dt-run ]]; then
+  echo "gpu-check: no bundle at $bundle: run scripts/gpu-bundle.sh where LLVM is, and carry build/gpu-bundle" >&2
+  exit 2
+fi
+
+# Libraries: the bundle's; cuBLASLt from the CUDA toolkit or PyTorch's
+# wheels; NCCL likewise (PyTorch's nvidia-nccl).
+libs=$bundle/lib
+for dir in "${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+  [[ -d $dir ]] && libs=$libs:$dir
+done
+wheels=$(python3 - <<'PY' 2>/dev/null
+import importlib, os
+dirs = []
+for name in ("nvidia.nccl", "nvidia.cublas", "nvidia.cuda_runtime", "nvidia.cu13"):
+    try:
+        for path in importlib.import_module(name).__path__:
+            for sub in ("lib", "lib64"):
+                if os.path.isdir(os.path.join(path, sub)):
+                    dirs.append(os.path.join(path, sub))
+    except Exception:
+        pass
+print(":".join(dirs))
+PY
+)
+export LD_LIBRARY_PATH=$libs${wheels:+:$wheels}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+status=0
+{
+  echo "== machine"
+  date -u
+  nvidia-smi -L 2>&1 || echo "nvidia-smi: not available"
+  echo "== libraries the CUDA runtime resolves"
+  ldd "$bundle/lib/libdt_runtime_cuda.so" | grep -E 'libcuda|nccl|cublas|not found'
+  echo "== GPU tests (test/GPU)"
+  python3 -c "import sys; sys.path.insert(0, '$bundle'); from lit.main import main; main()" \
+    -sv "$root/test/GPU" --param bin="$bundle/bin" --param artifacts="$bundle/artifacts" ||
+    status=1
+  echo "== benchmarks (bench/gpu.py)"
+  python3 "$root/bench/gpu.py" --bundle "$bundle" || status=1
+  echo "== gpu-check: exit $status"
+  exit "$status"
+} 2>&1 | tee "$summary"
+exit "${PIPESTATUS[0]}"
