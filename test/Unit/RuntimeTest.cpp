@@ -5,6 +5,8 @@
 #include "dt/Runtime/Tensor.h"
 #include "dt/Sharding/ShardLayout.h"
 
+#include "cuda/GemmPlan.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -196,3 +198,77 @@ TEST(Layout, SeededValuesDoNotDependOnTheMesh) {
   }
 }
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// The CUDA matmul's column-major formulation (runtime/lib/cuda/GemmPlan.h),
+// checked against BLAS semantics on the CPU: no GPU needed.
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Element (i, j) of op(X), X stored column-major as `s` describes.
+double opAt(const cuda::StoredMatrix &s, const std::vector<double> &x,
+            int64_t i, int64_t j) {
+  return s.transpose ? x[j + i * s.ld] : x[i + j * s.ld];
+}
+} // namespace
+
+TEST(GemmPlan, ColumnMajorGemmComputesTheRowMajorProduct) {
+  std::mt19937 rng(7);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  for (int trial = 0; trial < 300; ++trial) {
+    int64_t m = pick(1, 9), n = pick(1, 9), k = pick(1, 9);
+    // A row-major r x c operand: rows contiguous, or a transposed view
+    // (columns contiguous), with a padded leading dimension.
+    auto operand = [&](int64_t r, int64_t c, bool columns, std::vector<double> &data) {
+      int64_t pad = pick(0, 3);
+      cuda::RowMajorOperand op =
+          columns ? cuda::RowMajorOperand{r, c, 1, r + pad}
+                  : cuda::RowMajorOperand{r, c, c + pad, 1};
+      data.assign(columns ? (r + pad) * c : r * (c + pad), 0.0);
+      for (double &v : data)
+        v = pick(-9, 9);
+      return op;
+    };
+    std::vector<double> a, b, c;
+    cuda::RowMajorOperand ra = operand(m, k, pick(0, 1), a);
+    cuda::RowMajorOperand rb = operand(k, n, pick(0, 1), b);
+    cuda::RowMajorOperand rc = operand(m, n, false, c);
+    std::vector<double> want = c;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t p = 0; p < k; ++p)
+          want[i * rc.s0 + j] += a[i * ra.s0 + p * ra.s1] * b[p * rb.s0 + j * rb.s1];
+
+    std::optional<cuda::ColumnMajorGemm> g = cuda::planColumnMajorGemm(ra, rb, rc);
+    ASSERT_TRUE(g) << trial;
+    // The shapes must agree as cuBLASLt checks them: op(first) is M x K,
+    // op(second) K x N, the result M x N.
+    int64_t M = g->result.rows, N = g->result.cols;
+    auto opRows = [](const cuda::StoredMatrix &s) { return s.transpose ? s.cols : s.rows; };
+    auto opCols = [](const cuda::StoredMatrix &s) { return s.transpose ? s.rows : s.cols; };
+    ASSERT_EQ(opRows(g->first), M);
+    ASSERT_EQ(opCols(g->first), opRows(g->second));
+    ASSERT_EQ(opCols(g->second), N);
+    ASSERT_EQ(opCols(g->first), k);
+    // D = op(first) op(second) + C, column-major, on the same memory: B's
+    // data is `first`, A's `second`, C's `result`.
+    std::vector<double> got = c;
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double sum = 0;
+        for (int64_t p = 0; p < k; ++p)
+          sum += opAt(g->first, b, i, p) * opAt(g->second, a, p, j);
+        got[i + j * g->result.ld] += sum;
+      }
+    EXPECT_EQ(got, want) << "trial " << trial << ": " << m << "x" << k << " by "
+                         << k << "x" << n;
+  }
+}
+
+TEST(GemmPlan, RejectsLayoutsItCannotReadInPlace) {
+  // Neither rows nor columns contiguous; a transposed result.
+  EXPECT_FALSE(cuda::planColumnMajorGemm({4, 4, 8, 2}, {4, 4, 4, 1}, {4, 4, 4, 1}));
+  EXPECT_FALSE(cuda::planColumnMajorGemm({4, 4, 4, 1}, {4, 4, 4, 1}, {4, 4, 1, 4}));
+}

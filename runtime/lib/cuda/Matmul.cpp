@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Device.h"
+#include "GemmPlan.h"
 
 #include "dt/runtime.h"
 
@@ -25,25 +26,6 @@
 
 namespace dt::rt::cuda {
 namespace {
-
-struct Operand {
-  int64_t rows, cols, ld;
-  bool transposed; ///< Columns contiguous (stored as the transpose).
-};
-
-/// The 2-D layout of a matrix with strides (s0, s1); false when cuBLASLt
-/// cannot read it in place.
-bool operand(int64_t rows, int64_t cols, int64_t s0, int64_t s1, Operand &op) {
-  if (s1 == 1 && s0 >= std::max<int64_t>(cols, 1)) {
-    op = {rows, cols, s0, false};
-    return true;
-  }
-  if (s0 == 1 && s1 >= std::max<int64_t>(rows, 1)) {
-    op = {rows, cols, s1, true};
-    return true;
-  }
-  return false;
-}
 
 struct TypeInfo {
   cudaDataType_t data;
@@ -114,11 +96,12 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
     return absl::OkStatus();
   if (k == 0)
     return absl::OkStatus(); // C += nothing.
-  Operand oa, ob, oc;
   int d = batchDims;
-  if (!operand(m, k, strides(a)[d], strides(a)[d + 1], oa) ||
-      !operand(k, n, strides(b)[d], strides(b)[d + 1], ob) ||
-      !operand(m, n, strides(c)[d], strides(c)[d + 1], oc) || oc.transposed)
+  std::optional<ColumnMajorGemm> gemm = planColumnMajorGemm(
+      {m, k, strides(a)[d], strides(a)[d + 1]},
+      {k, n, strides(b)[d], strides(b)[d + 1]},
+      {m, n, strides(c)[d], strides(c)[d + 1]});
+  if (!gemm)
     return absl::UnimplementedError(
         "a GPU matmul operand has a layout cuBLASLt cannot read in place "
         "(neither rows nor columns contiguous, or a transposed result)");
@@ -127,31 +110,31 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
 
   static thread_local absl::flat_hash_map<ProblemKey, std::unique_ptr<Plan>>
       plans;
-  ProblemKey key{static_cast<int>(type.data), m, n, k, oa.ld, ob.ld, oc.ld,
-                 oa.transposed, ob.transposed, batches, sa, sb, sc};
+  const StoredMatrix &first = gemm->first, &second = gemm->second,
+                     &result = gemm->result;
+  ProblemKey key{static_cast<int>(type.data), m, n, k, second.ld, first.ld,
+                 result.ld, second.transpose, first.transpose, batches, sa, sb,
+                 sc};
   std::unique_ptr<Plan> &plan = plans[key];
   if (!plan) {
     auto fresh = std::make_unique<Plan>();
     DT_LT(cublasLtMatmulDescCreate(&fresh->desc, type.compute, type.scale));
-    // Column-major: C^T (n x m) = B^T (n x k) * A^T (k x m). A row-major
-    // operand is its transpose in column-major order (op N on the stored
-    // matrix); a column-contiguous one needs op T.
-    cublasOperation_t opB = ob.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
-    cublasOperation_t opA = oa.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t opFirst = first.transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t opSecond = second.transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
     DT_LT(cublasLtMatmulDescSetAttribute(fresh->desc, CUBLASLT_MATMUL_DESC_TRANSA,
-                                         &opB, sizeof(opB)));
+                                         &opFirst, sizeof(opFirst)));
     DT_LT(cublasLtMatmulDescSetAttribute(fresh->desc, CUBLASLT_MATMUL_DESC_TRANSB,
-                                         &opA, sizeof(opA)));
-    // Stored shapes (column-major): B^T is n x k (op N) or k x n (op T).
-    if (absl::Status s = layout(fresh->a, type.data, ob.transposed ? k : n,
-                                ob.transposed ? n : k, ob.ld, batches, sb);
+                                         &opSecond, sizeof(opSecond)));
+    if (absl::Status s = layout(fresh->a, type.data, first.rows, first.cols,
+                                first.ld, batches, sb);
         !s.ok())
       return s;
-    if (absl::Status s = layout(fresh->b, type.data, oa.transposed ? m : k,
-                                oa.transposed ? k : m, oa.ld, batches, sa);
+    if (absl::Status s = layout(fresh->b, type.data, second.rows, second.cols,
+                                second.ld, batches, sa);
         !s.ok())
       return s;
-    if (absl::Status s = layout(fresh->c, type.data, n, m, oc.ld, batches, sc);
+    if (absl::Status s = layout(fresh->c, type.data, result.rows, result.cols,
+                                result.ld, batches, sc);
         !s.ok())
       return s;
     cublasLtMatmulPreference_t preference;
