@@ -93,7 +93,7 @@ struct ConvertMatmulToBlasPass
       func::FuncOp callee = getOrInsertRuntimeFunction(
           module, name,
           b.getFunctionType({unranked, unranked, unranked}, {}));
-      b.create<func::CallOp>(op.getLoc(), callee, args);
+      func::CallOp::create(b, op.getLoc(), callee, args);
       op->erase();
       ++numBlasCalls;
     }

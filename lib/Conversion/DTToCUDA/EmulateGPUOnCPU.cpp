@@ -38,14 +38,14 @@ struct EmulateGPUOnCPUPass
     for (Operation *op : memoryOps) {
       OpBuilder b(op);
       if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
-        Value host = b.create<memref::AllocOp>(
+        Value host = memref::AllocOp::create(b, 
             op->getLoc(), alloc.getType(), alloc.getDynamicSizes(),
             alloc.getSymbolOperands());
         alloc.getMemref().replaceAllUsesWith(host);
       } else if (auto dealloc = dyn_cast<gpu::DeallocOp>(op)) {
-        b.create<memref::DeallocOp>(op->getLoc(), dealloc.getMemref());
+        memref::DeallocOp::create(b, op->getLoc(), dealloc.getMemref());
       } else if (auto copy = dyn_cast<gpu::MemcpyOp>(op)) {
-        b.create<memref::CopyOp>(op->getLoc(), copy.getSrc(), copy.getDst());
+        memref::CopyOp::create(b, op->getLoc(), copy.getSrc(), copy.getDst());
       }
       if (Value token = cast<gpu::AsyncOpInterface>(op).getAsyncToken();
           token && !token.use_empty()) {
@@ -80,8 +80,8 @@ struct EmulateGPUOnCPUPass
                               "cooperate cannot run one thread at a time");
     OpBuilder b(launch);
     Location loc = launch.getLoc();
-    Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
-    Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
     gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
     gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
     IRMapping mapping;
@@ -99,7 +99,7 @@ struct EmulateGPUOnCPUPass
                    bounds))
       mapping.map(arg, value);
     for (auto [id, bound] : llvm::zip(ids, bounds)) {
-      auto loop = b.create<scf::ForOp>(loc, zero, bound, one);
+      auto loop = scf::ForOp::create(b, loc, zero, bound, one);
       mapping.map(id, loop.getInductionVar());
       b.setInsertionPoint(loop.getBody()->getTerminator());
     }

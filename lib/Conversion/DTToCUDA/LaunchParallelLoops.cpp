@@ -75,13 +75,13 @@ struct LaunchParallelLoopsPass
   /// A launch of `blocks` x `threads` (x only), built before `at`.
   gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, Value blocks,
                              Value threads) {
-    Value one = b.create<arith::ConstantIndexOp>(loc, 1);
-    auto launch = b.create<gpu::LaunchOp>(
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    auto launch = gpu::LaunchOp::create(b, 
         loc, blocks, one, one, threads, one, one,
         /*dynamicSharedMemorySize=*/nullptr,
         gpu::AsyncTokenType::get(b.getContext()), rankStreamToken(b, loc));
     OpBuilder inner = OpBuilder::atBlockEnd(&launch.getBody().front());
-    inner.create<gpu::TerminatorOp>(loc);
+    gpu::TerminatorOp::create(inner, loc);
     return launch;
   }
 
@@ -89,48 +89,48 @@ struct LaunchParallelLoopsPass
     OpBuilder b(loop);
     Location loc = loop.getLoc();
     auto index = [&](int64_t v) -> Value {
-      return b.create<arith::ConstantIndexOp>(loc, v);
+      return arith::ConstantIndexOp::create(b, loc, v);
     };
     // Trip count of each dim, and of the whole space.
     SmallVector<Value> counts;
     Value total = index(1);
     for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
                                          loop.getUpperBound(), loop.getStep())) {
-      Value span = b.create<arith::SubIOp>(loc, ub, lb);
-      Value count = b.create<arith::CeilDivSIOp>(loc, span, step);
+      Value span = arith::SubIOp::create(b, loc, ub, lb);
+      Value count = arith::CeilDivSIOp::create(b, loc, span, step);
       Value zero = index(0);
-      count = b.create<arith::MaxSIOp>(loc, count, zero);
+      count = arith::MaxSIOp::create(b, loc, count, zero);
       counts.push_back(count);
-      total = b.create<arith::MulIOp>(loc, total, count);
+      total = arith::MulIOp::create(b, loc, total, count);
     }
     Value threads = index(blockSize);
-    Value blocks = b.create<arith::CeilDivSIOp>(loc, total, threads);
+    Value blocks = arith::CeilDivSIOp::create(b, loc, total, threads);
     // A launch of zero blocks is an error in CUDA; an empty space runs one
     // block whose threads all fail the bound check.
-    blocks = b.create<arith::MaxSIOp>(loc, blocks, index(1));
+    blocks = arith::MaxSIOp::create(b, loc, blocks, index(1));
     gpu::LaunchOp launch = createLaunch(b, loc, blocks, threads);
 
     b.setInsertionPointToStart(&launch.getBody().front());
-    Value linear = b.create<arith::AddIOp>(
+    Value linear = arith::AddIOp::create(b, 
         loc,
-        b.create<arith::MulIOp>(loc, launch.getBlockIds().x,
+        arith::MulIOp::create(b, loc, launch.getBlockIds().x,
                                 launch.getBlockSize().x),
         launch.getThreadIds().x);
     Value inBounds =
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, linear, total);
-    auto guard = b.create<scf::IfOp>(loc, inBounds, /*withElse=*/false);
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear, total);
+    auto guard = scf::IfOp::create(b, loc, inBounds, /*withElse=*/false);
     b.setInsertionPointToStart(guard.thenBlock());
     // Innermost dim fastest.
     IRMapping mapping;
     Value rest = linear;
     for (int64_t d = counts.size() - 1; d >= 0; --d) {
       Value coord = d == 0 ? rest
-                           : b.create<arith::RemUIOp>(loc, rest, counts[d]);
+                           : arith::RemUIOp::create(b, loc, rest, counts[d]);
       if (d != 0)
-        rest = b.create<arith::DivUIOp>(loc, rest, counts[d]);
-      Value iv = b.create<arith::AddIOp>(
+        rest = arith::DivUIOp::create(b, loc, rest, counts[d]);
+      Value iv = arith::AddIOp::create(b, 
           loc, loop.getLowerBound()[d],
-          b.create<arith::MulIOp>(loc, coord, loop.getStep()[d]));
+          arith::MulIOp::create(b, loc, coord, loop.getStep()[d]));
       mapping.map(loop.getInductionVars()[d], iv);
     }
     for (Operation &op : loop.getBody()->without_terminator())
@@ -142,7 +142,7 @@ struct LaunchParallelLoopsPass
   void launchSingleThread(Operation *nest) {
     OpBuilder b(nest);
     Location loc = nest->getLoc();
-    Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
     gpu::LaunchOp launch = createLaunch(b, loc, one, one);
     nest->moveBefore(launch.getBody().front().getTerminator());
   }

@@ -21,7 +21,7 @@ using namespace mlir::dt;
 
 Value mlir::dt::rankStreamToken(OpBuilder &b, Location loc) {
   Type token = gpu::AsyncTokenType::get(b.getContext());
-  return b.create<gpu::WaitOp>(loc, token, ValueRange()).getAsyncToken();
+  return gpu::WaitOp::create(b, loc, token, ValueRange()).getAsyncToken();
 }
 
 namespace {
@@ -40,12 +40,12 @@ struct MemoryToGPUPass
         return;
       OpBuilder b(op);
       Location loc = op->getLoc();
-      Value one = b.create<arith::ConstantIndexOp>(loc, 1);
-      auto launch = b.create<gpu::LaunchOp>(
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      auto launch = gpu::LaunchOp::create(b, 
           loc, one, one, one, one, one, one, /*dynamicSharedMemorySize=*/nullptr,
           gpu::AsyncTokenType::get(b.getContext()), rankStreamToken(b, loc));
-      OpBuilder::atBlockEnd(&launch.getBody().front())
-          .create<gpu::TerminatorOp>(loc);
+      OpBuilder inner = OpBuilder::atBlockEnd(&launch.getBody().front());
+      gpu::TerminatorOp::create(inner, loc);
       op->moveBefore(launch.getBody().front().getTerminator());
     });
 
@@ -61,37 +61,37 @@ struct MemoryToGPUPass
       OpBuilder b(op);
       Location loc = op->getLoc();
       if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-        auto device = b.create<gpu::AllocOp>(
+        auto device = gpu::AllocOp::create(b, 
             loc, alloc.getType(), token, rankStreamToken(b, loc),
             alloc.getDynamicSizes(), alloc.getSymbolOperands(),
             /*hostShared=*/false);
         alloc.replaceAllUsesWith(device.getMemref());
         alloc.erase();
       } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
-        b.create<gpu::DeallocOp>(loc, token, rankStreamToken(b, loc),
+        gpu::DeallocOp::create(b, loc, token, rankStreamToken(b, loc),
                                  dealloc.getMemref());
         dealloc.erase();
       } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
         auto source = cast<MemRefType>(copy.getSource().getType());
         auto target = cast<MemRefType>(copy.getTarget().getType());
         if (isContiguous(source) && isContiguous(target))
-          b.create<gpu::MemcpyOp>(loc, token, rankStreamToken(b, loc),
+          gpu::MemcpyOp::create(b, loc, token, rankStreamToken(b, loc),
                                   copy.getTarget(), copy.getSource());
         else
-          b.create<linalg::CopyOp>(loc, copy.getSource(), copy.getTarget());
+          linalg::CopyOp::create(b, loc, copy.getSource(), copy.getTarget());
         copy.erase();
       } else if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
         // The constant's host copy feeds a device copy made here and freed
         // at the end of the block.
         b.setInsertionPointAfter(global);
-        auto device = b.create<gpu::AllocOp>(
+        auto device = gpu::AllocOp::create(b, 
             loc, global.getType(), token, rankStreamToken(b, loc),
             ValueRange(), ValueRange(), false);
         global.getResult().replaceAllUsesWith(device.getMemref());
-        b.create<gpu::MemcpyOp>(loc, token, rankStreamToken(b, loc),
+        gpu::MemcpyOp::create(b, loc, token, rankStreamToken(b, loc),
                                 device.getMemref(), global.getResult());
         b.setInsertionPoint(global->getBlock()->getTerminator());
-        b.create<gpu::DeallocOp>(loc, token, rankStreamToken(b, loc),
+        gpu::DeallocOp::create(b, loc, token, rankStreamToken(b, loc),
                                  device.getMemref());
       }
     }
