@@ -266,7 +266,7 @@ void runCollective(absl::string_view name, DType dtype, int64_t inRank,
                                        : body(*rank, rank->group(mask), *input,
                                               *output);
   if (!status.ok())
-    rank->job().fail(status);
+    (void)rank->job().fail(status); // Recorded for the host; the job goes on failing.
 }
 
 ReductionKind reductionOf(int32_t code) {
@@ -354,6 +354,13 @@ void slicePiece(const Dense &in, const void *data, Dense &out, int dim,
           dtypeSize(in.dtype));
 }
 
+absl::Status Backend::localSlice(RankContext &rank, const Group &group,
+                                 const Dense &in, Dense &out, int dim,
+                                 const Pieces &pieces) {
+  slicePiece(in, in.data, out, dim, pieces.member[group.index]);
+  return absl::OkStatus();
+}
+
 void exchangePart(const Dense &in, const void *data, Dense &out, int split,
                   int concat, const Pieces &splitPieces,
                   const Pieces &concatPieces, int64_t index, int64_t from) {
@@ -434,9 +441,9 @@ Pieces splitPieces(RankContext &r, const Group &g, const Dense &in, int dim,
                                         int32_t extent, int32_t outer) {       \
     runCollective("local_slice", DTYPE, ir, in, orank, out, axes,             \
                   [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
-                    Pieces pieces = splitPieces(r, g, i, dim, extent, outer);  \
-                    slicePiece(i, i.data, o, dim, pieces.member[g.index]);     \
-                    return absl::OkStatus();                                   \
+                    return r.backend().localSlice(                             \
+                        r, g, i, o, dim,                                       \
+                        splitPieces(r, g, i, dim, extent, outer));             \
                   });                                                          \
   }
 

@@ -93,6 +93,12 @@ public:
                                 const Dense &in, Dense &out, int split,
                                 int concat, const Pieces &splitPieces,
                                 const Pieces &concatPieces) = 0;
+  /// This rank's piece of `in` along `dim` (no communication; it is the
+  /// backend's because the backend knows where buffers live). The default
+  /// copies host memory.
+  virtual absl::Status localSlice(RankContext &rank, const Group &group,
+                                  const Dense &in, Dense &out, int dim,
+                                  const Pieces &pieces);
 };
 
 /// One rank of a running job.

@@ -274,7 +274,7 @@ absl::StatusOr<RunStats> runThreadsWith(Artifact::EntryFn entry,
       if (state->hooks.leave)
         state->hooks.leave(context);
       if (!s.ok())
-        state->job.fail(s);
+        (void)state->job.fail(s);
       absl::MutexLock lock(&state->doneMutex);
       ++state->done;
     });

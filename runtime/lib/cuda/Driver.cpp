@@ -127,7 +127,7 @@ DeviceBinding::~DeviceBinding() { boundDevice = previous_; }
 
 void reportError(absl::Status status) {
   if (RankContext *rank = currentRank()) {
-    rank->job().fail(absl::Status(
+    (void)rank->job().fail(absl::Status(
         status.code(),
         absl::StrCat("rank ", rank->rank(), ": ", status.message())));
     return;

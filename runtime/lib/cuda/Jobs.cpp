@@ -66,6 +66,35 @@ absl::Status toDevice(const HostTensor &host, const Dense &device) {
 
 Dense view(HostTensor &t) { return Dense{t.data(), t.shape(), t.dtype()}; }
 
+/// The piece `at` of device buffer `in` along `dim` into device buffer `out`
+/// (zero-padded when short), on the rank's stream: a row-major slice along
+/// one dim is a 2-D copy, one row per index of the outer dims.
+absl::Status deviceSlice(const Dense &in, Dense &out, int dim, ChunkRange at) {
+  RankDevice *rank = currentDevice();
+  size_t inner = dtypeSize(in.dtype);
+  for (size_t d = dim + 1; d < in.shape.size(); ++d)
+    inner *= in.shape[d];
+  size_t outer = 1;
+  for (int d = 0; d < dim; ++d)
+    outer *= in.shape[d];
+  if (at.size < out.shape[dim] && out.bytes() > 0)
+    DT_CU(cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(out.data), 0,
+                          out.bytes(), rank->stream()));
+  if (at.size <= 0 || outer == 0 || inner == 0)
+    return absl::OkStatus();
+  CUDA_MEMCPY2D copy = {};
+  copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.srcDevice = reinterpret_cast<CUdeviceptr>(in.data) + at.offset * inner;
+  copy.srcPitch = in.shape[dim] * inner;
+  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.dstDevice = reinterpret_cast<CUdeviceptr>(out.data);
+  copy.dstPitch = out.shape[dim] * inner;
+  copy.WidthInBytes = at.size * inner;
+  copy.Height = outer;
+  DT_CU(cuMemcpy2DAsync(&copy, rank->stream()));
+  return absl::OkStatus();
+}
+
 /// A backend on host copies of device buffers.
 class StagedBackend : public Backend {
 public:
@@ -101,6 +130,12 @@ public:
       return host_->allToAll(rank, group, hin, hout, split, concat,
                              splitPieces, concatPieces);
     });
+  }
+
+  absl::Status localSlice(RankContext &rank, const Group &group,
+                          const Dense &in, Dense &out, int dim,
+                          const Pieces &pieces) override {
+    return deviceSlice(in, out, dim, pieces.member[group.index]);
   }
 
 private:
@@ -327,6 +362,12 @@ public:
                      concatPieces, group.index, j);
       zeroTail(hout, concat, concatPieces.region);
     });
+  }
+
+  absl::Status localSlice(RankContext &rank, const Group &group,
+                          const Dense &in, Dense &out, int dim,
+                          const Pieces &pieces) override {
+    return deviceSlice(in, out, dim, pieces.member[group.index]);
   }
 
 private:
