@@ -105,7 +105,8 @@ LogicalResult mlir::dt::buildLowerToCUDAPipeline(
   // Cooperative reductions need threads that run together; the CPU
   // emulation runs one thread at a time, so it gets one lane per row.
   std::string kernels =
-      std::string(",dt-memory-to-gpu,dt-gpu-reduction-kernels{lanes=") +
+      std::string(",dt-memory-to-gpu,dt-overlap-collectives,"
+                  "dt-gpu-reduction-kernels{lanes=") +
       (target.emulateOnCPU ? "1" : "0") + "},"
       "func.func(convert-linalg-to-parallel-loops),"
       "dt-launch-parallel-loops{block-size=" +

@@ -221,6 +221,35 @@ def GPUReductionKernelsPass : Pass<"dt-gpu-reduction-kernels", "ModuleOp"> {
                            "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
 
+def OverlapCollectivesPass : Pass<"dt-overlap-collectives", "ModuleOp"> {
+  let summary = "Lets collectives run beside the compute that does not need them";
+  let description = [{
+    On the CUDA target a collective is a call of the runtime on buffers. This
+    pass brackets each communicating collective (all_reduce, all_gather,
+    reduce_scatter, all_to_all) with `dt_rt_gpu_collectives_begin` and
+    `dt_rt_gpu_collectives_end`, so that the runtime queues it on the rank's
+    communication stream after the work queued so far, and makes the rank's
+    compute stream wait for it (`dt_rt_gpu_collectives_wait`) only right
+    before the first later op that touches its input or output buffer (or a
+    view of either), or at the end of the block. Work in between runs while
+    the collective communicates.
+
+    ```mlir
+    call @dt_rt_all_reduce_f32(%in, %out, %c1, %c0) : ...
+    linalg.generic ins(%x ...) outs(%y ...)        // independent
+    linalg.generic ins(%out_view ...) outs(%z ...) // needs %out
+    // becomes
+    call @dt_rt_gpu_collectives_begin() : () -> ()
+    call @dt_rt_all_reduce_f32(%in, %out, %c1, %c0) : ...
+    %h = call @dt_rt_gpu_collectives_end() : () -> i64
+    linalg.generic ins(%x ...) outs(%y ...)
+    call @dt_rt_gpu_collectives_wait(%h) : (i64) -> ()
+    linalg.generic ins(%out_view ...) outs(%z ...)
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
 def MergeGPUModulesPass : Pass<"dt-merge-gpu-modules", "ModuleOp"> {
   let summary = "Puts every outlined kernel in one gpu.module";
   let description = [{
@@ -249,7 +278,9 @@ def EmulateGPUOnCPUPass : Pass<"dt-emulate-gpu-on-cpu", "ModuleOp"> {
     Tests the CUDA lowering where there is no GPU. Each `gpu.launch` becomes
     loops over its blocks and threads, one point after another; device
     allocations, frees and copies become their memref forms, and stream
-    tokens go. The kernels dt-launch-parallel-loops makes have no barriers
+    tokens go, and so do the stream brackets of dt-overlap-collectives
+    (the collectives stay where that pass moved them). The kernels
+    dt-launch-parallel-loops makes have no barriers
     and no shared memory, so running their threads in sequence computes what
     the GPU computes; `dt-compile --emulate-gpu` compiles a program this way
     and `dt-run --verify` checks it against the reference

@@ -45,26 +45,27 @@ CollectiveCall describe(AllReduceOp op, MeshOp) {
   return {"dt_rt_all_reduce_", {static_cast<int64_t>(op.getReduction().getValue())}};
 }
 CollectiveCall describe(AllGatherOp op, MeshOp mesh) {
-  CollectiveCall call{"dt_rt_all_gather_", {op.getDim()}};
+  CollectiveCall call{"dt_rt_all_gather_", {static_cast<int64_t>(op.getDim())}};
   call.attributes.append(unevenLayout(mesh, op.getExtent(), op.getOuterAxes()));
   return call;
 }
 CollectiveCall describe(ReduceScatterOp op, MeshOp mesh) {
   CollectiveCall call{"dt_rt_reduce_scatter_",
                       {static_cast<int64_t>(op.getReduction().getValue()),
-                       op.getDim()}};
+                       static_cast<int64_t>(op.getDim())}};
   call.attributes.append(unevenLayout(mesh, op.getExtent(), op.getOuterAxes()));
   return call;
 }
 CollectiveCall describe(AllToAllOp op, MeshOp mesh) {
-  CollectiveCall call{"dt_rt_all_to_all_", {op.getSplitDim(), op.getConcatDim()}};
+  CollectiveCall call{"dt_rt_all_to_all_", {static_cast<int64_t>(op.getSplitDim()),
+                                            static_cast<int64_t>(op.getConcatDim())}};
   call.attributes.append(
       unevenLayout(mesh, op.getSplitExtent(), op.getSplitOuterAxes()));
   call.attributes.append(unevenLayout(mesh, op.getExtent(), op.getOuterAxes()));
   return call;
 }
 CollectiveCall describe(LocalSliceOp op, MeshOp mesh) {
-  CollectiveCall call{"dt_rt_local_slice_", {op.getDim()}};
+  CollectiveCall call{"dt_rt_local_slice_", {static_cast<int64_t>(op.getDim())}};
   call.attributes.append(unevenLayout(mesh, op.getExtent(), op.getOuterAxes()));
   return call;
 }

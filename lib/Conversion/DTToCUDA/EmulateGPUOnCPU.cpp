@@ -56,6 +56,21 @@ struct EmulateGPUOnCPUPass
       }
       op->erase();
     }
+    // The stream brackets of dt-overlap-collectives: on the CPU every
+    // collective completes where it is called (where the pass put it).
+    SmallVector<func::CallOp> brackets;
+    getOperation().walk([&](func::CallOp call) {
+      if (call.getCallee().starts_with("dt_rt_gpu_collectives_"))
+        brackets.push_back(call);
+    });
+    for (func::CallOp call : llvm::reverse(brackets))
+      call.erase(); // Waits come after the end whose handle they use.
+    for (StringRef name : {"dt_rt_gpu_collectives_begin",
+                           "dt_rt_gpu_collectives_end",
+                           "dt_rt_gpu_collectives_wait"})
+      if (auto decl = getOperation().lookupSymbol<func::FuncOp>(name))
+        decl.erase();
+
     SmallVector<gpu::WaitOp> waits;
     getOperation().walk([&](gpu::WaitOp op) { waits.push_back(op); });
     for (gpu::WaitOp wait : waits) {

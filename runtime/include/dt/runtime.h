@@ -87,6 +87,26 @@ void dt_rt_batch_matmul_f32(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
 void dt_rt_batch_matmul_f64(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
                             DtMemRef *);
 
+/* CUDA target (libdt_runtime_cuda.so, docs/CUDA.md): matmuls through
+ * cuBLASLt on device buffers, and the bracket dt-overlap-collectives puts
+ * around a collective: between begin and end, collectives run on the rank's
+ * communication stream after the work queued so far; wait makes the rank's
+ * stream wait for the bracket `end` returned. The mgpu* functions of
+ * upstream's gpu-to-llvm lowering are there too. */
+#define DT_RT_DECLARE_GPU_MATMULS(T)                                           \
+  void dt_rt_gpu_matmul_##T(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t, \
+                            DtMemRef *);                                       \
+  void dt_rt_gpu_batch_matmul_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,    \
+                                  int64_t, DtMemRef *);
+DT_RT_DECLARE_GPU_MATMULS(f32)
+DT_RT_DECLARE_GPU_MATMULS(f64)
+DT_RT_DECLARE_GPU_MATMULS(f16)
+DT_RT_DECLARE_GPU_MATMULS(bf16)
+#undef DT_RT_DECLARE_GPU_MATMULS
+void dt_rt_gpu_collectives_begin(void);
+int64_t dt_rt_gpu_collectives_end(void);
+void dt_rt_gpu_collectives_wait(int64_t handle);
+
 /*===----------------------------------------------------------------------===*
  * Host API: load an artifact and run an entry from C (dt-run uses the C++
  * API of dt/Runtime/ it wraps). Calls return a status code, absl::StatusCode's

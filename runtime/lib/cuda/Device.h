@@ -11,6 +11,7 @@
 #include <cuda.h>
 
 #include <functional>
+#include <vector>
 
 namespace dt::rt::cuda {
 
@@ -33,8 +34,20 @@ public:
   int device() const { return device_; }
   CUcontext context() const { return context_; }
   CUstream stream() const { return stream_; }
-  /// The stream collectives run on, ordered after the rank stream by events.
-  CUstream commStream() const { return commStream_; }
+  /// The stream collectives run on: the communication stream between
+  /// beginCollectives() and endCollectives(), else the rank's stream.
+  CUstream collectiveStream() const {
+    return inCollectives_ ? commStream_ : stream_;
+  }
+  /// Collectives from now on run on the communication stream, after the
+  /// work queued on the rank's stream so far.
+  absl::Status beginCollectives();
+  /// Ends the bracket; the handle names the point the rank's stream will
+  /// wait for (waitCollectives).
+  absl::StatusOr<int64_t> endCollectives();
+  absl::Status waitCollectives(int64_t handle);
+  /// A step is over (its stream waited for): events may be reused.
+  void resetCollectives() { nextEvent_ = 0; }
   cublasLtHandle_t lt() const { return lt_; }
   CUdeviceptr workspace() const { return workspace_; }
   size_t workspaceSize() const { return kWorkspace; }
@@ -53,6 +66,11 @@ private:
   CUstream stream_ = nullptr, commStream_ = nullptr;
   cublasLtHandle_t lt_ = nullptr;
   CUdeviceptr workspace_ = 0;
+  bool inCollectives_ = false;
+  /// Events of this step's brackets, reused step after step.
+  std::vector<CUevent> events_;
+  size_t nextEvent_ = 0;
+  CUevent ready_ = nullptr; ///< The rank stream's point at a bracket's start.
 };
 
 /// The device the calling thread runs a rank on (null when none).

@@ -70,12 +70,46 @@ absl::StatusOr<std::unique_ptr<RankDevice>> RankDevice::create(int device) {
   return rank;
 }
 
+absl::Status RankDevice::beginCollectives() {
+  if (!ready_)
+    DT_CU(cuEventCreate(&ready_, CU_EVENT_DISABLE_TIMING));
+  DT_CU(cuEventRecord(ready_, stream_));
+  DT_CU(cuStreamWaitEvent(commStream_, ready_, 0));
+  inCollectives_ = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> RankDevice::endCollectives() {
+  inCollectives_ = false;
+  if (nextEvent_ == events_.size()) {
+    CUevent event;
+    DT_CU(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
+    events_.push_back(event);
+  }
+  DT_CU(cuEventRecord(events_[nextEvent_], commStream_));
+  return static_cast<int64_t>(nextEvent_++);
+}
+
+absl::Status RankDevice::waitCollectives(int64_t handle) {
+  if (handle < 0 || handle >= static_cast<int64_t>(nextEvent_))
+    return absl::InternalError(
+        absl::StrCat("collectives wait on an unknown handle ", handle));
+  DT_CU(cuStreamWaitEvent(stream_, events_[handle], 0));
+  return absl::OkStatus();
+}
+
 RankDevice::~RankDevice() {
   if (!context_)
     return;
   cuCtxSetCurrent(context_);
   if (stream_)
     cuStreamSynchronize(stream_);
+  if (commStream_)
+    cuStreamSynchronize(commStream_);
+  for (CUevent event : events_)
+    cuEventDestroy(event);
+  if (ready_)
+    cuEventDestroy(ready_);
   if (lt_)
     cublasLtDestroy(lt_);
   if (workspace_)
@@ -319,6 +353,35 @@ void mgpuMemset16(void *dst, unsigned short value, size_t count,
   failedCall(cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value, count,
                               rankStream(stream)),
              "cuMemsetD16Async");
+}
+
+void dt_rt_gpu_collectives_begin() {
+  RankDevice *device = currentDevice();
+  if (!device)
+    return reportError(absl::FailedPreconditionError(
+        "dt_rt_gpu_collectives_begin on a thread bound to no device"));
+  if (absl::Status s = device->beginCollectives(); !s.ok())
+    reportError(std::move(s));
+}
+
+int64_t dt_rt_gpu_collectives_end() {
+  RankDevice *device = currentDevice();
+  if (!device)
+    return -1;
+  absl::StatusOr<int64_t> handle = device->endCollectives();
+  if (!handle.ok()) {
+    reportError(handle.status());
+    return -1;
+  }
+  return *handle;
+}
+
+void dt_rt_gpu_collectives_wait(int64_t handle) {
+  RankDevice *device = currentDevice();
+  if (!device || handle < 0)
+    return; // The failure was reported by the bracket.
+  if (absl::Status s = device->waitCollectives(handle); !s.ok())
+    reportError(std::move(s));
 }
 
 void mgpuSetDefaultDevice(int32_t /*device*/) {

@@ -297,7 +297,8 @@ public:
     if (!comm.ok())
       return comm.status();
     DT_NCCL(ncclAllReduce(in.data, out.data, in.count(), ncclType(in.dtype),
-                          ncclOp(kind), *comm, currentDevice()->stream()));
+                          ncclOp(kind), *comm,
+                          currentDevice()->collectiveStream()));
     return absl::OkStatus();
   }
 
@@ -310,7 +311,7 @@ public:
     if (dim == 0 && wholePieces(pieces, in.shape.empty() ? 0 : in.shape[0],
                                 out.shape.empty() ? 0 : out.shape[0])) {
       DT_NCCL(ncclAllGather(in.data, out.data, in.count(), ncclType(in.dtype),
-                            *comm, currentDevice()->stream()));
+                            *comm, currentDevice()->collectiveStream()));
       return absl::OkStatus();
     }
     return viaHost(*comm, group, in, out, [&](const std::vector<const void *> &members,
@@ -331,7 +332,7 @@ public:
                                 in.shape.empty() ? 0 : in.shape[0])) {
       DT_NCCL(ncclReduceScatter(in.data, out.data, out.count(),
                                 ncclType(in.dtype), ncclOp(kind), *comm,
-                                currentDevice()->stream()));
+                                currentDevice()->collectiveStream()));
       return absl::OkStatus();
     }
     return viaHost(*comm, group, in, out, [&](const std::vector<const void *> &members,
@@ -520,6 +521,7 @@ std::function<absl::Status()> stepEnd(RankContext &rank, RankDevice &device,
         nccl->abortAll();
       return rank.job().fail(status);
     }
+    device.resetCollectives();
     if (rank.job().failed())
       return rank.job().status();
     return absl::OkStatus();

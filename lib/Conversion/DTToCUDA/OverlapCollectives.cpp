@@ -1,0 +1,202 @@
+//===- OverlapCollectives.cpp - dt-overlap-collectives --------------------===//
+//
+// A collective's buffers are the only memory it touches, and buffers are
+// reachable only through SSA values (views included). So the rank's compute
+// may run ahead of a collective until the first op that uses the
+// collective's input or output, or any view of them: that is where the
+// compute stream waits. Everything else, before or after, overlaps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dt/Conversion/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mlir::dt {
+#define GEN_PASS_DEF_OVERLAPCOLLECTIVESPASS
+#include "dt/Conversion/Passes.h.inc"
+} // namespace mlir::dt
+
+using namespace mlir;
+using namespace mlir::dt;
+
+namespace {
+bool isCommunicating(func::CallOp call) {
+  StringRef name = call.getCallee();
+  return name.starts_with("dt_rt_all_reduce_") ||
+         name.starts_with("dt_rt_all_gather_") ||
+         name.starts_with("dt_rt_reduce_scatter_") ||
+         name.starts_with("dt_rt_all_to_all_");
+}
+
+/// A runtime call that touches nothing but its operands and talks to
+/// nobody: a collective may move past it.
+bool isLocalLibraryCall(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  if (!call)
+    return false;
+  StringRef name = call.getCallee();
+  return name.starts_with("dt_rt_gpu_matmul_") ||
+         name.starts_with("dt_rt_gpu_batch_matmul_") ||
+         name.starts_with("dt_rt_local_slice_") || name == "dt_rt_axis_index";
+}
+
+/// The buffer `value` views (through casts and other views).
+Value rootOf(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    value = view.getViewSource();
+  }
+  return value;
+}
+
+/// `root` and every view of it, transitively.
+void addViews(Value root, llvm::SmallPtrSetImpl<Value> &aliases) {
+  SmallVector<Value> work = {root};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!aliases.insert(v).second)
+      continue;
+    for (Operation *user : v.getUsers())
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+        if (view.getViewSource() == v)
+          for (Value result : user->getResults())
+            work.push_back(result);
+  }
+}
+
+bool touches(Operation *op, const llvm::SmallPtrSetImpl<Value> &aliases) {
+  bool found = false;
+  op->walk([&](Operation *inner) {
+    for (Value operand : inner->getOperands())
+      if (aliases.contains(operand))
+        found = true;
+  });
+  return found;
+}
+
+/// Moves `call` (with the casts and constants that only it uses) up to
+/// right after the last earlier op it depends on: one that touches its
+/// buffers, defines a value it uses, or is a call of something other than
+/// a local library function or another collective. Collectives may pass
+/// each other: every rank runs this same program, so every communicator
+/// still sees the same order on all its members.
+void issueEarly(func::CallOp call,
+                const llvm::SmallPtrSetImpl<Value> &aliases) {
+  // The operands' own definitions travel with the call: casts and
+  // constants only it uses, and the allocation of a buffer (with its
+  // stream token), which may always happen earlier.
+  SmallVector<Operation *> carried;
+  llvm::SmallPtrSet<Operation *, 8> carriedSet;
+  SmallVector<Value> work(call.getOperands());
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != call->getBlock() ||
+        carriedSet.contains(def) || def->getNumRegions() != 0)
+      continue;
+    bool movable = isa<gpu::AllocOp>(def) ||
+                   (def->hasOneUse() &&
+                    (isMemoryEffectFree(def) || isa<gpu::WaitOp>(def)));
+    if (!movable)
+      continue;
+    carriedSet.insert(def);
+    carried.push_back(def);
+    llvm::append_range(work, def->getOperands());
+  }
+  llvm::sort(carried, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  carried.push_back(call);
+  carriedSet.insert(call);
+  auto needed = [&](Operation *op) {
+    for (Value result : op->getResults())
+      for (Operation *user : result.getUsers())
+        if (carriedSet.contains(user))
+          return true;
+    return false;
+  };
+  Operation *after = nullptr;
+  for (Operation *op = call->getPrevNode(); op; op = op->getPrevNode()) {
+    if (carriedSet.contains(op))
+      continue;
+    bool otherCall = isa<CallOpInterface>(op) && !isLocalLibraryCall(op) &&
+                     !(isa<func::CallOp>(op) &&
+                       isCommunicating(cast<func::CallOp>(op)));
+    if (otherCall || touches(op, aliases) || needed(op)) {
+      after = op;
+      break;
+    }
+  }
+  // What already lies before the stop stays; the rest moves up.
+  Block *block = call->getBlock();
+  if (after)
+    llvm::erase_if(carried, [&](Operation *op) {
+      return op->isBeforeInBlock(after);
+    });
+  for (Operation *op : carried) {
+    if (after)
+      op->moveAfter(after);
+    else
+      op->moveBefore(&block->front());
+    after = op;
+  }
+}
+
+struct OverlapCollectivesPass
+    : public mlir::dt::impl::OverlapCollectivesPassBase<OverlapCollectivesPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::CallOp> calls;
+    module.walk([&](func::CallOp call) {
+      if (isCommunicating(call))
+        calls.push_back(call);
+    });
+    if (calls.empty())
+      return;
+    OpBuilder b(module.getContext());
+    auto i64 = b.getI64Type();
+    func::FuncOp begin = getOrInsertRuntimeFunction(
+        module, "dt_rt_gpu_collectives_begin", b.getFunctionType({}, {}));
+    func::FuncOp end = getOrInsertRuntimeFunction(
+        module, "dt_rt_gpu_collectives_end", b.getFunctionType({}, {i64}));
+    func::FuncOp wait = getOrInsertRuntimeFunction(
+        module, "dt_rt_gpu_collectives_wait", b.getFunctionType({i64}, {}));
+
+    auto aliasesOf = [](func::CallOp call) {
+      llvm::SmallPtrSet<Value, 16> aliases;
+      for (Value operand : call.getOperands())
+        if (isa<BaseMemRefType>(operand.getType()))
+          addViews(rootOf(operand), aliases);
+      return aliases;
+    };
+    // Issue every collective as early as its data allows, then bracket each
+    // and wait as late as its data allows.
+    for (func::CallOp call : calls)
+      issueEarly(call, aliasesOf(call));
+    for (func::CallOp call : calls) {
+      llvm::SmallPtrSet<Value, 16> aliases = aliasesOf(call);
+      Location loc = call.getLoc();
+      b.setInsertionPoint(call);
+      func::CallOp::create(b, loc, begin, ValueRange());
+      b.setInsertionPointAfter(call);
+      Value handle = func::CallOp::create(b, loc, end, ValueRange()).getResult(0);
+      // The first later op of the block that touches the buffers, else the
+      // block's end.
+      Operation *at = call->getBlock()->getTerminator();
+      for (Operation *op = handle.getDefiningOp()->getNextNode(); op;
+           op = op->getNextNode())
+        if (touches(op, aliases) || op->hasTrait<OpTrait::IsTerminator>()) {
+          at = op;
+          break;
+        }
+      b.setInsertionPoint(at);
+      func::CallOp::create(b, loc, wait, handle);
+    }
+  }
+};
+} // namespace
