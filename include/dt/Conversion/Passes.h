@@ -56,6 +56,11 @@ LogicalResult buildLowerToCPUPipeline(OpPassManager &pm, StringRef entryPrefix);
 /// program's order is the device's order and the host never waits.
 Value rankStreamToken(OpBuilder &b, Location loc);
 
+/// The coordinates of `linear` over `extents` (index values), the last
+/// fastest: how a flattened thread index becomes loop indices.
+SmallVector<Value> delinearizeIndex(OpBuilder &b, Location loc, Value linear,
+                                    ArrayRef<Value> extents);
+
 /// What `dt-lower-to-cuda` compiles kernels for.
 struct CUDATargetOptions {
   /// The SM the cubin is for (`sm_90`); PTX for it is embedded too.

@@ -120,18 +120,13 @@ Value combineWith(OpBuilder &b, Location loc, Operation *combine, Value a,
   return b.create(state)->getResult(0);
 }
 
-/// The coordinates of `linear` over `extents`, the last fastest.
+/// The coordinates of `linear` over static `extents`, the last fastest.
 SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
                                ArrayRef<int64_t> extents) {
-  SmallVector<Value> coords(extents.size());
-  Value rest = linear;
-  for (int64_t d = extents.size() - 1; d >= 0; --d) {
-    Value extent = arith::ConstantIndexOp::create(b, loc, extents[d]);
-    coords[d] = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, extent);
-    if (d != 0)
-      rest = arith::DivUIOp::create(b, loc, rest, extent);
-  }
-  return coords;
+  SmallVector<Value> values;
+  for (int64_t e : extents)
+    values.push_back(arith::ConstantIndexOp::create(b, loc, e));
+  return delinearizeIndex(b, loc, linear, values);
 }
 
 /// The indices `map` (a projected permutation) takes from the loop indices.

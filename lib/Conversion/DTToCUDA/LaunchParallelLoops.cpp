@@ -23,6 +23,19 @@ namespace mlir::dt {
 using namespace mlir;
 using namespace mlir::dt;
 
+SmallVector<Value> mlir::dt::delinearizeIndex(OpBuilder &b, Location loc,
+                                              Value linear,
+                                              ArrayRef<Value> extents) {
+  SmallVector<Value> coords(extents.size());
+  Value rest = linear;
+  for (int64_t d = extents.size() - 1; d >= 0; --d) {
+    coords[d] = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, extents[d]);
+    if (d != 0)
+      rest = arith::DivUIOp::create(b, loc, rest, extents[d]);
+  }
+  return coords;
+}
+
 namespace {
 bool onHost(Operation *op) { return !op->getParentOfType<gpu::LaunchOp>(); }
 
@@ -122,14 +135,10 @@ struct LaunchParallelLoopsPass
     b.setInsertionPointToStart(guard.thenBlock());
     // Innermost dim fastest.
     IRMapping mapping;
-    Value rest = linear;
-    for (int64_t d = counts.size() - 1; d >= 0; --d) {
-      Value coord = d == 0 ? rest
-                           : arith::RemUIOp::create(b, loc, rest, counts[d]);
-      if (d != 0)
-        rest = arith::DivUIOp::create(b, loc, rest, counts[d]);
-      Value iv = arith::AddIOp::create(b, 
-          loc, loop.getLowerBound()[d],
+    SmallVector<Value> coords = delinearizeIndex(b, loc, linear, counts);
+    for (auto [d, coord] : llvm::enumerate(coords)) {
+      Value iv = arith::AddIOp::create(
+          b, loc, loop.getLowerBound()[d],
           arith::MulIOp::create(b, loc, coord, loop.getStep()[d]));
       mapping.map(loop.getInductionVars()[d], iv);
     }
