@@ -144,16 +144,16 @@ struct CollectiveModel
     CollectiveCall call = describe(collective, mesh);
     auto unranked = UnrankedMemRefType::get(element, 0);
     SmallVector<Value> args = {
-        rewriter.create<memref::CastOp>(loc, unranked, in),
-        rewriter.create<memref::CastOp>(loc, unranked, *out),
-        rewriter.create<arith::ConstantIntOp>(loc, axes, 32)};
+        memref::CastOp::create(rewriter, loc, unranked, in),
+        memref::CastOp::create(rewriter, loc, unranked, *out),
+        arith::ConstantIntOp::create(rewriter, loc, axes, 32)};
     for (int64_t attribute : call.attributes)
-      args.push_back(rewriter.create<arith::ConstantIntOp>(loc, attribute, 32));
+      args.push_back(arith::ConstantIntOp::create(rewriter, loc, attribute, 32));
     SmallVector<Type> argTypes = llvm::to_vector(ValueRange(args).getTypes());
     func::FuncOp callee = getOrInsertRuntimeFunction(
         op->template getParentOfType<ModuleOp>(),
         (call.stem + *suffix).str(), rewriter.getFunctionType(argTypes, {}));
-    rewriter.create<func::CallOp>(loc, callee, args);
+    func::CallOp::create(rewriter, loc, callee, args);
     replaceOpWithBufferizedValues(rewriter, op, *out);
     return success();
   }

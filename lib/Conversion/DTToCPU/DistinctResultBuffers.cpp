@@ -27,10 +27,10 @@ struct DistinctResultBuffersPass
         if (!type || seen.insert(operand.get()).second)
           continue;
         auto dense = MemRefType::get(type.getShape(), type.getElementType());
-        Value copy = b.create<memref::AllocOp>(ret.getLoc(), dense);
-        b.create<memref::CopyOp>(ret.getLoc(), operand.get(), copy);
+        Value copy = memref::AllocOp::create(b, ret.getLoc(), dense);
+        memref::CopyOp::create(b, ret.getLoc(), operand.get(), copy);
         if (dense != type)
-          copy = b.create<memref::CastOp>(ret.getLoc(), type, copy);
+          copy = memref::CastOp::create(b, ret.getLoc(), type, copy);
         operand.set(copy);
       }
     });

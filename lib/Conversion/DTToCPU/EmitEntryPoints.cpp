@@ -35,23 +35,22 @@ Value buildDescriptor(OpBuilder &b, Location loc, MemRefType type,
   }
   auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
   auto constant = [&](int64_t v) -> Value {
-    return b.create<LLVM::ConstantOp>(loc, i64, b.getI64IntegerAttr(v));
+    return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
   };
-  Value desc = b.create<LLVM::PoisonOp>(loc, structType);
-  desc = b.create<LLVM::InsertValueOp>(loc, desc, data, ArrayRef<int64_t>{0});
-  desc = b.create<LLVM::InsertValueOp>(loc, desc, data, ArrayRef<int64_t>{1});
-  desc = b.create<LLVM::InsertValueOp>(loc, desc, constant(0),
+  Value desc = LLVM::PoisonOp::create(b, loc, structType);
+  desc = LLVM::InsertValueOp::create(b, loc, desc, data, ArrayRef<int64_t>{0});
+  desc = LLVM::InsertValueOp::create(b, loc, desc, data, ArrayRef<int64_t>{1});
+  desc = LLVM::InsertValueOp::create(b, loc, desc, constant(0),
                                        ArrayRef<int64_t>{2});
   int64_t stride = 1;
   for (int64_t d = rank - 1; d >= 0; --d) {
-    desc = b.create<LLVM::InsertValueOp>(loc, desc, constant(type.getDimSize(d)),
+    desc = LLVM::InsertValueOp::create(b, loc, desc, constant(type.getDimSize(d)),
                                          ArrayRef<int64_t>{3, d});
-    desc = b.create<LLVM::InsertValueOp>(loc, desc, constant(stride),
+    desc = LLVM::InsertValueOp::create(b, loc, desc, constant(stride),
                                          ArrayRef<int64_t>{4, d});
     stride *= type.getDimSize(d);
   }
-  return b
-      .create<UnrealizedConversionCastOp>(loc, TypeRange{type}, desc)
+  return UnrealizedConversionCastOp::create(b, loc, TypeRange{type}, desc)
       .getResult(0);
 }
 
@@ -85,22 +84,22 @@ struct EmitEntryPointsPass
       }
       OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
       Location loc = func.getLoc();
-      auto entry = b.create<func::FuncOp>(
+      auto entry = func::FuncOp::create(b, 
           loc, (prefix + func.getName()).str(),
           FunctionType::get(ctx, {ptr}, {}));
       Value buffers = entry.addEntryBlock()->getArgument(0);
       b.setInsertionPointToStart(&entry.getBody().front());
       SmallVector<Value> args;
       for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
-        Value slot = b.create<LLVM::GEPOp>(
+        Value slot = LLVM::GEPOp::create(b, 
             loc, ptr, ptr, buffers,
             ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
-        Value data = b.create<LLVM::LoadOp>(loc, ptr, slot);
+        Value data = LLVM::LoadOp::create(b, loc, ptr, slot);
         args.push_back(
             buildDescriptor(b, loc, cast<MemRefType>(type), data));
       }
-      b.create<func::CallOp>(loc, func, args);
-      b.create<func::ReturnOp>(loc);
+      func::CallOp::create(b, loc, func, args);
+      func::ReturnOp::create(b, loc);
       ++numEntryPoints;
     }
     // Every rank-dependent op is a runtime call by now: the meshes have

@@ -32,9 +32,9 @@ struct LowerAxisIndexPass
       func::FuncOp callee =
           getOrInsertRuntimeFunction(module, "dt_rt_axis_index", type);
       b.setInsertionPoint(op);
-      Value arg = b.create<arith::ConstantIntOp>(op.getLoc(), *axis, 32);
-      auto call = b.create<func::CallOp>(op.getLoc(), callee, arg);
-      Value index = b.create<arith::IndexCastOp>(
+      Value arg = arith::ConstantIntOp::create(b, op.getLoc(), *axis, 32);
+      auto call = func::CallOp::create(b, op.getLoc(), callee, arg);
+      Value index = arith::IndexCastOp::create(b, 
           op.getLoc(), b.getIndexType(), call.getResult(0));
       op.getResult().replaceAllUsesWith(index);
       op.erase();

@@ -36,7 +36,7 @@ func::FuncOp mlir::dt::getOrInsertRuntimeFunction(ModuleOp module,
   if (auto existing = module.lookupSymbol<func::FuncOp>(name))
     return existing;
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  auto func = b.create<func::FuncOp>(module.getLoc(), name, type);
+  auto func = func::FuncOp::create(b, module.getLoc(), name, type);
   func.setPrivate();
   return func;
 }

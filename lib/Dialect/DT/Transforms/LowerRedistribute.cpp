@@ -38,20 +38,20 @@ static Value emitStep(OpBuilder &b, Location loc, Value value,
   auto reduction = ReductionKindAttr::get(b.getContext(), step.reduction);
   switch (step.kind) {
   case PlanStep::Kind::AllGather:
-    return b.create<AllGatherOp>(loc, resultType, value, meshRef, axes,
+    return AllGatherOp::create(b, loc, resultType, value, meshRef, axes,
                                  b.getI64IntegerAttr(step.dim),
                                  /*extent=*/IntegerAttr(),
                                  /*outer_axes=*/ArrayAttr());
   case PlanStep::Kind::AllReduce:
-    return b.create<AllReduceOp>(loc, resultType, value, meshRef, axes,
+    return AllReduceOp::create(b, loc, resultType, value, meshRef, axes,
                                  reduction);
   case PlanStep::Kind::ReduceScatter:
-    return b.create<ReduceScatterOp>(loc, resultType, value, meshRef, axes,
+    return ReduceScatterOp::create(b, loc, resultType, value, meshRef, axes,
                                      reduction, b.getI64IntegerAttr(step.dim),
                                      /*extent=*/IntegerAttr(),
                                      /*outer_axes=*/ArrayAttr());
   case PlanStep::Kind::AllToAll:
-    return b.create<AllToAllOp>(loc, resultType, value, meshRef, axes,
+    return AllToAllOp::create(b, loc, resultType, value, meshRef, axes,
                                 b.getI64IntegerAttr(step.dim),
                                 b.getI64IntegerAttr(step.srcDim),
                                 /*extent=*/IntegerAttr(),
@@ -59,12 +59,12 @@ static Value emitStep(OpBuilder &b, Location loc, Value value,
                                 /*split_extent=*/IntegerAttr(),
                                 /*split_outer_axes=*/ArrayAttr());
   case PlanStep::Kind::LocalSlice:
-    return b.create<LocalSliceOp>(loc, resultType, value, meshRef, axes,
+    return LocalSliceOp::create(b, loc, resultType, value, meshRef, axes,
                                   b.getI64IntegerAttr(step.dim),
                                   /*extent=*/IntegerAttr(),
                                   /*outer_axes=*/ArrayAttr());
   case PlanStep::Kind::ToPartial:
-    return b.create<ToPartialOp>(loc, resultType, value, meshRef, axes,
+    return ToPartialOp::create(b, loc, resultType, value, meshRef, axes,
                                  reduction);
   }
   return value;
@@ -93,7 +93,7 @@ static bool mergeSummedReductions(Operation *op) {
   Operation *combined = builder.clone(*op);
   combined->setOperands({lhs.getInput(), rhs.getInput()});
   combined->getResult(0).setType(lhs.getInput().getType());
-  auto merged = builder.create<RedistributeOp>(op->getLoc(), lhs.getType(),
+  auto merged = RedistributeOp::create(builder, op->getLoc(), lhs.getType(),
                                                combined->getResult(0));
   op->getResult(0).replaceAllUsesWith(merged.getResult());
   op->erase();

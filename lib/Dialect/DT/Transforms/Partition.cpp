@@ -111,21 +111,21 @@ std::pair<Value, Value>
 FunctionPartitioner::unevenPiece(OpBuilder &b, Location loc,
                                  ArrayRef<int64_t> axes, int64_t extent) {
   auto constant = [&](int64_t v) -> Value {
-    return b.create<arith::ConstantIndexOp>(loc, v);
+    return arith::ConstantIndexOp::create(b, loc, v);
   };
   // Level by level: chunk = ceil(size / n), start = coord * chunk,
   // size = clamp(size - start, 0, chunk).
   Value offset = constant(0), size = constant(extent);
   for (int64_t axis : axes) {
-    Value coord = b.create<AxisIndexOp>(
+    Value coord = AxisIndexOp::create(b, 
         loc, FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
         cast<StringAttr>(mesh.getAxisNames()[axis]));
-    Value chunk = b.create<arith::CeilDivSIOp>(loc, size, constant(shape[axis]));
-    Value start = b.create<arith::MulIOp>(loc, coord, chunk);
-    Value rest = b.create<arith::SubIOp>(loc, size, start);
-    Value positive = b.create<arith::MaxSIOp>(loc, rest, constant(0));
-    size = b.create<arith::MinSIOp>(loc, positive, chunk);
-    offset = b.create<arith::AddIOp>(loc, offset, start);
+    Value chunk = arith::CeilDivSIOp::create(b, loc, size, constant(shape[axis]));
+    Value start = arith::MulIOp::create(b, loc, coord, chunk);
+    Value rest = arith::SubIOp::create(b, loc, size, start);
+    Value positive = arith::MaxSIOp::create(b, loc, rest, constant(0));
+    size = arith::MinSIOp::create(b, loc, positive, chunk);
+    offset = arith::AddIOp::create(b, loc, offset, start);
   }
   return {offset, size};
 }
@@ -138,18 +138,18 @@ static Value shardOffset(OpBuilder &b, Location loc, MeshOp mesh,
   Value offset;
   for (int64_t axis : axes) {
     auto name = cast<StringAttr>(mesh.getAxisNames()[axis]);
-    Value coord = b.create<AxisIndexOp>(
+    Value coord = AxisIndexOp::create(b, 
         loc, FlatSymbolRefAttr::get(mesh.getSymNameAttr()), name);
     if (!offset) {
       offset = coord;
       continue;
     }
-    Value size = b.create<arith::ConstantIndexOp>(loc, mesh.getShape()[axis]);
-    offset = b.create<arith::AddIOp>(
-        loc, b.create<arith::MulIOp>(loc, offset, size), coord);
+    Value size = arith::ConstantIndexOp::create(b, loc, mesh.getShape()[axis]);
+    offset = arith::AddIOp::create(b, 
+        loc, arith::MulIOp::create(b, loc, offset, size), coord);
   }
-  Value piece = b.create<arith::ConstantIndexOp>(loc, localExtent);
-  return b.create<arith::MulIOp>(loc, offset, piece);
+  Value piece = arith::ConstantIndexOp::create(b, loc, localExtent);
+  return arith::MulIOp::create(b, loc, offset, piece);
 }
 
 LogicalResult FunctionPartitioner::offsetIndices(linalg::LinalgOp op) {
@@ -192,7 +192,7 @@ LogicalResult FunctionPartitioner::offsetIndices(linalg::LinalgOp op) {
             ? unevenPiece(b, index.getLoc(), axes, globalExtent).first
             : shardOffset(b, index.getLoc(), mesh, axes, localExtent);
     b.setInsertionPointAfter(index);
-    Value global = b.create<arith::AddIOp>(index.getLoc(), index, offset);
+    Value global = arith::AddIOp::create(b, index.getLoc(), index, offset);
     index.getResult().replaceAllUsesExcept(global, global.getDefiningOp());
   }
   return success();
@@ -204,23 +204,23 @@ static Value zeroPadding(OpBuilder &b, Location loc, Value value, int64_t dim,
                          Value valid) {
   auto type = cast<RankedTensorType>(value.getType());
   int64_t rank = type.getRank();
-  Value init = b.create<tensor::EmptyOp>(loc, type.getShape(),
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
                                          type.getElementType(),
                                          type.getEncoding());
   AffineMap identity = b.getMultiDimIdentityMap(rank);
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
-  auto generic = b.create<linalg::GenericOp>(
+  auto generic = linalg::GenericOp::create(b, 
       loc, TypeRange{type}, ValueRange{value}, ValueRange{init},
       ArrayRef<AffineMap>{identity, identity}, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value index = nb.create<linalg::IndexOp>(nloc, dim);
-        Value inside = nb.create<arith::CmpIOp>(
+        Value index = linalg::IndexOp::create(nb, nloc, dim);
+        Value inside = arith::CmpIOp::create(nb, 
             nloc, arith::CmpIPredicate::ult, index, valid);
-        Value zero = nb.create<arith::ConstantOp>(
+        Value zero = arith::ConstantOp::create(nb, 
             nloc, nb.getZeroAttr(type.getElementType()));
-        Value kept = nb.create<arith::SelectOp>(nloc, inside, args[0], zero);
-        nb.create<linalg::YieldOp>(nloc, kept);
+        Value kept = arith::SelectOp::create(nb, nloc, inside, args[0], zero);
+        linalg::YieldOp::create(nb, nloc, kept);
       });
   return generic.getResult(0);
 }
@@ -287,15 +287,15 @@ LogicalResult FunctionPartitioner::maskUnevenReductions(linalg::LinalgOp op) {
   b.setInsertionPoint(yield);
   Value inside;
   for (auto [loop, extent] : valid) {
-    Value index = b.create<linalg::IndexOp>(loc, loop);
-    Value ok = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, index,
+    Value index = linalg::IndexOp::create(b, loc, loop);
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index,
                                        extent);
-    inside = inside ? b.create<arith::AndIOp>(loc, inside, ok) : ok;
+    inside = inside ? arith::AndIOp::create(b, loc, inside, ok) : ok;
   }
   unsigned firstInit = generic.getNumDpsInputs();
   for (OpOperand &yielded : yield->getOpOperands()) {
     Value accumulator = body.getArgument(firstInit + yielded.getOperandNumber());
-    yielded.set(b.create<arith::SelectOp>(loc, inside, yielded.get(),
+    yielded.set(arith::SelectOp::create(b, loc, inside, yielded.get(),
                                           accumulator));
   }
   return success();
@@ -375,7 +375,7 @@ void FunctionPartitioner::padPacked(Operation *op, int64_t dim) {
   OpBuilder b(op);
   b.setInsertionPointAfter(op);
   SmallVector<int64_t> offsets(local.getRank(), 0), strides(local.getRank(), 1);
-  auto slice = b.create<tensor::ExtractSliceOp>(
+  auto slice = tensor::ExtractSliceOp::create(b, 
       op->getLoc(), local, result, ValueRange{}, ValueRange{}, ValueRange{},
       offsets, local.getShape(), strides);
   result.replaceAllUsesExcept(slice.getResult(), slice);
@@ -393,18 +393,18 @@ void FunctionPartitioner::lowerToPartial(ToPartialOp op) {
   Location loc = op.getLoc();
   Value first;
   for (Attribute axis : op.getAxes()) {
-    Value coord = b.create<AxisIndexOp>(loc, op.getMeshAttr(),
+    Value coord = AxisIndexOp::create(b, loc, op.getMeshAttr(),
                                         cast<StringAttr>(axis));
-    Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value isFirst =
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, coord, zero);
-    first = first ? b.create<arith::AndIOp>(loc, first, isFirst) : isFirst;
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, coord, zero);
+    first = first ? arith::AndIOp::create(b, loc, first, isFirst) : isFirst;
   }
   auto type = cast<RankedTensorType>(op.getType());
-  Value zeros = b.create<arith::ConstantOp>(
+  Value zeros = arith::ConstantOp::create(b, 
       loc, type, b.getZeroAttr(type));
   Value kept =
-      b.create<arith::SelectOp>(loc, first, op.getInput(), zeros);
+      arith::SelectOp::create(b, loc, first, op.getInput(), zeros);
   op.getResult().replaceAllUsesWith(kept);
   op.erase();
 }

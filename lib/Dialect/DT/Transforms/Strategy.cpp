@@ -128,7 +128,7 @@ void mlir::dt::redistributeOperand(OpOperand &operand, ShardingAttr sharding) {
       }
   OpBuilder builder(owner);
   Value moved =
-      builder.create<RedistributeOp>(owner->getLoc(), target, operand.get());
+      RedistributeOp::create(builder, owner->getLoc(), target, operand.get());
   operand.set(moved);
 }
 

@@ -41,7 +41,7 @@ static Value extractBox(OpBuilder &b, Location loc, Value v,
   if (type.getShape() == shape)
     return v;
   SmallVector<int64_t> strides(shape.size(), 1);
-  return b.create<tensor::ExtractSliceOp>(
+  return tensor::ExtractSliceOp::create(b, 
       loc, RankedTensorType::get(shape, type.getElementType()), v,
       ValueRange{}, ValueRange{}, ValueRange{}, offset, shape, strides);
 }
@@ -50,7 +50,7 @@ static Value insertBox(OpBuilder &b, Location loc, Value piece, Value into,
                        ArrayRef<int64_t> offset) {
   auto type = cast<RankedTensorType>(piece.getType());
   SmallVector<int64_t> strides(type.getRank(), 1);
-  return b.create<tensor::InsertSliceOp>(loc, piece, into, ValueRange{},
+  return tensor::InsertSliceOp::create(b, loc, piece, into, ValueRange{},
                                          ValueRange{}, ValueRange{}, offset,
                                          type.getShape(), strides);
 }
@@ -62,7 +62,7 @@ static Value concat(OpBuilder &b, Location loc, ArrayRef<Value> parts,
   shape[dim] = 0;
   for (Value p : parts)
     shape[dim] += cast<RankedTensorType>(p.getType()).getDimSize(dim);
-  Value out = b.create<tensor::EmptyOp>(loc, shape, first.getElementType());
+  Value out = tensor::EmptyOp::create(b, loc, shape, first.getElementType());
   SmallVector<int64_t> offset(shape.size(), 0);
   for (Value p : parts) {
     out = insertBox(b, loc, p, out, offset);
@@ -76,14 +76,14 @@ static Value combine(OpBuilder &b, Location loc, ::dt::ReductionKind kind,
   bool isFloat = isa<FloatType>(getElementTypeOrSelf(x.getType()));
   switch (kind) {
   case ::dt::ReductionKind::Max:
-    return isFloat ? Value(b.create<arith::MaximumFOp>(loc, x, y))
-                   : Value(b.create<arith::MaxSIOp>(loc, x, y));
+    return isFloat ? Value(arith::MaximumFOp::create(b, loc, x, y))
+                   : Value(arith::MaxSIOp::create(b, loc, x, y));
   case ::dt::ReductionKind::Min:
-    return isFloat ? Value(b.create<arith::MinimumFOp>(loc, x, y))
-                   : Value(b.create<arith::MinSIOp>(loc, x, y));
+    return isFloat ? Value(arith::MinimumFOp::create(b, loc, x, y))
+                   : Value(arith::MinSIOp::create(b, loc, x, y));
   default:
-    return isFloat ? Value(b.create<arith::AddFOp>(loc, x, y))
-                   : Value(b.create<arith::AddIOp>(loc, x, y));
+    return isFloat ? Value(arith::AddFOp::create(b, loc, x, y))
+                   : Value(arith::AddIOp::create(b, loc, x, y));
   }
 }
 
@@ -94,10 +94,10 @@ static Value reduceAll(OpBuilder &b, Location loc, ::dt::ReductionKind kind,
     acc = combine(b, loc, kind, acc, v);
   if (kind == ::dt::ReductionKind::Avg) {
     auto type = cast<RankedTensorType>(acc.getType());
-    Value n = b.create<arith::ConstantOp>(
+    Value n = arith::ConstantOp::create(b, 
         loc, DenseElementsAttr::get(
                  type, b.getFloatAttr(type.getElementType(), values.size())));
-    acc = b.create<arith::DivFOp>(loc, acc, n);
+    acc = arith::DivFOp::create(b, loc, acc, n);
   }
   return acc;
 }
@@ -268,7 +268,7 @@ LogicalResult Simulator::run(func::FuncOp global, func::FuncOp local) {
       for (AxisIndexOp index : indices) {
         OpBuilder at(index);
         int64_t axis = *mesh.getAxisIndex(index.getAxis());
-        Value c = at.create<arith::ConstantIndexOp>(index.getLoc(),
+        Value c = arith::ConstantIndexOp::create(at, index.getLoc(),
                                                     coords[r][axis]);
         index.getResult().replaceAllUsesWith(c);
         if (index.getOperation() == copy)
@@ -287,7 +287,7 @@ LogicalResult Simulator::run(func::FuncOp global, func::FuncOp local) {
     for (auto [axis, p] : llvm::enumerate(placements))
       if (p.isPartial())
         partialAxes.push_back(axis);
-    Value out = b.create<tensor::EmptyOp>(loc, type.getShape(),
+    Value out = tensor::EmptyOp::create(b, loc, type.getShape(),
                                           type.getElementType());
     for (size_t r = 0; r < coords.size(); ++r) {
       bool representative = true;
@@ -308,7 +308,7 @@ LogicalResult Simulator::run(func::FuncOp global, func::FuncOp local) {
     }
     results.push_back(out);
   }
-  b.create<func::ReturnOp>(loc, results);
+  func::ReturnOp::create(b, loc, results);
   body.dropAllDefinedValueUses();
   body.erase();
   global.setType(FunctionType::get(global.getContext(), inputs, outputs));
@@ -379,10 +379,10 @@ struct TestAddDriverPass
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     Location loc = callee.getLoc();
     auto unranked = UnrankedMemRefType::get(b.getF32Type(), 0);
-    auto print = b.create<func::FuncOp>(
+    auto print = func::FuncOp::create(b, 
         loc, "printMemrefF32", FunctionType::get(ctx, {unranked}, {}));
     print.setPrivate();
-    auto driver = b.create<func::FuncOp>(loc, "dt_test_driver",
+    auto driver = func::FuncOp::create(b, loc, "dt_test_driver",
                                          FunctionType::get(ctx, {}, {}));
     b.setInsertionPointToStart(driver.addEntryBlock());
     SmallVector<Value> args;
@@ -395,20 +395,20 @@ struct TestAddDriverPass
       SmallVector<float> values;
       for (int64_t k = 0; k < type.getNumElements(); ++k)
         values.push_back(static_cast<float>((7 * k) % 11 - 5));
-      args.push_back(b.create<arith::ConstantOp>(
+      args.push_back(arith::ConstantOp::create(b, 
           loc, DenseElementsAttr::get(type, ArrayRef<float>(values))));
     }
-    auto call = b.create<func::CallOp>(loc, callee, args);
+    auto call = func::CallOp::create(b, loc, callee, args);
     for (Value result : call.getResults()) {
       auto type = dyn_cast<RankedTensorType>(result.getType());
       if (!type || !type.getElementType().isF32())
         continue;
-      Value buffer = b.create<bufferization::ToBufferOp>(
+      Value buffer = bufferization::ToBufferOp::create(b, 
           loc, MemRefType::get(type.getShape(), type.getElementType()), result);
-      Value cast = b.create<memref::CastOp>(loc, unranked, buffer);
-      b.create<func::CallOp>(loc, print, ValueRange{cast});
+      Value cast = memref::CastOp::create(b, loc, unranked, buffer);
+      func::CallOp::create(b, loc, print, ValueRange{cast});
     }
-    b.create<func::ReturnOp>(loc);
+    func::ReturnOp::create(b, loc);
   }
 };
 } // namespace
