@@ -12,11 +12,11 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <map>
-#include <tuple>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <tuple>
 #include <vector>
 
 #define CHECK(x)                                                               \
@@ -63,19 +63,25 @@ void matmul(const __nv_bfloat16 *a, bool ta, const __nv_bfloat16 *b, bool tb,
     CHECK_LT(cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     cublasOperation_t opB = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
     cublasOperation_t opA = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
-    CHECK_LT(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSA, &opB, sizeof(opB)));
-    CHECK_LT(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opA, sizeof(opA)));
+    CHECK_LT(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSA,
+                                            &opB, sizeof(opB)));
+    CHECK_LT(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB,
+                                            &opA, sizeof(opA)));
     // Row-major B (k x n, or n x k when transposed) is column-major B^T.
-    CHECK_LT(cublasLtMatrixLayoutCreate(&p.la, CUDA_R_16BF, tb ? k : n, tb ? n : k, tb ? k : n));
-    CHECK_LT(cublasLtMatrixLayoutCreate(&p.lb, CUDA_R_16BF, ta ? m : k, ta ? k : m, ta ? m : k));
+    CHECK_LT(cublasLtMatrixLayoutCreate(&p.la, CUDA_R_16BF, tb ? k : n,
+                                        tb ? n : k, tb ? k : n));
+    CHECK_LT(cublasLtMatrixLayoutCreate(&p.lb, CUDA_R_16BF, ta ? m : k,
+                                        ta ? k : m, ta ? m : k));
     CHECK_LT(cublasLtMatrixLayoutCreate(&p.lc, CUDA_R_16BF, n, m, n));
     cublasLtMatmulPreference_t pref;
     CHECK_LT(cublasLtMatmulPreferenceCreate(&pref));
     size_t ws = kWorkspace;
-    CHECK_LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
+    CHECK_LT(cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
     cublasLtMatmulHeuristicResult_t result;
     int found = 0;
-    CHECK_LT(cublasLtMatmulAlgoGetHeuristic(lt, p.desc, p.la, p.lb, p.lc, p.lc, pref, 1, &result, &found));
+    CHECK_LT(cublasLtMatmulAlgoGetHeuristic(lt, p.desc, p.la, p.lb, p.lc, p.lc,
+                                            pref, 1, &result, &found));
     cublasLtMatmulPreferenceDestroy(pref);
     if (!found) {
       std::fprintf(stderr, "no cuBLASLt algorithm\n");

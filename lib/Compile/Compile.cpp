@@ -142,8 +142,8 @@ mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
   global.addPass(createCSEPass());
   if (failed(global.run(*spmd)))
     return failure();
-  FailureOr<std::string> described = describeProgram(
-      *spmd, options.emulateGPU ? Target::CPU : options.target);
+  FailureOr<std::string> described =
+      describeProgram(*spmd, options.emulateGPU ? Target::CPU : options.target);
   if (failed(described))
     return failure();
   description = std::move(*described);

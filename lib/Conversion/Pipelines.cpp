@@ -98,19 +98,20 @@ std::string mlir::dt::ptxFeaturesFor(StringRef arch) {
   return "+ptx80";
 }
 
-LogicalResult mlir::dt::buildLowerToCUDAPipeline(
-    OpPassManager &pm, StringRef entryPrefix, const CUDATargetOptions &target) {
+LogicalResult
+mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
+                                   const CUDATargetOptions &target) {
   pm.addPass(createLowerAxisIndexPass());
   pm.addPass(createDecomposeAggregatesPass());
   // Cooperative reductions need threads that run together; the CPU
   // emulation runs one thread at a time, so it gets one lane per row.
-  std::string kernels =
-      std::string(",dt-memory-to-gpu,dt-overlap-collectives,"
-                  "dt-gpu-reduction-kernels{lanes=") +
-      (target.emulateOnCPU ? "1" : "0") + "},"
-      "func.func(convert-linalg-to-parallel-loops),"
-      "dt-launch-parallel-loops{block-size=" +
-      std::to_string(target.blockSize) + "}";
+  std::string kernels = std::string(",dt-memory-to-gpu,dt-overlap-collectives,"
+                                    "dt-gpu-reduction-kernels{lanes=") +
+                        (target.emulateOnCPU ? "1" : "0") +
+                        "},"
+                        "func.func(convert-linalg-to-parallel-loops),"
+                        "dt-launch-parallel-loops{block-size=" +
+                        std::to_string(target.blockSize) + "}";
   if (target.emulateOnCPU)
     return parsePassPipeline(bufferizationPipeline(entryPrefix, "blas") +
                                  kernels + ",dt-emulate-gpu-on-cpu," + kCPUTail,

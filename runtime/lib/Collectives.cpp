@@ -266,7 +266,8 @@ void runCollective(absl::string_view name, DType dtype, int64_t inRank,
                                        : body(*rank, rank->group(mask), *input,
                                               *output);
   if (!status.ok())
-    (void)rank->job().fail(status); // Recorded for the host; the job goes on failing.
+    (void)rank->job().fail(
+        status); // Recorded for the host; the job goes on failing.
 }
 
 ReductionKind reductionOf(int32_t code) {
@@ -392,20 +393,19 @@ Pieces splitPieces(RankContext &r, const Group &g, const Dense &in, int dim,
 } // namespace
 
 #define DT_RT_DEFINE_COLLECTIVES(T, DTYPE)                                     \
-  extern "C" void dt_rt_all_reduce_##T(int64_t ir, DtMemRef *in, int64_t orank, \
-                                       DtMemRef *out, int32_t axes,            \
-                                       int32_t reduction) {                    \
-    runCollective("all_reduce", DTYPE, ir, in, orank, out, axes,              \
+  extern "C" void dt_rt_all_reduce_##T(int64_t ir, DtMemRef *in,               \
+                                       int64_t orank, DtMemRef *out,           \
+                                       int32_t axes, int32_t reduction) {      \
+    runCollective("all_reduce", DTYPE, ir, in, orank, out, axes,               \
                   [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
                     return r.backend().allReduce(r, g, i, o,                   \
                                                  reductionOf(reduction));      \
                   });                                                          \
   }                                                                            \
-  extern "C" void dt_rt_all_gather_##T(int64_t ir, DtMemRef *in, int64_t orank, \
-                                       DtMemRef *out, int32_t axes,            \
-                                       int32_t dim, int32_t extent,            \
-                                       int32_t outer) {                        \
-    runCollective("all_gather", DTYPE, ir, in, orank, out, axes,              \
+  extern "C" void dt_rt_all_gather_##T(                                        \
+      int64_t ir, DtMemRef *in, int64_t orank, DtMemRef *out, int32_t axes,    \
+      int32_t dim, int32_t extent, int32_t outer) {                            \
+    runCollective("all_gather", DTYPE, ir, in, orank, out, axes,               \
                   [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
                     return r.backend().allGather(                              \
                         r, g, i, o, dim,                                       \
@@ -415,7 +415,7 @@ Pieces splitPieces(RankContext &r, const Group &g, const Dense &in, int dim,
   extern "C" void dt_rt_reduce_scatter_##T(                                    \
       int64_t ir, DtMemRef *in, int64_t orank, DtMemRef *out, int32_t axes,    \
       int32_t reduction, int32_t dim, int32_t extent, int32_t outer) {         \
-    runCollective("reduce_scatter", DTYPE, ir, in, orank, out, axes,          \
+    runCollective("reduce_scatter", DTYPE, ir, in, orank, out, axes,           \
                   [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
                     return r.backend().reduceScatter(                          \
                         r, g, i, o, reductionOf(reduction), dim,               \
@@ -435,11 +435,10 @@ Pieces splitPieces(RankContext &r, const Group &g, const Dense &in, int dim,
               gatherPieces(r, g, i, concat, concatExtent, concatOuter));       \
         });                                                                    \
   }                                                                            \
-  extern "C" void dt_rt_local_slice_##T(int64_t ir, DtMemRef *in,              \
-                                        int64_t orank, DtMemRef *out,          \
-                                        int32_t axes, int32_t dim,             \
-                                        int32_t extent, int32_t outer) {       \
-    runCollective("local_slice", DTYPE, ir, in, orank, out, axes,             \
+  extern "C" void dt_rt_local_slice_##T(                                       \
+      int64_t ir, DtMemRef *in, int64_t orank, DtMemRef *out, int32_t axes,    \
+      int32_t dim, int32_t extent, int32_t outer) {                            \
+    runCollective("local_slice", DTYPE, ir, in, orank, out, axes,              \
                   [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
                     return r.backend().localSlice(                             \
                         r, g, i, o, dim,                                       \

@@ -127,7 +127,9 @@ public:
   void setAfterEntry(std::function<absl::Status()> fn) {
     afterEntry_ = std::move(fn);
   }
-  absl::Status afterEntry() { return afterEntry_ ? afterEntry_() : absl::OkStatus(); }
+  absl::Status afterEntry() {
+    return afterEntry_ ? afterEntry_() : absl::OkStatus();
+  }
 
 private:
   int64_t rank_;
@@ -169,11 +171,10 @@ struct ThreadJobHooks {
 };
 
 /// runThreads with the backend and per-thread setup of `hooks`.
-absl::StatusOr<RunStats> runThreadsWith(Artifact::EntryFn entry,
-                                        const EntrySpec &spec,
-                                        std::vector<std::vector<void *>> &buffers,
-                                        const RunOptions &options,
-                                        const ThreadJobHooks &hooks);
+absl::StatusOr<RunStats>
+runThreadsWith(Artifact::EntryFn entry, const EntrySpec &spec,
+               std::vector<std::vector<void *>> &buffers,
+               const RunOptions &options, const ThreadJobHooks &hooks);
 
 /// Binds the calling thread to `rank` and calls `entry` on `buffers`
 /// (arguments, then results) `repeat` times, timing each call.

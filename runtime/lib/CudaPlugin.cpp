@@ -11,8 +11,8 @@
 namespace dt::rt {
 
 absl::StatusOr<const CudaPlugin *> loadCudaPlugin() {
-  static absl::StatusOr<const CudaPlugin *> plugin = []()
-      -> absl::StatusOr<const CudaPlugin *> {
+  static absl::StatusOr<const CudaPlugin *> plugin =
+      []() -> absl::StatusOr<const CudaPlugin *> {
     // Next to this library first: a build tree or an installed bundle.
     std::string next;
     Dl_info info;
@@ -21,8 +21,8 @@ absl::StatusOr<const CudaPlugin *> loadCudaPlugin() {
       std::string self = info.dli_fname;
       next = self.substr(0, self.rfind('/') + 1) + "libdt_runtime_cuda.so";
     }
-    void *handle = next.empty() ? nullptr
-                                : ::dlopen(next.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    void *handle =
+        next.empty() ? nullptr : ::dlopen(next.c_str(), RTLD_NOW | RTLD_GLOBAL);
     std::string firstError = handle || next.empty() ? "" : ::dlerror();
     if (!handle)
       handle = ::dlopen("libdt_runtime_cuda.so", RTLD_NOW | RTLD_GLOBAL);

@@ -3,8 +3,8 @@
 #include "dt/Runtime/Program.h"
 #include "dt/runtime.h"
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -108,7 +108,8 @@ absl::StatusOr<ProgramSpec> parseDescription(absl::string_view text) {
       else if (w[1] == "cuda")
         program.target = TargetKind::CUDA;
       else
-        return malformed(number, line, "expected \"target cpu\" or \"target cuda\"");
+        return malformed(number, line,
+                         "expected \"target cpu\" or \"target cuda\"");
     } else if (w[0] == "entry" && w.size() == 2) {
       program.entries.emplace_back();
       entry = &program.entries.back();
@@ -150,10 +151,13 @@ Artifact::open(const std::string &path) {
   void *handle = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     std::string error = ::dlerror();
-    if (absl::StrContains(error, "mgpu") || absl::StrContains(error, "dt_rt_gpu"))
-      return absl::FailedPreconditionError(absl::StrCat(
-          "cannot load artifact ", path, ": it is a CUDA artifact, which "
-          "runs with dt-run --backend=nccl (", error, ")"));
+    if (absl::StrContains(error, "mgpu") ||
+        absl::StrContains(error, "dt_rt_gpu"))
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot load artifact ", path,
+                       ": it is a CUDA artifact, which "
+                       "runs with dt-run --backend=nccl (",
+                       error, ")"));
     return absl::NotFoundError(
         absl::StrCat("cannot load artifact ", path, ": ", error));
   }

@@ -263,21 +263,21 @@ absl::StatusOr<RunStats> runThreadsWith(Artifact::EntryFn entry,
   }
   std::vector<std::thread> threads;
   for (int64_t r = 0; r < n; ++r)
-    threads.emplace_back([state, entry, &buffers = ranks[r], r,
-                          repeat = options.repeat] {
-      RankContext &context = *state->contexts[r];
-      absl::Status s = state->hooks.enter ? state->hooks.enter(context)
-                                          : absl::OkStatus();
-      if (s.ok())
-        s = callEntry(entry, context, buffers.data(), repeat,
-                      state->stats.seconds[r]);
-      if (state->hooks.leave)
-        state->hooks.leave(context);
-      if (!s.ok())
-        (void)state->job.fail(s);
-      absl::MutexLock lock(&state->doneMutex);
-      ++state->done;
-    });
+    threads.emplace_back(
+        [state, entry, &buffers = ranks[r], r, repeat = options.repeat] {
+          RankContext &context = *state->contexts[r];
+          absl::Status s = state->hooks.enter ? state->hooks.enter(context)
+                                              : absl::OkStatus();
+          if (s.ok())
+            s = callEntry(entry, context, buffers.data(), repeat,
+                          state->stats.seconds[r]);
+          if (state->hooks.leave)
+            state->hooks.leave(context);
+          if (!s.ok())
+            (void)state->job.fail(s);
+          absl::MutexLock lock(&state->doneMutex);
+          ++state->done;
+        });
   // Wait for every rank; once the job has failed, give the others one
   // timeout to return. A rank that never returns (stuck outside any
   // collective) is abandoned: the job is over, and the caller is expected

@@ -221,11 +221,12 @@ TEST(GemmPlan, ColumnMajorGemmComputesTheRowMajorProduct) {
     int64_t m = pick(1, 9), n = pick(1, 9), k = pick(1, 9);
     // A row-major r x c operand: rows contiguous, or a transposed view
     // (columns contiguous), with a padded leading dimension.
-    auto operand = [&](int64_t r, int64_t c, bool columns, std::vector<double> &data) {
+    auto operand = [&](int64_t r, int64_t c, bool columns,
+                       std::vector<double> &data) {
       int64_t pad = pick(0, 3);
-      cuda::RowMajorOperand op =
-          columns ? cuda::RowMajorOperand{r, c, 1, r + pad}
-                  : cuda::RowMajorOperand{r, c, c + pad, 1};
+      cuda::RowMajorOperand op = columns
+                                     ? cuda::RowMajorOperand{r, c, 1, r + pad}
+                                     : cuda::RowMajorOperand{r, c, c + pad, 1};
       data.assign(columns ? (r + pad) * c : r * (c + pad), 0.0);
       for (double &v : data)
         v = pick(-9, 9);
@@ -239,15 +240,21 @@ TEST(GemmPlan, ColumnMajorGemmComputesTheRowMajorProduct) {
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j)
         for (int64_t p = 0; p < k; ++p)
-          want[i * rc.s0 + j] += a[i * ra.s0 + p * ra.s1] * b[p * rb.s0 + j * rb.s1];
+          want[i * rc.s0 + j] +=
+              a[i * ra.s0 + p * ra.s1] * b[p * rb.s0 + j * rb.s1];
 
-    std::optional<cuda::ColumnMajorGemm> g = cuda::planColumnMajorGemm(ra, rb, rc);
+    std::optional<cuda::ColumnMajorGemm> g =
+        cuda::planColumnMajorGemm(ra, rb, rc);
     ASSERT_TRUE(g) << trial;
     // The shapes must agree as cuBLASLt checks them: op(first) is M x K,
     // op(second) K x N, the result M x N.
     int64_t M = g->result.rows, N = g->result.cols;
-    auto opRows = [](const cuda::StoredMatrix &s) { return s.transpose ? s.cols : s.rows; };
-    auto opCols = [](const cuda::StoredMatrix &s) { return s.transpose ? s.rows : s.cols; };
+    auto opRows = [](const cuda::StoredMatrix &s) {
+      return s.transpose ? s.cols : s.rows;
+    };
+    auto opCols = [](const cuda::StoredMatrix &s) {
+      return s.transpose ? s.rows : s.cols;
+    };
     ASSERT_EQ(opRows(g->first), M);
     ASSERT_EQ(opCols(g->first), opRows(g->second));
     ASSERT_EQ(opCols(g->second), N);
@@ -269,6 +276,8 @@ TEST(GemmPlan, ColumnMajorGemmComputesTheRowMajorProduct) {
 
 TEST(GemmPlan, RejectsLayoutsItCannotReadInPlace) {
   // Neither rows nor columns contiguous; a transposed result.
-  EXPECT_FALSE(cuda::planColumnMajorGemm({4, 4, 8, 2}, {4, 4, 4, 1}, {4, 4, 4, 1}));
-  EXPECT_FALSE(cuda::planColumnMajorGemm({4, 4, 4, 1}, {4, 4, 4, 1}, {4, 4, 1, 4}));
+  EXPECT_FALSE(
+      cuda::planColumnMajorGemm({4, 4, 8, 2}, {4, 4, 4, 1}, {4, 4, 4, 1}));
+  EXPECT_FALSE(
+      cuda::planColumnMajorGemm({4, 4, 4, 1}, {4, 4, 4, 1}, {4, 4, 1, 4}));
 }

@@ -15,8 +15,8 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -79,7 +79,8 @@ bool findCUDAToolkit(std::string &error) {
   std::string root = home ? home : "/usr/local/cuda";
   if (!llvm::sys::fs::exists(root + "/nvvm/libdevice")) {
     error = "--target=cuda needs the CUDA toolkit (ptxas, fatbinary, "
-            "libdevice): none in " + root + " (set CUDA_HOME)";
+            "libdevice): none in " +
+            root + " (set CUDA_HOME)";
     return false;
   }
   if (!std::getenv("CUDA_ROOT") && !std::getenv("CUDA_HOME") &&
@@ -91,7 +92,8 @@ bool findCUDAToolkit(std::string &error) {
   std::string bin = root + "/bin";
   if (!llvm::sys::fs::can_execute(bin + "/ptxas")) {
     error = "--target=cuda needs the CUDA toolkit's ptxas and fatbinary: "
-            "none on PATH, nor in " + bin + " (set CUDA_HOME)";
+            "none on PATH, nor in " +
+            bin + " (set CUDA_HOME)";
     return false;
   }
   const char *path = std::getenv("PATH");
@@ -119,7 +121,8 @@ int main(int argc, char **argv) {
   if (target != "cpu" && target != "cuda")
     return fail("--target=" + target + ": expected cpu or cuda");
   if (!llvm::StringRef(gpuArch).starts_with("sm_"))
-    return fail("--gpu-arch=" + gpuArch + ": expected an SM name such as sm_90");
+    return fail("--gpu-arch=" + gpuArch +
+                ": expected an SM name such as sm_90");
   if (optLevel > 3)
     return fail("-O" + llvm::Twine(optLevel.getValue()) +
                 ": the optimization level is 0 to 3");

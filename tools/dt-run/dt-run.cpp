@@ -349,9 +349,9 @@ int main(int argc, char **argv) {
   if (cuda) {
     absl::StatusOr<const CudaPlugin *> loaded = loadCudaPlugin();
     if (!loaded.ok())
-      fail(absl::Status(loaded.status().code(),
-                        absl::StrCat("--backend=nccl: ",
-                                     loaded.status().message())));
+      fail(absl::Status(
+          loaded.status().code(),
+          absl::StrCat("--backend=nccl: ", loaded.status().message())));
     plugin = *loaded;
   }
 

@@ -1,4 +1,5 @@
-//===- Compile.h - From an annotated program to a native artifact -*- C++ -*-===//
+//===- Compile.h - From an annotated program to a native artifact -*- C++
+//-*-===//
 //
 // What dt-compile does, as a library: the global annotated program becomes
 // one LLVM module holding the SPMD entries (dt-shard, then dt-lower-to-cpu or

@@ -57,15 +57,17 @@ CollectiveCall describe(ReduceScatterOp op, MeshOp mesh) {
   return call;
 }
 CollectiveCall describe(AllToAllOp op, MeshOp mesh) {
-  CollectiveCall call{"dt_rt_all_to_all_", {static_cast<int64_t>(op.getSplitDim()),
-                                            static_cast<int64_t>(op.getConcatDim())}};
+  CollectiveCall call{"dt_rt_all_to_all_",
+                      {static_cast<int64_t>(op.getSplitDim()),
+                       static_cast<int64_t>(op.getConcatDim())}};
   call.attributes.append(
       unevenLayout(mesh, op.getSplitExtent(), op.getSplitOuterAxes()));
   call.attributes.append(unevenLayout(mesh, op.getExtent(), op.getOuterAxes()));
   return call;
 }
 CollectiveCall describe(LocalSliceOp op, MeshOp mesh) {
-  CollectiveCall call{"dt_rt_local_slice_", {static_cast<int64_t>(op.getDim())}};
+  CollectiveCall call{"dt_rt_local_slice_",
+                      {static_cast<int64_t>(op.getDim())}};
   call.attributes.append(unevenLayout(mesh, op.getExtent(), op.getOuterAxes()));
   return call;
 }
@@ -148,7 +150,8 @@ struct CollectiveModel
         memref::CastOp::create(rewriter, loc, unranked, *out),
         arith::ConstantIntOp::create(rewriter, loc, axes, 32)};
     for (int64_t attribute : call.attributes)
-      args.push_back(arith::ConstantIntOp::create(rewriter, loc, attribute, 32));
+      args.push_back(
+          arith::ConstantIntOp::create(rewriter, loc, attribute, 32));
     SmallVector<Type> argTypes = llvm::to_vector(ValueRange(args).getTypes());
     func::FuncOp callee = getOrInsertRuntimeFunction(
         op->template getParentOfType<ModuleOp>(),

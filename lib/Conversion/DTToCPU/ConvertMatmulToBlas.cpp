@@ -73,10 +73,10 @@ struct ConvertMatmulToBlasPass
                        (gpu && (element.isF16() || element.isBF16()));
       if (!sameTypes || !supported)
         continue;
-      std::string name = std::string(gpu ? "dt_rt_gpu_" : "dt_rt_") +
-                         (isa<linalg::MatmulOp>(*op) ? "matmul_"
-                                                     : "batch_matmul_") +
-                         runtimeTypeSuffix(element)->str();
+      std::string name =
+          std::string(gpu ? "dt_rt_gpu_" : "dt_rt_") +
+          (isa<linalg::MatmulOp>(*op) ? "matmul_" : "batch_matmul_") +
+          runtimeTypeSuffix(element)->str();
       OpBuilder b(op);
       auto unranked = UnrankedMemRefType::get(element, 0);
       SmallVector<Value> args;
@@ -88,7 +88,8 @@ struct ConvertMatmulToBlasPass
               b, op.getLoc(), operand,
               AffineMapAttr::get(AffineMap::getPermutationMap(
                   ArrayRef<unsigned>{1, 0}, b.getContext())));
-        args.push_back(memref::CastOp::create(b, op.getLoc(), unranked, operand));
+        args.push_back(
+            memref::CastOp::create(b, op.getLoc(), unranked, operand));
       }
       func::FuncOp callee = getOrInsertRuntimeFunction(
           module, name,

@@ -41,13 +41,13 @@ Value buildDescriptor(OpBuilder &b, Location loc, MemRefType type,
   desc = LLVM::InsertValueOp::create(b, loc, desc, data, ArrayRef<int64_t>{0});
   desc = LLVM::InsertValueOp::create(b, loc, desc, data, ArrayRef<int64_t>{1});
   desc = LLVM::InsertValueOp::create(b, loc, desc, constant(0),
-                                       ArrayRef<int64_t>{2});
+                                     ArrayRef<int64_t>{2});
   int64_t stride = 1;
   for (int64_t d = rank - 1; d >= 0; --d) {
-    desc = LLVM::InsertValueOp::create(b, loc, desc, constant(type.getDimSize(d)),
-                                         ArrayRef<int64_t>{3, d});
+    desc = LLVM::InsertValueOp::create(
+        b, loc, desc, constant(type.getDimSize(d)), ArrayRef<int64_t>{3, d});
     desc = LLVM::InsertValueOp::create(b, loc, desc, constant(stride),
-                                         ArrayRef<int64_t>{4, d});
+                                       ArrayRef<int64_t>{4, d});
     stride *= type.getDimSize(d);
   }
   return UnrealizedConversionCastOp::create(b, loc, TypeRange{type}, desc)
@@ -84,15 +84,14 @@ struct EmitEntryPointsPass
       }
       OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
       Location loc = func.getLoc();
-      auto entry = func::FuncOp::create(b, 
-          loc, (prefix + func.getName()).str(),
-          FunctionType::get(ctx, {ptr}, {}));
+      auto entry = func::FuncOp::create(b, loc, (prefix + func.getName()).str(),
+                                        FunctionType::get(ctx, {ptr}, {}));
       Value buffers = entry.addEntryBlock()->getArgument(0);
       b.setInsertionPointToStart(&entry.getBody().front());
       SmallVector<Value> args;
       for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
-        Value slot = LLVM::GEPOp::create(b, 
-            loc, ptr, ptr, buffers,
+        Value slot = LLVM::GEPOp::create(
+            b, loc, ptr, ptr, buffers,
             ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
         Value data = LLVM::LoadOp::create(b, loc, ptr, slot);
         args.push_back(

@@ -34,8 +34,8 @@ struct LowerAxisIndexPass
       b.setInsertionPoint(op);
       Value arg = arith::ConstantIntOp::create(b, op.getLoc(), *axis, 32);
       auto call = func::CallOp::create(b, op.getLoc(), callee, arg);
-      Value index = arith::IndexCastOp::create(b, 
-          op.getLoc(), b.getIndexType(), call.getResult(0));
+      Value index = arith::IndexCastOp::create(b, op.getLoc(), b.getIndexType(),
+                                               call.getResult(0));
       op.getResult().replaceAllUsesWith(index);
       op.erase();
       return WalkResult::advance();

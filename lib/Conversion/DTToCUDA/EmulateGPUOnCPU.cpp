@@ -38,9 +38,9 @@ struct EmulateGPUOnCPUPass
     for (Operation *op : memoryOps) {
       OpBuilder b(op);
       if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
-        Value host = memref::AllocOp::create(b, 
-            op->getLoc(), alloc.getType(), alloc.getDynamicSizes(),
-            alloc.getSymbolOperands());
+        Value host = memref::AllocOp::create(b, op->getLoc(), alloc.getType(),
+                                             alloc.getDynamicSizes(),
+                                             alloc.getSymbolOperands());
         alloc.getMemref().replaceAllUsesWith(host);
       } else if (auto dealloc = dyn_cast<gpu::DeallocOp>(op)) {
         memref::DeallocOp::create(b, op->getLoc(), dealloc.getMemref());
@@ -65,9 +65,9 @@ struct EmulateGPUOnCPUPass
     });
     for (func::CallOp call : llvm::reverse(brackets))
       call.erase(); // Waits come after the end whose handle they use.
-    for (StringRef name : {"dt_rt_gpu_collectives_begin",
-                           "dt_rt_gpu_collectives_end",
-                           "dt_rt_gpu_collectives_wait"})
+    for (StringRef name :
+         {"dt_rt_gpu_collectives_begin", "dt_rt_gpu_collectives_end",
+          "dt_rt_gpu_collectives_wait"})
       if (auto decl = getOperation().lookupSymbol<func::FuncOp>(name))
         decl.erase();
 
@@ -84,7 +84,8 @@ struct EmulateGPUOnCPUPass
 
   LogicalResult emulate(gpu::LaunchOp launch) {
     if (launch.getAsyncToken() && !launch.getAsyncToken().use_empty())
-      return launch.emitError("dt-emulate-gpu-on-cpu: the launch's token is used");
+      return launch.emitError(
+          "dt-emulate-gpu-on-cpu: the launch's token is used");
     bool hasBarrier = false;
     launch.walk([&](Operation *op) {
       if (isa<gpu::BarrierOp, gpu::AllReduceOp, gpu::SubgroupReduceOp>(op))
@@ -100,7 +101,7 @@ struct EmulateGPUOnCPUPass
     gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
     gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
     IRMapping mapping;
-    SmallVector<Value> bounds = {grid.x, grid.y, grid.z,
+    SmallVector<Value> bounds = {grid.x,  grid.y,  grid.z,
                                  block.x, block.y, block.z};
     gpu::KernelDim3 blockIds = launch.getBlockIds(),
                     threadIds = launch.getThreadIds(),

@@ -206,15 +206,16 @@ struct GPUReductionKernelsPass
     for (int64_t e : reduceShape)
       row *= e;
     // Long rows, or too few rows to fill the GPU with warps: a block each.
-    int64_t rowLanes =
-        this->lanes == 1 ? 1 : (row >= 1024 || rows <= 128) ? kBlock : kWarp;
+    int64_t rowLanes = this->lanes == 1               ? 1
+                       : (row >= 1024 || rows <= 128) ? kBlock
+                                                      : kWarp;
     int64_t rowsPerBlock = kBlock / rowLanes;
     auto index = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
     Value one = index(1);
-    Value grid = index(std::max<int64_t>(1, (rows + rowsPerBlock - 1) /
-                                                 rowsPerBlock));
+    Value grid =
+        index(std::max<int64_t>(1, (rows + rowsPerBlock - 1) / rowsPerBlock));
     auto launch = gpu::LaunchOp::create(
         b, loc, grid, one, one, index(kBlock), one, one,
         /*dynamicSharedMemorySize=*/nullptr,
@@ -225,12 +226,13 @@ struct GPUReductionKernelsPass
     b.setInsertionPointToStart(&body);
 
     Value thread = launch.getThreadIds().x;
-    Value lane = rowLanes == kBlock ? thread
-                                    : arith::RemUIOp::create(
-                                          b, loc, thread, index(rowLanes));
+    Value lane = rowLanes == kBlock
+                     ? thread
+                     : arith::RemUIOp::create(b, loc, thread, index(rowLanes));
     Value rowIndex = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, launch.getBlockIds().x,
-                                      index(rowsPerBlock)),
+        b, loc,
+        arith::MulIOp::create(b, loc, launch.getBlockIds().x,
+                              index(rowsPerBlock)),
         arith::DivUIOp::create(b, loc, thread, index(rowLanes)));
     // A warp's rows are whole: the bound check is uniform across the lanes
     // that shuffle together (and always true for a block per row).
@@ -260,9 +262,10 @@ struct GPUReductionKernelsPass
           mapping.map(arg, input->get());
           continue;
         }
-        mapping.map(arg, memref::LoadOp::create(
-                             b, loc, input->get(),
-                             indicesOf(op.getMatchingIndexingMap(input), loops)));
+        mapping.map(arg,
+                    memref::LoadOp::create(
+                        b, loc, input->get(),
+                        indicesOf(op.getMatchingIndexingMap(input), loops)));
       }
       mapping.map(region.getArgument(op.getNumDpsInputs()),
                   loop.getRegionIterArg(0));
@@ -288,14 +291,14 @@ struct GPUReductionKernelsPass
       for (int32_t offset = kWarp / 2; offset > 0; offset /= 2) {
         auto shuffle = gpu::ShuffleOp::create(b, loc, total, offset, kWarp,
                                               gpu::ShuffleMode::XOR);
-        total = combineWith(b, loc, acc.combine, total,
-                            shuffle.getShuffleResult());
+        total =
+            combineWith(b, loc, acc.combine, total, shuffle.getShuffleResult());
       }
     }
 
     // Lane 0 folds the total into the output's initial value.
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                                        index(0));
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
     auto store = scf::IfOp::create(b, loc, first, /*withElse=*/false);
     b.setInsertionPointToStart(store.thenBlock());
     Value output = op.getDpsInitOperand(0)->get();

@@ -29,7 +29,8 @@ SmallVector<Value> mlir::dt::delinearizeIndex(OpBuilder &b, Location loc,
   SmallVector<Value> coords(extents.size());
   Value rest = linear;
   for (int64_t d = extents.size() - 1; d >= 0; --d) {
-    coords[d] = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, extents[d]);
+    coords[d] =
+        d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, extents[d]);
     if (d != 0)
       rest = arith::DivUIOp::create(b, loc, rest, extents[d]);
   }
@@ -89,8 +90,8 @@ struct LaunchParallelLoopsPass
   gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, Value blocks,
                              Value threads) {
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    auto launch = gpu::LaunchOp::create(b, 
-        loc, blocks, one, one, threads, one, one,
+    auto launch = gpu::LaunchOp::create(
+        b, loc, blocks, one, one, threads, one, one,
         /*dynamicSharedMemorySize=*/nullptr,
         gpu::AsyncTokenType::get(b.getContext()), rankStreamToken(b, loc));
     OpBuilder inner = OpBuilder::atBlockEnd(&launch.getBody().front());
@@ -107,8 +108,8 @@ struct LaunchParallelLoopsPass
     // Trip count of each dim, and of the whole space.
     SmallVector<Value> counts;
     Value total = index(1);
-    for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
-                                         loop.getUpperBound(), loop.getStep())) {
+    for (auto [lb, ub, step] : llvm::zip(
+             loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
       Value span = arith::SubIOp::create(b, loc, ub, lb);
       Value count = arith::CeilDivSIOp::create(b, loc, span, step);
       Value zero = index(0);
@@ -124,10 +125,10 @@ struct LaunchParallelLoopsPass
     gpu::LaunchOp launch = createLaunch(b, loc, blocks, threads);
 
     b.setInsertionPointToStart(&launch.getBody().front());
-    Value linear = arith::AddIOp::create(b, 
-        loc,
+    Value linear = arith::AddIOp::create(
+        b, loc,
         arith::MulIOp::create(b, loc, launch.getBlockIds().x,
-                                launch.getBlockSize().x),
+                              launch.getBlockSize().x),
         launch.getThreadIds().x);
     Value inBounds =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear, total);

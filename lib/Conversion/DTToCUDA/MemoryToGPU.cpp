@@ -41,8 +41,9 @@ struct MemoryToGPUPass
       OpBuilder b(op);
       Location loc = op->getLoc();
       Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      auto launch = gpu::LaunchOp::create(b, 
-          loc, one, one, one, one, one, one, /*dynamicSharedMemorySize=*/nullptr,
+      auto launch = gpu::LaunchOp::create(
+          b, loc, one, one, one, one, one, one,
+          /*dynamicSharedMemorySize=*/nullptr,
           gpu::AsyncTokenType::get(b.getContext()), rankStreamToken(b, loc));
       OpBuilder inner = OpBuilder::atBlockEnd(&launch.getBody().front());
       gpu::TerminatorOp::create(inner, loc);
@@ -61,22 +62,22 @@ struct MemoryToGPUPass
       OpBuilder b(op);
       Location loc = op->getLoc();
       if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-        auto device = gpu::AllocOp::create(b, 
-            loc, alloc.getType(), token, rankStreamToken(b, loc),
+        auto device = gpu::AllocOp::create(
+            b, loc, alloc.getType(), token, rankStreamToken(b, loc),
             alloc.getDynamicSizes(), alloc.getSymbolOperands(),
             /*hostShared=*/false);
         alloc.replaceAllUsesWith(device.getMemref());
         alloc.erase();
       } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
         gpu::DeallocOp::create(b, loc, token, rankStreamToken(b, loc),
-                                 dealloc.getMemref());
+                               dealloc.getMemref());
         dealloc.erase();
       } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
         auto source = cast<MemRefType>(copy.getSource().getType());
         auto target = cast<MemRefType>(copy.getTarget().getType());
         if (isContiguous(source) && isContiguous(target))
           gpu::MemcpyOp::create(b, loc, token, rankStreamToken(b, loc),
-                                  copy.getTarget(), copy.getSource());
+                                copy.getTarget(), copy.getSource());
         else
           linalg::CopyOp::create(b, loc, copy.getSource(), copy.getTarget());
         copy.erase();
@@ -84,15 +85,15 @@ struct MemoryToGPUPass
         // The constant's host copy feeds a device copy made here and freed
         // at the end of the block.
         b.setInsertionPointAfter(global);
-        auto device = gpu::AllocOp::create(b, 
-            loc, global.getType(), token, rankStreamToken(b, loc),
-            ValueRange(), ValueRange(), false);
+        auto device = gpu::AllocOp::create(b, loc, global.getType(), token,
+                                           rankStreamToken(b, loc),
+                                           ValueRange(), ValueRange(), false);
         global.getResult().replaceAllUsesWith(device.getMemref());
         gpu::MemcpyOp::create(b, loc, token, rankStreamToken(b, loc),
-                                device.getMemref(), global.getResult());
+                              device.getMemref(), global.getResult());
         b.setInsertionPoint(global->getBlock()->getTerminator());
         gpu::DeallocOp::create(b, loc, token, rankStreamToken(b, loc),
-                                 device.getMemref());
+                               device.getMemref());
       }
     }
   }

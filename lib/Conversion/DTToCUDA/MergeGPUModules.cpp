@@ -43,7 +43,8 @@ struct MergeGPUModulesPass
     // Where each (module, kernel) went.
     llvm::DenseMap<std::pair<StringAttr, StringAttr>, StringAttr> moved;
     for (gpu::GPUModuleOp m : modules) {
-      for (Operation &op : llvm::make_early_inc_range(m.getBody()->getOperations())) {
+      for (Operation &op :
+           llvm::make_early_inc_range(m.getBody()->getOperations())) {
         auto kernel = dyn_cast<gpu::GPUFuncOp>(op);
         if (!kernel)
           continue;
@@ -57,7 +58,8 @@ struct MergeGPUModulesPass
     }
     module.walk([&](gpu::LaunchFuncOp launch) {
       SymbolRefAttr kernel = launch.getKernel();
-      auto it = moved.find({kernel.getRootReference(), kernel.getLeafReference()});
+      auto it =
+          moved.find({kernel.getRootReference(), kernel.getLeafReference()});
       if (it != moved.end())
         launch.setKernelAttr(SymbolRefAttr::get(
             merged.getNameAttr(), {FlatSymbolRefAttr::get(it->second)}));

@@ -108,9 +108,8 @@ void issueEarly(func::CallOp call,
     carried.push_back(def);
     llvm::append_range(work, def->getOperands());
   }
-  llvm::sort(carried, [](Operation *a, Operation *b) {
-    return a->isBeforeInBlock(b);
-  });
+  llvm::sort(carried,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   carried.push_back(call);
   carriedSet.insert(call);
   auto needed = [&](Operation *op) {
@@ -124,9 +123,9 @@ void issueEarly(func::CallOp call,
   for (Operation *op = call->getPrevNode(); op; op = op->getPrevNode()) {
     if (carriedSet.contains(op))
       continue;
-    bool otherCall = isa<CallOpInterface>(op) && !isLocalLibraryCall(op) &&
-                     !(isa<func::CallOp>(op) &&
-                       isCommunicating(cast<func::CallOp>(op)));
+    bool otherCall =
+        isa<CallOpInterface>(op) && !isLocalLibraryCall(op) &&
+        !(isa<func::CallOp>(op) && isCommunicating(cast<func::CallOp>(op)));
     if (otherCall || touches(op, aliases) || needed(op)) {
       after = op;
       break;
@@ -135,9 +134,8 @@ void issueEarly(func::CallOp call,
   // What already lies before the stop stays; the rest moves up.
   Block *block = call->getBlock();
   if (after)
-    llvm::erase_if(carried, [&](Operation *op) {
-      return op->isBeforeInBlock(after);
-    });
+    llvm::erase_if(carried,
+                   [&](Operation *op) { return op->isBeforeInBlock(after); });
   for (Operation *op : carried) {
     if (after)
       op->moveAfter(after);
@@ -148,7 +146,8 @@ void issueEarly(func::CallOp call,
 }
 
 struct OverlapCollectivesPass
-    : public mlir::dt::impl::OverlapCollectivesPassBase<OverlapCollectivesPass> {
+    : public mlir::dt::impl::OverlapCollectivesPassBase<
+          OverlapCollectivesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<func::CallOp> calls;
@@ -184,7 +183,8 @@ struct OverlapCollectivesPass
       b.setInsertionPoint(call);
       func::CallOp::create(b, loc, begin, ValueRange());
       b.setInsertionPointAfter(call);
-      Value handle = func::CallOp::create(b, loc, end, ValueRange()).getResult(0);
+      Value handle =
+          func::CallOp::create(b, loc, end, ValueRange()).getResult(0);
       // The first later op of the block that touches the buffers, else the
       // block's end.
       Operation *at = call->getBlock()->getTerminator();

@@ -36,9 +36,9 @@ absl::Status driverError(CUresult result, const char *what) {
   const char *name = nullptr, *text = nullptr;
   cuGetErrorName(result, &name);
   cuGetErrorString(result, &text);
-  return absl::InternalError(absl::StrCat("CUDA: ", what, " failed: ",
-                                          name ? name : "unknown error", " (",
-                                          text ? text : "", ")"));
+  return absl::InternalError(
+      absl::StrCat("CUDA: ", what, " failed: ", name ? name : "unknown error",
+                   " (", text ? text : "", ")"));
 }
 
 absl::Status initDriver() {
@@ -63,8 +63,7 @@ absl::StatusOr<std::unique_ptr<RankDevice>> RankDevice::create(int device) {
   DT_CU(cuStreamCreate(&rank->stream_, CU_STREAM_NON_BLOCKING));
   DT_CU(cuStreamCreate(&rank->commStream_, CU_STREAM_NON_BLOCKING));
   DT_CU(cuMemAlloc(&rank->workspace_, kWorkspace));
-  if (cublasStatus_t s = cublasLtCreate(&rank->lt_);
-      s != CUBLAS_STATUS_SUCCESS)
+  if (cublasStatus_t s = cublasLtCreate(&rank->lt_); s != CUBLAS_STATUS_SUCCESS)
     return absl::InternalError(
         absl::StrCat("cuBLASLt: cublasLtCreate failed with status ", s));
   return rank;
@@ -135,9 +134,9 @@ absl::Status RankDevice::wait(absl::Duration timeout,
       if (absl::Status s = poll(); !s.ok())
         return s;
     if (absl::Now() > deadline)
-      return absl::DeadlineExceededError(absl::StrCat(
-          "the GPU work of a step did not finish within ",
-          absl::FormatDuration(timeout)));
+      return absl::DeadlineExceededError(
+          absl::StrCat("the GPU work of a step did not finish within ",
+                       absl::FormatDuration(timeout)));
     absl::SleepFor(nap);
     nap = std::min(nap * 2, absl::Milliseconds(1));
   }
@@ -161,9 +160,9 @@ DeviceBinding::~DeviceBinding() { boundDevice = previous_; }
 
 void reportError(absl::Status status) {
   if (RankContext *rank = currentRank()) {
-    (void)rank->job().fail(absl::Status(
-        status.code(),
-        absl::StrCat("rank ", rank->rank(), ": ", status.message())));
+    (void)rank->job().fail(
+        absl::Status(status.code(), absl::StrCat("rank ", rank->rank(), ": ",
+                                                 status.message())));
     return;
   }
   absl::MutexLock lock(&unboundMutex);
@@ -307,9 +306,9 @@ void mgpuEventSynchronize(void *event) {
 }
 
 void mgpuEventRecord(void *event, void *stream) {
-  failedCall(cuEventRecord(static_cast<CUevent>(event),
-                           static_cast<CUstream>(stream)),
-             "cuEventRecord");
+  failedCall(
+      cuEventRecord(static_cast<CUevent>(event), static_cast<CUstream>(stream)),
+      "cuEventRecord");
 }
 
 void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared) {
@@ -328,9 +327,9 @@ void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared) {
 void mgpuMemFree(void *ptr, void *stream) {
   if (!ptr)
     return;
-  failedCall(cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr),
-                            rankStream(stream)),
-             "cuMemFreeAsync");
+  failedCall(
+      cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr), rankStream(stream)),
+      "cuMemFreeAsync");
 }
 
 void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
@@ -348,8 +347,7 @@ void mgpuMemset32(void *dst, unsigned int value, size_t count, void *stream) {
              "cuMemsetD32Async");
 }
 
-void mgpuMemset16(void *dst, unsigned short value, size_t count,
-                  void *stream) {
+void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream) {
   failedCall(cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value, count,
                               rankStream(stream)),
              "cuMemsetD16Async");

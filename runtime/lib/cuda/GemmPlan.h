@@ -43,9 +43,8 @@ struct RowMajorOperand {
 /// The column-major GEMM for row-major C (m x n) += A (m x k) B (k x n);
 /// nothing when an operand has neither rows nor columns contiguous, or C is
 /// not row-contiguous.
-inline std::optional<ColumnMajorGemm> planColumnMajorGemm(RowMajorOperand a,
-                                                          RowMajorOperand b,
-                                                          RowMajorOperand c) {
+inline std::optional<ColumnMajorGemm>
+planColumnMajorGemm(RowMajorOperand a, RowMajorOperand b, RowMajorOperand c) {
   // Read column-major, a row-contiguous r x c matrix is stored as c x r
   // (op N gives its transpose); a column-contiguous one is stored as r x c
   // (op T gives its transpose).

@@ -48,7 +48,8 @@ absl::Status toHost(const Dense &device, HostTensor &host) {
   if (host.byteSize() == 0)
     return absl::OkStatus();
   RankDevice *rank = currentDevice();
-  DT_CU(cuMemcpyDtoHAsync(host.data(), reinterpret_cast<CUdeviceptr>(device.data),
+  DT_CU(cuMemcpyDtoHAsync(host.data(),
+                          reinterpret_cast<CUdeviceptr>(device.data),
                           host.byteSize(), rank->stream()));
   DT_CU(cuStreamSynchronize(rank->stream()));
   return absl::OkStatus();
@@ -101,16 +102,14 @@ public:
   explicit StagedBackend(std::unique_ptr<Backend> host)
       : host_(std::move(host)) {}
 
-  absl::Status allReduce(RankContext &rank, const Group &group,
-                         const Dense &in, Dense &out,
-                         ReductionKind kind) override {
+  absl::Status allReduce(RankContext &rank, const Group &group, const Dense &in,
+                         Dense &out, ReductionKind kind) override {
     return staged(in, out, [&](const Dense &hin, Dense &hout) {
       return host_->allReduce(rank, group, hin, hout, kind);
     });
   }
-  absl::Status allGather(RankContext &rank, const Group &group,
-                         const Dense &in, Dense &out, int dim,
-                         const Pieces &pieces) override {
+  absl::Status allGather(RankContext &rank, const Group &group, const Dense &in,
+                         Dense &out, int dim, const Pieces &pieces) override {
     return staged(in, out, [&](const Dense &hin, Dense &hout) {
       return host_->allGather(rank, group, hin, hout, dim, pieces);
     });
@@ -127,8 +126,8 @@ public:
                         const Pieces &splitPieces,
                         const Pieces &concatPieces) override {
     return staged(in, out, [&](const Dense &hin, Dense &hout) {
-      return host_->allToAll(rank, group, hin, hout, split, concat,
-                             splitPieces, concatPieces);
+      return host_->allToAll(rank, group, hin, hout, split, concat, splitPieces,
+                             concatPieces);
     });
   }
 
@@ -158,8 +157,8 @@ private:
 //===----------------------------------------------------------------------===//
 
 absl::Status ncclError(ncclResult_t result, const char *what) {
-  return absl::InternalError(absl::StrCat("NCCL: ", what, " failed: ",
-                                          ncclGetErrorString(result)));
+  return absl::InternalError(
+      absl::StrCat("NCCL: ", what, " failed: ", ncclGetErrorString(result)));
 }
 #define DT_NCCL(call)                                                          \
   do {                                                                         \
@@ -290,9 +289,8 @@ public:
     return absl::OkStatus();
   }
 
-  absl::Status allReduce(RankContext &rank, const Group &group,
-                         const Dense &in, Dense &out,
-                         ReductionKind kind) override {
+  absl::Status allReduce(RankContext &rank, const Group &group, const Dense &in,
+                         Dense &out, ReductionKind kind) override {
     absl::StatusOr<ncclComm_t> comm = communicator(rank, group);
     if (!comm.ok())
       return comm.status();
@@ -302,9 +300,8 @@ public:
     return absl::OkStatus();
   }
 
-  absl::Status allGather(RankContext &rank, const Group &group,
-                         const Dense &in, Dense &out, int dim,
-                         const Pieces &pieces) override {
+  absl::Status allGather(RankContext &rank, const Group &group, const Dense &in,
+                         Dense &out, int dim, const Pieces &pieces) override {
     absl::StatusOr<ncclComm_t> comm = communicator(rank, group);
     if (!comm.ok())
       return comm.status();
@@ -314,12 +311,12 @@ public:
                             *comm, currentDevice()->collectiveStream()));
       return absl::OkStatus();
     }
-    return viaHost(*comm, group, in, out, [&](const std::vector<const void *> &members,
-                                                Dense &hout) {
-      for (int64_t j = 0; j < group.size(); ++j)
-        placePiece(in, members[j], hout, dim, pieces.member[j]);
-      zeroTail(hout, dim, pieces.region);
-    });
+    return viaHost(*comm, group, in, out,
+                   [&](const std::vector<const void *> &members, Dense &hout) {
+                     for (int64_t j = 0; j < group.size(); ++j)
+                       placePiece(in, members[j], hout, dim, pieces.member[j]);
+                     zeroTail(hout, dim, pieces.region);
+                   });
   }
 
   absl::Status reduceScatter(RankContext &rank, const Group &group,
@@ -335,18 +332,19 @@ public:
                                 currentDevice()->collectiveStream()));
       return absl::OkStatus();
     }
-    return viaHost(*comm, group, in, out, [&](const std::vector<const void *> &members,
-                                                Dense &hout) {
-      std::vector<HostTensor> pieces;
-      std::vector<const void *> inputs;
-      for (int64_t j = 0; j < group.size(); ++j) {
-        pieces.emplace_back(in.dtype, out.shape);
-        Dense piece = view(pieces.back());
-        slicePiece(in, members[j], piece, dim, mine.member[group.index]);
-        inputs.push_back(pieces.back().data());
-      }
-      reduceArrays(in.dtype, hout.data, inputs, hout.count(), kind);
-    });
+    return viaHost(
+        *comm, group, in, out,
+        [&](const std::vector<const void *> &members, Dense &hout) {
+          std::vector<HostTensor> pieces;
+          std::vector<const void *> inputs;
+          for (int64_t j = 0; j < group.size(); ++j) {
+            pieces.emplace_back(in.dtype, out.shape);
+            Dense piece = view(pieces.back());
+            slicePiece(in, members[j], piece, dim, mine.member[group.index]);
+            inputs.push_back(pieces.back().data());
+          }
+          reduceArrays(in.dtype, hout.data, inputs, hout.count(), kind);
+        });
   }
 
   absl::Status allToAll(RankContext &rank, const Group &group, const Dense &in,
@@ -356,13 +354,13 @@ public:
     absl::StatusOr<ncclComm_t> comm = communicator(rank, group);
     if (!comm.ok())
       return comm.status();
-    return viaHost(*comm, group, in, out, [&](const std::vector<const void *> &members,
-                                                Dense &hout) {
-      for (int64_t j = 0; j < group.size(); ++j)
-        exchangePart(in, members[j], hout, split, concat, splitPieces,
-                     concatPieces, group.index, j);
-      zeroTail(hout, concat, concatPieces.region);
-    });
+    return viaHost(*comm, group, in, out,
+                   [&](const std::vector<const void *> &members, Dense &hout) {
+                     for (int64_t j = 0; j < group.size(); ++j)
+                       exchangePart(in, members[j], hout, split, concat,
+                                    splitPieces, concatPieces, group.index, j);
+                     zeroTail(hout, concat, concatPieces.region);
+                   });
   }
 
   absl::Status localSlice(RankContext &rank, const Group &group,
@@ -432,8 +430,8 @@ private:
 
   std::unique_ptr<Bootstrap> bootstrap_;
   absl::Mutex mu_;
-  absl::flat_hash_map<std::pair<int64_t, int32_t>, ncclComm_t> comms_
-      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::pair<int64_t, int32_t>, ncclComm_t>
+      comms_ ABSL_GUARDED_BY(mu_);
 };
 
 //===----------------------------------------------------------------------===//
@@ -499,9 +497,9 @@ absl::Status download(DeviceRank &rank, RankBuffers &host) {
   for (size_t i = 0; i < host.results.size(); ++i) {
     HostTensor &t = host.results[i];
     if (t.byteSize() > 0)
-      DT_CU(cuMemcpyDtoH(t.data(),
-                         reinterpret_cast<CUdeviceptr>(rank.pointers[first + i]),
-                         t.byteSize()));
+      DT_CU(cuMemcpyDtoH(
+          t.data(), reinterpret_cast<CUdeviceptr>(rank.pointers[first + i]),
+          t.byteSize()));
   }
   return absl::OkStatus();
 }
@@ -547,9 +545,8 @@ absl::StatusOr<RunStats> runThreadsOnGpus(Artifact::EntryFn entry,
         "--gpus=device-local to run every rank on GPU 0"));
   std::vector<DeviceRank> devices(n);
   for (int64_t r = 0; r < n; ++r)
-    if (absl::Status s =
-            upload(placement == GpuPlacement::OnePerRank ? r : 0, ranks[r],
-                   devices[r]);
+    if (absl::Status s = upload(placement == GpuPlacement::OnePerRank ? r : 0,
+                                ranks[r], devices[r]);
         !s.ok())
       return s;
   std::vector<std::vector<void *>> pointers;
@@ -585,8 +582,8 @@ absl::StatusOr<RunStats> runThreadsOnGpus(Artifact::EntryFn entry,
 }
 
 int localRank() {
-  for (const char *name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
-                           "SLURM_LOCALID"})
+  for (const char *name :
+       {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
     if (const char *value = std::getenv(name))
       return std::atoi(value);
   return 0;

@@ -33,9 +33,9 @@ struct TypeInfo {
   cudaDataType_t scale;
 };
 
-using ProblemKey = std::tuple<int, int64_t, int64_t, int64_t, int64_t, int64_t,
-                              int64_t, bool, bool, int64_t, int64_t, int64_t,
-                              int64_t>;
+using ProblemKey =
+    std::tuple<int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool,
+               bool, int64_t, int64_t, int64_t, int64_t>;
 
 /// A problem's cuBLASLt descriptors and chosen algorithm.
 struct Plan {
@@ -97,23 +97,34 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
   if (k == 0)
     return absl::OkStatus(); // C += nothing.
   int d = batchDims;
-  std::optional<ColumnMajorGemm> gemm = planColumnMajorGemm(
-      {m, k, strides(a)[d], strides(a)[d + 1]},
-      {k, n, strides(b)[d], strides(b)[d + 1]},
-      {m, n, strides(c)[d], strides(c)[d + 1]});
+  std::optional<ColumnMajorGemm> gemm =
+      planColumnMajorGemm({m, k, strides(a)[d], strides(a)[d + 1]},
+                          {k, n, strides(b)[d], strides(b)[d + 1]},
+                          {m, n, strides(c)[d], strides(c)[d + 1]});
   if (!gemm)
     return absl::UnimplementedError(
         "a GPU matmul operand has a layout cuBLASLt cannot read in place "
         "(neither rows nor columns contiguous, or a transposed result)");
-  int64_t sa = batchDims ? strides(a)[0] : 0, sb = batchDims ? strides(b)[0] : 0,
+  int64_t sa = batchDims ? strides(a)[0] : 0,
+          sb = batchDims ? strides(b)[0] : 0,
           sc = batchDims ? strides(c)[0] : 0;
 
   static thread_local absl::flat_hash_map<ProblemKey, std::unique_ptr<Plan>>
       plans;
   const StoredMatrix &first = gemm->first, &second = gemm->second,
                      &result = gemm->result;
-  ProblemKey key{static_cast<int>(type.data), m, n, k, second.ld, first.ld,
-                 result.ld, second.transpose, first.transpose, batches, sa, sb,
+  ProblemKey key{static_cast<int>(type.data),
+                 m,
+                 n,
+                 k,
+                 second.ld,
+                 first.ld,
+                 result.ld,
+                 second.transpose,
+                 first.transpose,
+                 batches,
+                 sa,
+                 sb,
                  sc};
   std::unique_ptr<Plan> &plan = plans[key];
   if (!plan) {
@@ -121,10 +132,10 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
     DT_LT(cublasLtMatmulDescCreate(&fresh->desc, type.compute, type.scale));
     cublasOperation_t opFirst = first.transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
     cublasOperation_t opSecond = second.transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
-    DT_LT(cublasLtMatmulDescSetAttribute(fresh->desc, CUBLASLT_MATMUL_DESC_TRANSA,
-                                         &opFirst, sizeof(opFirst)));
-    DT_LT(cublasLtMatmulDescSetAttribute(fresh->desc, CUBLASLT_MATMUL_DESC_TRANSB,
-                                         &opSecond, sizeof(opSecond)));
+    DT_LT(cublasLtMatmulDescSetAttribute(
+        fresh->desc, CUBLASLT_MATMUL_DESC_TRANSA, &opFirst, sizeof(opFirst)));
+    DT_LT(cublasLtMatmulDescSetAttribute(
+        fresh->desc, CUBLASLT_MATMUL_DESC_TRANSB, &opSecond, sizeof(opSecond)));
     if (absl::Status s = layout(fresh->a, type.data, first.rows, first.cols,
                                 first.ld, batches, sb);
         !s.ok())
@@ -150,16 +161,17 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
         preference, 1, &result, &found);
     cublasLtMatmulPreferenceDestroy(preference);
     if (status != CUBLAS_STATUS_SUCCESS || found == 0)
-      return absl::InternalError(absl::StrCat(
-          "cuBLASLt has no algorithm for a ", m, "x", k, " by ", k, "x", n,
-          " matmul (status ", status, ")"));
+      return absl::InternalError(
+          absl::StrCat("cuBLASLt has no algorithm for a ", m, "x", k, " by ", k,
+                       "x", n, " matmul (status ", status, ")"));
     fresh->algo = result.algo;
     plan = std::move(fresh);
   }
   float one32 = 1.0f;
   double one64 = 1.0;
-  const void *one = type.scale == CUDA_R_64F ? static_cast<const void *>(&one64)
-                                             : static_cast<const void *>(&one32);
+  const void *one = type.scale == CUDA_R_64F
+                        ? static_cast<const void *>(&one64)
+                        : static_cast<const void *>(&one32);
   // beta = 1: C += A * B, as linalg.matmul accumulates into its init.
   DT_LT(cublasLtMatmul(device->lt(), plan->desc, one,
                        reinterpret_cast<void *>(base(b)), plan->a,
@@ -191,9 +203,8 @@ using namespace dt::rt::cuda;
                                        DtMemRef *b, int64_t, DtMemRef *c) {    \
     run(INFO, 0, a, b, c, BYTES);                                              \
   }                                                                            \
-  extern "C" void dt_rt_gpu_batch_matmul_##T(int64_t, DtMemRef *a, int64_t,    \
-                                             DtMemRef *b, int64_t,             \
-                                             DtMemRef *c) {                    \
+  extern "C" void dt_rt_gpu_batch_matmul_##T(                                  \
+      int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t, DtMemRef *c) {      \
     run(INFO, 1, a, b, c, BYTES);                                              \
   }
 DT_GPU_MATMUL(f32, kF32, 4)

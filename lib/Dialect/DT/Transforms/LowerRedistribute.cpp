@@ -39,33 +39,33 @@ static Value emitStep(OpBuilder &b, Location loc, Value value,
   switch (step.kind) {
   case PlanStep::Kind::AllGather:
     return AllGatherOp::create(b, loc, resultType, value, meshRef, axes,
-                                 b.getI64IntegerAttr(step.dim),
-                                 /*extent=*/IntegerAttr(),
-                                 /*outer_axes=*/ArrayAttr());
+                               b.getI64IntegerAttr(step.dim),
+                               /*extent=*/IntegerAttr(),
+                               /*outer_axes=*/ArrayAttr());
   case PlanStep::Kind::AllReduce:
     return AllReduceOp::create(b, loc, resultType, value, meshRef, axes,
-                                 reduction);
+                               reduction);
   case PlanStep::Kind::ReduceScatter:
     return ReduceScatterOp::create(b, loc, resultType, value, meshRef, axes,
-                                     reduction, b.getI64IntegerAttr(step.dim),
-                                     /*extent=*/IntegerAttr(),
-                                     /*outer_axes=*/ArrayAttr());
+                                   reduction, b.getI64IntegerAttr(step.dim),
+                                   /*extent=*/IntegerAttr(),
+                                   /*outer_axes=*/ArrayAttr());
   case PlanStep::Kind::AllToAll:
     return AllToAllOp::create(b, loc, resultType, value, meshRef, axes,
-                                b.getI64IntegerAttr(step.dim),
-                                b.getI64IntegerAttr(step.srcDim),
-                                /*extent=*/IntegerAttr(),
-                                /*outer_axes=*/ArrayAttr(),
-                                /*split_extent=*/IntegerAttr(),
-                                /*split_outer_axes=*/ArrayAttr());
+                              b.getI64IntegerAttr(step.dim),
+                              b.getI64IntegerAttr(step.srcDim),
+                              /*extent=*/IntegerAttr(),
+                              /*outer_axes=*/ArrayAttr(),
+                              /*split_extent=*/IntegerAttr(),
+                              /*split_outer_axes=*/ArrayAttr());
   case PlanStep::Kind::LocalSlice:
     return LocalSliceOp::create(b, loc, resultType, value, meshRef, axes,
-                                  b.getI64IntegerAttr(step.dim),
-                                  /*extent=*/IntegerAttr(),
-                                  /*outer_axes=*/ArrayAttr());
+                                b.getI64IntegerAttr(step.dim),
+                                /*extent=*/IntegerAttr(),
+                                /*outer_axes=*/ArrayAttr());
   case PlanStep::Kind::ToPartial:
     return ToPartialOp::create(b, loc, resultType, value, meshRef, axes,
-                                 reduction);
+                               reduction);
   }
   return value;
 }
@@ -94,7 +94,7 @@ static bool mergeSummedReductions(Operation *op) {
   combined->setOperands({lhs.getInput(), rhs.getInput()});
   combined->getResult(0).setType(lhs.getInput().getType());
   auto merged = RedistributeOp::create(builder, op->getLoc(), lhs.getType(),
-                                               combined->getResult(0));
+                                       combined->getResult(0));
   op->getResult(0).replaceAllUsesWith(merged.getResult());
   op->erase();
   lhs.erase();

@@ -117,10 +117,11 @@ FunctionPartitioner::unevenPiece(OpBuilder &b, Location loc,
   // size = clamp(size - start, 0, chunk).
   Value offset = constant(0), size = constant(extent);
   for (int64_t axis : axes) {
-    Value coord = AxisIndexOp::create(b, 
-        loc, FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
+    Value coord = AxisIndexOp::create(
+        b, loc, FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
         cast<StringAttr>(mesh.getAxisNames()[axis]));
-    Value chunk = arith::CeilDivSIOp::create(b, loc, size, constant(shape[axis]));
+    Value chunk =
+        arith::CeilDivSIOp::create(b, loc, size, constant(shape[axis]));
     Value start = arith::MulIOp::create(b, loc, coord, chunk);
     Value rest = arith::SubIOp::create(b, loc, size, start);
     Value positive = arith::MaxSIOp::create(b, loc, rest, constant(0));
@@ -138,15 +139,15 @@ static Value shardOffset(OpBuilder &b, Location loc, MeshOp mesh,
   Value offset;
   for (int64_t axis : axes) {
     auto name = cast<StringAttr>(mesh.getAxisNames()[axis]);
-    Value coord = AxisIndexOp::create(b, 
-        loc, FlatSymbolRefAttr::get(mesh.getSymNameAttr()), name);
+    Value coord = AxisIndexOp::create(
+        b, loc, FlatSymbolRefAttr::get(mesh.getSymNameAttr()), name);
     if (!offset) {
       offset = coord;
       continue;
     }
     Value size = arith::ConstantIndexOp::create(b, loc, mesh.getShape()[axis]);
-    offset = arith::AddIOp::create(b, 
-        loc, arith::MulIOp::create(b, loc, offset, size), coord);
+    offset = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, offset, size), coord);
   }
   Value piece = arith::ConstantIndexOp::create(b, loc, localExtent);
   return arith::MulIOp::create(b, loc, offset, piece);
@@ -204,21 +205,20 @@ static Value zeroPadding(OpBuilder &b, Location loc, Value value, int64_t dim,
                          Value valid) {
   auto type = cast<RankedTensorType>(value.getType());
   int64_t rank = type.getRank();
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                         type.getElementType(),
-                                         type.getEncoding());
+  Value init = tensor::EmptyOp::create(
+      b, loc, type.getShape(), type.getElementType(), type.getEncoding());
   AffineMap identity = b.getMultiDimIdentityMap(rank);
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(b, 
-      loc, TypeRange{type}, ValueRange{value}, ValueRange{init},
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{type}, ValueRange{value}, ValueRange{init},
       ArrayRef<AffineMap>{identity, identity}, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value index = linalg::IndexOp::create(nb, nloc, dim);
-        Value inside = arith::CmpIOp::create(nb, 
-            nloc, arith::CmpIPredicate::ult, index, valid);
-        Value zero = arith::ConstantOp::create(nb, 
-            nloc, nb.getZeroAttr(type.getElementType()));
+        Value inside = arith::CmpIOp::create(
+            nb, nloc, arith::CmpIPredicate::ult, index, valid);
+        Value zero = arith::ConstantOp::create(
+            nb, nloc, nb.getZeroAttr(type.getElementType()));
         Value kept = arith::SelectOp::create(nb, nloc, inside, args[0], zero);
         linalg::YieldOp::create(nb, nloc, kept);
       });
@@ -288,15 +288,15 @@ LogicalResult FunctionPartitioner::maskUnevenReductions(linalg::LinalgOp op) {
   Value inside;
   for (auto [loop, extent] : valid) {
     Value index = linalg::IndexOp::create(b, loc, loop);
-    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index,
-                                       extent);
+    Value ok =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index, extent);
     inside = inside ? arith::AndIOp::create(b, loc, inside, ok) : ok;
   }
   unsigned firstInit = generic.getNumDpsInputs();
   for (OpOperand &yielded : yield->getOpOperands()) {
     Value accumulator = body.getArgument(firstInit + yielded.getOperandNumber());
-    yielded.set(arith::SelectOp::create(b, loc, inside, yielded.get(),
-                                          accumulator));
+    yielded.set(
+        arith::SelectOp::create(b, loc, inside, yielded.get(), accumulator));
   }
   return success();
 }
@@ -375,8 +375,8 @@ void FunctionPartitioner::padPacked(Operation *op, int64_t dim) {
   OpBuilder b(op);
   b.setInsertionPointAfter(op);
   SmallVector<int64_t> offsets(local.getRank(), 0), strides(local.getRank(), 1);
-  auto slice = tensor::ExtractSliceOp::create(b, 
-      op->getLoc(), local, result, ValueRange{}, ValueRange{}, ValueRange{},
+  auto slice = tensor::ExtractSliceOp::create(
+      b, op->getLoc(), local, result, ValueRange{}, ValueRange{}, ValueRange{},
       offsets, local.getShape(), strides);
   result.replaceAllUsesExcept(slice.getResult(), slice);
 }
@@ -393,18 +393,16 @@ void FunctionPartitioner::lowerToPartial(ToPartialOp op) {
   Location loc = op.getLoc();
   Value first;
   for (Attribute axis : op.getAxes()) {
-    Value coord = AxisIndexOp::create(b, loc, op.getMeshAttr(),
-                                        cast<StringAttr>(axis));
+    Value coord =
+        AxisIndexOp::create(b, loc, op.getMeshAttr(), cast<StringAttr>(axis));
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value isFirst =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, coord, zero);
     first = first ? arith::AndIOp::create(b, loc, first, isFirst) : isFirst;
   }
   auto type = cast<RankedTensorType>(op.getType());
-  Value zeros = arith::ConstantOp::create(b, 
-      loc, type, b.getZeroAttr(type));
-  Value kept =
-      arith::SelectOp::create(b, loc, first, op.getInput(), zeros);
+  Value zeros = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+  Value kept = arith::SelectOp::create(b, loc, first, op.getInput(), zeros);
   op.getResult().replaceAllUsesWith(kept);
   op.erase();
 }

@@ -41,8 +41,8 @@ static Value extractBox(OpBuilder &b, Location loc, Value v,
   if (type.getShape() == shape)
     return v;
   SmallVector<int64_t> strides(shape.size(), 1);
-  return tensor::ExtractSliceOp::create(b, 
-      loc, RankedTensorType::get(shape, type.getElementType()), v,
+  return tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), v,
       ValueRange{}, ValueRange{}, ValueRange{}, offset, shape, strides);
 }
 
@@ -51,8 +51,8 @@ static Value insertBox(OpBuilder &b, Location loc, Value piece, Value into,
   auto type = cast<RankedTensorType>(piece.getType());
   SmallVector<int64_t> strides(type.getRank(), 1);
   return tensor::InsertSliceOp::create(b, loc, piece, into, ValueRange{},
-                                         ValueRange{}, ValueRange{}, offset,
-                                         type.getShape(), strides);
+                                       ValueRange{}, ValueRange{}, offset,
+                                       type.getShape(), strides);
 }
 
 static Value concat(OpBuilder &b, Location loc, ArrayRef<Value> parts,
@@ -94,9 +94,10 @@ static Value reduceAll(OpBuilder &b, Location loc, ::dt::ReductionKind kind,
     acc = combine(b, loc, kind, acc, v);
   if (kind == ::dt::ReductionKind::Avg) {
     auto type = cast<RankedTensorType>(acc.getType());
-    Value n = arith::ConstantOp::create(b, 
-        loc, DenseElementsAttr::get(
-                 type, b.getFloatAttr(type.getElementType(), values.size())));
+    Value n = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(
+            type, b.getFloatAttr(type.getElementType(), values.size())));
     acc = arith::DivFOp::create(b, loc, acc, n);
   }
   return acc;
@@ -268,8 +269,8 @@ LogicalResult Simulator::run(func::FuncOp global, func::FuncOp local) {
       for (AxisIndexOp index : indices) {
         OpBuilder at(index);
         int64_t axis = *mesh.getAxisIndex(index.getAxis());
-        Value c = arith::ConstantIndexOp::create(at, index.getLoc(),
-                                                    coords[r][axis]);
+        Value c =
+            arith::ConstantIndexOp::create(at, index.getLoc(), coords[r][axis]);
         index.getResult().replaceAllUsesWith(c);
         if (index.getOperation() == copy)
           ranks[r].map(op.getResult(0), c);
@@ -287,8 +288,8 @@ LogicalResult Simulator::run(func::FuncOp global, func::FuncOp local) {
     for (auto [axis, p] : llvm::enumerate(placements))
       if (p.isPartial())
         partialAxes.push_back(axis);
-    Value out = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                          type.getElementType());
+    Value out =
+        tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
     for (size_t r = 0; r < coords.size(); ++r) {
       bool representative = true;
       for (auto [axis, p] : llvm::enumerate(placements))
@@ -379,11 +380,11 @@ struct TestAddDriverPass
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     Location loc = callee.getLoc();
     auto unranked = UnrankedMemRefType::get(b.getF32Type(), 0);
-    auto print = func::FuncOp::create(b, 
-        loc, "printMemrefF32", FunctionType::get(ctx, {unranked}, {}));
+    auto print = func::FuncOp::create(b, loc, "printMemrefF32",
+                                      FunctionType::get(ctx, {unranked}, {}));
     print.setPrivate();
     auto driver = func::FuncOp::create(b, loc, "dt_test_driver",
-                                         FunctionType::get(ctx, {}, {}));
+                                       FunctionType::get(ctx, {}, {}));
     b.setInsertionPointToStart(driver.addEntryBlock());
     SmallVector<Value> args;
     for (Type t : callee.getArgumentTypes()) {
@@ -395,16 +396,17 @@ struct TestAddDriverPass
       SmallVector<float> values;
       for (int64_t k = 0; k < type.getNumElements(); ++k)
         values.push_back(static_cast<float>((7 * k) % 11 - 5));
-      args.push_back(arith::ConstantOp::create(b, 
-          loc, DenseElementsAttr::get(type, ArrayRef<float>(values))));
+      args.push_back(arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(type, ArrayRef<float>(values))));
     }
     auto call = func::CallOp::create(b, loc, callee, args);
     for (Value result : call.getResults()) {
       auto type = dyn_cast<RankedTensorType>(result.getType());
       if (!type || !type.getElementType().isF32())
         continue;
-      Value buffer = bufferization::ToBufferOp::create(b, 
-          loc, MemRefType::get(type.getShape(), type.getElementType()), result);
+      Value buffer = bufferization::ToBufferOp::create(
+          b, loc, MemRefType::get(type.getShape(), type.getElementType()),
+          result);
       Value cast = memref::CastOp::create(b, loc, unranked, buffer);
       func::CallOp::create(b, loc, print, ValueRange{cast});
     }
