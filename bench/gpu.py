@@ -25,6 +25,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ELEMENTS = 64 * 1024 * 1024
+DT_RUN = None  # --dt-run: a wrapper (scripts/gpu-check.sh on an older glibc)
 
 
 def run(cmd):
@@ -36,7 +37,7 @@ def run(cmd):
 
 
 def dt_seconds(bundle, program, repeat):
-    out = run([os.path.join(bundle, "bin", "dt-run"),
+    out = run([DT_RUN or os.path.join(bundle, "bin", "dt-run"),
                os.path.join(bundle, "artifacts", "cuda", program + ".so"),
                "--backend=nccl", "--gpus=device-local", "--seed", "0",
                "--repeat", str(repeat)])
@@ -52,7 +53,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bundle", required=True)
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--dt-run", help="dt-run to use (default: the bundle's)")
     args = parser.parse_args()
+    global DT_RUN
+    DT_RUN = args.dt_run
     bundle, repeat = args.bundle, args.repeat
     rows = []
 

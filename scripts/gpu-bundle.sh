@@ -61,6 +61,18 @@ done
 "$cuda/bin/nvcc" -O3 -std=c++17 -arch=sm_90 -o "$out/bench/gpu-baseline" \
   "$root/bench/gpu_baseline.cu" -lcublasLt
 
+# This machine's C and C++ runtimes, for a GPU machine whose glibc is older
+# than the one everything here was built against (Open MPI's libevent needs
+# glibc 2.36): scripts/gpu-check.sh then runs dt-run through this loader.
+mkdir -p "$out/glibc"
+for lib in /lib64/ld-linux-x86-64.so.2 /lib/x86_64-linux-gnu/libc.so.6 \
+           /lib/x86_64-linux-gnu/libm.so.6 /lib/x86_64-linux-gnu/libstdc++.so.6 \
+           /lib/x86_64-linux-gnu/libgcc_s.so.1 /lib/x86_64-linux-gnu/libpthread.so.0 \
+           /lib/x86_64-linux-gnu/libdl.so.2 /lib/x86_64-linux-gnu/librt.so.1; do
+  cp -L "$lib" "$out/glibc/"
+done
+getconf GNU_LIBC_VERSION | cut -d' ' -f2 > "$out/glibc/VERSION"
+
 # lit, which is Python (the GPU machine has no LLVM packages).
 cp -r /usr/lib/llvm-22/utils/lit/lit "$out/lit"
 

@@ -39,6 +39,22 @@ PY
 )
 export LD_LIBRARY_PATH=$libs${wheels:+:$wheels}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
+# dt-run was built against the glibc in the bundle's glibc/VERSION; on an older one it
+# runs through the bundle's own loader and C runtime.
+bin=$bundle/bin
+built=$(cat "$bundle/glibc/VERSION" 2>/dev/null || echo 0)
+host=$(getconf GNU_LIBC_VERSION | cut -d' ' -f2)
+if [[ $(printf '%s\n%s\n' "$built" "$host" | sort -V | head -1) != "$built" ]]; then
+  bin=$out/compat-bin
+  mkdir -p "$bin"
+  cat > "$bin/dt-run" <<SH
+#!/bin/sh
+exec "$bundle/glibc/ld-linux-x86-64.so.2" --library-path "$bundle/glibc:\$LD_LIBRARY_PATH" "$bundle/bin/dt-run" "\$@"
+SH
+  chmod +x "$bin/dt-run"
+  echo "gpu-check: host glibc $host is older than $built: dt-run runs on the bundle's glibc"
+fi
+
 status=0
 {
   echo "== machine"
@@ -48,10 +64,10 @@ status=0
   ldd "$bundle/lib/libdt_runtime_cuda.so" | grep -E 'libcuda|nccl|cublas|not found'
   echo "== GPU tests (test/GPU)"
   python3 -c "import sys; sys.path.insert(0, '$bundle'); from lit.main import main; main()" \
-    -sv "$root/test/GPU" --param bin="$bundle/bin" --param artifacts="$bundle/artifacts" ||
+    -sv "$root/test/GPU" --param bin="$bin" --param artifacts="$bundle/artifacts" ||
     status=1
   echo "== benchmarks (bench/gpu.py)"
-  python3 "$root/bench/gpu.py" --bundle "$bundle" || status=1
+  python3 "$root/bench/gpu.py" --bundle "$bundle" --dt-run "$bin/dt-run" || status=1
   echo "== gpu-check: exit $status"
   exit "$status"
 } 2>&1 | tee "$summary"
