@@ -56,6 +56,14 @@ LogicalResult buildLowerToCPUPipeline(OpPassManager &pm, StringRef entryPrefix);
 /// program's order is the device's order and the host never waits.
 Value rankStreamToken(OpBuilder &b, Location loc);
 
+/// An asynchronous launch of `blocks` x `threads` (x only; y and z are 1)
+/// on the rank's stream, with an empty body ending in gpu.terminator.
+gpu::LaunchOp createRankLaunch(OpBuilder &b, Location loc, Value blocks,
+                               Value threads);
+
+/// Moves `op` into a launch of one block of one thread, built where `op` was.
+void runAsOneThread(Operation *op);
+
 /// The coordinates of `linear` over `extents` (index values), the last
 /// fastest: how a flattened thread index becomes loop indices.
 SmallVector<Value> delinearizeIndex(OpBuilder &b, Location loc, Value linear,

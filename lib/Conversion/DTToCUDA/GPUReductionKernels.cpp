@@ -213,17 +213,10 @@ struct GPUReductionKernelsPass
     auto index = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
-    Value one = index(1);
     Value grid =
         index(std::max<int64_t>(1, (rows + rowsPerBlock - 1) / rowsPerBlock));
-    auto launch = gpu::LaunchOp::create(
-        b, loc, grid, one, one, index(kBlock), one, one,
-        /*dynamicSharedMemorySize=*/nullptr,
-        gpu::AsyncTokenType::get(b.getContext()), rankStreamToken(b, loc));
-    Block &body = launch.getBody().front();
-    b.setInsertionPointToStart(&body);
-    gpu::TerminatorOp::create(b, loc);
-    b.setInsertionPointToStart(&body);
+    gpu::LaunchOp launch = createRankLaunch(b, loc, grid, index(kBlock));
+    b.setInsertionPointToStart(&launch.getBody().front());
 
     Value thread = launch.getThreadIds().x;
     Value lane = rowLanes == kBlock

@@ -69,7 +69,7 @@ struct LaunchParallelLoopsPass
       if (auto loop = dyn_cast<scf::ParallelOp>(nest))
         launchParallel(loop);
       else
-        launchSingleThread(nest);
+        runAsOneThread(nest); // No parallel dim: one thread does it all.
     }
     // What is left on the host must not touch buffers.
     WalkResult result = getOperation().walk([&](Operation *op) {
@@ -84,19 +84,6 @@ struct LaunchParallelLoopsPass
     });
     if (result.wasInterrupted())
       signalPassFailure();
-  }
-
-  /// A launch of `blocks` x `threads` (x only), built before `at`.
-  gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, Value blocks,
-                             Value threads) {
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    auto launch = gpu::LaunchOp::create(
-        b, loc, blocks, one, one, threads, one, one,
-        /*dynamicSharedMemorySize=*/nullptr,
-        gpu::AsyncTokenType::get(b.getContext()), rankStreamToken(b, loc));
-    OpBuilder inner = OpBuilder::atBlockEnd(&launch.getBody().front());
-    gpu::TerminatorOp::create(inner, loc);
-    return launch;
   }
 
   void launchParallel(scf::ParallelOp loop) {
@@ -122,7 +109,7 @@ struct LaunchParallelLoopsPass
     // A launch of zero blocks is an error in CUDA; an empty space runs one
     // block whose threads all fail the bound check.
     blocks = arith::MaxSIOp::create(b, loc, blocks, index(1));
-    gpu::LaunchOp launch = createLaunch(b, loc, blocks, threads);
+    gpu::LaunchOp launch = createRankLaunch(b, loc, blocks, threads);
 
     b.setInsertionPointToStart(&launch.getBody().front());
     Value linear = arith::AddIOp::create(
@@ -148,13 +135,5 @@ struct LaunchParallelLoopsPass
     loop.erase();
   }
 
-  /// A loop nest with no parallel dim: one thread does all of it.
-  void launchSingleThread(Operation *nest) {
-    OpBuilder b(nest);
-    Location loc = nest->getLoc();
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    gpu::LaunchOp launch = createLaunch(b, loc, one, one);
-    nest->moveBefore(launch.getBody().front().getTerminator());
-  }
 };
 } // namespace

@@ -24,6 +24,31 @@ Value mlir::dt::rankStreamToken(OpBuilder &b, Location loc) {
   return gpu::WaitOp::create(b, loc, token, ValueRange()).getAsyncToken();
 }
 
+/// The launch of createRankLaunch, with `one` for the unit dims.
+static gpu::LaunchOp buildRankLaunch(OpBuilder &b, Location loc, Value blocks,
+                                     Value threads, Value one) {
+  auto launch = gpu::LaunchOp::create(
+      b, loc, blocks, one, one, threads, one, one,
+      /*dynamicSharedMemorySize=*/nullptr,
+      gpu::AsyncTokenType::get(b.getContext()), rankStreamToken(b, loc));
+  OpBuilder inner = OpBuilder::atBlockEnd(&launch.getBody().front());
+  gpu::TerminatorOp::create(inner, loc);
+  return launch;
+}
+
+gpu::LaunchOp mlir::dt::createRankLaunch(OpBuilder &b, Location loc,
+                                         Value blocks, Value threads) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  return buildRankLaunch(b, loc, blocks, threads, one);
+}
+
+void mlir::dt::runAsOneThread(Operation *op) {
+  OpBuilder b(op);
+  Value one = arith::ConstantIndexOp::create(b, op->getLoc(), 1);
+  gpu::LaunchOp launch = buildRankLaunch(b, op->getLoc(), one, one, one);
+  op->moveBefore(launch.getBody().front().getTerminator());
+}
+
 namespace {
 bool isContiguous(MemRefType type) {
   return type.hasStaticShape() && type.getLayout().isIdentity();
@@ -38,16 +63,7 @@ struct MemoryToGPUPass
       if (op.getNumLoops() != 0 || op->getParentOfType<gpu::LaunchOp>() ||
           !op.hasPureBufferSemantics())
         return;
-      OpBuilder b(op);
-      Location loc = op->getLoc();
-      Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      auto launch = gpu::LaunchOp::create(
-          b, loc, one, one, one, one, one, one,
-          /*dynamicSharedMemorySize=*/nullptr,
-          gpu::AsyncTokenType::get(b.getContext()), rankStreamToken(b, loc));
-      OpBuilder inner = OpBuilder::atBlockEnd(&launch.getBody().front());
-      gpu::TerminatorOp::create(inner, loc);
-      op->moveBefore(launch.getBody().front().getTerminator());
+      runAsOneThread(op);
     });
 
     SmallVector<Operation *> ops;

@@ -26,9 +26,9 @@ struct StoredMatrix {
   bool transpose = false;
 };
 
-/// The column-major GEMM D = op(first) op(second) + C (M x N, inner K).
+/// The column-major GEMM D = op(first) op(second) + C; the shapes are the
+/// stored matrices' (M x N is `result`'s).
 struct ColumnMajorGemm {
-  int64_t m = 0, n = 0, k = 0;
   StoredMatrix first;  ///< From the row-major B.
   StoredMatrix second; ///< From the row-major A.
   StoredMatrix result; ///< From the row-major C.
@@ -59,7 +59,7 @@ planColumnMajorGemm(RowMajorOperand a, RowMajorOperand b, RowMajorOperand c) {
                               result = transposeOf(c);
   if (!first || !second || !result || result->transpose)
     return std::nullopt;
-  return ColumnMajorGemm{c.cols, c.rows, a.cols, *first, *second, *result};
+  return ColumnMajorGemm{*first, *second, *result};
 }
 
 } // namespace dt::rt::cuda

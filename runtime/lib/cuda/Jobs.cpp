@@ -96,8 +96,18 @@ absl::Status deviceSlice(const Dense &in, Dense &out, int dim, ChunkRange at) {
   return absl::OkStatus();
 }
 
+/// What both CUDA backends share: buffers in device memory.
+class DeviceBackend : public Backend {
+public:
+  absl::Status localSlice(RankContext &rank, const Group &group,
+                          const Dense &in, Dense &out, int dim,
+                          const Pieces &pieces) override {
+    return deviceSlice(in, out, dim, pieces.member[group.index]);
+  }
+};
+
 /// A backend on host copies of device buffers.
-class StagedBackend : public Backend {
+class StagedBackend : public DeviceBackend {
 public:
   explicit StagedBackend(std::unique_ptr<Backend> host)
       : host_(std::move(host)) {}
@@ -129,12 +139,6 @@ public:
       return host_->allToAll(rank, group, hin, hout, split, concat, splitPieces,
                              concatPieces);
     });
-  }
-
-  absl::Status localSlice(RankContext &rank, const Group &group,
-                          const Dense &in, Dense &out, int dim,
-                          const Pieces &pieces) override {
-    return deviceSlice(in, out, dim, pieces.member[group.index]);
   }
 
 private:
@@ -257,7 +261,7 @@ private:
   absl::flat_hash_map<std::pair<int32_t, int64_t>, ncclUniqueId> ids_;
 };
 
-class NcclBackend : public Backend {
+class NcclBackend : public DeviceBackend {
 public:
   NcclBackend(std::unique_ptr<Bootstrap> bootstrap)
       : bootstrap_(std::move(bootstrap)) {}
@@ -361,12 +365,6 @@ public:
                                     splitPieces, concatPieces, group.index, j);
                      zeroTail(hout, concat, concatPieces.region);
                    });
-  }
-
-  absl::Status localSlice(RankContext &rank, const Group &group,
-                          const Dense &in, Dense &out, int dim,
-                          const Pieces &pieces) override {
-    return deviceSlice(in, out, dim, pieces.member[group.index]);
   }
 
 private:
