@@ -166,19 +166,17 @@ struct OverlapCollectivesPass
     func::FuncOp wait = getOrInsertRuntimeFunction(
         module, "dt_rt_gpu_collectives_wait", b.getFunctionType({i64}, {}));
 
-    auto aliasesOf = [](func::CallOp call) {
-      llvm::SmallPtrSet<Value, 16> aliases;
+    // Each collective's buffers and their views (moving ops keeps values).
+    SmallVector<llvm::SmallPtrSet<Value, 16>> aliases(calls.size());
+    for (auto [call, set] : llvm::zip(calls, aliases))
       for (Value operand : call.getOperands())
         if (isa<BaseMemRefType>(operand.getType()))
-          addViews(rootOf(operand), aliases);
-      return aliases;
-    };
+          addViews(rootOf(operand), set);
     // Issue every collective as early as its data allows, then bracket each
     // and wait as late as its data allows.
-    for (func::CallOp call : calls)
-      issueEarly(call, aliasesOf(call));
-    for (func::CallOp call : calls) {
-      llvm::SmallPtrSet<Value, 16> aliases = aliasesOf(call);
+    for (auto [call, set] : llvm::zip(calls, aliases))
+      issueEarly(call, set);
+    for (auto [call, set] : llvm::zip(calls, aliases)) {
       Location loc = call.getLoc();
       b.setInsertionPoint(call);
       func::CallOp::create(b, loc, begin, ValueRange());
@@ -190,7 +188,7 @@ struct OverlapCollectivesPass
       Operation *at = call->getBlock()->getTerminator();
       for (Operation *op = handle.getDefiningOp()->getNextNode(); op;
            op = op->getNextNode())
-        if (touches(op, aliases) || op->hasTrait<OpTrait::IsTerminator>()) {
+        if (touches(op, set) || op->hasTrait<OpTrait::IsTerminator>()) {
           at = op;
           break;
         }
