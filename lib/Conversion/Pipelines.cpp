@@ -4,7 +4,8 @@
 // same way: elementwise ops become linalg generics and fuse; one-shot
 // bufferization (function boundaries included, results as out-params) gives
 // every function the buffer signature the entry points need;
-// ownership-based deallocation frees temporaries; matmuls call a library.
+// ownership-based deallocation frees temporaries; matmuls call a library,
+// which also takes their zero fills and bias/relu epilogues.
 //
 // CPU: everything else becomes loops that LLVM's vectorizer sees after
 // translation (dt-compile runs LLVM at -O3).
@@ -55,8 +56,9 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
                                          StringRef matmulLibrary) {
   // Upstream passes are named by their textual form, which is their stable
   // interface across LLVM releases.
-  return ("func.func(convert-elementwise-to-linalg,linalg-fuse-elementwise-ops,"
-          "canonicalize),"
+  return ("func.func(convert-elementwise-to-linalg),dt-generalize-elementwise,"
+          "func.func(linalg-fuse-elementwise-ops,canonicalize),"
+          "dt-unshare-fills,"
           "one-shot-bufferize{bufferize-function-boundaries "
           "function-boundary-type-conversion=identity-layout-map},"
           "dt-distinct-result-buffers,"

@@ -23,10 +23,12 @@ dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
 // BUF: call @dt_rt_all_reduce_f32(%[[IN]], %[[O]], %[[MASK]], %[[SUM]])
 
 // Results become out-parameters (the one returned twice gets its own
-// buffer); matmul calls BLAS; the entry point builds descriptors.
-// ENTRY: func.func private @dt_rt_matmul_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>)
+// buffer); matmul calls BLAS, which overwrites the output instead of
+// accumulating into zeros; the entry point builds descriptors.
+// ENTRY: func.func private @dt_rt_matmul_into_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>, i32)
 // ENTRY-LABEL: func.func @main(%{{.*}}: memref<4x8xf32>, %{{.*}}: memref<8x8xf32>, %{{.*}}: memref<4x8xf32>, %{{.*}}: memref<4x8xf32>, %{{.*}}: memref<4x8xf32>)
-// ENTRY: call @dt_rt_matmul_f32
+// ENTRY-NOT: linalg.fill
+// ENTRY: call @dt_rt_matmul_into_f32
 // ENTRY-NOT: linalg.matmul
 // ENTRY: return
 // ENTRY-LABEL: func.func @dt_spmd_main(%{{.*}}: !llvm.ptr)

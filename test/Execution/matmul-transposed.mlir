@@ -10,7 +10,7 @@
 // VERIFY: verify: PASS
 // Both matmuls are library calls, the transposed operands views.
 // RUN: dt-compile %s --emit=spmd-mlir | FileCheck %s --check-prefix=BLAS
-// BLAS-COUNT-2: llvm.call @dt_rt_matmul_f32
+// BLAS-COUNT-2: llvm.call @dt_rt_matmul_into_f32
 // RUN: dt-compile --target=cuda --emulate-gpu %s -o %t.emu.so
 // RUN: dt-run %t.emu.so --seed 0 --verify | FileCheck %s --check-prefix=VERIFY
 dt.mesh @mesh = <["tp" = 2]>

@@ -44,6 +44,16 @@ std::optional<StringRef> runtimeTypeSuffix(Type type);
 func::FuncOp getOrInsertRuntimeFunction(ModuleOp module, StringRef name,
                                         FunctionType type);
 
+/// The buffer `value` views: its source through casts and other views (an
+/// allocation, a function argument, a global).
+Value bufferRoot(Value value);
+
+/// Adds `root` and every view of it, transitively, to `aliases`.
+void addBufferViews(Value root, llvm::SmallPtrSetImpl<Value> &aliases);
+
+/// Whether `op` or an op nested in it uses one of `aliases`.
+bool touchesAny(Operation *op, const llvm::SmallPtrSetImpl<Value> &aliases);
+
 /// `dt-lower-to-cpu`: local program on tensors -> LLVM dialect, with entry
 /// points named `<entryPrefix><function>`. Needs the upstream passes
 /// registered (registerAllDTPasses).

@@ -40,33 +40,105 @@ def DecomposeAggregatesPass : Pass<"dt-decompose-aggregates", "ModuleOp"> {
                            "mlir::math::MathDialect", "mlir::tensor::TensorDialect"];
 }
 
-def ConvertMatmulToBlasPass : Pass<"dt-convert-matmul-to-blas", "ModuleOp"> {
-  let summary = "Turns f32/f64 linalg.matmul and batch_matmul on buffers into BLAS calls";
+def GeneralizeElementwisePass : Pass<"dt-generalize-elementwise", "ModuleOp"> {
+  let summary = "Turns named elementwise linalg ops (broadcast, transpose, map, add, ...) into generics";
   let description = [{
-    After bufferization, a `linalg.matmul` or `linalg.batch_matmul` with the
-    default indexing maps and f32 or f64 operands becomes a call of the
-    runtime's `dt_rt_matmul_<type>` / `dt_rt_batch_matmul_<type>`, which
-    computes `C += A * B` with OpenBLAS' gemm on the operands' strides.
-    Other element types and transposed forms stay linalg ops and become
-    loops. With `library=cublaslt` (the CUDA target) the calls are
-    `dt_rt_gpu_matmul_<type>` / `dt_rt_gpu_batch_matmul_<type>` on device
-    buffers, and f16 and bf16 qualify too (tensor cores, f32 accumulation).
+    Upstream's `linalg-fuse-elementwise-ops` fuses `linalg.generic` ops
+    only. A named op whose loops are all parallel (`linalg.broadcast`,
+    `linalg.transpose`, `linalg.map`, `linalg.add`, `linalg.exp`, ...) on
+    tensors becomes its generic form, so that it folds into its neighbours
+    instead of being materialized: a bias broadcast to a matrix and then
+    added becomes one op that reads the bias vector (and that
+    `dt-convert-matmul-to-blas` can give the matmul as its epilogue).
+    `linalg.fill` and `linalg.copy` stay as they are. A broadcast with
+    several uses (CSE merges identical ones) is recomputed for each, as
+    upstream's fusion folds only single-use producers.
 
     ```mlir
-    linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x8xf32>) outs(%c : memref<4x8xf32>)
+    %bb = linalg.broadcast ins(%b : tensor<32xf32>) outs(%e : tensor<8x32xf32>) dimensions = [0]
     // becomes
-    %0 = memref.cast %a : memref<4x8xf32> to memref<*xf32>
-    ...
-    call @dt_rt_matmul_f32(%0, %1, %2) : (memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
+    %bb = linalg.generic {indexing_maps = [(i, j) -> (j), (i, j) -> (i, j)], ...}
+        ins(%b : tensor<32xf32>) outs(%e : tensor<8x32xf32>) { linalg.yield %in }
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def UnshareFillsPass : Pass<"dt-unshare-fills", "ModuleOp"> {
+  let summary = "Gives each structured op that accumulates into a filled tensor a fill of its own";
+  let description = [{
+    A tensor filled once (with zeros, typically) and used as the init of
+    several matmuls or reductions bufferizes into one filled buffer and a
+    copy of it for every accumulation but the last. With a `linalg.fill` of
+    its own right before it (of a `tensor.empty` of its own, when the fill
+    filled one), each accumulation gets a fresh buffer and a fill: one pass over the buffer instead of two, and a matmul's zero fill
+    becomes its library call's beta = 0 (`dt-convert-matmul-to-blas`).
+    Runs on tensors, before bufferization.
+
+    ```mlir
+    %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %q = linalg.matmul ins(%x, %wq : ...) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %k = linalg.matmul ins(%x, %wk : ...) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+    // becomes
+    %e0 = tensor.empty() : tensor<4x8xf32>
+    %z0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %q = linalg.matmul ins(%x, %wq : ...) outs(%z0 : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %k = linalg.matmul ins(%x, %wk : ...) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def ConvertMatmulToBlasPass : Pass<"dt-convert-matmul-to-blas", "ModuleOp"> {
+  let summary = "Turns linalg.matmul and batch_matmul on buffers into BLAS or cuBLASLt calls, with their zero fills and epilogues";
+  let description = [{
+    After bufferization, a `linalg.matmul` or `linalg.batch_matmul` (with
+    the default indexing maps, or a matmul whose maps read A or B
+    transposed) on f32 or f64 operands becomes a call of the runtime, which
+    runs OpenBLAS' gemm on the operands' strides (a transposed operand
+    travels as a `memref.transpose` view). Other element types stay linalg
+    ops and become loops. With `library=cublaslt` (the CUDA target) the
+    calls are `dt_rt_gpu_...` on device buffers, and f16 and bf16 qualify
+    too (tensor cores, f32 accumulation).
+
+    - `dt_rt_matmul_<t>(A, B, C)`: `C += A B`, what linalg.matmul means.
+    - `dt_rt_matmul_into_<t>(A, B, C, bias, epilogue)`: `C = A B`, when the
+      last write of C before the matmul is a `linalg.fill` of zeros; the
+      fill goes (gemm's beta = 0 instead of a pass over C).
+    - The same call with a nonzero `epilogue` (bit 1: add `bias[j]` to
+      column j; bit 2: relu), when moreover C is a temporary whose only
+      reader is one elementwise `linalg.generic` computing
+      `relu?(C[i, j] + bias[j]?)` (relu as `arith.maximumf(_, 0.0)`): the
+      generic goes, the call writes its output, and C is never allocated.
+      cuBLASLt runs it as the GEMM's bias/relu epilogue. The call takes the
+      generic's place, so nothing in between may touch the buffers
+      involved; on the GPU the output and bias need unit inner strides.
+
+    ```mlir
+    linalg.fill ins(%zero : f32) outs(%c : memref<4x8xf32>)
+    linalg.matmul ins(%a, %w : memref<4x8xf32>, memref<8x8xf32>) outs(%c : memref<4x8xf32>)
+    linalg.generic {indexing_maps = [(i, j) -> (i, j), (i, j) -> (j), (i, j) -> (i, j)], ...}
+        ins(%c, %bias : memref<4x8xf32>, memref<8xf32>) outs(%y : memref<4x8xf32>) {
+      %s = arith.addf %in, %b : f32
+      %r = arith.maximumf %s, %zero : f32
+      linalg.yield %r : f32
+    }
+    // becomes (%c's allocation gone)
+    call @dt_rt_matmul_into_f32(%0, %1, %2, %3, %c3_i32)
+        : (memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>, i32) -> ()
     ```
   }];
   let options = [
     Option<"library", "library", "std::string", /*default=*/"\"blas\"",
            "Which library computes the matmuls: blas (CPU) or cublaslt (CUDA)">,
   ];
-  let dependentDialects = ["mlir::func::FuncDialect", "mlir::memref::MemRefDialect"];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect"];
   let statistics = [
-    Statistic<"numBlasCalls", "blas-calls", "Matmuls that became BLAS calls">,
+    Statistic<"numBlasCalls", "blas-calls", "Matmuls that became library calls">,
+    Statistic<"numOverwrites", "overwrites", "Zero fills the library's beta = 0 replaced">,
+    Statistic<"numEpilogues", "epilogues", "Elementwise ops that became a GEMM epilogue">,
   ];
 }
 

@@ -44,42 +44,6 @@ bool isLocalLibraryCall(Operation *op) {
          name.starts_with("dt_rt_local_slice_") || name == "dt_rt_axis_index";
 }
 
-/// The buffer `value` views (through casts and other views).
-Value rootOf(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      break;
-    value = view.getViewSource();
-  }
-  return value;
-}
-
-/// `root` and every view of it, transitively.
-void addViews(Value root, llvm::SmallPtrSetImpl<Value> &aliases) {
-  SmallVector<Value> work = {root};
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (!aliases.insert(v).second)
-      continue;
-    for (Operation *user : v.getUsers())
-      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
-        if (view.getViewSource() == v)
-          for (Value result : user->getResults())
-            work.push_back(result);
-  }
-}
-
-bool touches(Operation *op, const llvm::SmallPtrSetImpl<Value> &aliases) {
-  bool found = false;
-  op->walk([&](Operation *inner) {
-    for (Value operand : inner->getOperands())
-      if (aliases.contains(operand))
-        found = true;
-  });
-  return found;
-}
-
 /// Moves `call` (with the casts and constants that only it uses) up to
 /// right after the last earlier op it depends on: one that touches its
 /// buffers, defines a value it uses, or is a call of something other than
@@ -126,7 +90,7 @@ void issueEarly(func::CallOp call,
     bool otherCall =
         isa<CallOpInterface>(op) && !isLocalLibraryCall(op) &&
         !(isa<func::CallOp>(op) && isCommunicating(cast<func::CallOp>(op)));
-    if (otherCall || touches(op, aliases) || needed(op)) {
+    if (otherCall || touchesAny(op, aliases) || needed(op)) {
       after = op;
       break;
     }
@@ -171,7 +135,7 @@ struct OverlapCollectivesPass
     for (auto [call, set] : llvm::zip(calls, aliases))
       for (Value operand : call.getOperands())
         if (isa<BaseMemRefType>(operand.getType()))
-          addViews(rootOf(operand), set);
+          addBufferViews(bufferRoot(operand), set);
     // Issue every collective as early as its data allows, then bracket each
     // and wait as late as its data allows.
     for (auto [call, set] : llvm::zip(calls, aliases))
@@ -188,7 +152,7 @@ struct OverlapCollectivesPass
       Operation *at = call->getBlock()->getTerminator();
       for (Operation *op = handle.getDefiningOp()->getNextNode(); op;
            op = op->getNextNode())
-        if (touches(op, set) || op->hasTrait<OpTrait::IsTerminator>()) {
+        if (touchesAny(op, set) || op->hasTrait<OpTrait::IsTerminator>()) {
           at = op;
           break;
         }

@@ -86,6 +86,16 @@ void dt_rt_batch_matmul_f32(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
                             DtMemRef *);
 void dt_rt_batch_matmul_f64(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
                             DtMemRef *);
+/* C = epilogue(A * B): the zero fill before the matmul became beta = 0;
+ * epilogue bit 1 adds bias[j] to column j, bit 2 applies relu
+ * (arith.maximumf(x, 0)); bias is unread without bit 1. */
+#define DT_RT_DECLARE_MATMUL_INTO(NAME)                                        \
+  void NAME(int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t, DtMemRef *c,  \
+            int64_t, DtMemRef *bias, int32_t epilogue);
+DT_RT_DECLARE_MATMUL_INTO(dt_rt_matmul_into_f32)
+DT_RT_DECLARE_MATMUL_INTO(dt_rt_matmul_into_f64)
+DT_RT_DECLARE_MATMUL_INTO(dt_rt_batch_matmul_into_f32)
+DT_RT_DECLARE_MATMUL_INTO(dt_rt_batch_matmul_into_f64)
 
 /* CUDA target (libdt_runtime_cuda.so, docs/CUDA.md): matmuls through
  * cuBLASLt on device buffers, and the bracket dt-overlap-collectives puts
@@ -97,12 +107,15 @@ void dt_rt_batch_matmul_f64(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
   void dt_rt_gpu_matmul_##T(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t, \
                             DtMemRef *);                                       \
   void dt_rt_gpu_batch_matmul_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,    \
-                                  int64_t, DtMemRef *);
+                                  int64_t, DtMemRef *);                        \
+  DT_RT_DECLARE_MATMUL_INTO(dt_rt_gpu_matmul_into_##T)                         \
+  DT_RT_DECLARE_MATMUL_INTO(dt_rt_gpu_batch_matmul_into_##T)
 DT_RT_DECLARE_GPU_MATMULS(f32)
 DT_RT_DECLARE_GPU_MATMULS(f64)
 DT_RT_DECLARE_GPU_MATMULS(f16)
 DT_RT_DECLARE_GPU_MATMULS(bf16)
 #undef DT_RT_DECLARE_GPU_MATMULS
+#undef DT_RT_DECLARE_MATMUL_INTO
 void dt_rt_gpu_collectives_begin(void);
 int64_t dt_rt_gpu_collectives_end(void);
 void dt_rt_gpu_collectives_wait(int64_t handle);

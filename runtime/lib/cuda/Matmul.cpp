@@ -1,7 +1,10 @@
 //===- Matmul.cpp - linalg.matmul and batch_matmul through cuBLASLt -------===//
 //
 // C += A * B on device buffers the generated code passes as unranked
-// memrefs, on the rank's stream. cuBLASLt is column-major; a row-major
+// memrefs, on the rank's stream; or, for the `into` forms, C = epilogue(A B)
+// with beta = 0 and cuBLASLt's epilogue doing the bias and relu that
+// dt-convert-matmul-to-blas took from the program (computed in f32 before C
+// is rounded to its type). cuBLASLt is column-major; a row-major
 // product C = A B is the column-major product C^T = B^T A^T, so the operands
 // go in swapped and each row-major matrix is read as its own transpose. An
 // operand whose columns are contiguous instead (a transposed view) flips its
@@ -35,7 +38,23 @@ struct TypeInfo {
 
 using ProblemKey =
     std::tuple<int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool,
-               bool, int64_t, int64_t, int64_t, int64_t>;
+               bool, int64_t, int64_t, int64_t, int64_t, int32_t>;
+
+/// The bits of the `into` forms' epilogue argument.
+enum EpilogueBits : int32_t { kBias = 1, kRelu = 2 };
+
+cublasLtEpilogue_t ltEpilogue(int32_t bits) {
+  switch (bits & (kBias | kRelu)) {
+  case kBias:
+    return CUBLASLT_EPILOGUE_BIAS;
+  case kRelu:
+    return CUBLASLT_EPILOGUE_RELU;
+  case kBias | kRelu:
+    return CUBLASLT_EPILOGUE_RELU_BIAS;
+  default:
+    return CUBLASLT_EPILOGUE_DEFAULT;
+  }
+}
 
 /// A problem's cuBLASLt descriptors and chosen algorithm.
 struct Plan {
@@ -77,8 +96,11 @@ absl::Status layout(cublasLtMatrixLayout_t &l, cudaDataType_t type,
   return absl::OkStatus();
 }
 
+/// C = epilogue(A B + beta C); beta is 1 (linalg.matmul's accumulation) or
+/// 0 (the `into` forms).
 absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
-                    DtMemRef *b, DtMemRef *c, size_t element) {
+                    DtMemRef *b, DtMemRef *c, size_t element, bool accumulate,
+                    DtMemRef *bias, int32_t epilogue) {
   RankDevice *device = currentDevice();
   if (!device)
     return absl::FailedPreconditionError(
@@ -94,9 +116,26 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
           k = sizes(a)[batchDims + 1];
   if (m == 0 || n == 0 || batches == 0)
     return absl::OkStatus();
-  if (k == 0)
-    return absl::OkStatus(); // C += nothing.
   int d = batchDims;
+  if (k == 0) {
+    if (accumulate)
+      return absl::OkStatus(); // C += nothing.
+    if (epilogue || strides(c)[d + 1] != 1 || batches > 1)
+      return absl::UnimplementedError(
+          "a GPU matmul with an empty inner dimension into a batched, "
+          "strided or epilogue output");
+    DT_CU(cuMemsetD2D8Async(base(c), strides(c)[d] * element, 0, n * element,
+                            m, device->stream()));
+    return absl::OkStatus();
+  }
+  if ((epilogue & kBias) &&
+      (batches > 1 || bias->sizesAndStrides[0] != n ||
+       bias->sizesAndStrides[1] != 1))
+    return absl::UnimplementedError(absl::StrCat(
+        "a GPU matmul bias must be one contiguous vector of ", n,
+        " elements for an unbatched product (got ", bias->sizesAndStrides[0],
+        " elements, stride ", bias->sizesAndStrides[1], ", ", batches,
+        " batches)"));
   std::optional<ColumnMajorGemm> gemm =
       planColumnMajorGemm({m, k, strides(a)[d], strides(a)[d + 1]},
                           {k, n, strides(b)[d], strides(b)[d + 1]},
@@ -125,7 +164,8 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
                  batches,
                  sa,
                  sb,
-                 sc};
+                 sc,
+                 epilogue};
   std::unique_ptr<Plan> &plan = plans[key];
   if (!plan) {
     auto fresh = std::make_unique<Plan>();
@@ -136,6 +176,11 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
         fresh->desc, CUBLASLT_MATMUL_DESC_TRANSA, &opFirst, sizeof(opFirst)));
     DT_LT(cublasLtMatmulDescSetAttribute(
         fresh->desc, CUBLASLT_MATMUL_DESC_TRANSB, &opSecond, sizeof(opSecond)));
+    // Row-major C's columns are the column-major result's rows: bias[j]
+    // is cuBLASLt's per-row bias.
+    cublasLtEpilogue_t ep = ltEpilogue(epilogue);
+    DT_LT(cublasLtMatmulDescSetAttribute(
+        fresh->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &ep, sizeof(ep)));
     if (absl::Status s = layout(fresh->a, type.data, first.rows, first.cols,
                                 first.ld, batches, sb);
         !s.ok())
@@ -167,15 +212,23 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
     fresh->algo = result.algo;
     plan = std::move(fresh);
   }
-  float one32 = 1.0f;
-  double one64 = 1.0;
-  const void *one = type.scale == CUDA_R_64F
-                        ? static_cast<const void *>(&one64)
+  if (epilogue & kBias) {
+    const void *pointer = reinterpret_cast<const void *>(base(bias));
+    DT_LT(cublasLtMatmulDescSetAttribute(plan->desc,
+                                         CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                         &pointer, sizeof(pointer)));
+  }
+  float one32 = 1.0f, zero32 = 0.0f;
+  double one64 = 1.0, zero64 = 0.0;
+  bool f64 = type.scale == CUDA_R_64F;
+  const void *one = f64 ? static_cast<const void *>(&one64)
                         : static_cast<const void *>(&one32);
-  // beta = 1: C += A * B, as linalg.matmul accumulates into its init.
+  const void *beta = accumulate ? one
+                     : f64      ? static_cast<const void *>(&zero64)
+                                : static_cast<const void *>(&zero32);
   DT_LT(cublasLtMatmul(device->lt(), plan->desc, one,
                        reinterpret_cast<void *>(base(b)), plan->a,
-                       reinterpret_cast<void *>(base(a)), plan->b, one,
+                       reinterpret_cast<void *>(base(a)), plan->b, beta,
                        reinterpret_cast<void *>(base(c)), plan->c,
                        reinterpret_cast<void *>(base(c)), plan->c, &plan->algo,
                        reinterpret_cast<void *>(device->workspace()),
@@ -184,8 +237,11 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
 }
 
 void run(const TypeInfo &type, int batchDims, DtMemRef *a, DtMemRef *b,
-         DtMemRef *c, size_t element) {
-  if (absl::Status s = matmul(type, batchDims, a, b, c, element); !s.ok())
+         DtMemRef *c, size_t element, bool accumulate = true,
+         DtMemRef *bias = nullptr, int32_t epilogue = 0) {
+  if (absl::Status s = matmul(type, batchDims, a, b, c, element, accumulate,
+                              bias, epilogue);
+      !s.ok())
     reportError(std::move(s));
 }
 
@@ -206,6 +262,17 @@ using namespace dt::rt::cuda;
   extern "C" void dt_rt_gpu_batch_matmul_##T(                                  \
       int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t, DtMemRef *c) {      \
     run(INFO, 1, a, b, c, BYTES);                                              \
+  }                                                                            \
+  extern "C" void dt_rt_gpu_matmul_into_##T(int64_t, DtMemRef *a, int64_t,     \
+                                            DtMemRef *b, int64_t, DtMemRef *c, \
+                                            int64_t, DtMemRef *bias,           \
+                                            int32_t epilogue) {                \
+    run(INFO, 0, a, b, c, BYTES, false, bias, epilogue);                       \
+  }                                                                            \
+  extern "C" void dt_rt_gpu_batch_matmul_into_##T(                             \
+      int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t, DtMemRef *c,        \
+      int64_t, DtMemRef *bias, int32_t epilogue) {                             \
+    run(INFO, 1, a, b, c, BYTES, false, bias, epilogue);                       \
   }
 DT_GPU_MATMUL(f32, kF32, 4)
 DT_GPU_MATMUL(f64, kF64, 8)

@@ -1,0 +1,51 @@
+//===- BufferAliases.cpp - Which values name the same buffer --------------===//
+//
+// After bufferization a buffer is reached through its allocation (or a
+// function argument, or a global) and the views taken of it. The passes
+// that move or merge buffer ops ask one question: may this op touch that
+// buffer? They answer it with the buffer's root and the set of its views.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dt/Conversion/Passes.h"
+
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+using namespace mlir;
+using namespace mlir::dt;
+
+Value mlir::dt::bufferRoot(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    value = view.getViewSource();
+  }
+  return value;
+}
+
+void mlir::dt::addBufferViews(Value root,
+                              llvm::SmallPtrSetImpl<Value> &aliases) {
+  SmallVector<Value> work = {root};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!aliases.insert(v).second)
+      continue;
+    for (Operation *user : v.getUsers())
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+        if (view.getViewSource() == v)
+          for (Value result : user->getResults())
+            work.push_back(result);
+  }
+}
+
+bool mlir::dt::touchesAny(Operation *op,
+                          const llvm::SmallPtrSetImpl<Value> &aliases) {
+  WalkResult found = op->walk([&](Operation *inner) {
+    for (Value operand : inner->getOperands())
+      if (aliases.contains(operand))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}

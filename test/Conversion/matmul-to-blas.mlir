@@ -1,0 +1,204 @@
+// dt-convert-matmul-to-blas: which matmuls accumulate, which overwrite
+// (their zero fill gone), and which take the elementwise op after them as
+// the GEMM's epilogue.
+// RUN: dt-opt %s -split-input-file -dt-convert-matmul-to-blas | FileCheck %s
+// RUN: dt-opt %s -split-input-file -dt-convert-matmul-to-blas=library=cublaslt | FileCheck %s --check-prefix=GPU
+
+#id = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+
+// Zero fill, matmul, bias add and relu into the result: one call, epilogue
+// bits 3 (bias | relu), writing %y; the temporary is gone.
+// CHECK-LABEL: func.func @bias_relu
+// CHECK-SAME: (%[[X:.*]]: memref<4x8xf32>, %[[W:.*]]: memref<8x16xf32>, %[[B:.*]]: memref<16xf32>, %[[Y:.*]]: memref<4x16xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[CX:.*]] = memref.cast %[[X]]
+// CHECK-DAG: %[[CW:.*]] = memref.cast %[[W]]
+// CHECK-DAG: %[[CY:.*]] = memref.cast %[[Y]]
+// CHECK-DAG: %[[CB:.*]] = memref.cast %[[B]]
+// CHECK-DAG: %[[BITS:.*]] = arith.constant 3 : i32
+// CHECK: call @dt_rt_matmul_into_f32(%[[CX]], %[[CW]], %[[CY]], %[[CB]], %[[BITS]])
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+// GPU-LABEL: func.func @bias_relu
+// GPU: call @dt_rt_gpu_matmul_into_f32({{.*}}) : (memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>, i32) -> ()
+func.func @bias_relu(%x: memref<4x8xf32>, %w: memref<8x16xf32>, %b: memref<16xf32>, %y: memref<4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x16xf32>)
+  linalg.matmul ins(%x, %w : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %b : memref<4x16xf32>, memref<16xf32>) outs(%y : memref<4x16xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %s = arith.addf %bias, %in : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %c : memref<4x16xf32>
+  return
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+
+// Relu alone (its zero a constant of the body), written in place into the
+// temporary: epilogue bit 2, the output is the temporary, which stays.
+// CHECK-LABEL: func.func @relu_in_place
+// CHECK: %[[C:.*]] = memref.alloc
+// CHECK-NOT: linalg.
+// CHECK: %[[CC:.*]] = memref.cast %[[C]]
+// CHECK: %[[BITS:.*]] = arith.constant 2 : i32
+// CHECK: call @dt_rt_matmul_into_f32(%{{.*}}, %{{.*}}, %[[CC]], %[[CC]], %[[BITS]])
+// CHECK: memref.copy %[[C]]
+func.func @relu_in_place(%x: memref<4x8xf32>, %w: memref<8x16xf32>, %y: memref<4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x16xf32>)
+  linalg.matmul ins(%x, %w : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<4x16xf32>) outs(%c : memref<4x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %z = arith.constant 0.0 : f32
+    %r = arith.maximumf %z, %in : f32
+    linalg.yield %r : f32
+  }
+  memref.copy %c, %y : memref<4x16xf32> to memref<4x16xf32>
+  memref.dealloc %c : memref<4x16xf32>
+  return
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+
+// The product is read again after the bias add: no epilogue, but the fill
+// still becomes beta = 0 (epilogue bits 0, the output standing in for the
+// bias).
+// CHECK-LABEL: func.func @product_read_twice
+// CHECK: %[[C:.*]] = memref.alloc
+// CHECK-NOT: linalg.fill
+// CHECK: %[[CC:.*]] = memref.cast %[[C]]
+// CHECK: %[[BITS:.*]] = arith.constant 0 : i32
+// CHECK: call @dt_rt_matmul_into_f32(%{{.*}}, %{{.*}}, %[[CC]], %[[CC]], %[[BITS]])
+// CHECK: linalg.generic
+// CHECK: memref.copy %[[C]]
+func.func @product_read_twice(%x: memref<4x8xf32>, %w: memref<8x16xf32>, %b: memref<16xf32>, %y: memref<4x16xf32>, %h: memref<4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x16xf32>)
+  linalg.matmul ins(%x, %w : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %b : memref<4x16xf32>, memref<16xf32>) outs(%y : memref<4x16xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %s = arith.addf %in, %bias : f32
+    linalg.yield %s : f32
+  }
+  memref.copy %c, %h : memref<4x16xf32> to memref<4x16xf32>
+  memref.dealloc %c : memref<4x16xf32>
+  return
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+
+// Between the matmul and the add, something writes the weights the matmul
+// reads: moving the matmul down past it would change the product.
+// CHECK-LABEL: func.func @weights_written_between
+// CHECK: call @dt_rt_matmul_into_f32
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+func.func @weights_written_between(%x: memref<4x8xf32>, %w: memref<8x16xf32>, %b: memref<16xf32>, %y: memref<4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x16xf32>)
+  linalg.matmul ins(%x, %w : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  %view = memref.subview %w[0, 0] [8, 8] [1, 1] : memref<8x16xf32> to memref<8x8xf32, strided<[16, 1]>>
+  linalg.fill ins(%zero : f32) outs(%view : memref<8x8xf32, strided<[16, 1]>>)
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %b : memref<4x16xf32>, memref<16xf32>) outs(%y : memref<4x16xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %s = arith.addf %in, %bias : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %c : memref<4x16xf32>
+  return
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+
+// Not an epilogue cuBLASLt has (tanh), and an accumulation into a buffer
+// that was not zeroed, and a fill of ones: plain calls.
+// CHECK-LABEL: func.func @not_fused
+// CHECK: call @dt_rt_matmul_into_f32
+// CHECK: linalg.generic
+// CHECK: math.tanh
+// CHECK: call @dt_rt_matmul_f32(
+// CHECK: linalg.fill
+// CHECK: call @dt_rt_matmul_f32(
+func.func @not_fused(%x: memref<4x8xf32>, %w: memref<8x16xf32>, %y: memref<4x16xf32>, %acc: memref<4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %c = memref.alloc() : memref<4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x16xf32>)
+  linalg.matmul ins(%x, %w : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<4x16xf32>) outs(%y : memref<4x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %t = math.tanh %in : f32
+    linalg.yield %t : f32
+  }
+  memref.dealloc %c : memref<4x16xf32>
+  linalg.matmul ins(%x, %w : memref<4x8xf32>, memref<8x16xf32>) outs(%acc : memref<4x16xf32>)
+  %d = memref.alloc() : memref<4x16xf32>
+  linalg.fill ins(%one : f32) outs(%d : memref<4x16xf32>)
+  linalg.matmul ins(%x, %w : memref<4x8xf32>, memref<8x16xf32>) outs(%d : memref<4x16xf32>)
+  memref.copy %d, %acc : memref<4x16xf32> to memref<4x16xf32>
+  memref.dealloc %d : memref<4x16xf32>
+  return
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+
+// On the GPU the bias must be contiguous: a strided one stays an add (the
+// CPU library reads any stride). f16 has no CPU library call at all.
+// CHECK-LABEL: func.func @strided_bias
+// CHECK: %[[BITS:.*]] = arith.constant 1 : i32
+// CHECK: call @dt_rt_matmul_into_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BITS]])
+// CHECK-NOT: linalg.generic
+// GPU-LABEL: func.func @strided_bias
+// GPU: %[[BITS:.*]] = arith.constant 0 : i32
+// GPU: call @dt_rt_gpu_matmul_into_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BITS]])
+// GPU: linalg.generic
+// GPU-LABEL: func.func @half
+// GPU: call @dt_rt_gpu_matmul_into_f16({{.*}}) : (memref<*xf16>, memref<*xf16>, memref<*xf16>, memref<*xf16>, i32) -> ()
+func.func @strided_bias(%x: memref<4x8xf32>, %w: memref<8x16xf32>, %b: memref<16xf32, strided<[2]>>, %y: memref<4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x16xf32>)
+  linalg.matmul ins(%x, %w : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %b : memref<4x16xf32>, memref<16xf32, strided<[2]>>) outs(%y : memref<4x16xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %s = arith.addf %in, %bias : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %c : memref<4x16xf32>
+  return
+}
+func.func @half(%x: memref<4x8xf16>, %w: memref<8x16xf16>, %y: memref<4x16xf16>) {
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<4x16xf16>)
+  linalg.matmul ins(%x, %w : memref<4x8xf16>, memref<8x16xf16>) outs(%y : memref<4x16xf16>)
+  return
+}
+
