@@ -4,9 +4,11 @@
     gen_gpu_programs.py OUT_DIR
 
 - bench_mlp_bf16.mlir: an MLP training step on one device, bf16: forward
-  h = x w1, a = relu(h), y = a w2, the gradient of 0.5 |y - t|^2 and
-  backward dw2 = a^T dy, da = dy w2^T, dh = da * (h > 0), dw1 = x^T dh.
-  bench/gpu_baseline.cu computes the same with the same cuBLASLt calls.
+  a = relu(x w1), y = a w2, the gradient of 0.5 |y - t|^2 and backward
+  dw2 = a^T dy, da = dy w2^T, dh = da * (a > 0), dw1 = x^T dh. The relu is
+  the first GEMM's epilogue and every zero fill its beta = 0
+  (dt-convert-matmul-to-blas). bench/gpu_baseline.cu computes the same with
+  the same cuBLASLt calls.
 - bench_elementwise.mlir: y = x * 2 + 1 over 64 Mi f32 (one fused kernel;
   bandwidth against a device-to-device copy).
 - bench_chain.mlir: N dependent small ops that do not fuse (a row sum, then
@@ -46,7 +48,7 @@ func.func @main(%x: {ty(B, D)} {{dt.name = "x"}}, %t: {ty(B, D)} {{dt.name = "t"
   %dy = arith.subf %y, %t : {ty(B, D)}
 {fill("dw2", H, D)}  %dw2 = linalg.matmul {ta} ins(%a, %dy : {ty(B, H)}, {ty(B, D)}) outs(%dw2_0 : {ty(H, D)}) -> {ty(H, D)}
 {fill("da", B, H)}  %da = linalg.matmul {tb} ins(%dy, %w2 : {ty(B, D)}, {ty(H, D)}) outs(%da_0 : {ty(B, H)}) -> {ty(B, H)}
-  %on = arith.cmpf ogt, %h, %zeros : {ty(B, H)}
+  %on = arith.cmpf ogt, %a, %zeros : {ty(B, H)}
   %dh = arith.select %on, %da, %zeros : tensor<{B}x{H}xi1>, {ty(B, H)}
 {fill("dw1", D, H)}  %dw1 = linalg.matmul {ta} ins(%x, %dh : {ty(B, D)}, {ty(B, H)}) outs(%dw1_0 : {ty(D, H)}) -> {ty(D, H)}
   return %dw1, %dw2 : {ty(D, H)}, {ty(H, D)}

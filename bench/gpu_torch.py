@@ -20,7 +20,7 @@ def step(x, t, w1, w2):
     dy = y - t
     dw2 = a.t() @ dy
     da = dy @ w2.t()
-    dh = da * (h > 0)
+    dh = da * (a > 0)
     dw1 = x.t() @ dh
     return dw1, dw2
 

@@ -94,7 +94,7 @@ def ConvertMatmulToBlasPass : Pass<"dt-convert-matmul-to-blas", "ModuleOp"> {
   let summary = "Turns linalg.matmul and batch_matmul on buffers into BLAS or cuBLASLt calls, with their zero fills and epilogues";
   let description = [{
     After bufferization, a `linalg.matmul` or `linalg.batch_matmul` (with
-    the default indexing maps, or a matmul whose maps read A or B
+    the default indexing maps, or explicit maps that read A or B
     transposed) on f32 or f64 operands becomes a call of the runtime, which
     runs OpenBLAS' gemm on the operands' strides (a transposed operand
     travels as a `memref.transpose` view). Other element types stay linalg

@@ -38,15 +38,22 @@ namespace {
 /// The bits of the epilogue argument of dt_rt_[gpu_]matmul_into_<t>.
 enum EpilogueBits : int32_t { kBias = 1, kRelu = 2 };
 
-/// For a linalg.matmul with explicit indexing maps: whether it reads A
-/// and B transposed (A as (k, m), B as (n, k)), when that is all the maps
-/// change.
-std::optional<std::pair<bool, bool>> transposedOperands(linalg::LinalgOp op) {
+/// For a linalg.matmul or batch_matmul with explicit indexing maps: whether
+/// it reads A and B transposed (A as (k, m), B as (n, k), after the batch
+/// dim), when that is all the maps change.
+std::optional<std::pair<bool, bool>> transposedOperands(linalg::LinalgOp op,
+                                                        bool batched) {
   MLIRContext *ctx = op->getContext();
-  AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
-             k = getAffineDimExpr(2, ctx);
+  unsigned first = batched ? 1 : 0;
+  AffineExpr m = getAffineDimExpr(first, ctx),
+             n = getAffineDimExpr(first + 1, ctx),
+             k = getAffineDimExpr(first + 2, ctx);
   auto map = [&](AffineExpr a, AffineExpr b) {
-    return AffineMap::get(3, 0, {a, b}, ctx);
+    SmallVector<AffineExpr> results;
+    if (batched)
+      results.push_back(getAffineDimExpr(0, ctx));
+    results.append({a, b});
+    return AffineMap::get(first + 3, 0, results, ctx);
   };
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   if (maps.size() != 3 || maps[2] != map(m, n))
@@ -247,17 +254,12 @@ struct ConvertMatmulToBlasPass
     module.walk([&](linalg::LinalgOp op) {
       if (!op.hasPureBufferSemantics())
         return;
-      if (auto matmul = dyn_cast<linalg::MatmulOp>(*op)) {
-        if (!matmul.hasUserDefinedMaps()) {
-          candidates.emplace_back(op, false, false);
-          return;
-        }
-        if (std::optional<std::pair<bool, bool>> t = transposedOperands(op))
-          candidates.emplace_back(op, t->first, t->second);
-      } else if (auto batch = dyn_cast<linalg::BatchMatmulOp>(*op)) {
-        if (!batch.hasUserDefinedMaps())
-          candidates.emplace_back(op, false, false);
-      }
+      bool batched = isa<linalg::BatchMatmulOp>(*op);
+      if (!batched && !isa<linalg::MatmulOp>(*op))
+        return;
+      if (std::optional<std::pair<bool, bool>> t =
+              transposedOperands(op, batched))
+        candidates.emplace_back(op, t->first, t->second);
     });
     for (auto [op, transposeA, transposeB] : candidates) {
       Type element = getElementTypeOrSelf(op->getOperand(0).getType());
@@ -288,11 +290,16 @@ struct ConvertMatmulToBlasPass
     auto pass = [&](Value operand, bool transpose) -> Value {
       // A transposed operand goes as a transposed view: the library reads
       // its strides (columns contiguous) and flips the op.
-      if (transpose)
+      if (transpose) {
+        // The last two dims swap; a batch dim stays first.
+        SmallVector<unsigned> permutation = {1, 0};
+        if (cast<MemRefType>(operand.getType()).getRank() == 3)
+          permutation = {0, 2, 1};
         operand = memref::TransposeOp::create(
             b, loc, operand,
-            AffineMapAttr::get(AffineMap::getPermutationMap(
-                ArrayRef<unsigned>{1, 0}, b.getContext())));
+            AffineMapAttr::get(
+                AffineMap::getPermutationMap(permutation, b.getContext())));
+      }
       return memref::CastOp::create(b, loc, unranked, operand);
     };
     Value c = op.getDpsInits()[0];

@@ -96,6 +96,12 @@ absl::Status layout(cublasLtMatrixLayout_t &l, cudaDataType_t type,
   return absl::OkStatus();
 }
 
+cublasStatus_t setBias(cublasLtMatmulDesc_t desc, CUdeviceptr bias) {
+  const void *pointer = reinterpret_cast<const void *>(bias);
+  return cublasLtMatmulDescSetAttribute(
+      desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &pointer, sizeof(pointer));
+}
+
 /// C = epilogue(A B + beta C); beta is 1 (linalg.matmul's accumulation) or
 /// 0 (the `into` forms).
 absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
@@ -181,6 +187,8 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
     cublasLtEpilogue_t ep = ltEpilogue(epilogue);
     DT_LT(cublasLtMatmulDescSetAttribute(
         fresh->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &ep, sizeof(ep)));
+    if (epilogue & kBias)
+      DT_LT(setBias(fresh->desc, base(bias)));
     if (absl::Status s = layout(fresh->a, type.data, first.rows, first.cols,
                                 first.ld, batches, sb);
         !s.ok())
@@ -212,12 +220,10 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
     fresh->algo = result.algo;
     plan = std::move(fresh);
   }
-  if (epilogue & kBias) {
-    const void *pointer = reinterpret_cast<const void *>(base(bias));
-    DT_LT(cublasLtMatmulDescSetAttribute(plan->desc,
-                                         CUBLASLT_MATMUL_DESC_BIAS_POINTER,
-                                         &pointer, sizeof(pointer)));
-  }
+  // The plan is shared by every call of the same shape: each brings its
+  // own bias.
+  if (epilogue & kBias)
+    DT_LT(setBias(plan->desc, base(bias)));
   float one32 = 1.0f, zero32 = 0.0f;
   double one64 = 1.0, zero64 = 0.0;
   bool f64 = type.scale == CUDA_R_64F;
