@@ -57,7 +57,7 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
   // Upstream passes are named by their textual form, which is their stable
   // interface across LLVM releases.
   return ("func.func(convert-elementwise-to-linalg),dt-generalize-elementwise,"
-          "func.func(linalg-fuse-elementwise-ops,canonicalize),"
+          "func.func(dt-fuse-elementwise,canonicalize),"
           "dt-unshare-fills,"
           "one-shot-bufferize{bufferize-function-boundaries "
           "function-boundary-type-conversion=identity-layout-map},"

@@ -1,7 +1,7 @@
 // Through the front of the pipeline: the broadcast of the bias folds into
 // the add (dt-generalize-elementwise), and the add and relu into the GEMM
 // (dt-convert-matmul-to-blas); nothing is left but the library call.
-// RUN: dt-opt %s -convert-elementwise-to-linalg -dt-generalize-elementwise -linalg-fuse-elementwise-ops -canonicalize -one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" -buffer-results-to-out-params="hoist-static-allocs modify-public-functions" -buffer-deallocation-pipeline -dt-convert-matmul-to-blas | FileCheck %s
+// RUN: dt-opt %s -convert-elementwise-to-linalg -dt-generalize-elementwise -dt-fuse-elementwise -canonicalize -one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" -buffer-results-to-out-params="hoist-static-allocs modify-public-functions" -buffer-deallocation-pipeline -dt-convert-matmul-to-blas | FileCheck %s
 // Without the generalization the broadcast stays a named op, a matrix.
 // RUN: dt-opt %s -convert-elementwise-to-linalg -linalg-fuse-elementwise-ops | FileCheck %s --check-prefix=NAMED
 // NAMED: linalg.broadcast

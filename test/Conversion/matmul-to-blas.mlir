@@ -202,3 +202,63 @@ func.func @half(%x: memref<4x8xf16>, %w: memref<8x16xf16>, %y: memref<4x16xf16>)
   return
 }
 
+
+// -----
+
+// Contractions written as generics, operands in any dim order: attention's
+// scores[h, s, t] = sum_d q[s, h, d] k[t, h, d] reads q and k as views in
+// the library's (batch, row, col) order; the GEMM reads their strides.
+// CHECK-LABEL: func.func @scores
+// CHECK-DAG: %[[Q:.*]] = memref.transpose %{{.*}} (d0, d1, d2) -> (d1, d0, d2) : memref<8x2x4xf32> to memref<2x8x4xf32, strided<[4, 8, 1]>>
+// CHECK-DAG: %[[K:.*]] = memref.transpose %{{.*}} (d0, d1, d2) -> (d1, d2, d0) : memref<8x2x4xf32> to memref<2x4x8xf32, strided<[4, 1, 8]>>
+// CHECK: call @dt_rt_batch_matmul_f32(
+// CHECK-NOT: linalg.generic
+// GPU-LABEL: func.func @scores
+// GPU: call @dt_rt_gpu_batch_matmul_f32(
+#q = affine_map<(h, s, t, d) -> (s, h, d)>
+#k = affine_map<(h, s, t, d) -> (t, h, d)>
+#s = affine_map<(h, s, t, d) -> (h, s, t)>
+func.func @scores(%q: memref<8x2x4xf32>, %k: memref<8x2x4xf32>, %out: memref<2x8x8xf32>) {
+  linalg.generic {indexing_maps = [#q, #k, #s], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<8x2x4xf32>, memref<8x2x4xf32>) outs(%out : memref<2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// The batch dim innermost in A: no matrix of A has contiguous rows or
+// columns. BLAS gets a copy on the CPU; cuBLASLt cannot read it, so on the
+// GPU the contraction stays loops. A body that is not a multiply-accumulate
+// is no contraction anywhere.
+// CHECK-LABEL: func.func @batch_innermost
+// CHECK: call @dt_rt_batch_matmul_f32(
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+// GPU-LABEL: func.func @batch_innermost
+// GPU-NOT: call
+// GPU: linalg.generic
+#a = affine_map<(b, m, n, k) -> (m, k, b)>
+#bb = affine_map<(b, m, n, k) -> (b, k, n)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+func.func @batch_innermost(%a: memref<4x3x2xf32>, %b: memref<2x3x5xf32>, %out: memref<2x4x5xf32>) {
+  linalg.generic {indexing_maps = [#a, #bb, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<4x3x2xf32>, memref<2x3x5xf32>) outs(%out : memref<2x4x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#a, #bb, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<4x3x2xf32>, memref<2x3x5xf32>) outs(%out : memref<2x4x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.maximumf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}

@@ -43,16 +43,14 @@ def DecomposeAggregatesPass : Pass<"dt-decompose-aggregates", "ModuleOp"> {
 def GeneralizeElementwisePass : Pass<"dt-generalize-elementwise", "ModuleOp"> {
   let summary = "Turns named elementwise linalg ops (broadcast, transpose, map, add, ...) into generics";
   let description = [{
-    Upstream's `linalg-fuse-elementwise-ops` fuses `linalg.generic` ops
-    only. A named op whose loops are all parallel (`linalg.broadcast`,
+    Elementwise fusion (`dt-fuse-elementwise`, like upstream's
+    `linalg-fuse-elementwise-ops`) fuses `linalg.generic` ops only. A named op whose loops are all parallel (`linalg.broadcast`,
     `linalg.transpose`, `linalg.map`, `linalg.add`, `linalg.exp`, ...) on
     tensors becomes its generic form, so that it folds into its neighbours
     instead of being materialized: a bias broadcast to a matrix and then
     added becomes one op that reads the bias vector (and that
     `dt-convert-matmul-to-blas` can give the matmul as its epilogue).
-    `linalg.fill` and `linalg.copy` stay as they are. A broadcast with
-    several uses (CSE merges identical ones) is recomputed for each, as
-    upstream's fusion folds only single-use producers.
+    `linalg.fill` and `linalg.copy` stay as they are.
 
     ```mlir
     %bb = linalg.broadcast ins(%b : tensor<32xf32>) outs(%e : tensor<8x32xf32>) dimensions = [0]
@@ -62,6 +60,34 @@ def GeneralizeElementwisePass : Pass<"dt-generalize-elementwise", "ModuleOp"> {
     ```
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def FuseElementwisePass : Pass<"dt-fuse-elementwise", "func::FuncOp"> {
+  let summary = "Fuses elementwise linalg ops, keeping contractions whole for the matmul libraries";
+  let description = [{
+    Upstream's elementwise fusion and reshape propagation (the patterns of
+    `linalg-fuse-elementwise-ops`), with dt's choice of what fuses:
+
+    - nothing fuses into a contraction (a matmul, or any generic that
+      multiplies and accumulates), and no reshape moves through one: a
+      contraction left whole becomes a BLAS or cuBLASLt call
+      (`dt-convert-matmul-to-blas`), one fused with its neighbours loops
+      (on a GPU, one thread per output);
+    - a producer fuses into its one use (upstream's rule), and a producer
+      that only moves data (a broadcast or transpose: its body yields an
+      input) into each of its uses: recomputing it reads its smaller input,
+      materializing it writes and reads the bigger result.
+
+    ```mlir
+    %s = linalg.generic {scores = q k^T} ...        // a contraction
+    %p = linalg.generic {p = s / rowsum} ins(%s, %sum) ...
+    %c = linalg.generic {c = p v} ins(%p, %v) ...   // a contraction
+    // upstream folds the division into %c's body, which is then no matmul;
+    // here %p stays, and %s and %c go to the library
+    ```
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect", "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
 }
 
 def UnshareFillsPass : Pass<"dt-unshare-fills", "ModuleOp"> {

@@ -38,31 +38,69 @@ namespace {
 /// The bits of the epilogue argument of dt_rt_[gpu_]matmul_into_<t>.
 enum EpilogueBits : int32_t { kBias = 1, kRelu = 2 };
 
-/// For a linalg.matmul or batch_matmul with explicit indexing maps: whether
-/// it reads A and B transposed (A as (k, m), B as (n, k), after the batch
-/// dim), when that is all the maps change.
-std::optional<std::pair<bool, bool>> transposedOperands(linalg::LinalgOp op,
-                                                        bool batched) {
-  MLIRContext *ctx = op->getContext();
-  unsigned first = batched ? 1 : 0;
-  AffineExpr m = getAffineDimExpr(first, ctx),
-             n = getAffineDimExpr(first + 1, ctx),
-             k = getAffineDimExpr(first + 2, ctx);
-  auto map = [&](AffineExpr a, AffineExpr b) {
-    SmallVector<AffineExpr> results;
-    if (batched)
-      results.push_back(getAffineDimExpr(0, ctx));
-    results.append({a, b});
-    return AffineMap::get(first + 3, 0, results, ctx);
+/// A contraction the library computes: C[b, m, n] (+)= sum_k A[b, m, k] *
+/// B[b, k, n] (b only when batched), each operand stored with its dims in
+/// some order. `order[x][i]` is the stored dim of operand x (A, B, C) that
+/// is its i-th dim above.
+struct Gemm {
+  bool batched = false;
+  std::array<SmallVector<unsigned, 3>, 3> order;
+
+  static bool isIdentity(ArrayRef<unsigned> order) {
+    return llvm::equal(order, llvm::seq<unsigned>(0, order.size()));
+  }
+};
+
+/// Whether `op` is a matmul the library can compute: linalg.matmul,
+/// batch_matmul, or any contraction (a generic multiply-accumulate) with
+/// one m, n and k dim and at most one batch dim that every operand has,
+/// whatever the order of its dims.
+std::optional<Gemm> matchGemm(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->batch.size() > 1 || dims->m.size() != 1 ||
+      dims->n.size() != 1 || dims->k.size() != 1)
+    return std::nullopt;
+  Gemm gemm;
+  gemm.batched = dims->batch.size() == 1;
+  unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
+  auto dimsOf = [&](unsigned row, unsigned col) {
+    SmallVector<unsigned> loops(dims->batch.begin(), dims->batch.end());
+    loops.append({row, col});
+    return loops;
   };
+  std::array<SmallVector<unsigned>, 3> logical = {dimsOf(m, k), dimsOf(k, n),
+                                                  dimsOf(m, n)};
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (maps.size() != 3 || maps[2] != map(m, n))
-    return std::nullopt;
-  bool transposeA = maps[0] == map(k, m), transposeB = maps[1] == map(n, k);
-  if ((!transposeA && maps[0] != map(m, k)) ||
-      (!transposeB && maps[1] != map(k, n)))
-    return std::nullopt;
-  return std::make_pair(transposeA, transposeB);
+  for (unsigned x = 0; x < 3; ++x) {
+    if (maps[x].getNumResults() != logical[x].size())
+      return std::nullopt;
+    for (unsigned loop : logical[x]) {
+      std::optional<unsigned> stored =
+          maps[x].getResultPosition(getAffineDimExpr(loop, op.getContext()));
+      if (!stored)
+        return std::nullopt;
+      gemm.order[x].push_back(*stored);
+    }
+  }
+  return gemm;
+}
+
+/// Whether the library reads `buffer`, viewed in `order`, in place on the
+/// GPU: each matrix with contiguous rows or columns (rows for a result).
+/// The CPU library copies any other layout.
+bool readableOnGPU(Value buffer, ArrayRef<unsigned> order, bool result) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(cast<MemRefType>(buffer.getType())
+                 .getStridesAndOffset(strides, offset)))
+    return false;
+  int64_t rows = strides[order[order.size() - 2]],
+          cols = strides[order.back()];
+  return cols == 1 || (!result && rows == 1);
 }
 
 /// The buffers `values` live in, with every view of them.
@@ -150,7 +188,7 @@ std::optional<int32_t> matchEpilogueBody(linalg::GenericOp op, Value c,
 
 /// The elementwise op that `matmul` (overwriting its C, a temporary) can
 /// absorb as its epilogue, if there is one.
-std::optional<Epilogue> matchEpilogue(linalg::MatmulOp matmul,
+std::optional<Epilogue> matchEpilogue(linalg::LinalgOp matmul,
                                       linalg::FillOp fill, bool gpu) {
   Value c = matmul.getDpsInits()[0];
   if (!c.getDefiningOp<memref::AllocOp>())
@@ -249,72 +287,68 @@ struct ConvertMatmulToBlasPass
           << library << "' (expected blas or cublaslt)";
       return signalPassFailure();
     }
-    // Each candidate, with which of A and B it reads transposed.
-    SmallVector<std::tuple<linalg::LinalgOp, bool, bool>> candidates;
+    SmallVector<std::pair<linalg::LinalgOp, Gemm>> candidates;
     module.walk([&](linalg::LinalgOp op) {
       if (!op.hasPureBufferSemantics())
         return;
-      bool batched = isa<linalg::BatchMatmulOp>(*op);
-      if (!batched && !isa<linalg::MatmulOp>(*op))
+      std::optional<Gemm> gemm = matchGemm(op);
+      if (!gemm)
         return;
-      if (std::optional<std::pair<bool, bool>> t =
-              transposedOperands(op, batched))
-        candidates.emplace_back(op, t->first, t->second);
-    });
-    for (auto [op, transposeA, transposeB] : candidates) {
       Type element = getElementTypeOrSelf(op->getOperand(0).getType());
       bool sameTypes = llvm::all_of(op->getOperandTypes(), [&](Type t) {
         return getElementTypeOrSelf(t) == element;
       });
       bool supported = element.isF32() || element.isF64() ||
                        (gpu && (element.isF16() || element.isBF16()));
-      if (!sameTypes || !supported)
-        continue;
-      convert(module, op, transposeA, transposeB, gpu);
-    }
+      bool readable =
+          !gpu || llvm::all_of(llvm::seq(3u), [&](unsigned x) {
+            return readableOnGPU(op->getOperand(x), gemm->order[x], x == 2);
+          });
+      if (sameTypes && supported && readable)
+        candidates.emplace_back(op, *gemm);
+    });
+    for (auto &[op, gemm] : candidates)
+      convert(module, op, gemm, gpu);
   }
 
-  void convert(ModuleOp module, linalg::LinalgOp op, bool transposeA,
-               bool transposeB, bool gpu) {
+  void convert(ModuleOp module, linalg::LinalgOp op, const Gemm &gemm,
+               bool gpu) {
     Type element = getElementTypeOrSelf(op->getOperand(0).getType());
     linalg::FillOp fill = zeroFillBefore(op);
     std::optional<Epilogue> epilogue;
-    if (auto matmul = dyn_cast<linalg::MatmulOp>(*op); matmul && fill)
-      epilogue = matchEpilogue(matmul, fill, gpu);
+    if (fill && !gemm.batched && Gemm::isIdentity(gemm.order[2]))
+      epilogue = matchEpilogue(op, fill, gpu);
 
     // The call goes where the last op it replaces was.
     Operation *at = epilogue ? epilogue->op.getOperation() : op.getOperation();
     OpBuilder b(at);
     Location loc = op.getLoc();
     auto unranked = UnrankedMemRefType::get(element, 0);
-    auto pass = [&](Value operand, bool transpose) -> Value {
-      // A transposed operand goes as a transposed view: the library reads
-      // its strides (columns contiguous) and flips the op.
-      if (transpose) {
-        // The last two dims swap; a batch dim stays first.
-        SmallVector<unsigned> permutation = {1, 0};
-        if (cast<MemRefType>(operand.getType()).getRank() == 3)
-          permutation = {0, 2, 1};
+    // An operand stored in another order goes as a view in the library's
+    // order: the library reads its strides.
+    auto pass = [&](Value operand, ArrayRef<unsigned> order) -> Value {
+      if (!Gemm::isIdentity(order))
         operand = memref::TransposeOp::create(
             b, loc, operand,
             AffineMapAttr::get(
-                AffineMap::getPermutationMap(permutation, b.getContext())));
-      }
+                AffineMap::getPermutationMap(order, b.getContext())));
       return memref::CastOp::create(b, loc, unranked, operand);
     };
+    static constexpr unsigned kRowMajor[] = {0, 1};
     Value c = op.getDpsInits()[0];
     Value out = epilogue ? epilogue->output() : c;
-    SmallVector<Value> args = {pass(op.getDpsInputs()[0], transposeA),
-                               pass(op.getDpsInputs()[1], transposeB),
-                               pass(out, false)};
+    SmallVector<Value> args = {
+        pass(op.getDpsInputs()[0], gemm.order[0]),
+        pass(op.getDpsInputs()[1], gemm.order[1]),
+        pass(out, epilogue ? ArrayRef(kRowMajor) : ArrayRef(gemm.order[2]))};
     SmallVector<Type> types(3, unranked);
     std::string name = std::string(gpu ? "dt_rt_gpu_" : "dt_rt_") +
-                       (isa<linalg::MatmulOp>(*op) ? "matmul_" : "batch_matmul_");
+                       (gemm.batched ? "batch_matmul_" : "matmul_");
     if (fill) {
       // C = epilogue(A B): the bias (the output itself stands in when
       // there is none) and the epilogue's bits follow.
       name += "into_";
-      args.push_back(epilogue && epilogue->bias ? pass(epilogue->bias, false)
+      args.push_back(epilogue && epilogue->bias ? pass(epilogue->bias, {0})
                                                 : args.back());
       args.push_back(arith::ConstantIntOp::create(
           b, loc, epilogue ? epilogue->bits : 0, 32));

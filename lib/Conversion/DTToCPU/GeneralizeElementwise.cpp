@@ -1,11 +1,10 @@
 //===- GeneralizeElementwise.cpp - dt-generalize-elementwise --------------===//
 //
-// Upstream's elementwise fusion only fuses linalg.generic ops; a named
+// Elementwise fusion (dt-fuse-elementwise) only fuses linalg.generic ops; a named
 // elementwise op (linalg.broadcast, transpose, map, add, exp, ...) would
 // stay on its own and be materialized: a bias broadcast to a full matrix
 // before it is added. As generics they fold into their neighbours, and a
-// bias add becomes an op the matmul can take as its epilogue. A broadcast
-// used several times is recomputed for each use, so it folds into all.
+// bias add becomes an op the matmul can take as its epilogue.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,21 +43,6 @@ struct GeneralizeElementwisePass
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : named) {
-      // A broadcast costs nothing to recompute, and upstream's fusion only
-      // folds a producer into its consumer when it has one use: each use
-      // gets a broadcast of its own (CSE merges a program's identical ones).
-      if (isa<linalg::BroadcastOp>(*op)) {
-        Value result = op->getResult(0);
-        for (OpOperand &use : llvm::make_early_inc_range(result.getUses())) {
-          if (result.hasOneUse())
-            break;
-          rewriter.setInsertionPoint(use.getOwner());
-          auto copy = cast<linalg::LinalgOp>(rewriter.clone(*op));
-          use.set(copy->getResult(0));
-          rewriter.setInsertionPoint(copy);
-          (void)linalg::generalizeNamedOp(rewriter, copy);
-        }
-      }
       rewriter.setInsertionPoint(op);
       // An op without a generic form (none upstream today) stays as it is.
       (void)linalg::generalizeNamedOp(rewriter, op);
