@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the GPU benchmark programs (bench/gpu.py runs them).
 
-    gen_gpu_programs.py OUT_DIR
+    gen_gpu_programs.py OUT_DIR [--small-transformer]
 
 - bench_mlp_bf16.mlir: an MLP training step on one device, bf16: forward
   a = relu(x w1), y = a w2, the gradient of 0.5 |y - t|^2 and backward
@@ -9,6 +9,10 @@
   the first GEMM's epilogue and every zero fill its beta = 0
   (dt-convert-matmul-to-blas). bench/gpu_baseline.cu computes the same with
   the same cuBLASLt calls.
+- bench_transformer_bf16.mlir: a pre-norm transformer block (RMS norm,
+  16-head attention over one sequence, RMS norm, relu MLP, residuals)
+  forward and backward, bf16 with f32 norms and softmax statistics, one
+  device; see transformer(). bench/gpu_baseline.cu computes the same.
 - bench_elementwise.mlir: y = x * 2 + 1 over 64 Mi f32 (one fused kernel;
   bandwidth against a device-to-device copy).
 - bench_chain.mlir: N dependent small ops that do not fuse (a row sum, then
@@ -56,6 +60,215 @@ func.func @main(%x: {ty(B, D)} {{dt.name = "x"}}, %t: {ty(B, D)} {{dt.name = "t"
 """
 
 
+def transformer(T="bf16", S=2048, D=1024, NH=16, F=4096):
+    """A transformer block's training step: the gradients of
+    0.5 |y - t|^2 with respect to x and the six weights, where
+        n1 = rms(x); q, k, v = n1 wq, n1 wk, n1 wv  (heads: [S, NH, HD])
+        p = softmax(q k^T / sqrt(HD)) per head; c = p v; h1 = x + c wo
+        n2 = rms(h1); a = relu(n2 w1); y = h1 + a w2
+    rms(x) = x / sqrt(mean(x^2) + 1e-5) per row. Every product is a
+    contraction (linalg.matmul, or a generic on the [S, NH, HD] layout for
+    the attention); norms and softmax keep f32 statistics."""
+    HD = D // NH
+    scale = 1.0 / HD ** 0.5
+    lines = []
+    count = [0]
+
+    def emit(line):
+        lines.append("  " + line)
+
+    def fresh(stem):
+        count[0] += 1
+        return f"%{stem}{count[0]}"
+
+    def ty(*shape, t=T):
+        return "tensor<" + "x".join(str(d) for d in shape) + f"x{t}>"
+
+    def filled(shape, t=T, value="%zero"):
+        e, f = fresh("e"), fresh("f")
+        emit(f"{e} = tensor.empty() : {ty(*shape, t=t)}")
+        emit(f"{f} = linalg.fill ins({value} : {t}) outs({e} : {ty(*shape, t=t)}) -> {ty(*shape, t=t)}")
+        return f
+
+    def empty(shape, t=T):
+        e = fresh("e")
+        emit(f"{e} = tensor.empty() : {ty(*shape, t=t)}")
+        return e
+
+    def generic(dims, ins, out, out_shape, iters, body, out_t=T, init=None):
+        """ins: [(value, shape, map results, type)]; body: lines using %a0.. and %acc."""
+        v = fresh("g")
+        d = ", ".join(dims)
+        maps = [f"affine_map<({d}) -> ({r})>" for _, _, r, _ in ins] + [f"affine_map<({d}) -> ({out})>"]
+        init = init or empty(out_shape, out_t)
+        args = ", ".join(f"%a{i}: {t}" for i, (_, _, _, t) in enumerate(ins)) + f", %acc: {out_t}"
+        its = ", ".join(f'"{i}"' for i in iters)
+        emit(f"{v} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = [{its}]}}")
+        emit(f"    ins({', '.join(x for x, _, _, _ in ins)} : {', '.join(ty(*sh, t=t) for _, sh, _, t in ins)})"
+             f" outs({init} : {ty(*out_shape, t=out_t)}) {{")
+        emit(f"  ^bb0({args}):")
+        for line in body:
+            emit("    " + line)
+        emit(f"}} -> {ty(*out_shape, t=out_t)}")
+        return v
+
+    ext = (lambda x, r: f"%{r} = arith.extf {x} : {T} to f32") if T != "f32" else (lambda x, r: f"%{r} = arith.addf {x}, %fzero : f32")
+    trunc = (lambda x, r: f"%{r} = arith.truncf {x} : f32 to {T}") if T != "f32" else (lambda x, r: f"%{r} = arith.addf {x}, %fzero : f32")
+
+    def mm(a, b, m, k, n, ta=False, tb=False, init=None):
+        maps = ""
+        if ta or tb:
+            amap = "(d2, d0)" if ta else "(d0, d2)"
+            bmap = "(d1, d2)" if tb else "(d2, d1)"
+            maps = (f"indexing_maps = [affine_map<(d0, d1, d2) -> {amap}>, affine_map<(d0, d1, d2) -> {bmap}>, "
+                    "affine_map<(d0, d1, d2) -> (d0, d1)>] ")
+        init = init or filled((m, n))
+        v = fresh("mm")
+        emit(f"{v} = linalg.matmul {maps}ins({a}, {b} : {ty(*((k, m) if ta else (m, k)))}, "
+             f"{ty(*((n, k) if tb else (k, n)))}) outs({init} : {ty(m, n)}) -> {ty(m, n)}")
+        return v
+
+    def rowsumsq(x):
+        return generic(["s", "c"], [(x, (S, D), "s, c", T)], "s", (S,), ["parallel", "reduction"],
+                       [ext("%a0", "x"), "%sq = arith.mulf %x, %x : f32", "%r = arith.addf %acc, %sq : f32",
+                        "linalg.yield %r : f32"], out_t="f32", init=filled((S,), "f32", "%fzero"))
+
+    def rinv():  # r = 1 / sqrt(ss / D + eps), from %a1 (the row's ss)
+        return [f"%mean = arith.divf %a1, %width : f32", "%me = arith.addf %mean, %eps : f32",
+                "%rr = math.rsqrt %me : f32"]
+
+    def rmsnorm(x, ss):
+        return generic(["s", "c"], [(x, (S, D), "s, c", T), (ss, (S,), "s", "f32")], "s, c", (S, D),
+                       ["parallel", "parallel"],
+                       rinv() + [ext("%a0", "x"), "%n = arith.mulf %x, %rr : f32", trunc("%n", "o"),
+                                 f"linalg.yield %o : {T}"])
+
+    def rms_backward(x, ss, dn, dres):
+        """dres + d rms(x) given the gradient dn of rms(x)'s output."""
+        dot = generic(["s", "c"], [(dn, (S, D), "s, c", T), (x, (S, D), "s, c", T)], "s", (S,),
+                      ["parallel", "reduction"],
+                      [ext("%a0", "g"), ext("%a1", "x"), "%p = arith.mulf %g, %x : f32",
+                       "%r = arith.addf %acc, %p : f32", "linalg.yield %r : f32"],
+                      out_t="f32", init=filled((S,), "f32", "%fzero"))
+        return generic(["s", "c"], [(x, (S, D), "s, c", T), (ss, (S,), "s", "f32"), (dn, (S, D), "s, c", T),
+                                    (dot, (S,), "s", "f32"), (dres, (S, D), "s, c", T)], "s, c", (S, D),
+                       ["parallel", "parallel"],
+                       [f"%mean = arith.divf %a1, %width : f32", "%me = arith.addf %mean, %eps : f32",
+                        "%rr = math.rsqrt %me : f32", ext("%a0", "x"), ext("%a2", "g"), ext("%a4", "d"),
+                        "%r2 = arith.mulf %rr, %rr : f32", "%r3 = arith.mulf %r2, %rr : f32",
+                        "%k = arith.divf %a3, %width : f32", "%kr = arith.mulf %k, %r3 : f32",
+                        "%xk = arith.mulf %x, %kr : f32", "%gr = arith.mulf %g, %rr : f32",
+                        "%u = arith.subf %gr, %xk : f32", "%v = arith.addf %u, %d : f32", trunc("%v", "o"),
+                        f"linalg.yield %o : {T}"])
+
+    def heads(x):
+        v = fresh("h")
+        emit(f"{v} = tensor.expand_shape {x} [[0], [1, 2]] output_shape [{S}, {NH}, {HD}] : {ty(S, D)} into {ty(S, NH, HD)}")
+        return v
+
+    def flat(x):
+        v = fresh("c")
+        emit(f"{v} = tensor.collapse_shape {x} [[0], [1, 2]] : {ty(S, NH, HD)} into {ty(S, D)}")
+        return v
+
+    mac = ["%m = arith.mulf %a0, %a1 : " + T, "%r = arith.addf %acc, %m : " + T, f"linalg.yield %r : {T}"]
+    par3red = ["parallel", "parallel", "parallel", "reduction"]
+
+    def contract(dims, a, amap, ashape, b, bmap, bshape, out, out_shape):
+        return generic(dims, [(a, ashape, amap, T), (b, bshape, bmap, T)], out, out_shape, par3red, mac,
+                       init=filled(out_shape))
+
+    emit(f"%zero = arith.constant 0.0 : {T}")
+    emit("%fzero = arith.constant 0.0 : f32")
+    emit("%ninf = arith.constant 0xFF800000 : f32")
+    emit(f"%width = arith.constant {float(D)} : f32")
+    emit("%eps = arith.constant 1.0e-5 : f32")
+    emit(f"%scale = arith.constant {scale} : f32")
+
+    # Forward.
+    ss1 = rowsumsq("%in_x")
+    n1 = rmsnorm("%in_x", ss1)
+    q, k, v = (mm(n1, w, S, D, D) for w in ("%in_wq", "%in_wk", "%in_wv"))
+    q3, k3, v3 = heads(q), heads(k), heads(v)
+    sc = contract(["h", "s", "t", "d"], q3, "s, h, d", (S, NH, HD), k3, "t, h, d", (S, NH, HD), "h, s, t", (NH, S, S))
+    score = ["%e = arith.mulf %x, %scale : f32"]
+    mx = generic(["h", "s", "t"], [(sc, (NH, S, S), "h, s, t", T)], "h, s", (NH, S),
+                 ["parallel", "parallel", "reduction"],
+                 [ext("%a0", "x")] + score + ["%r = arith.maximumf %acc, %e : f32", "linalg.yield %r : f32"],
+                 out_t="f32", init=filled((NH, S), "f32", "%ninf"))
+    expo = [ext("%a0", "x")] + score + ["%z = arith.subf %e, %a1 : f32", "%ex = math.exp %z : f32"]
+    sm = generic(["h", "s", "t"], [(sc, (NH, S, S), "h, s, t", T), (mx, (NH, S), "h, s", "f32")], "h, s", (NH, S),
+                 ["parallel", "parallel", "reduction"],
+                 expo + ["%r = arith.addf %acc, %ex : f32", "linalg.yield %r : f32"],
+                 out_t="f32", init=filled((NH, S), "f32", "%fzero"))
+    p = generic(["h", "s", "t"], [(sc, (NH, S, S), "h, s, t", T), (mx, (NH, S), "h, s", "f32"),
+                                  (sm, (NH, S), "h, s", "f32")], "h, s, t", (NH, S, S),
+                ["parallel", "parallel", "parallel"],
+                expo + ["%pr = arith.divf %ex, %a2 : f32", trunc("%pr", "o"), f"linalg.yield %o : {T}"])
+    ctx3 = contract(["h", "s", "d", "t"], p, "h, s, t", (NH, S, S), v3, "t, h, d", (S, NH, HD), "s, h, d", (S, NH, HD))
+    ctx = flat(ctx3)
+    attn = mm(ctx, "%in_wo", S, D, D)
+    h1 = generic(["s", "c"], [("%in_x", (S, D), "s, c", T), (attn, (S, D), "s, c", T)], "s, c", (S, D),
+                 ["parallel", "parallel"], [f"%r = arith.addf %a0, %a1 : {T}", f"linalg.yield %r : {T}"])
+    ss2 = rowsumsq(h1)
+    n2 = rmsnorm(h1, ss2)
+    u = mm(n2, "%in_w1", S, D, F)
+    a = generic(["s", "f"], [(u, (S, F), "s, f", T)], "s, f", (S, F), ["parallel", "parallel"],
+                [f"%r = arith.maximumf %a0, %zero : {T}", f"linalg.yield %r : {T}"])
+    mo = mm(a, "%in_w2", S, F, D)
+    # dy = y - t with y = h1 + a w2.
+    dy = generic(["s", "c"], [(h1, (S, D), "s, c", T), (mo, (S, D), "s, c", T), ("%in_t", (S, D), "s, c", T)],
+                 "s, c", (S, D), ["parallel", "parallel"],
+                 [f"%y = arith.addf %a0, %a1 : {T}", f"%r = arith.subf %y, %a2 : {T}", f"linalg.yield %r : {T}"])
+
+    # Backward: the MLP.
+    dw2 = mm(a, dy, F, S, D, ta=True)
+    da = mm(dy, "%in_w2", S, D, F, tb=True)
+    du = generic(["s", "f"], [(a, (S, F), "s, f", T), (da, (S, F), "s, f", T)], "s, f", (S, F),
+                 ["parallel", "parallel"],
+                 [f"%on = arith.cmpf ogt, %a0, %zero : {T}", f"%r = arith.select %on, %a1, %zero : {T}",
+                  f"linalg.yield %r : {T}"])
+    dw1 = mm(n2, du, D, S, F, ta=True)
+    dn2 = mm(du, "%in_w1", S, F, D, tb=True)
+    dh1 = rms_backward(h1, ss2, dn2, dy)
+    # The attention.
+    dwo = mm(ctx, dh1, D, S, D, ta=True)
+    dctx = heads(mm(dh1, "%in_wo", S, D, D, tb=True))
+    dp = contract(["h", "s", "t", "d"], dctx, "s, h, d", (S, NH, HD), v3, "t, h, d", (S, NH, HD), "h, s, t", (NH, S, S))
+    dv3 = contract(["h", "t", "d", "s"], p, "h, s, t", (NH, S, S), dctx, "s, h, d", (S, NH, HD), "t, h, d", (S, NH, HD))
+    pdp = generic(["h", "s", "t"], [(p, (NH, S, S), "h, s, t", T), (dp, (NH, S, S), "h, s, t", T)], "h, s",
+                  (NH, S), ["parallel", "parallel", "reduction"],
+                  [ext("%a0", "pp"), ext("%a1", "g"), "%m = arith.mulf %pp, %g : f32",
+                   "%r = arith.addf %acc, %m : f32", "linalg.yield %r : f32"],
+                  out_t="f32", init=filled((NH, S), "f32", "%fzero"))
+    ds = generic(["h", "s", "t"], [(p, (NH, S, S), "h, s, t", T), (dp, (NH, S, S), "h, s, t", T),
+                                   (pdp, (NH, S), "h, s", "f32")], "h, s, t", (NH, S, S),
+                 ["parallel", "parallel", "parallel"],
+                 [ext("%a0", "pp"), ext("%a1", "g"), "%c = arith.subf %g, %a2 : f32", "%m = arith.mulf %pp, %c : f32",
+                  "%r = arith.mulf %m, %scale : f32", trunc("%r", "o"), f"linalg.yield %o : {T}"])
+    dq3 = contract(["h", "s", "d", "t"], ds, "h, s, t", (NH, S, S), k3, "t, h, d", (S, NH, HD), "s, h, d", (S, NH, HD))
+    dk3 = contract(["h", "t", "d", "s"], ds, "h, s, t", (NH, S, S), q3, "s, h, d", (S, NH, HD), "t, h, d", (S, NH, HD))
+    dq, dk, dv = flat(dq3), flat(dk3), flat(dv3)
+    dwq, dwk, dwv = (mm(n1, g, D, S, D, ta=True) for g in (dq, dk, dv))
+    dn1 = mm(dq, "%in_wq", S, D, D, tb=True)
+    dn1 = mm(dk, "%in_wk", S, D, D, tb=True, init=dn1)
+    dn1 = mm(dv, "%in_wv", S, D, D, tb=True, init=dn1)
+    dx = rms_backward("%in_x", ss1, dn1, dh1)
+
+    names = ["dx", "dwq", "dwk", "dwv", "dwo", "dw1", "dw2"]
+    values = [dx, dwq, dwk, dwv, dwo, dw1, dw2]
+    shapes = [(S, D), (D, D), (D, D), (D, D), (D, D), (D, F), (F, D)]
+    emit(f"return {', '.join(values)} : {', '.join(ty(*s) for s in shapes)}")
+    weights = [("x", (S, D)), ("t", (S, D)), ("wq", (D, D)), ("wk", (D, D)), ("wv", (D, D)), ("wo", (D, D)),
+               ("w1", (D, F)), ("w2", (F, D))]
+    params = ",\n    ".join(f'%in_{n}: {ty(*s)} {{dt.name = "{n}"}}' for n, s in weights)
+    results = ", ".join(f'{ty(*s)} {{dt.name = "{n}"}}' for n, s in zip(names, shapes))
+    head = (f"// Transformer block training step, {T}, one device (bench/gen_gpu_programs.py):\n"
+            f"// S={S} tokens, D={D}, {NH} heads of {HD}, MLP width {F}.\n"
+            f"func.func @main(\n    {params})\n    -> ({results}) {{")
+    return head + "\n" + "\n".join(lines) + "\n}\n"
+
+
 def elementwise():
     ty = f"tensor<{ELEMENTS}xf32>"
     return f"""// y = x * 2 + 1 over {ELEMENTS} f32 (bench/gen_gpu_programs.py).
@@ -90,8 +303,13 @@ def chain():
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    for name, text in (("bench_mlp_bf16", mlp()), ("bench_elementwise", elementwise()),
-                       ("bench_chain", chain())):
+    if len(sys.argv) > 2 and sys.argv[2] == "--small-transformer":
+        # A small f32 version for tests on the CPU.
+        with open(os.path.join(out, "transformer_small.mlir"), "w") as f:
+            f.write(transformer("f32", S=16, D=16, NH=2, F=32))
+        return
+    for name, text in (("bench_mlp_bf16", mlp()), ("bench_transformer_bf16", transformer()),
+                       ("bench_elementwise", elementwise()), ("bench_chain", chain())):
         with open(os.path.join(out, name + ".mlir"), "w") as f:
             f.write(text)
 
