@@ -4,9 +4,12 @@ scripts/gpu-check.sh runs it from the bundle scripts/gpu-bundle.sh makes).
 
     gpu.py --bundle DIR [--repeat N]
 
-- MLP step (bench_mlp_bf16: forward + backward, bf16, one GPU): dt-run
-  against bench/gpu_baseline.cu (the same cuBLASLt calls, hand-fused
-  kernels); target: baseline time / dt time >= 0.9.
+- MLP step (bench_mlp_bf16: forward + backward, bf16, one GPU) and
+  transformer block step (bench_transformer_bf16: RMS norms, 16-head
+  attention, relu MLP, forward + backward): dt-run against
+  bench/gpu_baseline.cu (the same cuBLASLt calls, hand-fused kernels: one
+  per norm and softmax row, forward and backward); target: baseline time /
+  dt time >= 0.9.
 - Elementwise: y = x * 2 + 1 over 64 Mi f32, bytes moved per second against
   a device-to-device copy; target >= 80%.
 - Host cost per op: a chain of small dependent kernels and copies, time per
@@ -65,6 +68,13 @@ def main():
     dt = dt_seconds(bundle, "bench_mlp_bf16", repeat)
     rows.append(("MLP fwd+bwd bf16, 1 GPU: baseline / dt (throughput ratio)",
                  f"{base * 1e3:.3f} / {dt * 1e3:.3f} ms = {base / dt:.2f}", base / dt >= 0.9, ">= 0.9"))
+
+    # Transformer block step.
+    base = float(re.search(r"transformer: best ([0-9.]+)",
+                           baseline(bundle, "transformer", str(repeat))).group(1))
+    tdt = dt_seconds(bundle, "bench_transformer_bf16", repeat)
+    rows.append(("transformer block fwd+bwd bf16, 1 GPU: baseline / dt",
+                 f"{base * 1e3:.3f} / {tdt * 1e3:.3f} ms = {base / tdt:.2f}", base / tdt >= 0.9, ">= 0.9"))
 
     # Elementwise bandwidth against a copy.
     copy_out = baseline(bundle, "copy", str(ELEMENTS * 4), str(repeat))
