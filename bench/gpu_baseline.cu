@@ -103,10 +103,10 @@ void gemm(View a, View b, View c, cudaStream_t stream, int batches = 1,
                          int64_t, int64_t, int64_t, bool, bool, int, int64_t,
                          int64_t, int64_t, bool>;
   static std::map<Key, Plan> plans;
-  Key key{first.rows,  first.cols, first.ld,  second.rows, second.cols,
-          second.ld,   result.rows, result.cols, result.ld,  first.trans,
-          second.trans, batches,    a.sb,        b.sb,       c.sb,
-          relu};
+  Key key{first.rows,  first.cols,  first.ld,     second.rows,
+          second.cols, second.ld,   result.rows,  result.cols,
+          result.ld,   first.trans, second.trans, batches,
+          a.sb,        b.sb,        c.sb,         relu};
   auto it = plans.find(key);
   if (it == plans.end()) {
     Plan p;
@@ -209,10 +209,10 @@ int mlp(int reps) {
   };
   __nv_bfloat16 *x = alloc((size_t)B * D), *t = alloc((size_t)B * D),
                 *w1 = alloc((size_t)D * H), *w2 = alloc((size_t)H * D),
-                *a = alloc((size_t)B * H),
-                *y = alloc((size_t)B * D), *dy = alloc((size_t)B * D),
-                *dw2 = alloc((size_t)H * D), *da = alloc((size_t)B * H),
-                *dh = alloc((size_t)B * H), *dw1 = alloc((size_t)D * H);
+                *a = alloc((size_t)B * H), *y = alloc((size_t)B * D),
+                *dy = alloc((size_t)B * D), *dw2 = alloc((size_t)H * D),
+                *da = alloc((size_t)B * H), *dh = alloc((size_t)B * H),
+                *dw1 = alloc((size_t)D * H);
   cudaStream_t s = 0;
   size_t bh = (size_t)B * H, bd = (size_t)B * D;
   auto step = [&] {
@@ -284,8 +284,8 @@ __global__ void rmsForward(const __nv_bfloat16 *x, __nv_bfloat16 *n,
 /// out = dres + r dn - x r^3 (dn . x) / DM, per row.
 template <int PER>
 __global__ void rmsBackward(const __nv_bfloat16 *x, const float *ss,
-                            const __nv_bfloat16 *dn,
-                            const __nv_bfloat16 *dres, __nv_bfloat16 *out) {
+                            const __nv_bfloat16 *dn, const __nv_bfloat16 *dres,
+                            __nv_bfloat16 *out) {
   size_t base = (size_t)blockIdx.x * PER * kThreads + threadIdx.x;
   float xv[PER], gv[PER], dot = 0;
   for (int i = 0; i < PER; ++i) {
@@ -297,8 +297,8 @@ __global__ void rmsBackward(const __nv_bfloat16 *x, const float *ss,
   float r = rsqrtf(ss[blockIdx.x] / DM + 1e-5f);
   float k = dot / DM * r * r * r;
   for (int i = 0; i < PER; ++i)
-    out[base + i * kThreads] = __float2bfloat16(
-        r * gv[i] - xv[i] * k + ld(dres + base + i * kThreads));
+    out[base + i * kThreads] = __float2bfloat16(r * gv[i] - xv[i] * k +
+                                                ld(dres + base + i * kThreads));
 }
 
 /// p = softmax(scale * s) per row.
@@ -324,9 +324,8 @@ __global__ void softmaxForward(const __nv_bfloat16 *s, __nv_bfloat16 *p,
 
 /// ds = scale * p (dp - p . dp) per row.
 template <int PER>
-__global__ void softmaxBackward(const __nv_bfloat16 *p,
-                                const __nv_bfloat16 *dp, __nv_bfloat16 *ds,
-                                float scale) {
+__global__ void softmaxBackward(const __nv_bfloat16 *p, const __nv_bfloat16 *dp,
+                                __nv_bfloat16 *ds, float scale) {
   size_t base = (size_t)blockIdx.x * PER * kThreads + threadIdx.x;
   float pv[PER], gv[PER], dot = 0;
   for (int i = 0; i < PER; ++i) {
@@ -347,9 +346,9 @@ __global__ void add(const __nv_bfloat16 *a, const __nv_bfloat16 *b,
 }
 /// dy = (h1 + m) - t.
 __global__ void residualMinusTarget(const __nv_bfloat16 *h1,
-                                   const __nv_bfloat16 *m,
-                                   const __nv_bfloat16 *t, __nv_bfloat16 *dy,
-                                   size_t n) {
+                                    const __nv_bfloat16 *m,
+                                    const __nv_bfloat16 *t, __nv_bfloat16 *dy,
+                                    size_t n) {
   size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   if (i < n)
     dy[i] = __hsub(__hadd(h1[i], m[i]), t[i]);
@@ -369,11 +368,10 @@ int transformer(int reps) {
   __nv_bfloat16 *x = alloc(sd), *tg = alloc(sd), *wq = alloc(dd),
                 *wk = alloc(dd), *wv = alloc(dd), *wo = alloc(dd),
                 *w1 = alloc(df), *w2 = alloc(df);
-  __nv_bfloat16 *n1 = alloc(sd), *q = alloc(sd), *k = alloc(sd),
-                *v = alloc(sd), *sc = alloc(hss), *p = alloc(hss),
-                *ctx = alloc(sd), *attn = alloc(sd), *h1 = alloc(sd),
-                *n2 = alloc(sd), *a = alloc(sf), *m = alloc(sd),
-                *dy = alloc(sd);
+  __nv_bfloat16 *n1 = alloc(sd), *q = alloc(sd), *k = alloc(sd), *v = alloc(sd),
+                *sc = alloc(hss), *p = alloc(hss), *ctx = alloc(sd),
+                *attn = alloc(sd), *h1 = alloc(sd), *n2 = alloc(sd),
+                *a = alloc(sf), *m = alloc(sd), *dy = alloc(sd);
   __nv_bfloat16 *dw2 = alloc(df), *da = alloc(sf), *du = alloc(sf),
                 *dw1 = alloc(df), *dn2 = alloc(sd), *dh1 = alloc(sd),
                 *dwo = alloc(dd), *dctx = alloc(sd), *dp = alloc(hss),
@@ -386,9 +384,7 @@ int transformer(int reps) {
   const float scale = 1.0f / sqrtf((float)HD);
   cudaStream_t s = 0;
   // [S, NH, HD] as NH matrices S x HD, and the NH x S x S scores.
-  auto heads = [](const __nv_bfloat16 *t) {
-    return View{t, S, HD, DM, 1, HD};
-  };
+  auto heads = [](const __nv_bfloat16 *t) { return View{t, S, HD, DM, 1, HD}; };
   auto scores = [](const __nv_bfloat16 *t) {
     return View{t, S, S, S, 1, (int64_t)S * S};
   };

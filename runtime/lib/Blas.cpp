@@ -24,8 +24,7 @@ struct SetBlasThreads {
 } setBlasThreads;
 
 /// A 2-D operand as gemm takes it.
-template <typename T>
-struct Matrix {
+template <typename T> struct Matrix {
   T *data;
   int64_t rows, cols, ld;
   bool transposed;
@@ -103,17 +102,17 @@ void matmul(int batchDims, DtMemRef *a, DtMemRef *b, DtMemRef *c, T beta = 1,
           k = sizes(a)[batchDims + 1];
   if (m == 0 || n == 0)
     return;
-  const T *biasData = bias ? static_cast<T *>(bias->aligned) + bias->offset
-                           : nullptr;
+  const T *biasData =
+      bias ? static_cast<T *>(bias->aligned) + bias->offset : nullptr;
   int64_t biasStride = bias ? bias->sizesAndStrides[1] : 0;
   for (int64_t i = 0; i < batches; ++i) {
     auto at = [&](DtMemRef *x) {
       return base(x) + (batchDims ? i * strides(x)[0] : 0);
     };
-    Matrix<T> ma = matrix(at(a), m, k, strides(a)[batchDims],
-                          strides(a)[batchDims + 1]);
-    Matrix<T> mb = matrix(at(b), k, n, strides(b)[batchDims],
-                          strides(b)[batchDims + 1]);
+    Matrix<T> ma =
+        matrix(at(a), m, k, strides(a)[batchDims], strides(a)[batchDims + 1]);
+    Matrix<T> mb =
+        matrix(at(b), k, n, strides(b)[batchDims], strides(b)[batchDims + 1]);
     int64_t c0 = strides(c)[batchDims], c1 = strides(c)[batchDims + 1];
     T *cp = at(c);
     if (k == 0) {
@@ -151,12 +150,12 @@ void dt_rt_matmul_f64(int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t,
                       DtMemRef *c) {
   matmul<double>(0, a, b, c);
 }
-void dt_rt_batch_matmul_f32(int64_t, DtMemRef *a, int64_t, DtMemRef *b,
-                            int64_t, DtMemRef *c) {
+void dt_rt_batch_matmul_f32(int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t,
+                            DtMemRef *c) {
   matmul<float>(1, a, b, c);
 }
-void dt_rt_batch_matmul_f64(int64_t, DtMemRef *a, int64_t, DtMemRef *b,
-                            int64_t, DtMemRef *c) {
+void dt_rt_batch_matmul_f64(int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t,
+                            DtMemRef *c) {
   matmul<double>(1, a, b, c);
 }
 void dt_rt_matmul_into_f32(int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t,

@@ -98,8 +98,7 @@ bool readableOnGPU(Value buffer, ArrayRef<unsigned> order, bool result) {
   if (failed(cast<MemRefType>(buffer.getType())
                  .getStridesAndOffset(strides, offset)))
     return false;
-  int64_t rows = strides[order[order.size() - 2]],
-          cols = strides[order.back()];
+  int64_t rows = strides[order[order.size() - 2]], cols = strides[order.back()];
   return cols == 1 || (!result && rows == 1);
 }
 
@@ -128,10 +127,9 @@ linalg::FillOp zeroFillBefore(linalg::LinalgOp matmul) {
   llvm::SmallPtrSet<Value, 16> aliases = buffersOf(c);
   for (Operation *op = matmul->getPrevNode(); op; op = op->getPrevNode()) {
     if (auto fill = dyn_cast<linalg::FillOp>(op);
-        fill && fill.hasPureBufferSemantics() &&
-        fill.getDpsInits()[0] == c)
+        fill && fill.hasPureBufferSemantics() && fill.getDpsInits()[0] == c)
       return matchPattern(fill.getInputs()[0], m_AnyZeroFloat()) ? fill
-                                                                  : nullptr;
+                                                                 : nullptr;
     if (!isMemoryEffectFree(op) && touchesAny(op, aliases))
       return nullptr;
   }
@@ -300,10 +298,9 @@ struct ConvertMatmulToBlasPass
       });
       bool supported = element.isF32() || element.isF64() ||
                        (gpu && (element.isF16() || element.isBF16()));
-      bool readable =
-          !gpu || llvm::all_of(llvm::seq(3u), [&](unsigned x) {
-            return readableOnGPU(op->getOperand(x), gemm->order[x], x == 2);
-          });
+      bool readable = !gpu || llvm::all_of(llvm::seq(3u), [&](unsigned x) {
+        return readableOnGPU(op->getOperand(x), gemm->order[x], x == 2);
+      });
       if (sameTypes && supported && readable)
         candidates.emplace_back(op, *gemm);
     });
@@ -355,8 +352,8 @@ struct ConvertMatmulToBlasPass
       types.append({unranked, b.getI32Type()});
     }
     name += runtimeTypeSuffix(element)->str();
-    func::FuncOp callee = getOrInsertRuntimeFunction(
-        module, name, b.getFunctionType(types, {}));
+    func::FuncOp callee =
+        getOrInsertRuntimeFunction(module, name, b.getFunctionType(types, {}));
     func::CallOp::create(b, loc, callee, args);
     ++numBlasCalls;
 

@@ -1,7 +1,7 @@
 //===- GeneralizeElementwise.cpp - dt-generalize-elementwise --------------===//
 //
-// Elementwise fusion (dt-fuse-elementwise) only fuses linalg.generic ops; a named
-// elementwise op (linalg.broadcast, transpose, map, add, exp, ...) would
+// Elementwise fusion (dt-fuse-elementwise) only fuses linalg.generic ops; a
+// named elementwise op (linalg.broadcast, transpose, map, add, exp, ...) would
 // stay on its own and be materialized: a bias broadcast to a full matrix
 // before it is added. As generics they fold into their neighbours, and a
 // bias add becomes an op the matmul can take as its epilogue.

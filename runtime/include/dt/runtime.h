@@ -5,7 +5,8 @@
  *   int32_t     dt_abi_version(void);              // DT_ABI_VERSION
  *   const char *dt_program_description(void);      // see docs/Runtime.md
  *   void        dt_spmd_<entry>(void **buffers);   // one rank's program
- *   void        dt_ref_<entry>(void **buffers);    // the whole program, one device
+ *   void        dt_ref_<entry>(void **buffers);    // the whole program, one
+ *device
  *
  * `buffers` holds one pointer per argument, then one per result, each a
  * dense row-major array of the local (SPMD) or global (reference) shape. The

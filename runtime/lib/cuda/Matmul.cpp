@@ -98,8 +98,8 @@ absl::Status layout(cublasLtMatrixLayout_t &l, cudaDataType_t type,
 
 cublasStatus_t setBias(cublasLtMatmulDesc_t desc, CUdeviceptr bias) {
   const void *pointer = reinterpret_cast<const void *>(bias);
-  return cublasLtMatmulDescSetAttribute(
-      desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &pointer, sizeof(pointer));
+  return cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                        &pointer, sizeof(pointer));
 }
 
 /// C = epilogue(A B + beta C); beta is 1 (linalg.matmul's accumulation) or
@@ -130,18 +130,17 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
       return absl::UnimplementedError(
           "a GPU matmul with an empty inner dimension into a batched, "
           "strided or epilogue output");
-    DT_CU(cuMemsetD2D8Async(base(c), strides(c)[d] * element, 0, n * element,
-                            m, device->stream()));
+    DT_CU(cuMemsetD2D8Async(base(c), strides(c)[d] * element, 0, n * element, m,
+                            device->stream()));
     return absl::OkStatus();
   }
-  if ((epilogue & kBias) &&
-      (batches > 1 || bias->sizesAndStrides[0] != n ||
-       bias->sizesAndStrides[1] != 1))
-    return absl::UnimplementedError(absl::StrCat(
-        "a GPU matmul bias must be one contiguous vector of ", n,
-        " elements for an unbatched product (got ", bias->sizesAndStrides[0],
-        " elements, stride ", bias->sizesAndStrides[1], ", ", batches,
-        " batches)"));
+  if ((epilogue & kBias) && (batches > 1 || bias->sizesAndStrides[0] != n ||
+                             bias->sizesAndStrides[1] != 1))
+    return absl::UnimplementedError(
+        absl::StrCat("a GPU matmul bias must be one contiguous vector of ", n,
+                     " elements for an unbatched product (got ",
+                     bias->sizesAndStrides[0], " elements, stride ",
+                     bias->sizesAndStrides[1], ", ", batches, " batches)"));
   std::optional<ColumnMajorGemm> gemm =
       planColumnMajorGemm({m, k, strides(a)[d], strides(a)[d + 1]},
                           {k, n, strides(b)[d], strides(b)[d + 1]},
@@ -245,8 +244,8 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
 void run(const TypeInfo &type, int batchDims, DtMemRef *a, DtMemRef *b,
          DtMemRef *c, size_t element, bool accumulate = true,
          DtMemRef *bias = nullptr, int32_t epilogue = 0) {
-  if (absl::Status s = matmul(type, batchDims, a, b, c, element, accumulate,
-                              bias, epilogue);
+  if (absl::Status s =
+          matmul(type, batchDims, a, b, c, element, accumulate, bias, epilogue);
       !s.ok())
     reportError(std::move(s));
 }
@@ -269,10 +268,9 @@ using namespace dt::rt::cuda;
       int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t, DtMemRef *c) {      \
     run(INFO, 1, a, b, c, BYTES);                                              \
   }                                                                            \
-  extern "C" void dt_rt_gpu_matmul_into_##T(int64_t, DtMemRef *a, int64_t,     \
-                                            DtMemRef *b, int64_t, DtMemRef *c, \
-                                            int64_t, DtMemRef *bias,           \
-                                            int32_t epilogue) {                \
+  extern "C" void dt_rt_gpu_matmul_into_##T(                                   \
+      int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t, DtMemRef *c,        \
+      int64_t, DtMemRef *bias, int32_t epilogue) {                             \
     run(INFO, 0, a, b, c, BYTES, false, bias, epilogue);                       \
   }                                                                            \
   extern "C" void dt_rt_gpu_batch_matmul_into_##T(                             \
