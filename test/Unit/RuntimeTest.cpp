@@ -5,7 +5,9 @@
 #include "dt/Runtime/Tensor.h"
 #include "dt/Sharding/ShardLayout.h"
 
+#include "Context.h"
 #include "cuda/GemmPlan.h"
+#include "cuda/PieceCopies.h"
 
 #include <gtest/gtest.h>
 
@@ -53,7 +55,8 @@ TEST(Npy, WritesAndReadsEveryDType) {
                       DType::I32, DType::I64}) {
     HostTensor t(dtype, {3, 5});
     for (size_t i = 0; i < t.byteSize(); ++i)
-      static_cast<unsigned char *>(t.data())[i] = static_cast<unsigned char>(i * 7);
+      static_cast<unsigned char *>(t.data())[i] =
+          static_cast<unsigned char>(i * 7);
     std::string path = tempPath("npy");
     ASSERT_TRUE(writeNpy(path, t).ok());
     absl::StatusOr<NpyHeader> header = readNpyHeader(path, "test");
@@ -62,7 +65,8 @@ TEST(Npy, WritesAndReadsEveryDType) {
     EXPECT_EQ(header->shape, (std::vector<int64_t>{3, 5}));
     EXPECT_EQ(header->dataOffset % 64, 0u);
     HostTensor back(dtype, {3, 5});
-    ASSERT_TRUE(readNpyBox(path, "test", dtype, {3, 5}, {0, 0}, {3, 5}, back).ok());
+    ASSERT_TRUE(
+        readNpyBox(path, "test", dtype, {3, 5}, {0, 0}, {3, 5}, back).ok());
     EXPECT_EQ(std::memcmp(back.data(), t.data(), t.byteSize()), 0);
     std::remove(path.c_str());
   }
@@ -75,7 +79,8 @@ TEST(Npy, ReadsABoxIntoALargerBuffer) {
   std::string path = tempPath("box");
   ASSERT_TRUE(writeNpy(path, t).ok());
   HostTensor box(DType::I32, {3, 4}); // One row and one column of padding.
-  ASSERT_TRUE(readNpyBox(path, "test", DType::I32, {4, 6}, {1, 2}, {2, 3}, box).ok());
+  ASSERT_TRUE(
+      readNpyBox(path, "test", DType::I32, {4, 6}, {1, 2}, {2, 3}, box).ok());
   const int32_t *b = static_cast<const int32_t *>(box.data());
   EXPECT_EQ(b[0], 8);  // (1, 2)
   EXPECT_EQ(b[2], 10); // (1, 4)
@@ -133,13 +138,18 @@ TEST(Description, ParsesEntriesAndRejectsGarbage) {
   EXPECT_EQ(main->args[0].label("argument"), "argument #0 (x)");
   EXPECT_EQ(main->args[1].label("argument"), "argument #1");
   EXPECT_TRUE(main->args[1].shape.empty());
-  EXPECT_EQ(main->args[1].placements[1], Placement::partial(ReductionKind::Max));
+  EXPECT_EQ(main->args[1].placements[1],
+            Placement::partial(ReductionKind::Max));
   EXPECT_EQ(main->results[0].dtype, DType::F64);
 
   EXPECT_FALSE(parseDescription("").ok());
   EXPECT_FALSE(parseDescription("dt-program 2\n").ok());
-  EXPECT_FALSE(parseDescription("dt-program 1\nentry f\nmesh tp=2\narg 0 x f32 4 S(1)\n").ok());
-  EXPECT_FALSE(parseDescription("dt-program 1\nentry f\nmesh tp=2\narg 0 x f32 4 R,R\n").ok());
+  EXPECT_FALSE(
+      parseDescription("dt-program 1\nentry f\nmesh tp=2\narg 0 x f32 4 S(1)\n")
+          .ok());
+  EXPECT_FALSE(
+      parseDescription("dt-program 1\nentry f\nmesh tp=2\narg 0 x f32 4 R,R\n")
+          .ok());
   EXPECT_FALSE(parseDescription("dt-program 1\nentry f\nmesh tp=0\n").ok());
 }
 
@@ -280,4 +290,101 @@ TEST(GemmPlan, RejectsLayoutsItCannotReadInPlace) {
       cuda::planColumnMajorGemm({4, 4, 8, 2}, {4, 4, 4, 1}, {4, 4, 4, 1}));
   EXPECT_FALSE(
       cuda::planColumnMajorGemm({4, 4, 4, 1}, {4, 4, 4, 1}, {4, 4, 1, 4}));
+}
+
+//===----------------------------------------------------------------------===//
+// The CUDA collectives' piece copies (runtime/lib/cuda/PieceCopies.h): the
+// 2-D copy plans, executed with memcpy, against the threads backend's host
+// layout code. No GPU needed.
+//===----------------------------------------------------------------------===//
+
+namespace {
+void run(const cuda::Copy2D &c, const void *src, void *dst) {
+  for (size_t row = 0; row < c.height && c.width > 0; ++row)
+    std::memcpy(static_cast<char *>(dst) + c.dstOffset + row * c.dstPitch,
+                static_cast<const char *>(src) + c.srcOffset + row * c.srcPitch,
+                c.width);
+}
+void run(const cuda::Zero2D &z, void *dst) {
+  for (size_t row = 0; row < z.height && z.width > 0; ++row)
+    std::memset(static_cast<char *>(dst) + z.offset + row * z.pitch, 0,
+                z.width);
+}
+
+struct PieceCase {
+  std::vector<int64_t> in, out;
+  int dim;
+  ChunkRange at;
+};
+
+/// Random shapes of rank 1 to 3 and a piece along one dim; `in` and `out`
+/// differ only along it, by a piece of at most the smaller extent.
+PieceCase randomCase(std::mt19937 &rng) {
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  PieceCase c;
+  int rank = pick(1, 3);
+  for (int d = 0; d < rank; ++d)
+    c.in.push_back(pick(0, 4));
+  c.dim = pick(0, rank - 1);
+  c.out = c.in;
+  c.out[c.dim] = pick(0, 6);
+  return c;
+}
+
+std::vector<int32_t> iota(int64_t n, int32_t from) {
+  std::vector<int32_t> v(n);
+  for (int64_t i = 0; i < n; ++i)
+    v[i] = from + static_cast<int32_t>(i);
+  return v;
+}
+} // namespace
+
+TEST(PieceCopies, SliceMatchesTheHostLayoutCode) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 2000; ++trial) {
+    PieceCase c = randomCase(rng);
+    // A piece of `in` that fits `out`: at most out[dim] long.
+    int64_t extent = c.in[c.dim];
+    int64_t size = std::uniform_int_distribution<int64_t>(
+        0, std::min(extent, c.out[c.dim]))(rng);
+    int64_t offset =
+        std::uniform_int_distribution<int64_t>(0, extent - size)(rng);
+    c.at = {offset, size};
+    std::vector<int32_t> in = iota(numElements(c.in), 1);
+    std::vector<int32_t> expected(numElements(c.out), -1),
+        actual(numElements(c.out), -1);
+    Dense din{in.data(), c.in, DType::I32},
+        dexp{expected.data(), c.out, DType::I32};
+    slicePiece(din, in.data(), dexp, c.dim, c.at);
+    run(cuda::sliceCopy(c.in, c.out, c.dim, c.at, 4), in.data(), actual.data());
+    run(cuda::tailZeros(c.out, c.dim, c.at.size, 4), actual.data());
+    ASSERT_EQ(actual, expected) << "trial " << trial;
+  }
+}
+
+TEST(PieceCopies, PlaceAndTailMatchTheHostLayoutCode) {
+  std::mt19937 rng(13);
+  for (int trial = 0; trial < 2000; ++trial) {
+    PieceCase c = randomCase(rng);
+    // The first `size` indices of `in` placed at `offset` of `out`.
+    int64_t size = std::uniform_int_distribution<int64_t>(
+        0, std::min(c.in[c.dim], c.out[c.dim]))(rng);
+    int64_t offset =
+        std::uniform_int_distribution<int64_t>(0, c.out[c.dim] - size)(rng);
+    c.at = {offset, size};
+    int64_t tail =
+        std::uniform_int_distribution<int64_t>(0, c.out[c.dim] + 1)(rng);
+    std::vector<int32_t> in = iota(numElements(c.in), 1);
+    std::vector<int32_t> expected = iota(numElements(c.out), 1000);
+    std::vector<int32_t> actual = expected;
+    Dense din{in.data(), c.in, DType::I32},
+        dexp{expected.data(), c.out, DType::I32};
+    placePiece(din, in.data(), dexp, c.dim, c.at);
+    zeroTail(dexp, c.dim, tail);
+    run(cuda::placeCopy(c.in, c.out, c.dim, c.at, 4), in.data(), actual.data());
+    run(cuda::tailZeros(c.out, c.dim, tail, 4), actual.data());
+    ASSERT_EQ(actual, expected) << "trial " << trial;
+  }
 }

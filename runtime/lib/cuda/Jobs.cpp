@@ -6,10 +6,11 @@
 //   first time the group meets and kept for the run; the unique id travels
 //   through MPI (one process per rank) or through memory (one thread per
 //   rank). All-reduce, and all-gather / reduce-scatter of whole pieces along
-//   dim 0, are one NCCL call on the rank's stream. Other layouts (another
-//   dim, uneven pieces, all-to-all) gather every member's input with NCCL
-//   and place the pieces on the host with the layout code the threads
-//   backend uses, then copy the result back.
+//   dim 0, are one NCCL call on the collective's stream. Other layouts
+//   (another dim, uneven pieces) and all-to-all stay on the device too: the
+//   pieces move between the tensors and staging buffers as 2-D copies
+//   (PieceCopies.h) around one NCCL all-gather, reduce-scatter or group of
+//   sends and receives.
 // - Device-local (ranks sharing one GPU, for tests on a one-GPU machine):
 //   the threads backend on host copies of the buffers.
 //
@@ -20,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Device.h"
+#include "PieceCopies.h"
 
 #include "../Context.h"
 #include "dt/Runtime/Cuda.h"
@@ -67,34 +69,74 @@ absl::Status toDevice(const HostTensor &host, const Dense &device) {
 
 Dense view(HostTensor &t) { return Dense{t.data(), t.shape(), t.dtype()}; }
 
-/// The piece `at` of device buffer `in` along `dim` into device buffer `out`
-/// (zero-padded when short), on the rank's stream: a row-major slice along
-/// one dim is a 2-D copy, one row per index of the outer dims.
-absl::Status deviceSlice(const Dense &in, Dense &out, int dim, ChunkRange at) {
-  RankDevice *rank = currentDevice();
-  size_t inner = dtypeSize(in.dtype);
-  for (size_t d = dim + 1; d < in.shape.size(); ++d)
-    inner *= in.shape[d];
-  size_t outer = 1;
-  for (int d = 0; d < dim; ++d)
-    outer *= in.shape[d];
-  if (at.size < out.shape[dim] && out.bytes() > 0)
-    DT_CU(cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(out.data), 0,
-                          out.bytes(), rank->stream()));
-  if (at.size <= 0 || outer == 0 || inner == 0)
+CUdeviceptr devicePointer(const Dense &t) {
+  return reinterpret_cast<CUdeviceptr>(t.data);
+}
+
+/// A planned 2-D copy between device buffers, on `stream`.
+absl::Status copy2D(const Copy2D &plan, CUdeviceptr src, CUdeviceptr dst,
+                    CUstream stream) {
+  if (plan.empty())
     return absl::OkStatus();
   CUDA_MEMCPY2D copy = {};
   copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-  copy.srcDevice = reinterpret_cast<CUdeviceptr>(in.data) + at.offset * inner;
-  copy.srcPitch = in.shape[dim] * inner;
+  copy.srcDevice = src + plan.srcOffset;
+  copy.srcPitch = plan.srcPitch;
   copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-  copy.dstDevice = reinterpret_cast<CUdeviceptr>(out.data);
-  copy.dstPitch = out.shape[dim] * inner;
-  copy.WidthInBytes = at.size * inner;
-  copy.Height = outer;
-  DT_CU(cuMemcpy2DAsync(&copy, rank->stream()));
+  copy.dstDevice = dst + plan.dstOffset;
+  copy.dstPitch = plan.dstPitch;
+  copy.WidthInBytes = plan.width;
+  copy.Height = plan.height;
+  DT_CU(cuMemcpy2DAsync(&copy, stream));
   return absl::OkStatus();
 }
+
+/// Planned zeros in a device buffer, on `stream`.
+absl::Status zero2D(const Zero2D &plan, CUdeviceptr dst, CUstream stream) {
+  if (plan.empty())
+    return absl::OkStatus();
+  DT_CU(cuMemsetD2D8Async(dst + plan.offset, plan.pitch, 0, plan.width,
+                          plan.height, stream));
+  return absl::OkStatus();
+}
+
+/// The piece `at` along `dim` of a device tensor shaped `inShape` at `in`
+/// into the device tensor shaped `outShape` at `out`, zero-padded when short.
+absl::Status slicePieceOnDevice(const std::vector<int64_t> &inShape,
+                                CUdeviceptr in,
+                                const std::vector<int64_t> &outShape,
+                                CUdeviceptr out, int dim, ChunkRange at,
+                                size_t element, CUstream stream) {
+  if (absl::Status s = copy2D(sliceCopy(inShape, outShape, dim, at, element),
+                              in, out, stream);
+      !s.ok())
+    return s;
+  return zero2D(
+      tailZeros(outShape, dim, std::max<int64_t>(at.size, 0), element), out,
+      stream);
+}
+
+/// A stream-ordered device buffer, freed (in stream order) when it goes.
+class StagingBuffer {
+public:
+  explicit StagingBuffer(CUstream stream) : stream_(stream) {}
+  StagingBuffer(const StagingBuffer &) = delete;
+  StagingBuffer &operator=(const StagingBuffer &) = delete;
+  ~StagingBuffer() {
+    if (ptr_)
+      cuMemFreeAsync(ptr_, stream_);
+  }
+  absl::Status allocate(size_t bytes) {
+    if (bytes > 0)
+      DT_CU(cuMemAllocAsync(&ptr_, bytes, stream_));
+    return absl::OkStatus();
+  }
+  CUdeviceptr get() const { return ptr_; }
+
+private:
+  CUstream stream_;
+  CUdeviceptr ptr_ = 0;
+};
 
 /// What both CUDA backends share: buffers in device memory.
 class DeviceBackend : public Backend {
@@ -102,7 +144,10 @@ public:
   absl::Status localSlice(RankContext &rank, const Group &group,
                           const Dense &in, Dense &out, int dim,
                           const Pieces &pieces) override {
-    return deviceSlice(in, out, dim, pieces.member[group.index]);
+    return slicePieceOnDevice(in.shape, devicePointer(in), out.shape,
+                              devicePointer(out), dim,
+                              pieces.member[group.index], dtypeSize(in.dtype),
+                              currentDevice()->stream());
   }
 };
 
@@ -315,12 +360,24 @@ public:
                             *comm, currentDevice()->collectiveStream()));
       return absl::OkStatus();
     }
-    return viaHost(*comm, group, in, out,
-                   [&](const std::vector<const void *> &members, Dense &hout) {
-                     for (int64_t j = 0; j < group.size(); ++j)
-                       placePiece(in, members[j], hout, dim, pieces.member[j]);
-                     zeroTail(hout, dim, pieces.region);
-                   });
+    // Every member's input, stacked, then each placed at its piece.
+    CUstream stream = currentDevice()->collectiveStream();
+    size_t bytes = in.bytes(), element = dtypeSize(in.dtype);
+    StagingBuffer all(stream);
+    if (absl::Status s = all.allocate(bytes * group.size()); !s.ok())
+      return s;
+    if (bytes > 0) {
+      DT_NCCL(ncclAllGather(in.data, reinterpret_cast<void *>(all.get()), bytes,
+                            ncclUint8, *comm, stream));
+      for (int64_t j = 0; j < group.size(); ++j)
+        if (absl::Status s = copy2D(
+                placeCopy(in.shape, out.shape, dim, pieces.member[j], element),
+                all.get() + j * bytes, devicePointer(out), stream);
+            !s.ok())
+          return s;
+    }
+    return zero2D(tailZeros(out.shape, dim, pieces.region, element),
+                  devicePointer(out), stream);
   }
 
   absl::Status reduceScatter(RankContext &rank, const Group &group,
@@ -336,19 +393,25 @@ public:
                                 currentDevice()->collectiveStream()));
       return absl::OkStatus();
     }
-    return viaHost(
-        *comm, group, in, out,
-        [&](const std::vector<const void *> &members, Dense &hout) {
-          std::vector<HostTensor> pieces;
-          std::vector<const void *> inputs;
-          for (int64_t j = 0; j < group.size(); ++j) {
-            pieces.emplace_back(in.dtype, out.shape);
-            Dense piece = view(pieces.back());
-            slicePiece(in, members[j], piece, dim, mine.member[group.index]);
-            inputs.push_back(pieces.back().data());
-          }
-          reduceArrays(in.dtype, hout.data, inputs, hout.count(), kind);
-        });
+    // This rank's input cut into every member's piece (zero-padded to the
+    // output's shape), reduced and scattered by NCCL.
+    CUstream stream = currentDevice()->collectiveStream();
+    size_t piece = out.bytes(), element = dtypeSize(in.dtype);
+    StagingBuffer staged(stream);
+    if (absl::Status s = staged.allocate(piece * group.size()); !s.ok())
+      return s;
+    if (piece == 0)
+      return absl::OkStatus();
+    for (int64_t j = 0; j < group.size(); ++j)
+      if (absl::Status s = slicePieceOnDevice(
+              in.shape, devicePointer(in), out.shape, staged.get() + j * piece,
+              dim, mine.member[j], element, stream);
+          !s.ok())
+        return s;
+    DT_NCCL(ncclReduceScatter(reinterpret_cast<void *>(staged.get()), out.data,
+                              out.count(), ncclType(in.dtype), ncclOp(kind),
+                              *comm, stream));
+    return absl::OkStatus();
   }
 
   absl::Status allToAll(RankContext &rank, const Group &group, const Dense &in,
@@ -358,13 +421,46 @@ public:
     absl::StatusOr<ncclComm_t> comm = communicator(rank, group);
     if (!comm.ok())
       return comm.status();
-    return viaHost(*comm, group, in, out,
-                   [&](const std::vector<const void *> &members, Dense &hout) {
-                     for (int64_t j = 0; j < group.size(); ++j)
-                       exchangePart(in, members[j], hout, split, concat,
-                                    splitPieces, concatPieces, group.index, j);
-                     zeroTail(hout, concat, concatPieces.region);
-                   });
+    // Each member's part of this rank's input goes to it (a group of sends
+    // and receives; every part is shaped like the input, but along `split`
+    // like the output), and each part received goes to its place along
+    // `concat`.
+    CUstream stream = currentDevice()->collectiveStream();
+    size_t element = dtypeSize(in.dtype);
+    std::vector<int64_t> partShape = in.shape;
+    partShape[split] = out.shape[split];
+    size_t part = numElements(partShape) * element;
+    StagingBuffer sent(stream), received(stream);
+    if (absl::Status s = sent.allocate(part * group.size()); !s.ok())
+      return s;
+    if (absl::Status s = received.allocate(part * group.size()); !s.ok())
+      return s;
+    if (part > 0) {
+      for (int64_t j = 0; j < group.size(); ++j)
+        if (absl::Status s = slicePieceOnDevice(
+                in.shape, devicePointer(in), partShape, sent.get() + j * part,
+                split, splitPieces.member[j], element, stream);
+            !s.ok())
+          return s;
+      DT_NCCL(ncclGroupStart());
+      for (int64_t j = 0; j < group.size(); ++j) {
+        int peer = static_cast<int>(j);
+        DT_NCCL(ncclSend(reinterpret_cast<void *>(sent.get() + j * part), part,
+                         ncclUint8, peer, *comm, stream));
+        DT_NCCL(ncclRecv(reinterpret_cast<void *>(received.get() + j * part),
+                         part, ncclUint8, peer, *comm, stream));
+      }
+      DT_NCCL(ncclGroupEnd());
+      for (int64_t j = 0; j < group.size(); ++j)
+        if (absl::Status s =
+                copy2D(placeCopy(partShape, out.shape, concat,
+                                 concatPieces.member[j], element),
+                       received.get() + j * part, devicePointer(out), stream);
+            !s.ok())
+          return s;
+    }
+    return zero2D(tailZeros(out.shape, concat, concatPieces.region, element),
+                  devicePointer(out), stream);
   }
 
 private:
@@ -377,34 +473,6 @@ private:
       if (!(pieces.member[j] == ChunkRange{j * piece, piece}))
         return false;
     return true;
-  }
-
-  /// Gathers every member's whole input, lets `place` build this rank's
-  /// output on the host, and copies it to `out`.
-  template <typename Place>
-  absl::Status viaHost(ncclComm_t comm, const Group &group, const Dense &in,
-                       Dense &out, Place &&place) {
-    RankDevice *device = currentDevice();
-    size_t bytes = in.bytes();
-    CUdeviceptr all = 0;
-    if (bytes > 0) {
-      DT_CU(cuMemAllocAsync(&all, bytes * group.size(), device->stream()));
-      DT_NCCL(ncclAllGather(in.data, reinterpret_cast<void *>(all), bytes,
-                            ncclUint8, comm, device->stream()));
-    }
-    std::vector<char> host(bytes * group.size());
-    if (bytes > 0) {
-      DT_CU(cuMemcpyDtoHAsync(host.data(), all, host.size(), device->stream()));
-      DT_CU(cuMemFreeAsync(all, device->stream()));
-      DT_CU(cuStreamSynchronize(device->stream()));
-    }
-    std::vector<const void *> members;
-    for (int64_t j = 0; j < group.size(); ++j)
-      members.push_back(host.data() + j * bytes);
-    HostTensor hout(out.dtype, out.shape);
-    Dense houtView = view(hout);
-    place(members, houtView);
-    return toDevice(hout, out);
   }
 
   absl::StatusOr<ncclComm_t> communicator(RankContext &rank,
