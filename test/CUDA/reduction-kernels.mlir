@@ -81,3 +81,36 @@ func.func @left_alone(%x: memref<64x64xf32>, %r: memref<64xf32>, %c: memref<64xf
     }
   return
 }
+
+// -----
+
+// A fill right before the reduction only gives the initial value: it goes,
+// and lane 0 combines the total with the fill's value instead of loading.
+// When something reads the buffer in between, the fill stays.
+// CHECK-LABEL: func.func @filled_then_reduced
+// CHECK-SAME: (%{{.*}}: memref<64x4096xf32>, %[[R:.*]]: memref<64xf32>, %[[S:.*]]: memref<64xf32>, %[[V:.*]]: f32)
+// CHECK-NOT: linalg.fill ins(%[[V]]
+// CHECK: gpu.all_reduce
+// CHECK-NOT: memref.load %[[R]]
+// CHECK: %[[T:.*]] = arith.addf %[[V]], %{{.*}}
+// CHECK: memref.store %[[T]], %[[R]]
+// CHECK: linalg.fill ins(%[[V]] : f32) outs(%[[S]]
+// CHECK: memref.copy %[[S]]
+// CHECK: gpu.all_reduce
+// CHECK: memref.load %[[S]]
+func.func @filled_then_reduced(%x: memref<64x4096xf32>, %r: memref<64xf32>, %s: memref<64xf32>, %v: f32) {
+  linalg.fill ins(%v : f32) outs(%r : memref<64xf32>)
+  linalg.reduce ins(%x : memref<64x4096xf32>) outs(%r : memref<64xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  linalg.fill ins(%v : f32) outs(%s : memref<64xf32>)
+  memref.copy %s, %r : memref<64xf32> to memref<64xf32>
+  linalg.reduce ins(%x : memref<64x4096xf32>) outs(%s : memref<64xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  return
+}

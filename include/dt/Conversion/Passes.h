@@ -54,6 +54,11 @@ void addBufferViews(Value root, llvm::SmallPtrSetImpl<Value> &aliases);
 /// Whether `op` or an op nested in it uses one of `aliases`.
 bool touchesAny(Operation *op, const llvm::SmallPtrSetImpl<Value> &aliases);
 
+/// The `linalg.fill` of exactly `buffer` that is the last op of `op`'s block
+/// before `op` to touch `buffer` (or a view of it), if there is one: what
+/// `buffer` holds when `op` runs.
+linalg::FillOp lastFillBefore(Operation *op, Value buffer);
+
 /// `dt-lower-to-cpu`: local program on tensors -> LLVM dialect, with entry
 /// points named `<entryPrefix><function>`. Needs the upstream passes
 /// registered (registerAllDTPasses).

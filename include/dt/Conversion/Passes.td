@@ -299,6 +299,11 @@ def GPUReductionKernelsPass : Pass<"dt-gpu-reduction-kernels", "ModuleOp"> {
     outer dims: already coalesced one thread per output) are left to
     `dt-launch-parallel-loops`.
 
+    When a `linalg.fill` of the output is the last thing to touch it
+    before the reduction, the fill goes (it was a kernel and a pass over
+    the output of its own) and thread 0 combines the total with the fill's
+    value instead of loading the output.
+
     `lanes=1` makes one lane per row and no cross-lane combining, for any
     row length: the kernels then run under `dt-emulate-gpu-on-cpu`, which
     is how the tests check this pass's indexing, masks and bodies without a

@@ -9,6 +9,8 @@
 
 #include "dt/Conversion/Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
@@ -48,4 +50,18 @@ bool mlir::dt::touchesAny(Operation *op,
     return WalkResult::advance();
   });
   return found.wasInterrupted();
+}
+
+linalg::FillOp mlir::dt::lastFillBefore(Operation *op, Value buffer) {
+  llvm::SmallPtrSet<Value, 16> aliases;
+  addBufferViews(bufferRoot(buffer), aliases);
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev);
+        fill && fill.hasPureBufferSemantics() &&
+        fill.getDpsInits()[0] == buffer)
+      return fill;
+    if (!isMemoryEffectFree(prev) && touchesAny(prev, aliases))
+      return nullptr;
+  }
+  return nullptr;
 }

@@ -123,17 +123,9 @@ bool touchedBetween(Operation *from, Operation *to,
 /// The `linalg.fill` of zeros into `matmul`'s C that is the last thing to
 /// touch C before `matmul`, if there is one.
 linalg::FillOp zeroFillBefore(linalg::LinalgOp matmul) {
-  Value c = matmul.getDpsInits()[0];
-  llvm::SmallPtrSet<Value, 16> aliases = buffersOf(c);
-  for (Operation *op = matmul->getPrevNode(); op; op = op->getPrevNode()) {
-    if (auto fill = dyn_cast<linalg::FillOp>(op);
-        fill && fill.hasPureBufferSemantics() && fill.getDpsInits()[0] == c)
-      return matchPattern(fill.getInputs()[0], m_AnyZeroFloat()) ? fill
-                                                                 : nullptr;
-    if (!isMemoryEffectFree(op) && touchesAny(op, aliases))
-      return nullptr;
-  }
-  return nullptr;
+  linalg::FillOp fill = lastFillBefore(matmul, matmul.getDpsInits()[0]);
+  return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat()) ? fill
+                                                                     : nullptr;
 }
 
 /// An elementwise op a GEMM can apply as its epilogue: out = relu?(C + bias?).

@@ -12,7 +12,8 @@
 // a lane sees; which is right exactly when the body is an accumulation,
 // `combine(acc, x)` (optionally under a mask, `select(c, combine(acc, x),
 // acc)`), with an associative and commutative `combine`. Lane 0 then
-// combines the total with the output's initial value.
+// combines the total with the output's initial value: the fill's value when
+// a linalg.fill last wrote the output (the fill, a kernel of its own, goes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -194,6 +195,15 @@ struct GPUReductionKernelsPass
   }
 
   void rewrite(linalg::LinalgOp op, const Accumulation &acc) {
+    // Every output element is written once (by lane 0 of its row): a fill
+    // right before only provides the initial value.
+    Value output = op.getDpsInitOperand(0)->get();
+    Value filled;
+    linalg::FillOp fill = lastFillBefore(op, output);
+    if (fill && fill.getInputs()[0].getType() == getElementTypeOrSelf(output)) {
+      filled = fill.getInputs()[0];
+      fill->erase();
+    }
     OpBuilder b(op);
     Location loc = op->getLoc();
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -294,8 +304,8 @@ struct GPUReductionKernelsPass
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
     auto store = scf::IfOp::create(b, loc, first, /*withElse=*/false);
     b.setInsertionPointToStart(store.thenBlock());
-    Value output = op.getDpsInitOperand(0)->get();
-    Value init = memref::LoadOp::create(b, loc, output, outer);
+    Value init =
+        filled ? filled : memref::LoadOp::create(b, loc, output, outer);
     memref::StoreOp::create(
         b, loc, combineWith(b, loc, acc.combine, init, total), output, outer);
     op->erase();
