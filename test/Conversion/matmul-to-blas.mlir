@@ -262,3 +262,18 @@ func.func @batch_innermost(%a: memref<4x3x2xf32>, %b: memref<2x3x5xf32>, %out: m
   }
   return
 }
+
+// -----
+
+// An operand whose layout is no strided one: no library call (and no
+// crash), on either target.
+// CHECK-LABEL: func.func @unstrided
+// CHECK-NOT: call
+// CHECK: linalg.matmul
+// GPU-LABEL: func.func @unstrided
+// GPU-NOT: call
+// GPU: linalg.matmul
+func.func @unstrided(%a: memref<4x8xf32, affine_map<(i, j) -> (i floordiv 2, j, i mod 2)>>, %b: memref<8x4xf32>, %c: memref<4x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x8xf32, affine_map<(i, j) -> (i floordiv 2, j, i mod 2)>>, memref<8x4xf32>) outs(%c : memref<4x4xf32>)
+  return
+}

@@ -59,6 +59,12 @@ std::optional<Gemm> matchGemm(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !linalg::isaContractionOpInterface(op))
     return std::nullopt;
+  // The library reads strides: every operand needs a strided layout.
+  if (!llvm::all_of(op->getOperandTypes(), [](Type t) {
+        auto memref = dyn_cast<MemRefType>(t);
+        return memref && memref.isStrided();
+      }))
+    return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
   if (failed(dims) || dims->batch.size() > 1 || dims->m.size() != 1 ||
