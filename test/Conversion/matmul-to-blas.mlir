@@ -277,3 +277,29 @@ func.func @unstrided(%a: memref<4x8xf32, affine_map<(i, j) -> (i floordiv 2, j, 
   linalg.matmul ins(%a, %b : memref<4x8xf32, affine_map<(i, j) -> (i floordiv 2, j, i mod 2)>>, memref<8x4xf32>) outs(%c : memref<4x4xf32>)
   return
 }
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+
+// Nothing to sum over (k = 0): the product is zero and the fill becomes
+// beta = 0, but the add stays an op (no GEMM epilogue without a GEMM).
+// CHECK-LABEL: func.func @empty_inner_dim
+// CHECK: %[[BITS:.*]] = arith.constant 0 : i32
+// CHECK: call @dt_rt_matmul_into_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BITS]])
+// CHECK: linalg.generic
+func.func @empty_inner_dim(%x: memref<4x0xf32>, %w: memref<0x16xf32>, %b: memref<16xf32>, %y: memref<4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x16xf32>)
+  linalg.matmul ins(%x, %w : memref<4x0xf32>, memref<0x16xf32>) outs(%c : memref<4x16xf32>)
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %b : memref<4x16xf32>, memref<16xf32>) outs(%y : memref<4x16xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %s = arith.addf %in, %bias : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %c : memref<4x16xf32>
+  return
+}

@@ -45,6 +45,9 @@ enum EpilogueBits : int32_t { kBias = 1, kRelu = 2 };
 struct Gemm {
   bool batched = false;
   std::array<SmallVector<unsigned, 3>, 3> order;
+  /// The k dim's static extent (dynamic: ShapedType::kDynamic). With none
+  /// to sum over, there is no product for an epilogue to follow.
+  int64_t innerExtent = ShapedType::kDynamic;
 
   static bool isIdentity(ArrayRef<unsigned> order) {
     return llvm::equal(order, llvm::seq<unsigned>(0, order.size()));
@@ -92,6 +95,7 @@ std::optional<Gemm> matchGemm(linalg::LinalgOp op) {
       gemm.order[x].push_back(*stored);
     }
   }
+  gemm.innerExtent = op.getStaticLoopRanges()[k];
   return gemm;
 }
 
@@ -311,7 +315,8 @@ struct ConvertMatmulToBlasPass
     Type element = getElementTypeOrSelf(op->getOperand(0).getType());
     linalg::FillOp fill = zeroFillBefore(op);
     std::optional<Epilogue> epilogue;
-    if (fill && !gemm.batched && Gemm::isIdentity(gemm.order[2]))
+    if (fill && !gemm.batched && Gemm::isIdentity(gemm.order[2]) &&
+        gemm.innerExtent > 0)
       epilogue = matchEpilogue(op, fill, gpu);
 
     // The call goes where the last op it replaces was.

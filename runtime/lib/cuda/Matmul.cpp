@@ -124,14 +124,21 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
     return absl::OkStatus();
   int d = batchDims;
   if (k == 0) {
+    // No product: C keeps its value, or is zero when overwritten.
+    // dt-convert-matmul-to-blas gives no epilogue to a product whose inner
+    // dim is empty.
     if (accumulate)
-      return absl::OkStatus(); // C += nothing.
-    if (epilogue || strides(c)[d + 1] != 1 || batches > 1)
+      return absl::OkStatus();
+    if (epilogue)
+      return absl::InternalError(
+          "a GPU matmul with an empty inner dimension got an epilogue");
+    if (strides(c)[d + 1] != 1)
       return absl::UnimplementedError(
-          "a GPU matmul with an empty inner dimension into a batched, "
-          "strided or epilogue output");
-    DT_CU(cuMemsetD2D8Async(base(c), strides(c)[d] * element, 0, n * element, m,
-                            device->stream()));
+          "a GPU matmul result needs contiguous rows");
+    for (int64_t i = 0; i < batches; ++i)
+      DT_CU(cuMemsetD2D8Async(
+          base(c) + (batchDims ? i * strides(c)[0] * element : 0),
+          strides(c)[d] * element, 0, n * element, m, device->stream()));
     return absl::OkStatus();
   }
   if ((epilogue & kBias) && (batches > 1 || bias->sizesAndStrides[0] != n ||
