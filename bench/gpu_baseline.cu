@@ -198,15 +198,22 @@ int copy(size_t bytes, int reps) {
   return 0;
 }
 
-int mlp(int reps) {
+/// The cuBLASLt handle and workspace the steps' GEMMs share.
+void startLt() {
   CHECK_LT(cublasLtCreate(&lt));
   CHECK(cudaMalloc(&workspace, kWorkspace));
-  auto alloc = [](size_t n) {
-    __nv_bfloat16 *p;
-    CHECK(cudaMalloc(&p, n * sizeof(__nv_bfloat16)));
-    CHECK(cudaMemset(p, 0, n * sizeof(__nv_bfloat16)));
-    return p;
-  };
+}
+
+/// A zeroed device array of n bf16 values.
+__nv_bfloat16 *alloc(size_t n) {
+  __nv_bfloat16 *p;
+  CHECK(cudaMalloc(&p, n * sizeof(__nv_bfloat16)));
+  CHECK(cudaMemset(p, 0, n * sizeof(__nv_bfloat16)));
+  return p;
+}
+
+int mlp(int reps) {
+  startLt();
   __nv_bfloat16 *x = alloc((size_t)B * D), *t = alloc((size_t)B * D),
                 *w1 = alloc((size_t)D * H), *w2 = alloc((size_t)H * D),
                 *a = alloc((size_t)B * H), *y = alloc((size_t)B * D),
@@ -262,6 +269,21 @@ struct Max {
 
 __device__ float ld(const __nv_bfloat16 *p) { return __bfloat162float(*p); }
 
+/// This thread's PER elements of the rows of a and b that start at `base`
+/// (less the thread index), and the rows' dot product (every thread gets
+/// it).
+template <int PER>
+__device__ float loadRowsDot(const __nv_bfloat16 *a, const __nv_bfloat16 *b,
+                             size_t base, float (&av)[PER], float (&bv)[PER]) {
+  float dot = 0;
+  for (int i = 0; i < PER; ++i) {
+    av[i] = ld(a + base + i * kThreads);
+    bv[i] = ld(b + base + i * kThreads);
+    dot += av[i] * bv[i];
+  }
+  return blockReduce(dot, Sum());
+}
+
 /// Rows of PER * kThreads: ss = sum x^2, n = x / sqrt(ss / DM + eps).
 template <int PER>
 __global__ void rmsForward(const __nv_bfloat16 *x, __nv_bfloat16 *n,
@@ -287,13 +309,8 @@ __global__ void rmsBackward(const __nv_bfloat16 *x, const float *ss,
                             const __nv_bfloat16 *dn, const __nv_bfloat16 *dres,
                             __nv_bfloat16 *out) {
   size_t base = (size_t)blockIdx.x * PER * kThreads + threadIdx.x;
-  float xv[PER], gv[PER], dot = 0;
-  for (int i = 0; i < PER; ++i) {
-    xv[i] = ld(x + base + i * kThreads);
-    gv[i] = ld(dn + base + i * kThreads);
-    dot += xv[i] * gv[i];
-  }
-  dot = blockReduce(dot, Sum());
+  float xv[PER], gv[PER];
+  float dot = loadRowsDot<PER>(x, dn, base, xv, gv);
   float r = rsqrtf(ss[blockIdx.x] / DM + 1e-5f);
   float k = dot / DM * r * r * r;
   for (int i = 0; i < PER; ++i)
@@ -327,13 +344,8 @@ template <int PER>
 __global__ void softmaxBackward(const __nv_bfloat16 *p, const __nv_bfloat16 *dp,
                                 __nv_bfloat16 *ds, float scale) {
   size_t base = (size_t)blockIdx.x * PER * kThreads + threadIdx.x;
-  float pv[PER], gv[PER], dot = 0;
-  for (int i = 0; i < PER; ++i) {
-    pv[i] = ld(p + base + i * kThreads);
-    gv[i] = ld(dp + base + i * kThreads);
-    dot += pv[i] * gv[i];
-  }
-  dot = blockReduce(dot, Sum());
+  float pv[PER], gv[PER];
+  float dot = loadRowsDot<PER>(p, dp, base, pv, gv);
   for (int i = 0; i < PER; ++i)
     ds[base + i * kThreads] = __float2bfloat16(pv[i] * (gv[i] - dot) * scale);
 }
@@ -355,14 +367,7 @@ __global__ void residualMinusTarget(const __nv_bfloat16 *h1,
 }
 
 int transformer(int reps) {
-  CHECK_LT(cublasLtCreate(&lt));
-  CHECK(cudaMalloc(&workspace, kWorkspace));
-  auto alloc = [](size_t n) {
-    __nv_bfloat16 *p;
-    CHECK(cudaMalloc(&p, n * sizeof(__nv_bfloat16)));
-    CHECK(cudaMemset(p, 0, n * sizeof(__nv_bfloat16)));
-    return p;
-  };
+  startLt();
   size_t sd = (size_t)S * DM, dd = (size_t)DM * DM, sf = (size_t)S * FF,
          df = (size_t)DM * FF, hss = (size_t)NH * S * S;
   __nv_bfloat16 *x = alloc(sd), *tg = alloc(sd), *wq = alloc(dd),

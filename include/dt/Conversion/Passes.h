@@ -48,11 +48,16 @@ func::FuncOp getOrInsertRuntimeFunction(ModuleOp module, StringRef name,
 /// allocation, a function argument, a global).
 Value bufferRoot(Value value);
 
-/// Adds `root` and every view of it, transitively, to `aliases`.
-void addBufferViews(Value root, llvm::SmallPtrSetImpl<Value> &aliases);
+/// Adds the buffer `value` views (bufferRoot) and every view of it,
+/// transitively, to `aliases`.
+void addBufferViews(Value value, llvm::SmallPtrSetImpl<Value> &aliases);
 
 /// Whether `op` or an op nested in it uses one of `aliases`.
 bool touchesAny(Operation *op, const llvm::SmallPtrSetImpl<Value> &aliases);
+
+/// Whether `op` may read or write one of `aliases`: it has memory effects
+/// and uses one of them.
+bool mayAccessAny(Operation *op, const llvm::SmallPtrSetImpl<Value> &aliases);
 
 /// The `linalg.fill` of exactly `buffer` that is the last op of `op`'s block
 /// before `op` to touch `buffer` (or a view of it), if there is one: what

@@ -26,9 +26,9 @@ Value mlir::dt::bufferRoot(Value value) {
   return value;
 }
 
-void mlir::dt::addBufferViews(Value root,
+void mlir::dt::addBufferViews(Value value,
                               llvm::SmallPtrSetImpl<Value> &aliases) {
-  SmallVector<Value> work = {root};
+  SmallVector<Value> work = {bufferRoot(value)};
   while (!work.empty()) {
     Value v = work.pop_back_val();
     if (!aliases.insert(v).second)
@@ -52,15 +52,20 @@ bool mlir::dt::touchesAny(Operation *op,
   return found.wasInterrupted();
 }
 
+bool mlir::dt::mayAccessAny(Operation *op,
+                            const llvm::SmallPtrSetImpl<Value> &aliases) {
+  return !isMemoryEffectFree(op) && touchesAny(op, aliases);
+}
+
 linalg::FillOp mlir::dt::lastFillBefore(Operation *op, Value buffer) {
   llvm::SmallPtrSet<Value, 16> aliases;
-  addBufferViews(bufferRoot(buffer), aliases);
+  addBufferViews(buffer, aliases);
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
     if (auto fill = dyn_cast<linalg::FillOp>(prev);
         fill && fill.hasPureBufferSemantics() &&
         fill.getDpsInits()[0] == buffer)
       return fill;
-    if (!isMemoryEffectFree(prev) && touchesAny(prev, aliases))
+    if (mayAccessAny(prev, aliases))
       return nullptr;
   }
   return nullptr;

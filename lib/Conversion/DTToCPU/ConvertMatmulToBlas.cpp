@@ -116,7 +116,7 @@ bool readableOnGPU(Value buffer, ArrayRef<unsigned> order, bool result) {
 llvm::SmallPtrSet<Value, 16> buffersOf(ArrayRef<Value> values) {
   llvm::SmallPtrSet<Value, 16> aliases;
   for (Value v : values)
-    addBufferViews(bufferRoot(v), aliases);
+    addBufferViews(v, aliases);
   return aliases;
 }
 
@@ -125,7 +125,7 @@ llvm::SmallPtrSet<Value, 16> buffersOf(ArrayRef<Value> values) {
 bool touchedBetween(Operation *from, Operation *to,
                     const llvm::SmallPtrSetImpl<Value> &aliases) {
   for (Operation *op = from->getNextNode(); op != to; op = op->getNextNode())
-    if (!isMemoryEffectFree(op) && touchesAny(op, aliases))
+    if (mayAccessAny(op, aliases))
       return true;
   return false;
 }

@@ -135,7 +135,7 @@ struct OverlapCollectivesPass
     for (auto [call, set] : llvm::zip(calls, aliases))
       for (Value operand : call.getOperands())
         if (isa<BaseMemRefType>(operand.getType()))
-          addBufferViews(bufferRoot(operand), set);
+          addBufferViews(operand, set);
     // Issue every collective as early as its data allows, then bracket each
     // and wait as late as its data allows.
     for (auto [call, set] : llvm::zip(calls, aliases))

@@ -53,19 +53,28 @@ inline DimRows dimRows(const std::vector<int64_t> &shape, int dim,
   return r;
 }
 
+/// `size` indices along `dim`, from index `from` of a tensor shaped `in` to
+/// index `to` of one shaped `out` (the two differ along `dim` only).
+inline Copy2D copyAlong(const std::vector<int64_t> &in,
+                        const std::vector<int64_t> &out, int dim, int64_t size,
+                        int64_t from, int64_t to, size_t elementSize) {
+  DimRows r = dimRows(in, dim, elementSize);
+  Copy2D c;
+  c.srcOffset = from * r.bytesPerIndex;
+  c.srcPitch = in[dim] * r.bytesPerIndex;
+  c.dstOffset = to * r.bytesPerIndex;
+  c.dstPitch = out[dim] * r.bytesPerIndex;
+  c.width = size > 0 ? size * r.bytesPerIndex : 0;
+  c.height = r.rows;
+  return c;
+}
+
 /// Piece `at` along `dim` of a tensor shaped `in` into the start of one
 /// shaped `out` (the same but along `dim`, where it is at least at.size).
 inline Copy2D sliceCopy(const std::vector<int64_t> &in,
                         const std::vector<int64_t> &out, int dim, ChunkRange at,
                         size_t elementSize) {
-  DimRows r = dimRows(in, dim, elementSize);
-  Copy2D c;
-  c.srcOffset = at.offset * r.bytesPerIndex;
-  c.srcPitch = in[dim] * r.bytesPerIndex;
-  c.dstPitch = out[dim] * r.bytesPerIndex;
-  c.width = at.size > 0 ? at.size * r.bytesPerIndex : 0;
-  c.height = r.rows;
-  return c;
+  return copyAlong(in, out, dim, at.size, at.offset, 0, elementSize);
 }
 
 /// The first at.size indices along `dim` of a tensor shaped `in` to at.offset
@@ -73,14 +82,7 @@ inline Copy2D sliceCopy(const std::vector<int64_t> &in,
 inline Copy2D placeCopy(const std::vector<int64_t> &in,
                         const std::vector<int64_t> &out, int dim, ChunkRange at,
                         size_t elementSize) {
-  DimRows r = dimRows(in, dim, elementSize);
-  Copy2D c;
-  c.srcPitch = in[dim] * r.bytesPerIndex;
-  c.dstOffset = at.offset * r.bytesPerIndex;
-  c.dstPitch = out[dim] * r.bytesPerIndex;
-  c.width = at.size > 0 ? at.size * r.bytesPerIndex : 0;
-  c.height = r.rows;
-  return c;
+  return copyAlong(in, out, dim, at.size, 0, at.offset, elementSize);
 }
 
 /// Indices from `from` to the end along `dim` of a tensor shaped `shape`.
