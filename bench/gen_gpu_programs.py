@@ -18,8 +18,8 @@
 - bench_chain.mlir: N dependent small ops that do not fuse (a row sum, then
   the rows minus their sums), for the host cost per op.
 """
+import argparse
 import os
-import sys
 
 B, D, H = 4096, 1024, 4096
 ELEMENTS = 64 * 1024 * 1024
@@ -301,16 +301,19 @@ def chain():
 
 
 def main():
-    out = sys.argv[1]
-    os.makedirs(out, exist_ok=True)
-    if len(sys.argv) > 2 and sys.argv[2] == "--small-transformer":
-        # A small f32 version for tests on the CPU.
-        with open(os.path.join(out, "transformer_small.mlir"), "w") as f:
+    parser = argparse.ArgumentParser(description="Writes the GPU benchmark programs.")
+    parser.add_argument("out_dir")
+    parser.add_argument("--small-transformer", action="store_true",
+                        help="write only transformer_small.mlir: f32, small, for tests on the CPU")
+    args = parser.parse_args()
+    os.makedirs(args.out_dir, exist_ok=True)
+    if args.small_transformer:
+        with open(os.path.join(args.out_dir, "transformer_small.mlir"), "w") as f:
             f.write(transformer("f32", S=16, D=16, NH=2, F=32))
         return
     for name, text in (("bench_mlp_bf16", mlp()), ("bench_transformer_bf16", transformer()),
                        ("bench_elementwise", elementwise()), ("bench_chain", chain())):
-        with open(os.path.join(out, name + ".mlir"), "w") as f:
+        with open(os.path.join(args.out_dir, name + ".mlir"), "w") as f:
             f.write(text)
 
 

@@ -114,3 +114,212 @@ func.func @filled_then_reduced(%x: memref<64x4096xf32>, %r: memref<64xf32>, %s: 
     }
   return
 }
+
+// -----
+
+// Row kernels: a softmax's max, sum and normalization over the same 4096
+// rows are one launch; the totals reach the later ops in registers (no
+// load of %m or %s), each op a loop of the row's lanes in turn.
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: (%[[X:[^:]*]]: memref<4096x1024xf32>, %[[M:[^:]*]]: memref<4096xf32>, %[[S:[^:]*]]: memref<4096xf32>, %[[Y:[^:]*]]: memref<4096x1024xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch
+// CHECK: scf.for
+// CHECK: %[[PMAX:.*]] = gpu.all_reduce  maximumf
+// CHECK: %[[MAX:.*]] = arith.maximumf %{{.*}}, %[[PMAX]]
+// CHECK: memref.store %[[MAX]], %[[M]]
+// CHECK: scf.for
+// CHECK: arith.subf %{{.*}}, %[[MAX]]
+// CHECK: %[[SUM:.*]] = gpu.all_reduce  add
+// CHECK: %[[TOTAL:.*]] = arith.addf %{{.*}}, %[[SUM]]
+// CHECK: memref.store %[[TOTAL]], %[[S]]
+// CHECK: scf.for
+// CHECK-NOT: memref.load %[[M]]
+// CHECK-NOT: memref.load %[[S]]
+// CHECK: arith.divf %{{.*}}, %[[TOTAL]]
+// CHECK: memref.store %{{.*}}, %[[Y]]
+// CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
+// CHECK-NOT: linalg.
+// CHECK: return
+// LANES1-LABEL: func.func @softmax
+// LANES1-COUNT-1: gpu.launch
+// LANES1-NOT: gpu.launch
+// LANES1-NOT: linalg.
+// LANES1: return
+func.func @softmax(%x: memref<4096x1024xf32>, %m: memref<4096xf32>, %s: memref<4096xf32>, %y: memref<4096x1024xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%ninf : f32) outs(%m : memref<4096xf32>)
+  linalg.reduce ins(%x : memref<4096x1024xf32>) outs(%m : memref<4096xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %r = arith.maximumf %in, %acc : f32
+      linalg.yield %r : f32
+    }
+  linalg.fill ins(%zero : f32) outs(%s : memref<4096xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x, %m : memref<4096x1024xf32>, memref<4096xf32>) outs(%s : memref<4096xf32>) {
+  ^bb0(%in: f32, %max: f32, %acc: f32):
+    %d = arith.subf %in, %max : f32
+    %e = math.exp %d : f32
+    %a = arith.addf %acc, %e : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %m, %s : memref<4096x1024xf32>, memref<4096xf32>, memref<4096xf32>) outs(%y : memref<4096x1024xf32>) {
+  ^bb0(%in: f32, %max: f32, %sum: f32, %out: f32):
+    %d = arith.subf %in, %max : f32
+    %e = math.exp %d : f32
+    %q = arith.divf %e, %sum : f32
+    linalg.yield %q : f32
+  }
+  return
+}
+
+// -----
+
+// A warp per row (many short rows) fuses the same way: every op inside the
+// rows' bound check, the total after the shuffles. A pointwise op that
+// writes an element a later reduction reads through the same map joins
+// (the lane that wrote it reads it); the deallocation of a buffer only the
+// first op read moves after the kernel.
+// CHECK-LABEL: func.func @warp_rows
+// CHECK: gpu.launch
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}}, %arg2
+// CHECK: scf.for
+// CHECK: memref.load %arg2
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: memref.store %{{.*}}, %arg4
+// CHECK: gpu.terminator
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.dealloc %arg1
+// CHECK-NOT: linalg.
+// CHECK: return
+func.func @warp_rows(%x: memref<8192x64xf32>, %mask: memref<8192x64xf32>, %y: memref<8192x64xf32>, %r: memref<8192xf32>, %s: memref<8192xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%r : memref<8192xf32>)
+  linalg.reduce ins(%mask : memref<8192x64xf32>) outs(%r : memref<8192xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  memref.dealloc %mask : memref<8192x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %r : memref<8192x64xf32>, memref<8192xf32>) outs(%y : memref<8192x64xf32>) {
+  ^bb0(%in: f32, %n: f32, %out: f32):
+    %q = arith.mulf %in, %n : f32
+    linalg.yield %q : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%s : memref<8192xf32>)
+  linalg.reduce ins(%y : memref<8192x64xf32>) outs(%s : memref<8192xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  return
+}
+
+// -----
+
+// What keeps ops out of a row kernel:
+// - too few rows (64 blocks) to keep the GPU busy: the pointwise op stays
+//   one thread per point;
+// - a total read from memory that only lane 0 knows (its output was not
+//   filled);
+// - a total read through another map (a row's total used by another row);
+// - an element read through another map than it was written with (the
+//   transposed write of a square row space joins the first kernel; the
+//   reduction that reads it row-wise starts its own);
+// - an op in between that touches the kernel's buffers.
+// CHECK-LABEL: func.func @few_rows
+// CHECK: gpu.launch
+// CHECK: gpu.terminator
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @unfilled_total
+// CHECK: gpu.launch
+// CHECK: gpu.terminator
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @total_of_another_row
+// CHECK: gpu.launch
+// CHECK: gpu.terminator
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @transposed_write
+// CHECK: gpu.launch
+// CHECK: memref.store %{{.*}}, %arg2[%{{[^,]*}}, %
+// CHECK: gpu.terminator
+// CHECK: gpu.launch
+// CHECK: memref.load %arg2
+// CHECK: gpu.terminator
+// CHECK-LABEL: func.func @copy_between
+// CHECK: gpu.launch
+// CHECK: gpu.terminator
+// CHECK: memref.copy
+// CHECK: linalg.generic
+#row = affine_map<(i, j) -> (i, j)>
+#total = affine_map<(i, j) -> (i)>
+func.func @few_rows(%x: memref<64x4096xf32>, %r: memref<64xf32>, %y: memref<64x4096xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%r : memref<64xf32>)
+  linalg.reduce { arith.addf } ins(%x : memref<64x4096xf32>) outs(%r : memref<64xf32>) dimensions = [1]
+  linalg.generic {indexing_maps = [#row, #total, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %r : memref<64x4096xf32>, memref<64xf32>) outs(%y : memref<64x4096xf32>) {
+  ^bb0(%in: f32, %n: f32, %out: f32):
+    %q = arith.mulf %in, %n : f32
+    linalg.yield %q : f32
+  }
+  return
+}
+func.func @unfilled_total(%x: memref<4096x1024xf32>, %r: memref<4096xf32>, %y: memref<4096x1024xf32>) {
+  linalg.reduce { arith.addf } ins(%x : memref<4096x1024xf32>) outs(%r : memref<4096xf32>) dimensions = [1]
+  linalg.generic {indexing_maps = [#row, #total, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %r : memref<4096x1024xf32>, memref<4096xf32>) outs(%y : memref<4096x1024xf32>) {
+  ^bb0(%in: f32, %n: f32, %out: f32):
+    %q = arith.mulf %in, %n : f32
+    linalg.yield %q : f32
+  }
+  return
+}
+func.func @total_of_another_row(%x: memref<1024x1024xf32>, %r: memref<1024xf32>, %y: memref<1024x1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%r : memref<1024xf32>)
+  linalg.reduce { arith.addf } ins(%x : memref<1024x1024xf32>) outs(%r : memref<1024xf32>) dimensions = [1]
+  linalg.generic {indexing_maps = [#row, affine_map<(i, j) -> (j)>, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %r : memref<1024x1024xf32>, memref<1024xf32>) outs(%y : memref<1024x1024xf32>) {
+  ^bb0(%in: f32, %n: f32, %out: f32):
+    %q = arith.mulf %in, %n : f32
+    linalg.yield %q : f32
+  }
+  return
+}
+func.func @transposed_write(%x: memref<1024x1024xf32>, %r: memref<1024xf32>, %y: memref<1024x1024xf32>, %s: memref<1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%r : memref<1024xf32>)
+  linalg.reduce { arith.addf } ins(%x : memref<1024x1024xf32>) outs(%r : memref<1024xf32>) dimensions = [1]
+  linalg.generic {indexing_maps = [#row, #total, affine_map<(i, j) -> (j, i)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %r : memref<1024x1024xf32>, memref<1024xf32>) outs(%y : memref<1024x1024xf32>) {
+  ^bb0(%in: f32, %n: f32, %out: f32):
+    %q = arith.mulf %in, %n : f32
+    linalg.yield %q : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%s : memref<1024xf32>)
+  linalg.reduce { arith.addf } ins(%y : memref<1024x1024xf32>) outs(%s : memref<1024xf32>) dimensions = [1]
+  return
+}
+func.func @copy_between(%x: memref<4096x1024xf32>, %r: memref<4096xf32>, %y: memref<4096x1024xf32>, %z: memref<4096x1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%r : memref<4096xf32>)
+  linalg.reduce { arith.addf } ins(%x : memref<4096x1024xf32>) outs(%r : memref<4096xf32>) dimensions = [1]
+  memref.copy %z, %x : memref<4096x1024xf32> to memref<4096x1024xf32>
+  linalg.generic {indexing_maps = [#row, #total, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %r : memref<4096x1024xf32>, memref<4096xf32>) outs(%y : memref<4096x1024xf32>) {
+  ^bb0(%in: f32, %n: f32, %out: f32):
+    %q = arith.mulf %in, %n : f32
+    linalg.yield %q : f32
+  }
+  return
+}

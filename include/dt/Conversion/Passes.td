@@ -304,6 +304,28 @@ def GPUReductionKernelsPass : Pass<"dt-gpu-reduction-kernels", "ModuleOp"> {
     the output of its own) and thread 0 combines the total with the fill's
     value instead of loading the output.
 
+    Row kernels: the ops after a reduction that run over the same rows
+    join its kernel, in order, each as a loop of the row's lanes: more
+    reductions over the same row (a softmax's sum after its max) and
+    pointwise ops over the row's elements (the normalization). The row is
+    then read from DRAM once, its later reads hitting the cache, and the
+    totals of filled outputs stay in the registers of every lane (the
+    shuffles and `gpu.all_reduce` give every lane the total). An op joins
+    only when no lane can race another without a barrier:
+    - an element written in the kernel is read or written again only
+      through the same buffer value and indexing map, hence by the lane
+      that wrote it;
+    - a reduction's output is touched by nothing else in the kernel before
+      it, and after it only read, through its own map, from registers
+      (so its output must have been filled);
+    - an op in between that joins no kernel stays before it and must not
+      touch the kernel's buffers (a deallocation moves after it);
+    - the rows keep at least 128K threads busy (on the CPU emulation,
+      always), since a block or warp per row with few rows would leave the
+      GPU idle where one thread per point would not.
+    A softmax (max, sum of exponentials, normalization), an RMS norm and
+    their backwards are one kernel each.
+
     `lanes=1` makes one lane per row and no cross-lane combining, for any
     row length: the kernels then run under `dt-emulate-gpu-on-cpu`, which
     is how the tests check this pass's indexing, masks and bodies without a

@@ -15,6 +15,18 @@
 // combines the total with the output's initial value: the fill's value when
 // a linalg.fill last wrote the output (the fill, a kernel of its own, goes).
 //
+// Row kernels. A softmax or a norm is reductions over a row followed by
+// pointwise ops that read the row and its totals: as separate kernels they
+// read the row from DRAM once per op. The ops that follow a reduction over
+// the same rows (reductions over the same row, pointwise ops over its
+// elements) join its kernel, each a loop of the row's lanes in turn; the
+// row's later reads then hit the cache, and totals stay in registers.
+// Lanes need no barrier between the ops, because every element written in
+// the kernel is read and written again only by the lane that owns it (the
+// same buffer and the same indexing map), and a reduction's output is read
+// only from the registers every lane holds after the shuffles or
+// gpu.all_reduce.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dt/Conversion/Passes.h"
@@ -37,6 +49,10 @@ constexpr int64_t kBlock = 256;
 constexpr int64_t kWarp = 32;
 /// Rows shorter than this keep one thread per output.
 constexpr int64_t kMinRow = 16;
+/// Threads a row kernel must keep busy before later ops join it: below
+/// that, a block (or warp) per row would leave SMs idle where one thread
+/// per point would not.
+constexpr int64_t kMinFusedThreads = 128 * 1024;
 
 /// An accumulating body: its combiner, as gpu.all_reduce names it, and the
 /// combiner's identity.
@@ -138,6 +154,166 @@ SmallVector<Value> indicesOf(AffineMap map, ArrayRef<Value> loops) {
   return indices;
 }
 
+/// How one op of a row kernel touches a buffer.
+struct Access {
+  Value value;
+  /// Over the kernel's loops: the rows' dims, then the row's.
+  AffineMap map;
+  bool written = false;
+  /// The reduction whose output this is: its only writer in the kernel.
+  Operation *reducer = nullptr;
+  /// Whether every lane holds that reduction's results (its output was
+  /// filled, so the initial value needs no load): later ops read them from
+  /// registers.
+  bool inRegisters = false;
+};
+
+/// Whether `later` may follow `earlier` on the same buffer in one row
+/// kernel. An element an op writes is read and written afterwards only by
+/// the lane that owns it (the same buffer value and map), so lanes need no
+/// barrier between ops; a reduction's output is its own, then read from
+/// registers.
+bool clashes(const Access &earlier, const Access &later) {
+  if (later.reducer)
+    return true;
+  if (earlier.reducer)
+    return later.written || !earlier.inRegisters ||
+           later.value != earlier.value || later.map != earlier.map;
+  if (!earlier.written && !later.written)
+    return false;
+  return later.value != earlier.value || later.map != earlier.map;
+}
+
+/// Whether `op` is a pointwise op over exactly the loops `ranges`: all
+/// parallel, each output element written once.
+bool isPointwiseOver(linalg::LinalgOp op, ArrayRef<int64_t> ranges) {
+  if (op->getNumRegions() != 1 || op.getNumReductionLoops() != 0 ||
+      !llvm::equal(op.getStaticLoopRanges(), ranges))
+    return false;
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<ShapedType>(operand.get().getType()))
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (op.isDpsInit(&operand) ? !map.isPermutation()
+                               : !map.isProjectedPermutation())
+      return false;
+  }
+  return true;
+}
+
+/// One kernel with `lanes` lanes per row: a reduction and the ops after it
+/// over the same rows (reductions over the same row, pointwise ops over the
+/// row's elements), each a loop of the row's lanes in turn.
+struct RowKernel {
+  SmallVector<int64_t> rowShape, reduceShape;
+  int64_t rows = 1, row = 1, lanes = 1;
+  /// Whether ops after the first may join: a block or warp per row keeps
+  /// the GPU busy only when there are rows enough.
+  bool fusible = false;
+  SmallVector<linalg::LinalgOp> ops;
+  DenseMap<Operation *, Accumulation> accumulations;
+  /// The fill a reduction's output starts from, when it is folded in.
+  DenseMap<Operation *, linalg::FillOp> fills;
+  /// By the buffer's root.
+  DenseMap<Value, SmallVector<Access>> accesses;
+  llvm::SmallPtrSet<Value, 16> aliases;
+  /// Deallocations of the kernel's buffers between its ops: they move after
+  /// it (pending: seen after its last op so far).
+  SmallVector<Operation *> deferred, pending;
+
+  SmallVector<int64_t> loopRanges() const {
+    SmallVector<int64_t> ranges(rowShape);
+    llvm::append_range(ranges, reduceShape);
+    return ranges;
+  }
+
+  /// Adds `op` (a reduction when `acc` is given) when its accesses keep the
+  /// kernel free of races; false, and nothing changed, otherwise.
+  bool admit(linalg::LinalgOp op, const Accumulation *acc,
+             linalg::FillOp fill) {
+    SmallVector<std::pair<Value, Access>> mine;
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value value = operand.get();
+      if (!isa<MemRefType>(value.getType()))
+        continue;
+      Access access{value, op.getMatchingIndexingMap(&operand),
+                    op.isDpsInit(&operand)};
+      if (acc && access.written) {
+        access.reducer = op;
+        access.inRegisters = static_cast<bool>(fill);
+      }
+      mine.emplace_back(bufferRoot(value), access);
+    }
+    for (auto [i, entry] : llvm::enumerate(mine)) {
+      auto &[root, access] = entry;
+      if (auto it = accesses.find(root); it != accesses.end())
+        for (const Access &earlier : it->second)
+          if (clashes(earlier, access))
+            return false;
+      for (const auto &[otherRoot, earlier] : ArrayRef(mine).take_front(i))
+        if (otherRoot == root && clashes(earlier, access))
+          return false;
+    }
+    for (auto &[root, access] : mine) {
+      accesses[root].push_back(access);
+      addBufferViews(access.value, aliases);
+    }
+    ops.push_back(op);
+    if (acc)
+      accumulations[op] = *acc;
+    if (fill)
+      fills[op] = fill;
+    llvm::append_range(deferred, pending);
+    pending.clear();
+    return true;
+  }
+};
+
+/// The reduction's output's fill, when it can be folded in.
+linalg::FillOp foldableFill(linalg::LinalgOp op) {
+  Value output = op.getDpsInitOperand(0)->get();
+  linalg::FillOp fill = lastFillBefore(op, output);
+  if (fill && fill.getInputs()[0].getType() == getElementTypeOrSelf(output))
+    return fill;
+  return nullptr;
+}
+
+/// Clones `op`'s payload at the loop point `loops`: shaped inputs are
+/// loaded through their maps, or taken from `registers`; `acc` stands for a
+/// reduction's accumulator. Returns the yielded values.
+SmallVector<Value> clonePayload(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                                ArrayRef<Value> loops,
+                                const DenseMap<Value, Value> &registers,
+                                Value acc) {
+  Block &body = op->getRegion(0).front();
+  IRMapping mapping;
+  for (OpOperand &operand : op->getOpOperands()) {
+    BlockArgument arg = body.getArgument(operand.getOperandNumber());
+    Value value = operand.get();
+    if (acc && op.isDpsInit(&operand))
+      mapping.map(arg, acc);
+    else if (!isa<ShapedType>(value.getType()))
+      mapping.map(arg, value);
+    else if (Value held = registers.lookup(value))
+      mapping.map(arg, held);
+    else if (!arg.use_empty())
+      mapping.map(arg,
+                  memref::LoadOp::create(
+                      b, loc, value,
+                      indicesOf(op.getMatchingIndexingMap(&operand), loops)));
+  }
+  for (Operation &inner : body.without_terminator()) {
+    if (auto linalgIndex = dyn_cast<linalg::IndexOp>(inner)) {
+      mapping.map(linalgIndex.getResult(), loops[linalgIndex.getDim()]);
+      continue;
+    }
+    b.clone(inner, mapping);
+  }
+  return llvm::map_to_vector(body.getTerminator()->getOperands(), [&](Value v) {
+    return mapping.lookupOrDefault(v);
+  });
+}
+
 struct GPUReductionKernelsPass
     : public mlir::dt::impl::GPUReductionKernelsPassBase<
           GPUReductionKernelsPass> {
@@ -150,18 +326,51 @@ struct GPUReductionKernelsPass
           << lanes;
       return signalPassFailure();
     }
-    SmallVector<linalg::LinalgOp> candidates;
-    getOperation().walk([&](linalg::LinalgOp op) {
-      if (!op->getParentOfType<gpu::LaunchOp>() && op.hasPureBufferSemantics())
-        candidates.push_back(op);
+    SmallVector<RowKernel, 0> kernels;
+    getOperation().walk([&](Block *block) {
+      Operation *parent = block->getParentOp();
+      if (!isa<gpu::LaunchOp>(parent) &&
+          !parent->getParentOfType<gpu::LaunchOp>())
+        scan(*block, kernels);
     });
-    for (linalg::LinalgOp op : candidates)
-      if (std::optional<Accumulation> acc = fits(op))
-        rewrite(op, *acc);
+    for (RowKernel &kernel : kernels)
+      emit(kernel);
   }
 
-  /// The op's accumulation, when the op is a reduction this pass handles.
-  std::optional<Accumulation> fits(linalg::LinalgOp op) {
+  /// Groups `block`'s reductions, and the ops that can join them, into row
+  /// kernels, in order. An op in between that joins no kernel stays before
+  /// it, so it must not touch the kernel's buffers (deallocations move
+  /// after it).
+  void scan(Block &block, SmallVector<RowKernel, 0> &kernels) {
+    std::optional<RowKernel> open;
+    auto close = [&] {
+      if (open)
+        kernels.push_back(std::move(*open));
+      open.reset();
+    };
+    for (Operation &op : block) {
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+      if (linalgOp && !linalgOp.hasPureBufferSemantics())
+        linalgOp = nullptr;
+      if (open && linalgOp && join(*open, linalgOp))
+        continue;
+      if (open && mayAccessAny(&op, open->aliases)) {
+        if (isa<memref::DeallocOp, gpu::DeallocOp>(op) && op.use_empty())
+          open->pending.push_back(&op);
+        else
+          close();
+      }
+      if (linalgOp)
+        if (std::optional<RowKernel> kernel = start(linalgOp)) {
+          close();
+          open = std::move(kernel);
+        }
+    }
+    close();
+  }
+
+  /// A reduction over the innermost loops that this pass handles.
+  static std::optional<Accumulation> matchReduction(linalg::LinalgOp op) {
     if (op.getNumDpsInits() != 1 || op->getNumRegions() != 1 ||
         op.getNumReductionLoops() == 0)
       return std::nullopt;
@@ -183,132 +392,172 @@ struct GPUReductionKernelsPass
       if (isa<ShapedType>(input->get().getType()) &&
           !op.getMatchingIndexingMap(input).isProjectedPermutation())
         return std::nullopt;
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    if (llvm::any_of(ranges, ShapedType::isDynamic))
-      return std::nullopt;
-    int64_t row = 1;
-    for (int64_t d = parallel; d < static_cast<int64_t>(ranges.size()); ++d)
-      row *= ranges[d];
-    if (row < kMinRow && lanes != 1)
+    if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
       return std::nullopt;
     return matchAccumulation(op);
   }
 
-  void rewrite(linalg::LinalgOp op, const Accumulation &acc) {
-    // Every output element is written once (by lane 0 of its row): a fill
-    // right before only provides the initial value.
-    Value output = op.getDpsInitOperand(0)->get();
-    Value filled;
-    linalg::FillOp fill = lastFillBefore(op, output);
-    if (fill && fill.getInputs()[0].getType() == getElementTypeOrSelf(output)) {
-      filled = fill.getInputs()[0];
-      fill->erase();
-    }
-    OpBuilder b(op);
-    Location loc = op->getLoc();
+  /// A row kernel that starts with `op`, when `op` is a reduction to give
+  /// one.
+  std::optional<RowKernel> start(linalg::LinalgOp op) {
+    std::optional<Accumulation> acc = matchReduction(op);
+    if (!acc)
+      return std::nullopt;
+    RowKernel kernel;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     int64_t parallel = op.getNumParallelLoops();
-    ArrayRef<int64_t> rowShape = ArrayRef(ranges).take_front(parallel);
-    ArrayRef<int64_t> reduceShape = ArrayRef(ranges).drop_front(parallel);
-    int64_t rows = 1, row = 1;
-    for (int64_t e : rowShape)
-      rows *= e;
-    for (int64_t e : reduceShape)
-      row *= e;
+    kernel.rowShape.assign(ranges.begin(), ranges.begin() + parallel);
+    kernel.reduceShape.assign(ranges.begin() + parallel, ranges.end());
+    for (int64_t e : kernel.rowShape)
+      kernel.rows *= e;
+    for (int64_t e : kernel.reduceShape)
+      kernel.row *= e;
+    if (kernel.row < kMinRow && lanes != 1)
+      return std::nullopt;
     // Long rows, or too few rows to fill the GPU with warps: a block each.
-    int64_t rowLanes = this->lanes == 1               ? 1
-                       : (row >= 1024 || rows <= 128) ? kBlock
-                                                      : kWarp;
-    int64_t rowsPerBlock = kBlock / rowLanes;
+    int64_t gpuLanes =
+        kernel.row >= 1024 || kernel.rows <= 128 ? kBlock : kWarp;
+    kernel.lanes = lanes == 1 ? 1 : gpuLanes;
+    // The CPU emulation fuses whatever it can: it is there to test.
+    kernel.fusible = lanes == 1 || kernel.rows * gpuLanes >= kMinFusedThreads;
+    if (!kernel.admit(op, &*acc, foldableFill(op)))
+      return std::nullopt;
+    return kernel;
+  }
+
+  /// Adds `op` to `kernel` when it runs over the same rows without races.
+  static bool join(RowKernel &kernel, linalg::LinalgOp op) {
+    if (!kernel.fusible)
+      return false;
+    SmallVector<int64_t> ranges = kernel.loopRanges();
+    if (std::optional<Accumulation> acc = matchReduction(op)) {
+      if (op.getNumParallelLoops() !=
+              static_cast<int64_t>(kernel.rowShape.size()) ||
+          !llvm::equal(op.getStaticLoopRanges(), ranges))
+        return false;
+      return kernel.admit(op, &*acc, foldableFill(op));
+    }
+    return isPointwiseOver(op, ranges) && kernel.admit(op, nullptr, nullptr);
+  }
+
+  /// One launch for the kernel, where its last op was.
+  void emit(RowKernel &kernel) {
+    Operation *last = kernel.ops.back();
+    OpBuilder b(last);
+    SmallVector<Location> locations = llvm::map_to_vector(
+        kernel.ops, [](linalg::LinalgOp op) { return op->getLoc(); });
+    Location loc = b.getFusedLoc(locations);
     auto index = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
-    Value grid =
-        index(std::max<int64_t>(1, (rows + rowsPerBlock - 1) / rowsPerBlock));
+    int64_t rowsPerBlock = kBlock / kernel.lanes;
+    Value grid = index(
+        std::max<int64_t>(1, (kernel.rows + rowsPerBlock - 1) / rowsPerBlock));
     gpu::LaunchOp launch = createRankLaunch(b, loc, grid, index(kBlock));
     b.setInsertionPointToStart(&launch.getBody().front());
 
     Value thread = launch.getThreadIds().x;
-    Value lane = rowLanes == kBlock
-                     ? thread
-                     : arith::RemUIOp::create(b, loc, thread, index(rowLanes));
+    Value lane =
+        kernel.lanes == kBlock
+            ? thread
+            : arith::RemUIOp::create(b, loc, thread, index(kernel.lanes));
     Value rowIndex = arith::AddIOp::create(
         b, loc,
         arith::MulIOp::create(b, loc, launch.getBlockIds().x,
                               index(rowsPerBlock)),
-        arith::DivUIOp::create(b, loc, thread, index(rowLanes)));
+        arith::DivUIOp::create(b, loc, thread, index(kernel.lanes)));
     // A warp's rows are whole: the bound check is uniform across the lanes
     // that shuffle together (and always true for a block per row).
-    if (rowLanes != kBlock) {
+    if (kernel.lanes != kBlock) {
       Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                            rowIndex, index(rows));
+                                            rowIndex, index(kernel.rows));
       auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
       b.setInsertionPointToStart(guard.thenBlock());
     }
-    SmallVector<Value> outer = delinearize(b, loc, rowIndex, rowShape);
-
-    // This lane's partial: every `lanes`-th element of the row, in order.
-    Value identity = arith::ConstantOp::create(b, loc, acc.identity);
-    auto loop = scf::ForOp::create(b, loc, lane, index(row), index(rowLanes),
-                                   ValueRange{identity});
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(loop.getBody());
-      SmallVector<Value> loops = outer;
-      llvm::append_range(
-          loops, delinearize(b, loc, loop.getInductionVar(), reduceShape));
-      Block &region = op->getRegion(0).front();
-      IRMapping mapping;
-      for (OpOperand *input : op.getDpsInputOperands()) {
-        BlockArgument arg = region.getArgument(input->getOperandNumber());
-        if (!isa<ShapedType>(input->get().getType())) {
-          mapping.map(arg, input->get());
-          continue;
-        }
-        mapping.map(arg,
-                    memref::LoadOp::create(
-                        b, loc, input->get(),
-                        indicesOf(op.getMatchingIndexingMap(input), loops)));
-      }
-      mapping.map(region.getArgument(op.getNumDpsInputs()),
-                  loop.getRegionIterArg(0));
-      for (Operation &inner : region.without_terminator()) {
-        if (auto linalgIndex = dyn_cast<linalg::IndexOp>(inner)) {
-          mapping.map(linalgIndex.getResult(), loops[linalgIndex.getDim()]);
-          continue;
-        }
-        b.clone(inner, mapping);
-      }
-      scf::YieldOp::create(
-          b, loc, mapping.lookup(region.getTerminator()->getOperand(0)));
-    }
-    Value partial = loop.getResult(0);
-
-    Value total = partial;
-    if (rowLanes == kBlock) {
-      total = gpu::AllReduceOp::create(
-          b, loc, partial,
-          gpu::AllReduceOperationAttr::get(b.getContext(), acc.kind),
-          /*uniform=*/true);
-    } else if (rowLanes == kWarp) {
-      for (int32_t offset = kWarp / 2; offset > 0; offset /= 2) {
-        auto shuffle = gpu::ShuffleOp::create(b, loc, total, offset, kWarp,
-                                              gpu::ShuffleMode::XOR);
-        total =
-            combineWith(b, loc, acc.combine, total, shuffle.getShuffleResult());
-      }
-    }
-
-    // Lane 0 folds the total into the output's initial value.
-    Value first =
+    SmallVector<Value> outer = delinearize(b, loc, rowIndex, kernel.rowShape);
+    Value isFirst =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
-    auto store = scf::IfOp::create(b, loc, first, /*withElse=*/false);
-    b.setInsertionPointToStart(store.thenBlock());
-    Value init =
-        filled ? filled : memref::LoadOp::create(b, loc, output, outer);
-    memref::StoreOp::create(
-        b, loc, combineWith(b, loc, acc.combine, init, total), output, outer);
-    op->erase();
+
+    // This lane's part of the row, `lanes`-th element after `lanes`-th
+    // element, through `body` (which gets the loop point and the carried
+    // values and returns the values to carry).
+    auto laneLoop = [&](ValueRange init,
+                        function_ref<SmallVector<Value>(
+                            OpBuilder &, ArrayRef<Value>, ValueRange)>
+                            body) {
+      auto loop = scf::ForOp::create(
+          b, loc, lane, index(kernel.row), index(kernel.lanes), init,
+          [&](OpBuilder &nb, Location, Value n, ValueRange carried) {
+            SmallVector<Value> loops(outer);
+            llvm::append_range(loops,
+                               delinearize(nb, loc, n, kernel.reduceShape));
+            scf::YieldOp::create(nb, loc, body(nb, loops, carried));
+          });
+      return loop.getResults();
+    };
+
+    DenseMap<Value, Value> registers;
+    for (linalg::LinalgOp op : kernel.ops) {
+      auto acc = kernel.accumulations.find(op);
+      if (acc == kernel.accumulations.end()) {
+        laneLoop({}, [&](OpBuilder &nb, ArrayRef<Value> loops, ValueRange) {
+          SmallVector<Value> results =
+              clonePayload(nb, loc, op, loops, registers, nullptr);
+          for (auto [init, result] :
+               llvm::zip_equal(op.getDpsInitsMutable(), results))
+            memref::StoreOp::create(
+                nb, loc, result, init.get(),
+                indicesOf(op.getMatchingIndexingMap(&init), loops));
+          return SmallVector<Value>();
+        });
+        continue;
+      }
+      Operation *combine = acc->second.combine;
+      Value identity = arith::ConstantOp::create(b, loc, acc->second.identity);
+      Value total = laneLoop(identity, [&](OpBuilder &nb, ArrayRef<Value> loops,
+                                           ValueRange carried) {
+        return clonePayload(nb, loc, op, loops, registers, carried[0]);
+      })[0];
+      if (kernel.lanes == kBlock) {
+        total = gpu::AllReduceOp::create(
+            b, loc, total,
+            gpu::AllReduceOperationAttr::get(b.getContext(), acc->second.kind),
+            /*uniform=*/true);
+      } else if (kernel.lanes == kWarp) {
+        for (int32_t offset = kWarp / 2; offset > 0; offset /= 2) {
+          auto shuffle = gpu::ShuffleOp::create(b, loc, total, offset, kWarp,
+                                                gpu::ShuffleMode::XOR);
+          total =
+              combineWith(b, loc, combine, total, shuffle.getShuffleResult());
+        }
+      }
+      // Every lane knows a filled output's initial value, so every lane
+      // holds the result; otherwise lane 0 alone loads and combines.
+      Value output = op.getDpsInitOperand(0)->get();
+      Value result;
+      if (linalg::FillOp fill = kernel.fills.lookup(op)) {
+        result = combineWith(b, loc, combine, fill.getInputs()[0], total);
+        registers[output] = result;
+      }
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(
+          scf::IfOp::create(b, loc, isFirst, /*withElse=*/false).thenBlock());
+      if (!result)
+        result =
+            combineWith(b, loc, combine,
+                        memref::LoadOp::create(b, loc, output, outer), total);
+      memref::StoreOp::create(b, loc, result, output, outer);
+    }
+
+    Operation *after = launch;
+    for (Operation *dealloc : kernel.deferred) {
+      dealloc->moveAfter(after);
+      after = dealloc;
+    }
+    for (auto &[op, fill] : kernel.fills)
+      fill->erase();
+    for (linalg::LinalgOp op : kernel.ops)
+      op->erase();
   }
 };
 } // namespace

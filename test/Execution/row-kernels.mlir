@@ -1,0 +1,119 @@
+// Row kernels: a softmax, an RMS norm and a softmax's backward, each
+// reductions over a row and pointwise ops over it, which the CUDA lowering
+// fuses into one kernel per row (dt-gpu-reduction-kernels), and a softmax
+// over a sharded row, whose all_reduces come between its ops. The CPU
+// artifact and the emulated CUDA one (the same kernels, one lane per row)
+// against the upstream oracle and against the single-device reference.
+// RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
+// RUN: %npy pattern-run %dt_run %s > %t.dtrun
+// RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.dtrun | FileCheck %s --check-prefix=COMPARE
+// COMPARE: 0 beyond tolerance
+// RUN: dt-run %s --seed 0 --verify | FileCheck %s --check-prefix=VERIFY
+// RUN: dt-compile --target=cuda --emulate-gpu %s -o %t.emu.so
+// RUN: %npy pattern-run %dt_run %t.emu.so > %t.emu
+// RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.emu | FileCheck %s --check-prefix=COMPARE
+// RUN: dt-run %t.emu.so --seed 0 --verify | FileCheck %s --check-prefix=VERIFY
+// RUN: %if mpi %{ %mpirun -np 4 dt-run %t.emu.so --backend=mpi --seed 0 --verify | FileCheck %s --check-prefix=VERIFY %}
+// VERIFY: verify: PASS
+dt.mesh @mesh = <["tp" = 4]>
+#row = affine_map<(i, j) -> (i, j)>
+#total = affine_map<(i, j) -> (i)>
+#col = affine_map<(i, j) -> (j)>
+func.func @main(%x: tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
+                %g: tensor<40xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
+                %dy: tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
+                %w: tensor<6x64xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>})
+    -> (tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
+        tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
+        tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
+        tensor<6x64xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>}) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %width = arith.constant 40.0 : f32
+  %rows = tensor.empty() : tensor<32xf32>
+  %full = tensor.empty() : tensor<32x40xf32>
+
+  // y = softmax(x) along the rows.
+  %m0 = linalg.fill ins(%ninf : f32) outs(%rows : tensor<32xf32>) -> tensor<32xf32>
+  %m = linalg.reduce { arith.maximumf } ins(%x : tensor<32x40xf32>) outs(%m0 : tensor<32xf32>) dimensions = [1]
+  %s0 = linalg.fill ins(%zero : f32) outs(%rows : tensor<32xf32>) -> tensor<32xf32>
+  %s = linalg.generic {indexing_maps = [#row, #total, #total], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %m : tensor<32x40xf32>, tensor<32xf32>) outs(%s0 : tensor<32xf32>) {
+  ^bb0(%in: f32, %max: f32, %acc: f32):
+    %d = arith.subf %in, %max : f32
+    %e = math.exp %d : f32
+    %a = arith.addf %acc, %e : f32
+    linalg.yield %a : f32
+  } -> tensor<32xf32>
+  %y = linalg.generic {indexing_maps = [#row, #total, #total, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %m, %s : tensor<32x40xf32>, tensor<32xf32>, tensor<32xf32>) outs(%full : tensor<32x40xf32>) {
+  ^bb0(%in: f32, %max: f32, %sum: f32, %out: f32):
+    %d = arith.subf %in, %max : f32
+    %e = math.exp %d : f32
+    %q = arith.divf %e, %sum : f32
+    linalg.yield %q : f32
+  } -> tensor<32x40xf32>
+
+  // n = x * g / sqrt(mean(x^2) + eps).
+  %ss0 = linalg.fill ins(%zero : f32) outs(%rows : tensor<32xf32>) -> tensor<32xf32>
+  %ssq = linalg.generic {indexing_maps = [#row, #total], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<32x40xf32>) outs(%ss0 : tensor<32xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %sq = arith.mulf %in, %in : f32
+    %a = arith.addf %acc, %sq : f32
+    linalg.yield %a : f32
+  } -> tensor<32xf32>
+  %n = linalg.generic {indexing_maps = [#row, #total, #col, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %ssq, %g : tensor<32x40xf32>, tensor<32xf32>, tensor<40xf32>) outs(%full : tensor<32x40xf32>) {
+  ^bb0(%in: f32, %ss: f32, %gain: f32, %out: f32):
+    %mean = arith.divf %ss, %width : f32
+    %v = arith.addf %mean, %eps : f32
+    %r = math.rsqrt %v : f32
+    %t = arith.mulf %in, %r : f32
+    %o = arith.mulf %t, %gain : f32
+    linalg.yield %o : f32
+  } -> tensor<32x40xf32>
+
+  // dx = y * (dy - sum(y * dy)), the softmax's backward.
+  %p0 = linalg.fill ins(%zero : f32) outs(%rows : tensor<32xf32>) -> tensor<32xf32>
+  %p = linalg.generic {indexing_maps = [#row, #row, #total], iterator_types = ["parallel", "reduction"]}
+      ins(%y, %dy : tensor<32x40xf32>, tensor<32x40xf32>) outs(%p0 : tensor<32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %t = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %t : f32
+    linalg.yield %r : f32
+  } -> tensor<32xf32>
+  %dx = linalg.generic {indexing_maps = [#row, #row, #total, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %dy, %p : tensor<32x40xf32>, tensor<32x40xf32>, tensor<32xf32>) outs(%full : tensor<32x40xf32>) {
+  ^bb0(%a: f32, %b: f32, %dot: f32, %out: f32):
+    %d = arith.subf %b, %dot : f32
+    %r = arith.mulf %a, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<32x40xf32>
+
+  // The softmax of rows sharded along their length: the max and the sum
+  // are partial on each rank, all_reduced before the ops that read them.
+  %wrows = tensor.empty() : tensor<6xf32>
+  %wfull = tensor.empty() : tensor<6x64xf32>
+  %wm0 = linalg.fill ins(%ninf : f32) outs(%wrows : tensor<6xf32>) -> tensor<6xf32>
+  %wm = linalg.reduce { arith.maximumf } ins(%w : tensor<6x64xf32>) outs(%wm0 : tensor<6xf32>) dimensions = [1]
+  %ws0 = linalg.fill ins(%zero : f32) outs(%wrows : tensor<6xf32>) -> tensor<6xf32>
+  %ws = linalg.generic {indexing_maps = [#row, #total, #total], iterator_types = ["parallel", "reduction"]}
+      ins(%w, %wm : tensor<6x64xf32>, tensor<6xf32>) outs(%ws0 : tensor<6xf32>) {
+  ^bb0(%in: f32, %max: f32, %acc: f32):
+    %d = arith.subf %in, %max : f32
+    %e = math.exp %d : f32
+    %a = arith.addf %acc, %e : f32
+    linalg.yield %a : f32
+  } -> tensor<6xf32>
+  %wy = linalg.generic {indexing_maps = [#row, #total, #total, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%w, %wm, %ws : tensor<6x64xf32>, tensor<6xf32>, tensor<6xf32>) outs(%wfull : tensor<6x64xf32>) {
+  ^bb0(%in: f32, %max: f32, %sum: f32, %out: f32):
+    %d = arith.subf %in, %max : f32
+    %e = math.exp %d : f32
+    %q = arith.divf %e, %sum : f32
+    linalg.yield %q : f32
+  } -> tensor<6x64xf32>
+  return %y, %n, %dx, %wy : tensor<32x40xf32>, tensor<32x40xf32>, tensor<32x40xf32>, tensor<6x64xf32>
+}
