@@ -11,7 +11,8 @@
 //   global constructor, at dlopen, before any context exists; the module is
 //   loaded into a context the first time a kernel of it is looked up there.
 // - Allocation and free are stream-ordered (cuMemAllocAsync/FreeAsync on
-//   the rank stream's pool): a temporary costs no synchronization.
+//   the device's default pool): a temporary costs no synchronization, and
+//   the pool keeps freed memory across steps (no release threshold).
 // - Errors never unwind through generated code: the first one fails the
 //   rank's job (Context.h), and the host reports it when the entry returns.
 //
@@ -63,6 +64,14 @@ absl::StatusOr<std::unique_ptr<RankDevice>> RankDevice::create(int device) {
   DT_CU(cuStreamCreate(&rank->stream_, CU_STREAM_NON_BLOCKING));
   DT_CU(cuStreamCreate(&rank->commStream_, CU_STREAM_NON_BLOCKING));
   DT_CU(cuMemAlloc(&rank->workspace_, kWorkspace));
+  // The device's pool keeps what is freed into it: by default it returns
+  // memory to the OS at every synchronization, and the next step would map
+  // its temporaries again (a caching allocator's job, as in PyTorch).
+  CUmemoryPool pool;
+  DT_CU(cuDeviceGetDefaultMemPool(&pool, rank->handle_));
+  cuuint64_t keepAll = ~cuuint64_t{0};
+  DT_CU(cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                              &keepAll));
   if (cublasStatus_t s = cublasLtCreate(&rank->lt_); s != CUBLAS_STATUS_SUCCESS)
     return absl::InternalError(
         absl::StrCat("cuBLASLt: cublasLtCreate failed with status ", s));
