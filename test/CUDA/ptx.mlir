@@ -1,4 +1,4 @@
-// The PTX dt-lower-to-cuda makes for three representative kernels (and no
+// The PTX dt-lower-to-cuda makes for four representative kernels (and no
 // others).
 // REQUIRES: cuda-toolkit
 // RUN: dt-opt %s -dt-lower-to-cuda=format=isa | FileCheck %s
@@ -52,11 +52,24 @@
 // CHECK-SAME: shfl.sync.bfly.b32
 // CHECK-NOT: shfl.sync
 // CHECK-SAME: st.global.b32
+
+// A softmax over rows of 1024: one row kernel (a block per row) for its max,
+// its sum of exponentials and its normalization, two block reductions
+// (shared memory and barriers) and the normalized row's store.
+// CHECK-SAME: .entry main_kernel_2(
+// CHECK-SAME: max.NaN.f32
+// CHECK-SAME: bar.sync
+// CHECK-SAME: ex2.approx
+// CHECK-SAME: add.rn.f32
+// CHECK-SAME: bar.sync
+// CHECK-SAME: div.rn.f32
+// CHECK-SAME: st.global.b32
 // CHECK-NOT: .entry
 
 func.func @main(%x: tensor<1024x1024xf32>, %y: tensor<1024x1024xf32>,
-                %a: tensor<64x4096xf32>, %b: tensor<2048x64xf32>)
-    -> (tensor<1024x1024xf32>, tensor<64xf32>, tensor<2048xf32>) {
+                %a: tensor<64x4096xf32>, %b: tensor<2048x64xf32>,
+                %c: tensor<2048x1024xf32>)
+    -> (tensor<1024x1024xf32>, tensor<64xf32>, tensor<2048xf32>, tensor<2048x1024xf32>) {
   %m = arith.mulf %x, %y : tensor<1024x1024xf32>
   %p = math.exp %m : tensor<1024x1024xf32>
   %zero = arith.constant 0.0 : f32
@@ -75,5 +88,27 @@ func.func @main(%x: tensor<1024x1024xf32>, %y: tensor<1024x1024xf32>,
       %t = arith.maxnumf %in, %acc : f32
       linalg.yield %t : f32
     }
-  return %p, %s, %r : tensor<1024x1024xf32>, tensor<64xf32>, tensor<2048xf32>
+  %m0 = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<2048xf32>) -> tensor<2048xf32>
+  %cm = linalg.reduce { arith.maximumf } ins(%c : tensor<2048x1024xf32>) outs(%m0 : tensor<2048xf32>) dimensions = [1]
+  %s0 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2048xf32>) -> tensor<2048xf32>
+  %cs = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>],
+                        iterator_types = ["parallel", "reduction"]}
+      ins(%c, %cm : tensor<2048x1024xf32>, tensor<2048xf32>) outs(%s0 : tensor<2048xf32>) {
+  ^bb0(%in: f32, %max: f32, %acc: f32):
+    %d = arith.subf %in, %max : f32
+    %e = math.exp %d : f32
+    %t = arith.addf %acc, %e : f32
+    linalg.yield %t : f32
+  } -> tensor<2048xf32>
+  %full = tensor.empty() : tensor<2048x1024xf32>
+  %sm = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                        iterator_types = ["parallel", "parallel"]}
+      ins(%c, %cm, %cs : tensor<2048x1024xf32>, tensor<2048xf32>, tensor<2048xf32>) outs(%full : tensor<2048x1024xf32>) {
+  ^bb0(%in: f32, %max: f32, %sum: f32, %out: f32):
+    %d = arith.subf %in, %max : f32
+    %e = math.exp %d : f32
+    %q = arith.divf %e, %sum : f32
+    linalg.yield %q : f32
+  } -> tensor<2048x1024xf32>
+  return %p, %s, %r, %sm : tensor<1024x1024xf32>, tensor<64xf32>, tensor<2048xf32>, tensor<2048x1024xf32>
 }
