@@ -63,7 +63,7 @@ func.func @masked_row_max(%x: memref<512x64xf32>, %r: memref<512xf32>, %valid: i
 // CHECK-NOT: gpu.launch
 // CHECK: linalg.generic
 // CHECK: linalg.reduce
-func.func @left_alone(%x: memref<64x64xf32>, %r: memref<64xf32>, %c: memref<64xf32>) {
+func.func @left_alone(%x: memref<64x64xf32>, %r: memref<64xf32>, %c: memref<64xf32>, %short: memref<8x64xf32>) {
   // acc used twice: acc * acc + in is no accumulation.
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
                   iterator_types = ["parallel", "reduction"]}
@@ -73,8 +73,8 @@ func.func @left_alone(%x: memref<64x64xf32>, %r: memref<64xf32>, %c: memref<64xf
     %s = arith.addf %in, %sq : f32
     linalg.yield %s : f32
   }
-  // A column sum (the reduced dim is the outer one).
-  linalg.reduce ins(%x : memref<64x64xf32>) outs(%c : memref<64xf32>) dimensions = [0]
+  // A column sum over 8 rows: too few to split (see @bias_grad).
+  linalg.reduce ins(%short : memref<8x64xf32>) outs(%c : memref<64xf32>) dimensions = [0]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
@@ -321,5 +321,51 @@ func.func @copy_between(%x: memref<4096x1024xf32>, %r: memref<4096xf32>, %y: mem
     %q = arith.mulf %in, %n : f32
     linalg.yield %q : f32
   }
+  return
+}
+
+// -----
+
+// A column sum into few outputs (a bias's gradient) is split: 128 chunks of
+// 32 rows, a thread per (chunk, column) with the columns fastest (coalesced)
+// folding its chunk from the identity into a partial laid out [column,
+// chunk]; then each column's 128 partials are a row for a warp, which
+// starts from the output's fill. A reduction over a middle dim splits the
+// same way.
+// CHECK-LABEL: func.func @bias_grad
+// CHECK-NOT: linalg.fill
+// CHECK: %[[P:.*]], %{{.*}} = gpu.alloc async [%{{.*}}] () : memref<1024x128xf32>
+// CHECK: gpu.launch
+// CHECK-SAME: in (%{{[^ ]*}} = %c512
+// CHECK: %[[COL:.*]] = arith.remui %{{.*}}, %c1024
+// CHECK: %[[CHUNK:.*]] = arith.divui %{{.*}}, %c1024
+// CHECK: %[[START:.*]] = arith.muli %[[CHUNK]], %c32
+// CHECK: scf.for %[[R:.*]] = %c0{{[_0-9]*}} to %c32{{[_0-9]*}} step %c1
+// CHECK: %[[ROW:.*]] = arith.addi %[[START]], %[[R]]
+// CHECK: memref.load %arg0[%[[ROW]], %[[COL]]]
+// CHECK: memref.store %{{.*}}, %[[P]][%[[COL]], %[[CHUNK]]]
+// CHECK: gpu.launch
+// CHECK: scf.for %{{.*}} to %c128{{[_0-9]*}} step %c32
+// CHECK: memref.load %[[P]]
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: memref.store %{{.*}}, %arg1
+// CHECK: gpu.dealloc async [%{{.*}}] %[[P]]
+// CHECK-NOT: linalg.
+// CHECK-LABEL: func.func @middle
+// CHECK: gpu.alloc async [%{{.*}}] () : memref<4x64x256xf32>
+// CHECK: scf.for %{{.*}} to %c8{{[_0-9]*}} step %c1
+// CHECK: gpu.shuffle
+// CHECK-NOT: linalg.
+// LANES1-LABEL: func.func @bias_grad
+// LANES1: gpu.alloc async [%{{.*}}] () : memref<1024x512xf32>
+// LANES1-NOT: linalg.
+func.func @bias_grad(%dy: memref<4096x1024xf32>, %db: memref<1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%db : memref<1024xf32>)
+  linalg.reduce { arith.addf } ins(%dy : memref<4096x1024xf32>) outs(%db : memref<1024xf32>) dimensions = [0]
+  return
+}
+func.func @middle(%x: memref<4x2048x64xf32>, %y: memref<4x64xf32>) {
+  linalg.reduce { arith.maximumf } ins(%x : memref<4x2048x64xf32>) outs(%y : memref<4x64xf32>) dimensions = [1]
   return
 }

@@ -1,9 +1,12 @@
 // Row kernels: a softmax, an RMS norm and a softmax's backward, each
 // reductions over a row and pointwise ops over it, which the CUDA lowering
 // fuses into one kernel per row (dt-gpu-reduction-kernels), and a softmax
-// over a sharded row, whose all_reduces come between its ops. The CPU
-// artifact and the emulated CUDA one (the same kernels, one lane per row)
-// against the upstream oracle and against the single-device reference.
+// over a sharded row, gathered first. Split reductions: column sums (a
+// bias's gradient; one over an unevenly sharded dim, masked) and a max
+// over a middle dim, each in chunks whose partials a second kernel
+// combines. The CPU artifact and the emulated CUDA one (the same kernels,
+// one lane per row) against the upstream oracle and against the
+// single-device reference.
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
 // RUN: %npy pattern-run %dt_run %s > %t.dtrun
 // RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.dtrun | FileCheck %s --check-prefix=COMPARE
@@ -22,11 +25,17 @@ dt.mesh @mesh = <["tp" = 4]>
 func.func @main(%x: tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
                 %g: tensor<40xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
                 %dy: tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
-                %w: tensor<6x64xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>})
+                %w: tensor<6x64xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},
+                %cols: tensor<64x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},
+                %tall: tensor<70x12xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
+                %cube: tensor<4x48x8xf32> {dt.sharding = #dt.sharding<@mesh, [R]>})
     -> (tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
         tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
         tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
-        tensor<6x64xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>}) {
+        tensor<6x64xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},
+        tensor<40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
+        tensor<12xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
+        tensor<4x8xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
   %eps = arith.constant 1.0e-5 : f32
@@ -115,5 +124,18 @@ func.func @main(%x: tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>
     %q = arith.divf %e, %sum : f32
     linalg.yield %q : f32
   } -> tensor<6x64xf32>
-  return %y, %n, %dx, %wy : tensor<32x40xf32>, tensor<32x40xf32>, tensor<32x40xf32>, tensor<6x64xf32>
+
+  // Column sums: of each rank's columns (64 rows: 8 chunks of 8), and over
+  // an unevenly sharded dim (18 rows a rank, 16 on the last: masked), then
+  // all_reduced; and a max over the middle dim (48: 6 chunks of 8).
+  %c0 = tensor.empty() : tensor<40xf32>
+  %cf = linalg.fill ins(%zero : f32) outs(%c0 : tensor<40xf32>) -> tensor<40xf32>
+  %csum = linalg.reduce { arith.addf } ins(%cols : tensor<64x40xf32>) outs(%cf : tensor<40xf32>) dimensions = [0]
+  %t0 = tensor.empty() : tensor<12xf32>
+  %tf = linalg.fill ins(%zero : f32) outs(%t0 : tensor<12xf32>) -> tensor<12xf32>
+  %tsum = linalg.reduce { arith.addf } ins(%tall : tensor<70x12xf32>) outs(%tf : tensor<12xf32>) dimensions = [0]
+  %k0 = tensor.empty() : tensor<4x8xf32>
+  %kf = linalg.fill ins(%ninf : f32) outs(%k0 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %kmax = linalg.reduce { arith.maximumf } ins(%cube : tensor<4x48x8xf32>) outs(%kf : tensor<4x8xf32>) dimensions = [1]
+  return %y, %n, %dx, %wy, %csum, %tsum, %kmax : tensor<32x40xf32>, tensor<32x40xf32>, tensor<32x40xf32>, tensor<6x64xf32>, tensor<40xf32>, tensor<12xf32>, tensor<4x8xf32>
 }

@@ -295,9 +295,20 @@ def GPUReductionKernelsPass : Pass<"dt-gpu-reduction-kernels", "ModuleOp"> {
     Consecutive lanes read consecutive elements (coalesced). The body must
     be an accumulation: `yield combine(acc, x)` or `yield select(c,
     combine(acc, x), acc)`, with `acc` used nowhere else and `combine` one of
-    add, mul, max, min (and, or, xor for integers). Other reductions (over
-    outer dims: already coalesced one thread per output) are left to
-    `dt-launch-parallel-loops`.
+    add, mul, max, min (and, or, xor for integers).
+
+    A reduction over outer dims (a column sum, a bias's gradient: loops
+    `parallel* reduction+ parallel+`) into too few outputs to keep a GPU
+    busy one thread each (fewer than 128K) is split: its `K` reduced points
+    become `S` equal chunks (`S` divides `K`, chunks of 8 points or more,
+    `S` x outputs near 128K threads); a first kernel has a thread per
+    output and chunk, the outputs' innermost dims fastest (coalesced), that
+    folds its chunk from the identity through the op's own body into
+    partials laid out `[outputs, S]`; a generated reduction of each
+    output's `S` partials (a row) into the output, starting from its fill,
+    then becomes a row kernel like any other; the partials are a
+    stream-ordered temporary. Other reductions are left to
+    `dt-launch-parallel-loops` (one thread per output).
 
     When a `linalg.fill` of the output is the last thing to touch it
     before the reduction, the fill goes (it was a kernel and a pass over

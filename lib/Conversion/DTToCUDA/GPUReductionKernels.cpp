@@ -27,6 +27,11 @@
 // only from the registers every lane holds after the shuffles or
 // gpu.all_reduce.
 //
+// Split reductions. A reduction over outer dims into few outputs (a bias's
+// gradient) would run one thread per output over a long serial loop; it is
+// cut into chunks whose partials (a thread per output and chunk) a second,
+// row, reduction combines.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dt/Conversion/Passes.h"
@@ -53,6 +58,8 @@ constexpr int64_t kMinRow = 16;
 /// that, a block (or warp) per row would leave SMs idle where one thread
 /// per point would not.
 constexpr int64_t kMinFusedThreads = 128 * 1024;
+/// Reduced points per chunk, at least, when a reduction is split.
+constexpr int64_t kMinChunk = 8;
 
 /// An accumulating body: its combiner, as gpu.all_reduce names it, and the
 /// combiner's identity.
@@ -326,6 +333,14 @@ struct GPUReductionKernelsPass
           << lanes;
       return signalPassFailure();
     }
+    SmallVector<linalg::LinalgOp> columns;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (!op->getParentOfType<gpu::LaunchOp>() && op.hasPureBufferSemantics())
+        columns.push_back(op);
+    });
+    for (linalg::LinalgOp op : columns)
+      splitColumns(op);
+
     SmallVector<RowKernel, 0> kernels;
     getOperation().walk([&](Block *block) {
       Operation *parent = block->getParentOp();
@@ -335,6 +350,149 @@ struct GPUReductionKernelsPass
     });
     for (RowKernel &kernel : kernels)
       emit(kernel);
+  }
+
+  /// A reduction over outer loops into few outputs (a bias's gradient, a
+  /// column sum): one thread per output would leave the GPU nearly idle
+  /// with a long serial loop each. Its `K` reduced points are cut into `S`
+  /// chunks: a first kernel has one thread per output and chunk (the
+  /// outputs' innermost dims fastest, as the loads are) fold its chunk into
+  /// a partial, from the combiner's identity, through the op's own body;
+  /// then a reduction of the `S` partials of each output (contiguous, a row)
+  /// into the output, which the row kernels take (with the output's fill).
+  void splitColumns(linalg::LinalgOp op) {
+    // parallel* reduction+ parallel+, the output indexed by the parallel
+    // loops in order.
+    if (op.getNumDpsInits() != 1 || op->getNumRegions() != 1 ||
+        op.getNumReductionLoops() == 0)
+      return;
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    auto isReduction = [](utils::IteratorType t) {
+      return t == utils::IteratorType::reduction;
+    };
+    auto first = llvm::find_if(iterators, isReduction);
+    auto end = std::find_if_not(first, iterators.end(), isReduction);
+    if (end == iterators.end() ||
+        std::find_if(end, iterators.end(), isReduction) != iterators.end())
+      return;
+    int64_t lo = first - iterators.begin(), hi = end - iterators.begin();
+    int64_t loops = iterators.size();
+    MLIRContext *ctx = op->getContext();
+    AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    if (out.getNumResults() != loops - (hi - lo))
+      return;
+    for (auto [i, result] : llvm::enumerate(out.getResults()))
+      if (result != getAffineDimExpr(
+                        i < static_cast<size_t>(lo) ? i : i + (hi - lo), ctx))
+        return;
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (isa<ShapedType>(input->get().getType()) &&
+          !op.getMatchingIndexingMap(input).isProjectedPermutation())
+        return;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic))
+      return;
+    std::optional<Accumulation> acc = matchAccumulation(op);
+    if (!acc)
+      return;
+    ArrayRef<int64_t> outer = ArrayRef(ranges).take_front(lo),
+                      reduced = ArrayRef(ranges).slice(lo, hi - lo),
+                      inner = ArrayRef(ranges).drop_front(hi);
+    int64_t outputs = 1, points = 1;
+    for (int64_t e : outer)
+      outputs *= e;
+    for (int64_t e : inner)
+      outputs *= e;
+    for (int64_t e : reduced)
+      points *= e;
+    // Chunks enough for the threads a GPU needs (in the CPU emulation, as
+    // many as chunks of kMinChunk allow), dividing the points evenly.
+    int64_t wanted =
+        lanes == 1 ? points : (kMinFusedThreads + outputs - 1) / outputs;
+    int64_t chunks = 1;
+    for (int64_t s = std::min(wanted, points / kMinChunk); s >= 2; --s)
+      if (points % s == 0) {
+        chunks = s;
+        break;
+      }
+    if (chunks < 2)
+      return;
+    int64_t chunk = points / chunks;
+
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto index = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+    SmallVector<int64_t> partialShape(outer);
+    llvm::append_range(partialShape, inner);
+    partialShape.push_back(chunks);
+    auto partialType = MemRefType::get(partialShape, element);
+    Type token = gpu::AsyncTokenType::get(ctx);
+    Value partial = gpu::AllocOp::create(b, loc, partialType, token,
+                                         rankStreamToken(b, loc), ValueRange(),
+                                         ValueRange(), /*hostShared=*/false)
+                        .getMemref();
+
+    // Kernel 1: a thread per (outer, chunk, inner) point.
+    int64_t threads = outputs * chunks;
+    gpu::LaunchOp launch = createRankLaunch(
+        b, loc, index((threads + kBlock - 1) / kBlock), index(kBlock));
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&launch.getBody().front());
+      Value linear = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, launch.getBlockIds().x, index(kBlock)),
+          launch.getThreadIds().x);
+      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            linear, index(threads));
+      b.setInsertionPointToStart(
+          scf::IfOp::create(b, loc, inRange, /*withElse=*/false).thenBlock());
+      SmallVector<int64_t> space(outer);
+      space.push_back(chunks);
+      llvm::append_range(space, inner);
+      SmallVector<Value> coords = delinearize(b, loc, linear, space);
+      Value c = coords[lo];
+      Value start = arith::MulIOp::create(b, loc, c, index(chunk));
+      Value identity = arith::ConstantOp::create(b, loc, acc->identity);
+      DenseMap<Value, Value> noRegisters;
+      auto loop = scf::ForOp::create(
+          b, loc, index(0), index(chunk), index(1), ValueRange{identity},
+          [&](OpBuilder &nb, Location, Value r, ValueRange carried) {
+            SmallVector<Value> point(ArrayRef<Value>(coords).take_front(lo));
+            llvm::append_range(
+                point,
+                delinearize(nb, loc, arith::AddIOp::create(nb, loc, start, r),
+                            reduced));
+            llvm::append_range(point,
+                               ArrayRef<Value>(coords).drop_front(lo + 1));
+            scf::YieldOp::create(
+                nb, loc,
+                clonePayload(nb, loc, op, point, noRegisters, carried[0]));
+          });
+      SmallVector<Value> at(ArrayRef<Value>(coords).take_front(lo));
+      llvm::append_range(at, ArrayRef<Value>(coords).drop_front(lo + 1));
+      at.push_back(c);
+      memref::StoreOp::create(b, loc, loop.getResult(0), partial, at);
+    }
+
+    // Kernel 2: the output combines its partials, a row each.
+    int64_t kept = partialShape.size() - 1;
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(kept + 1, ctx);
+    SmallVector<AffineMap> maps = {identity, identity.getMajorSubMap(kept)};
+    SmallVector<utils::IteratorType> kinds(kept, utils::IteratorType::parallel);
+    kinds.push_back(utils::IteratorType::reduction);
+    Operation *combine = acc->combine;
+    linalg::GenericOp::create(
+        b, loc, ValueRange{partial}, ValueRange{op.getDpsInitOperand(0)->get()},
+        maps, kinds, [&](OpBuilder &nb, Location l, ValueRange args) {
+          linalg::YieldOp::create(
+              nb, l, combineWith(nb, l, combine, args[1], args[0]));
+        });
+    gpu::DeallocOp::create(b, loc, token, rankStreamToken(b, loc), partial);
+    op->erase();
   }
 
   /// Groups `block`'s reductions, and the ops that can join them, into row
