@@ -369,3 +369,44 @@ func.func @middle(%x: memref<4x2048x64xf32>, %y: memref<4x64xf32>) {
   linalg.reduce { arith.maximumf } ins(%x : memref<4x2048x64xf32>) outs(%y : memref<4x64xf32>) dimensions = [1]
   return
 }
+
+// -----
+
+// A reduction of few long rows (here one: a loss over 16M elements) is
+// split: 512 chunks of 32768, a block each (lanes strided through the
+// chunk, gpu.all_reduce), their totals into 512 partials, then one block
+// for the partials, from the output's fill. Rows shorter than 16K are not
+// split (@row_sum).
+// CHECK-LABEL: func.func @loss
+// CHECK-NOT: linalg.fill
+// CHECK: %[[P:.*]], %{{.*}} = gpu.alloc async [%{{.*}}] () : memref<512xf32>
+// CHECK: gpu.launch
+// CHECK-SAME: in (%{{[^ ]*}} = %c512
+// CHECK: %[[START:.*]] = arith.muli %{{.*}}, %c32768
+// CHECK: scf.for %[[N:.*]] = %{{.*}} to %c32768{{[_0-9]*}} step %c256
+// CHECK: arith.addi %[[START]], %[[N]]
+// CHECK: memref.load %arg0
+// CHECK: gpu.all_reduce  add
+// CHECK: memref.store %{{.*}}, %[[P]][
+// CHECK: gpu.launch
+// CHECK-SAME: in (%{{[^ ]*}} = %c1
+// CHECK: memref.load %[[P]]
+// CHECK: gpu.all_reduce  add
+// CHECK: memref.store %{{.*}}, %arg1[]
+// CHECK: gpu.dealloc async [%{{.*}}] %[[P]]
+// CHECK-NOT: linalg.
+// LANES1-LABEL: func.func @loss
+// LANES1: gpu.alloc async [%{{.*}}] () : memref<2097152xf32>
+// LANES1-NOT: linalg.
+func.func @loss(%x: memref<4096x4096xf32>, %l: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%l : memref<f32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>], iterator_types = ["reduction", "reduction"]}
+      ins(%x : memref<4096x4096xf32>) outs(%l : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %sq = arith.mulf %in, %in : f32
+    %a = arith.addf %acc, %sq : f32
+    linalg.yield %a : f32
+  }
+  return
+}

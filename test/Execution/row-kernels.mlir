@@ -2,9 +2,9 @@
 // reductions over a row and pointwise ops over it, which the CUDA lowering
 // fuses into one kernel per row (dt-gpu-reduction-kernels), and a softmax
 // over a sharded row, gathered first. Split reductions: column sums (a
-// bias's gradient; one over an unevenly sharded dim, masked) and a max
-// over a middle dim, each in chunks whose partials a second kernel
-// combines. The CPU artifact and the emulated CUDA one (the same kernels,
+// bias's gradient; one over an unevenly sharded dim) and a max over a
+// middle dim, each in chunks whose partials a second kernel combines, and
+// a sum of squares to a scalar (a loss), in chunks of the row. The CPU artifact and the emulated CUDA one (the same kernels,
 // one lane per row) against the upstream oracle and against the
 // single-device reference.
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
@@ -35,7 +35,8 @@ func.func @main(%x: tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>
         tensor<6x64xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},
         tensor<40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
         tensor<12xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
-        tensor<4x8xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
+        tensor<4x8xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
+        tensor<f32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
   %eps = arith.constant 1.0e-5 : f32
@@ -137,5 +138,17 @@ func.func @main(%x: tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>
   %k0 = tensor.empty() : tensor<4x8xf32>
   %kf = linalg.fill ins(%ninf : f32) outs(%k0 : tensor<4x8xf32>) -> tensor<4x8xf32>
   %kmax = linalg.reduce { arith.maximumf } ins(%cube : tensor<4x48x8xf32>) outs(%kf : tensor<4x8xf32>) dimensions = [1]
-  return %y, %n, %dx, %wy, %csum, %tsum, %kmax : tensor<32x40xf32>, tensor<32x40xf32>, tensor<32x40xf32>, tensor<6x64xf32>, tensor<40xf32>, tensor<12xf32>, tensor<4x8xf32>
+
+  // The sum of squares of x: each rank's 320 elements in 40 chunks of 8,
+  // then all_reduced.
+  %l0 = tensor.empty() : tensor<f32>
+  %lf = linalg.fill ins(%zero : f32) outs(%l0 : tensor<f32>) -> tensor<f32>
+  %loss = linalg.generic {indexing_maps = [#row, affine_map<(i, j) -> ()>], iterator_types = ["reduction", "reduction"]}
+      ins(%x : tensor<32x40xf32>) outs(%lf : tensor<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %sq = arith.mulf %in, %in : f32
+    %a = arith.addf %acc, %sq : f32
+    linalg.yield %a : f32
+  } -> tensor<f32>
+  return %y, %n, %dx, %wy, %csum, %tsum, %kmax, %loss : tensor<32x40xf32>, tensor<32x40xf32>, tensor<32x40xf32>, tensor<6x64xf32>, tensor<40xf32>, tensor<12xf32>, tensor<4x8xf32>, tensor<f32>
 }

@@ -307,8 +307,15 @@ def GPUReductionKernelsPass : Pass<"dt-gpu-reduction-kernels", "ModuleOp"> {
     partials laid out `[outputs, S]`; a generated reduction of each
     output's `S` partials (a row) into the output, starting from its fill,
     then becomes a row kernel like any other; the partials are a
-    stream-ordered temporary. Other reductions are left to
-    `dt-launch-parallel-loops` (one thread per output).
+    stream-ordered temporary. Likewise a reduction over the innermost dims
+    of rows too few for a block each to keep the GPU busy (a loss, a
+    gradient's norm), when rows are 16K points or longer: each row is cut
+    into `S` chunks, a block per chunk writes the chunk's total, and each
+    row's `S` partials are reduced into the output as above (one row of 16M
+    points: 512 blocks of 256 lanes, then one block). With `lanes=1` the
+    reductions to a scalar are split too, so the CPU emulation tests the
+    split. Other reductions are left to `dt-launch-parallel-loops` (one
+    thread per output).
 
     When a `linalg.fill` of the output is the last thing to touch it
     before the reduction, the fill goes (it was a kernel and a pass over

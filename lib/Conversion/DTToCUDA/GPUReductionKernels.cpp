@@ -28,9 +28,10 @@
 // gpu.all_reduce.
 //
 // Split reductions. A reduction over outer dims into few outputs (a bias's
-// gradient) would run one thread per output over a long serial loop; it is
-// cut into chunks whose partials (a thread per output and chunk) a second,
-// row, reduction combines.
+// gradient) would run one thread per output over a long serial loop, and
+// one over few long rows (a loss) one block per row: either is cut into
+// chunks whose partials (a thread per output and chunk, or a block per
+// chunk of a row) a second, row, reduction combines.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,8 +59,11 @@ constexpr int64_t kMinRow = 16;
 /// that, a block (or warp) per row would leave SMs idle where one thread
 /// per point would not.
 constexpr int64_t kMinFusedThreads = 128 * 1024;
-/// Reduced points per chunk, at least, when a reduction is split.
+/// Reduced points per chunk (per lane of a chunk's block, for rows), at
+/// least, when a reduction is split.
 constexpr int64_t kMinChunk = 8;
+/// Rows shorter than this are never split.
+constexpr int64_t kMinSplitRow = 16 * 1024;
 
 /// An accumulating body: its combiner, as gpu.all_reduce names it, and the
 /// combiner's identity.
@@ -217,6 +221,10 @@ struct RowKernel {
   /// Whether ops after the first may join: a block or warp per row keeps
   /// the GPU busy only when there are rows enough.
   bool fusible = false;
+  /// Chunks each row is cut into, for a split reduction (the kernel's only
+  /// op): its chunks' totals go to `partials[rows..., chunk]`.
+  int64_t splits = 1;
+  Value partials;
   SmallVector<linalg::LinalgOp> ops;
   DenseMap<Operation *, Accumulation> accumulations;
   /// The fill a reduction's output starts from, when it is folded in.
@@ -339,7 +347,8 @@ struct GPUReductionKernelsPass
         columns.push_back(op);
     });
     for (linalg::LinalgOp op : columns)
-      splitColumns(op);
+      if (!splitColumns(op))
+        splitRows(op);
 
     SmallVector<RowKernel, 0> kernels;
     getOperation().walk([&](Block *block) {
@@ -360,12 +369,12 @@ struct GPUReductionKernelsPass
   /// a partial, from the combiner's identity, through the op's own body;
   /// then a reduction of the `S` partials of each output (contiguous, a row)
   /// into the output, which the row kernels take (with the output's fill).
-  void splitColumns(linalg::LinalgOp op) {
+  bool splitColumns(linalg::LinalgOp op) {
     // parallel* reduction+ parallel+, the output indexed by the parallel
     // loops in order.
     if (op.getNumDpsInits() != 1 || op->getNumRegions() != 1 ||
         op.getNumReductionLoops() == 0)
-      return;
+      return false;
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     auto isReduction = [](utils::IteratorType t) {
       return t == utils::IteratorType::reduction;
@@ -374,27 +383,27 @@ struct GPUReductionKernelsPass
     auto end = std::find_if_not(first, iterators.end(), isReduction);
     if (end == iterators.end() ||
         std::find_if(end, iterators.end(), isReduction) != iterators.end())
-      return;
+      return false;
     int64_t lo = first - iterators.begin(), hi = end - iterators.begin();
     int64_t loops = iterators.size();
     MLIRContext *ctx = op->getContext();
     AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
     if (out.getNumResults() != loops - (hi - lo))
-      return;
+      return false;
     for (auto [i, result] : llvm::enumerate(out.getResults()))
       if (result != getAffineDimExpr(
                         i < static_cast<size_t>(lo) ? i : i + (hi - lo), ctx))
-        return;
+        return false;
     for (OpOperand *input : op.getDpsInputOperands())
       if (isa<ShapedType>(input->get().getType()) &&
           !op.getMatchingIndexingMap(input).isProjectedPermutation())
-        return;
+        return false;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     if (llvm::any_of(ranges, ShapedType::isDynamic))
-      return;
+      return false;
     std::optional<Accumulation> acc = matchAccumulation(op);
     if (!acc)
-      return;
+      return false;
     ArrayRef<int64_t> outer = ArrayRef(ranges).take_front(lo),
                       reduced = ArrayRef(ranges).slice(lo, hi - lo),
                       inner = ArrayRef(ranges).drop_front(hi);
@@ -409,14 +418,10 @@ struct GPUReductionKernelsPass
     // many as chunks of kMinChunk allow), dividing the points evenly.
     int64_t wanted =
         lanes == 1 ? points : (kMinFusedThreads + outputs - 1) / outputs;
-    int64_t chunks = 1;
-    for (int64_t s = std::min(wanted, points / kMinChunk); s >= 2; --s)
-      if (points % s == 0) {
-        chunks = s;
-        break;
-      }
+    int64_t chunks =
+        largestDivisorUpTo(points, std::min(wanted, points / kMinChunk));
     if (chunks < 2)
-      return;
+      return false;
     int64_t chunk = points / chunks;
 
     OpBuilder b(op);
@@ -424,16 +429,10 @@ struct GPUReductionKernelsPass
     auto index = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
-    Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
     SmallVector<int64_t> partialShape(outer);
     llvm::append_range(partialShape, inner);
     partialShape.push_back(chunks);
-    auto partialType = MemRefType::get(partialShape, element);
-    Type token = gpu::AsyncTokenType::get(ctx);
-    Value partial = gpu::AllocOp::create(b, loc, partialType, token,
-                                         rankStreamToken(b, loc), ValueRange(),
-                                         ValueRange(), /*hostShared=*/false)
-                        .getMemref();
+    Value partial = allocPartials(b, loc, op, partialShape);
 
     // Kernel 1: a thread per (outer, chunk, inner) point.
     int64_t threads = outputs * chunks;
@@ -479,20 +478,99 @@ struct GPUReductionKernelsPass
     }
 
     // Kernel 2: the output combines its partials, a row each.
-    int64_t kept = partialShape.size() - 1;
+    combinePartials(b, loc, partial, op, acc->combine);
+    op->erase();
+    return true;
+  }
+
+  /// A reduction over the innermost loops of rows too few to keep a GPU
+  /// busy with a block each (a loss, a gradient's norm), over long rows:
+  /// each row is cut into `S` chunks, a block per chunk (a row kernel of
+  /// `rows x S` rows) writes the chunks' totals, and a reduction of each
+  /// row's `S` partials finishes it. The CPU emulation splits the
+  /// reductions to a scalar, to test it.
+  void splitRows(linalg::LinalgOp op) {
+    std::optional<Accumulation> acc = matchReduction(op);
+    if (!acc)
+      return;
+    RowKernel kernel;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t parallel = op.getNumParallelLoops();
+    kernel.rowShape.assign(ranges.begin(), ranges.begin() + parallel);
+    kernel.reduceShape.assign(ranges.begin() + parallel, ranges.end());
+    for (int64_t e : kernel.rowShape)
+      kernel.rows *= e;
+    for (int64_t e : kernel.reduceShape)
+      kernel.row *= e;
+    int64_t wanted, most;
+    if (lanes == 1) {
+      if (kernel.rows != 1)
+        return;
+      wanted = most = kernel.row / kMinChunk;
+    } else {
+      if (kernel.rows * kBlock >= kMinFusedThreads || kernel.row < kMinSplitRow)
+        return;
+      wanted = (kMinFusedThreads + kernel.rows * kBlock - 1) /
+               (kernel.rows * kBlock);
+      most = kernel.row / (kBlock * kMinChunk);
+    }
+    kernel.splits = largestDivisorUpTo(kernel.row, std::min(wanted, most));
+    if (kernel.splits < 2)
+      return;
+    kernel.lanes = lanes == 1 ? 1 : kBlock;
+    if (!kernel.admit(op, &*acc, nullptr))
+      return;
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    SmallVector<int64_t> partialShape(kernel.rowShape);
+    partialShape.push_back(kernel.splits);
+    kernel.partials = allocPartials(b, loc, op, partialShape);
+    b.setInsertionPointAfter(op);
+    combinePartials(b, loc, kernel.partials, op, acc->combine);
+    emit(kernel);
+  }
+
+  /// The largest divisor of `n` in [2, limit], or 1.
+  static int64_t largestDivisorUpTo(int64_t n, int64_t limit) {
+    for (int64_t d = std::min(limit, n); d >= 2; --d)
+      if (n % d == 0)
+        return d;
+    return 1;
+  }
+
+  /// A stream-ordered temporary for partials of `op`'s output type.
+  static Value allocPartials(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                             ArrayRef<int64_t> shape) {
+    Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+    return gpu::AllocOp::create(b, loc, MemRefType::get(shape, element),
+                                gpu::AsyncTokenType::get(b.getContext()),
+                                rankStreamToken(b, loc), ValueRange(),
+                                ValueRange(), /*hostShared=*/false)
+        .getMemref();
+  }
+
+  /// `op`'s output combines the partials (over their last dim) with
+  /// `combine`: a reduction the row kernels take, starting from the
+  /// output's fill; the partials are freed after it.
+  static void combinePartials(OpBuilder &b, Location loc, Value partials,
+                              linalg::LinalgOp op, Operation *combine) {
+    MLIRContext *ctx = b.getContext();
+    int64_t kept = cast<MemRefType>(partials.getType()).getRank() - 1;
     AffineMap identity = AffineMap::getMultiDimIdentityMap(kept + 1, ctx);
-    SmallVector<AffineMap> maps = {identity, identity.getMajorSubMap(kept)};
+    SmallVector<AffineMap> maps = {
+        identity, AffineMap::get(kept + 1, 0,
+                                 identity.getResults().take_front(kept), ctx)};
     SmallVector<utils::IteratorType> kinds(kept, utils::IteratorType::parallel);
     kinds.push_back(utils::IteratorType::reduction);
-    Operation *combine = acc->combine;
     linalg::GenericOp::create(
-        b, loc, ValueRange{partial}, ValueRange{op.getDpsInitOperand(0)->get()},
-        maps, kinds, [&](OpBuilder &nb, Location l, ValueRange args) {
+        b, loc, ValueRange{partials},
+        ValueRange{op.getDpsInitOperand(0)->get()}, maps, kinds,
+        [&](OpBuilder &nb, Location l, ValueRange args) {
           linalg::YieldOp::create(
               nb, l, combineWith(nb, l, combine, args[1], args[0]));
         });
-    gpu::DeallocOp::create(b, loc, token, rankStreamToken(b, loc), partial);
-    op->erase();
+    gpu::DeallocOp::create(b, loc, gpu::AsyncTokenType::get(ctx),
+                           rankStreamToken(b, loc), partials);
   }
 
   /// Groups `block`'s reductions, and the ops that can join them, into row
@@ -608,9 +686,10 @@ struct GPUReductionKernelsPass
     auto index = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
+    int64_t rows = kernel.rows * kernel.splits;
     int64_t rowsPerBlock = kBlock / kernel.lanes;
-    Value grid = index(
-        std::max<int64_t>(1, (kernel.rows + rowsPerBlock - 1) / rowsPerBlock));
+    Value grid =
+        index(std::max<int64_t>(1, (rows + rowsPerBlock - 1) / rowsPerBlock));
     gpu::LaunchOp launch = createRankLaunch(b, loc, grid, index(kBlock));
     b.setInsertionPointToStart(&launch.getBody().front());
 
@@ -628,11 +707,21 @@ struct GPUReductionKernelsPass
     // that shuffle together (and always true for a block per row).
     if (kernel.lanes != kBlock) {
       Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                            rowIndex, index(kernel.rows));
+                                            rowIndex, index(rows));
       auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
       b.setInsertionPointToStart(guard.thenBlock());
     }
-    SmallVector<Value> outer = delinearize(b, loc, rowIndex, kernel.rowShape);
+    // A split row's chunk is the last coordinate of the launch's rows.
+    SmallVector<int64_t> rowSpace(kernel.rowShape);
+    if (kernel.splits > 1)
+      rowSpace.push_back(kernel.splits);
+    SmallVector<Value> outer = delinearize(b, loc, rowIndex, rowSpace);
+    int64_t length = kernel.row / kernel.splits;
+    Value chunk, chunkStart;
+    if (kernel.splits > 1) {
+      chunk = outer.pop_back_val();
+      chunkStart = arith::MulIOp::create(b, loc, chunk, index(length));
+    }
     Value isFirst =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
 
@@ -644,8 +733,10 @@ struct GPUReductionKernelsPass
                             OpBuilder &, ArrayRef<Value>, ValueRange)>
                             body) {
       auto loop = scf::ForOp::create(
-          b, loc, lane, index(kernel.row), index(kernel.lanes), init,
+          b, loc, lane, index(length), index(kernel.lanes), init,
           [&](OpBuilder &nb, Location, Value n, ValueRange carried) {
+            if (chunkStart)
+              n = arith::AddIOp::create(nb, loc, chunkStart, n);
             SmallVector<Value> loops(outer);
             llvm::append_range(loops,
                                delinearize(nb, loc, n, kernel.reduceShape));
@@ -688,6 +779,15 @@ struct GPUReductionKernelsPass
           total =
               combineWith(b, loc, combine, total, shuffle.getShuffleResult());
         }
+      }
+      if (kernel.partials) {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(
+            scf::IfOp::create(b, loc, isFirst, /*withElse=*/false).thenBlock());
+        SmallVector<Value> at(outer);
+        at.push_back(chunk);
+        memref::StoreOp::create(b, loc, total, kernel.partials, at);
+        continue;
       }
       // Every lane knows a filled output's initial value, so every lane
       // holds the result; otherwise lane 0 alone loads and combines.
