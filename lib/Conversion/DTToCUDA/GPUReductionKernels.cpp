@@ -341,12 +341,14 @@ struct GPUReductionKernelsPass
           << lanes;
       return signalPassFailure();
     }
-    SmallVector<linalg::LinalgOp> columns;
+    // Split reductions first: their second halves are row reductions that
+    // the row kernels then take.
+    SmallVector<linalg::LinalgOp> candidates;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (!op->getParentOfType<gpu::LaunchOp>() && op.hasPureBufferSemantics())
-        columns.push_back(op);
+        candidates.push_back(op);
     });
-    for (linalg::LinalgOp op : columns)
+    for (linalg::LinalgOp op : candidates)
       if (!splitColumns(op))
         splitRows(op);
 
@@ -364,11 +366,12 @@ struct GPUReductionKernelsPass
   /// A reduction over outer loops into few outputs (a bias's gradient, a
   /// column sum): one thread per output would leave the GPU nearly idle
   /// with a long serial loop each. Its `K` reduced points are cut into `S`
-  /// chunks: a first kernel has one thread per output and chunk (the
-  /// outputs' innermost dims fastest, as the loads are) fold its chunk into
-  /// a partial, from the combiner's identity, through the op's own body;
-  /// then a reduction of the `S` partials of each output (contiguous, a row)
-  /// into the output, which the row kernels take (with the output's fill).
+  /// chunks. A first kernel has one thread per output and chunk (the
+  /// outputs' innermost dims fastest, as the loads are), which folds its
+  /// chunk into a partial, from the combiner's identity, through the op's
+  /// own body. Then a reduction of the `S` partials of each output
+  /// (contiguous, a row) into the output, which the row kernels take (with
+  /// the output's fill). Returns whether it split `op`.
   bool splitColumns(linalg::LinalgOp op) {
     // parallel* reduction+ parallel+, the output indexed by the parallel
     // loops in order.
