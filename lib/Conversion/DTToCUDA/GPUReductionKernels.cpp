@@ -236,6 +236,21 @@ struct RowKernel {
   /// it (pending: seen after its last op so far).
   SmallVector<Operation *> deferred, pending;
 
+  /// An empty kernel over the rows of `op`, a reduction over its innermost
+  /// loops.
+  static RowKernel over(linalg::LinalgOp op) {
+    RowKernel kernel;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t parallel = op.getNumParallelLoops();
+    kernel.rowShape.assign(ranges.begin(), ranges.begin() + parallel);
+    kernel.reduceShape.assign(ranges.begin() + parallel, ranges.end());
+    for (int64_t e : kernel.rowShape)
+      kernel.rows *= e;
+    for (int64_t e : kernel.reduceShape)
+      kernel.row *= e;
+    return kernel;
+  }
+
   SmallVector<int64_t> loopRanges() const {
     SmallVector<int64_t> ranges(rowShape);
     llvm::append_range(ranges, reduceShape);
@@ -496,15 +511,7 @@ struct GPUReductionKernelsPass
     std::optional<Accumulation> acc = matchReduction(op);
     if (!acc)
       return;
-    RowKernel kernel;
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    int64_t parallel = op.getNumParallelLoops();
-    kernel.rowShape.assign(ranges.begin(), ranges.begin() + parallel);
-    kernel.reduceShape.assign(ranges.begin() + parallel, ranges.end());
-    for (int64_t e : kernel.rowShape)
-      kernel.rows *= e;
-    for (int64_t e : kernel.reduceShape)
-      kernel.row *= e;
+    RowKernel kernel = RowKernel::over(op);
     int64_t wanted, most;
     if (lanes == 1) {
       if (kernel.rows != 1)
@@ -642,15 +649,7 @@ struct GPUReductionKernelsPass
     std::optional<Accumulation> acc = matchReduction(op);
     if (!acc)
       return std::nullopt;
-    RowKernel kernel;
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    int64_t parallel = op.getNumParallelLoops();
-    kernel.rowShape.assign(ranges.begin(), ranges.begin() + parallel);
-    kernel.reduceShape.assign(ranges.begin() + parallel, ranges.end());
-    for (int64_t e : kernel.rowShape)
-      kernel.rows *= e;
-    for (int64_t e : kernel.reduceShape)
-      kernel.row *= e;
+    RowKernel kernel = RowKernel::over(op);
     if (kernel.row < kMinRow && lanes != 1)
       return std::nullopt;
     // Long rows, or too few rows to fill the GPU with warps: a block each.
