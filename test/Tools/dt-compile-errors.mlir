@@ -9,6 +9,13 @@
 // MISSING: dt-compile: cannot open input file '{{.*}}missing.mlir'
 // RUN: not dt-compile %s 2>&1 | FileCheck %s --check-prefix=OUTPUT
 // OUTPUT: dt-compile: a shared object needs an output path: -o FILE.so
+// --help lists dt-compile's options, not the ones LLVM's libraries register.
+// RUN: dt-compile --help | FileCheck %s --check-prefix=HELP
+// HELP: dt-compile options:
+// HELP: --emit=<value>
+// HELP: --target=<string>
+// HELP-NOT: aarch64
+// HELP-NOT: --x86-
 
 // An entry whose argument has a dynamic shape: the runtime allocates every
 // buffer from the description.

@@ -25,44 +25,53 @@ using namespace mlir;
 namespace {
 enum class Emit { SharedObject, LLVMIR, SPMDMLIR, Description };
 
+/// dt-compile's own options: --help lists these, not the hundreds LLVM's
+/// libraries register (which are still accepted).
+llvm::cl::OptionCategory options("dt-compile options");
+
 llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
                                      llvm::cl::desc("<input .mlir>"),
-                                     llvm::cl::Required);
+                                     llvm::cl::Required,
+                                     llvm::cl::cat(options));
 llvm::cl::opt<std::string> outputFile("o", llvm::cl::desc("Output file"),
                                       llvm::cl::value_desc("path"),
-                                      llvm::cl::init("-"));
+                                      llvm::cl::init("-"),
+                                      llvm::cl::cat(options));
 llvm::cl::opt<std::string> target("target",
                                   llvm::cl::desc("cpu (default) or cuda"),
-                                  llvm::cl::init("cpu"));
+                                  llvm::cl::init("cpu"),
+                                  llvm::cl::cat(options));
 llvm::cl::opt<std::string>
     gpuArch("gpu-arch",
             llvm::cl::desc("--target=cuda: the SM kernels are compiled for "
                            "(PTX for it is embedded too)"),
-            llvm::cl::init("sm_90"));
+            llvm::cl::init("sm_90"), llvm::cl::cat(options));
 llvm::cl::opt<bool> emulateGPU(
     "emulate-gpu",
     llvm::cl::desc("--target=cuda: run the kernels as CPU loops and matmuls "
                    "through BLAS: a CPU artifact that tests the CUDA lowering "
                    "without a GPU"),
-    llvm::cl::init(false));
+    llvm::cl::init(false), llvm::cl::cat(options));
 llvm::cl::opt<std::string>
     topology("topology", llvm::cl::desc("Topology file for the cost model"),
-             llvm::cl::init(""));
+             llvm::cl::init(""), llvm::cl::cat(options));
 llvm::cl::opt<std::string> cpu("mcpu",
                                llvm::cl::desc("Target CPU (default: native)"),
-                               llvm::cl::init("native"));
+                               llvm::cl::init("native"),
+                               llvm::cl::cat(options));
 llvm::cl::opt<unsigned> optLevel("O", llvm::cl::desc("LLVM optimization level"),
-                                 llvm::cl::Prefix, llvm::cl::init(3));
+                                 llvm::cl::Prefix, llvm::cl::init(3),
+                                 llvm::cl::cat(options));
 llvm::cl::opt<Emit> emit(
     "emit", llvm::cl::desc("What to write"),
-    llvm::cl::values(
-        clEnumValN(Emit::SharedObject, "so", "the shared object (default)"),
-        clEnumValN(Emit::LLVMIR, "llvm", "the optimized LLVM IR"),
-        clEnumValN(Emit::SPMDMLIR, "spmd-mlir",
-                   "the SPMD program in the LLVM dialect"),
-        clEnumValN(Emit::Description, "description",
-                   "the program description the runtime reads")),
-    llvm::cl::init(Emit::SharedObject));
+    llvm::cl::values(clEnumValN(Emit::SharedObject, "so",
+                                "the shared object (default)"),
+                     clEnumValN(Emit::LLVMIR, "llvm", "the optimized LLVM IR"),
+                     clEnumValN(Emit::SPMDMLIR, "spmd-mlir",
+                                "the SPMD program in the LLVM dialect"),
+                     clEnumValN(Emit::Description, "description",
+                                "the program description the runtime reads")),
+    llvm::cl::init(Emit::SharedObject), llvm::cl::cat(options));
 
 int fail(const llvm::Twine &message) {
   llvm::errs() << "dt-compile: " << message << "\n";
@@ -116,6 +125,7 @@ int writeText(llvm::function_ref<void(llvm::raw_ostream &)> print) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  llvm::cl::HideUnrelatedOptions(options);
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "dt-compile: sharded .mlir program -> native artifact\n");
   if (target != "cpu" && target != "cuda")
@@ -188,7 +198,8 @@ int main(int argc, char **argv) {
   if (failed(llvmModule))
     return 1;
   if (emit == Emit::LLVMIR)
-    return writeText([&](llvm::raw_ostream &os) { (*llvmModule)->print(os, nullptr); });
+    return writeText(
+        [&](llvm::raw_ostream &os) { (*llvmModule)->print(os, nullptr); });
   if (failed(dt::writeSharedObject(**llvmModule, *machine, outputFile, error)))
     return fail(error);
   return 0;
