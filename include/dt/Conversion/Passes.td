@@ -338,7 +338,7 @@ def GPUReductionKernelsPass : Pass<"dt-gpu-reduction-kernels", "ModuleOp"> {
       (so its output must have been filled);
     - an op in between that joins no kernel stays before it and must not
       touch the kernel's buffers (a deallocation moves after it);
-    - the rows keep at least 128K threads busy (on the CPU emulation,
+    - the rows keep at least 32K threads busy (on the CPU emulation,
       always), since a block or warp per row with few rows would leave the
       GPU idle where one thread per point would not.
     A softmax (max, sum of exponentials, normalization), an RMS norm and

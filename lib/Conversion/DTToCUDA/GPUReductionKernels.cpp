@@ -55,10 +55,13 @@ constexpr int64_t kBlock = 256;
 constexpr int64_t kWarp = 32;
 /// Rows shorter than this keep one thread per output.
 constexpr int64_t kMinRow = 16;
-/// Threads a row kernel must keep busy before later ops join it: below
-/// that, a block (or warp) per row would leave SMs idle where one thread
-/// per point would not.
-constexpr int64_t kMinFusedThreads = 128 * 1024;
+/// Threads a row kernel must keep busy before later ops join it (128
+/// blocks, about one per SM): below that, a block (or warp) per row would
+/// leave SMs idle where one thread per point would not.
+constexpr int64_t kMinFusedThreads = 32 * 1024;
+/// Threads a split reduction aims at (several blocks per SM); a reduction
+/// that has them one thread (or block) per output is not split.
+constexpr int64_t kSplitThreads = 128 * 1024;
 /// Reduced points per chunk (per lane of a chunk's block, for rows), at
 /// least, when a reduction is split.
 constexpr int64_t kMinChunk = 8;
@@ -435,7 +438,7 @@ struct GPUReductionKernelsPass
     // Chunks enough for the threads a GPU needs (in the CPU emulation, as
     // many as chunks of kMinChunk allow), dividing the points evenly.
     int64_t wanted =
-        lanes == 1 ? points : (kMinFusedThreads + outputs - 1) / outputs;
+        lanes == 1 ? points : (kSplitThreads + outputs - 1) / outputs;
     int64_t chunks =
         largestDivisorUpTo(points, std::min(wanted, points / kMinChunk));
     if (chunks < 2)
@@ -518,10 +521,10 @@ struct GPUReductionKernelsPass
         return;
       wanted = most = kernel.row / kMinChunk;
     } else {
-      if (kernel.rows * kBlock >= kMinFusedThreads || kernel.row < kMinSplitRow)
+      if (kernel.rows * kBlock >= kSplitThreads || kernel.row < kMinSplitRow)
         return;
-      wanted = (kMinFusedThreads + kernel.rows * kBlock - 1) /
-               (kernel.rows * kBlock);
+      wanted =
+          (kSplitThreads + kernel.rows * kBlock - 1) / (kernel.rows * kBlock);
       most = kernel.row / (kBlock * kMinChunk);
     }
     kernel.splits = largestDivisorUpTo(kernel.row, std::min(wanted, most));
