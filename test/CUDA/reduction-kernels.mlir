@@ -410,3 +410,84 @@ func.func @loss(%x: memref<4096x4096xf32>, %l: memref<f32>) {
   }
   return
 }
+
+// -----
+
+// Pointwise ops before a row kernel's first reduction over the same loops
+// lead it (a residual add before its norm): the sum reads the residual the
+// same lane wrote. An op between them that joins nothing stays before the
+// kernel (the fill of another buffer, folded here); one that touches the
+// prefix's buffers keeps the prefix out (@prefix_blocked).
+// CHECK-LABEL: func.func @residual_norm
+// CHECK: gpu.launch
+// CHECK: scf.for
+// CHECK: arith.addf
+// CHECK: memref.store %{{.*}}, %arg2[
+// CHECK: scf.for
+// CHECK: memref.load %arg2[
+// CHECK: gpu.all_reduce  add
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}}, %arg4[
+// CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
+// CHECK-NOT: linalg.
+// LANES1-LABEL: func.func @residual_norm
+// LANES1-COUNT-1: gpu.launch
+// LANES1-NOT: gpu.launch
+// LANES1-NOT: linalg.
+// LANES1-LABEL: func.func @prefix_blocked
+// CHECK-LABEL: func.func @prefix_blocked
+// CHECK: linalg.generic
+// CHECK: memref.copy
+// CHECK: gpu.launch
+// CHECK: gpu.all_reduce
+// CHECK: gpu.terminator
+// CHECK-NOT: linalg.
+#rows = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @residual_norm(%x: memref<2048x1024xf32>, %a: memref<2048x1024xf32>, %h: memref<2048x1024xf32>,
+                         %ss: memref<2048xf32>, %n: memref<2048x1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#rows, #rows, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %a : memref<2048x1024xf32>, memref<2048x1024xf32>) outs(%h : memref<2048x1024xf32>) {
+  ^bb0(%p: f32, %q: f32, %out: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%ss : memref<2048xf32>)
+  linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%h : memref<2048x1024xf32>) outs(%ss : memref<2048xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %sq = arith.mulf %in, %in : f32
+    %t = arith.addf %acc, %sq : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#rows, #row, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%h, %ss : memref<2048x1024xf32>, memref<2048xf32>) outs(%n : memref<2048x1024xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = math.rsqrt %s : f32
+    %o = arith.mulf %in, %r : f32
+    linalg.yield %o : f32
+  }
+  return
+}
+func.func @prefix_blocked(%x: memref<2048x1024xf32>, %a: memref<2048x1024xf32>, %h: memref<2048x1024xf32>,
+                          %ss: memref<2048xf32>, %keep: memref<2048x1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#rows, #rows, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %a : memref<2048x1024xf32>, memref<2048x1024xf32>) outs(%h : memref<2048x1024xf32>) {
+  ^bb0(%p: f32, %q: f32, %out: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  }
+  memref.copy %h, %keep : memref<2048x1024xf32> to memref<2048x1024xf32>
+  linalg.fill ins(%zero : f32) outs(%ss : memref<2048xf32>)
+  linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%h : memref<2048x1024xf32>) outs(%ss : memref<2048xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %sq = arith.mulf %in, %in : f32
+    %t = arith.addf %acc, %sq : f32
+    linalg.yield %t : f32
+  }
+  return
+}

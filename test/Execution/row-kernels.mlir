@@ -1,6 +1,7 @@
-// Row kernels: a softmax, an RMS norm and a softmax's backward, each
-// reductions over a row and pointwise ops over it, which the CUDA lowering
-// fuses into one kernel per row (dt-gpu-reduction-kernels), and a softmax
+// Row kernels: a residual add and its RMS norm, a softmax, an RMS norm and
+// a softmax's backward, each reductions over a row and pointwise ops over
+// it, which the CUDA lowering fuses into one kernel per row
+// (dt-gpu-reduction-kernels), and a softmax
 // over a sharded row, gathered first. Split reductions: column sums (a
 // bias's gradient; one over an unevenly sharded dim) and a max over a
 // middle dim, each in chunks whose partials a second kernel combines, and
@@ -36,13 +37,41 @@ func.func @main(%x: tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>
         tensor<40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
         tensor<12xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
         tensor<4x8xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
-        tensor<f32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
+        tensor<f32> {dt.sharding = #dt.sharding<@mesh, [R]>},
+        tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
+        tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) {
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
   %eps = arith.constant 1.0e-5 : f32
   %width = arith.constant 40.0 : f32
   %rows = tensor.empty() : tensor<32xf32>
   %full = tensor.empty() : tensor<32x40xf32>
+
+  // h = x + dy and its RMS norm: the residual add leads the norm's row
+  // kernel.
+  %h = linalg.generic {indexing_maps = [#row, #row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %dy : tensor<32x40xf32>, tensor<32x40xf32>) outs(%full : tensor<32x40xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %t = arith.addf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<32x40xf32>
+  %hs0 = linalg.fill ins(%zero : f32) outs(%rows : tensor<32xf32>) -> tensor<32xf32>
+  %hss = linalg.generic {indexing_maps = [#row, #total], iterator_types = ["parallel", "reduction"]}
+      ins(%h : tensor<32x40xf32>) outs(%hs0 : tensor<32xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %sq = arith.mulf %in, %in : f32
+    %a = arith.addf %acc, %sq : f32
+    linalg.yield %a : f32
+  } -> tensor<32xf32>
+  %hn = linalg.generic {indexing_maps = [#row, #total, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%h, %hss : tensor<32x40xf32>, tensor<32xf32>) outs(%full : tensor<32x40xf32>) {
+  ^bb0(%in: f32, %ss: f32, %out: f32):
+    %mean = arith.divf %ss, %width : f32
+    %v = arith.addf %mean, %eps : f32
+    %r = math.rsqrt %v : f32
+    %o = arith.mulf %in, %r : f32
+    linalg.yield %o : f32
+  } -> tensor<32x40xf32>
 
   // y = softmax(x) along the rows.
   %m0 = linalg.fill ins(%ninf : f32) outs(%rows : tensor<32xf32>) -> tensor<32xf32>
@@ -150,5 +179,5 @@ func.func @main(%x: tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>
     %a = arith.addf %acc, %sq : f32
     linalg.yield %a : f32
   } -> tensor<f32>
-  return %y, %n, %dx, %wy, %csum, %tsum, %kmax, %loss : tensor<32x40xf32>, tensor<32x40xf32>, tensor<32x40xf32>, tensor<6x64xf32>, tensor<40xf32>, tensor<12xf32>, tensor<4x8xf32>, tensor<f32>
+  return %y, %n, %dx, %wy, %csum, %tsum, %kmax, %loss, %h, %hn : tensor<32x40xf32>, tensor<32x40xf32>, tensor<32x40xf32>, tensor<6x64xf32>, tensor<40xf32>, tensor<12xf32>, tensor<4x8xf32>, tensor<f32>, tensor<32x40xf32>, tensor<32x40xf32>
 }

@@ -325,7 +325,9 @@ def GPUReductionKernelsPass : Pass<"dt-gpu-reduction-kernels", "ModuleOp"> {
     Row kernels: the ops after a reduction that run over the same rows
     join its kernel, in order, each as a loop of the row's lanes: more
     reductions over the same row (a softmax's sum after its max) and
-    pointwise ops over the row's elements (the normalization). The row is
+    pointwise ops over the row's elements (the normalization). Pointwise
+    ops over the same loops just before the reduction lead the kernel (a
+    residual add before its norm). The row is
     then read from DRAM once, its later reads hitting the cache, and the
     totals of filled outputs stay in the registers of every lane (the
     shuffles and `gpu.all_reduce` give every lane the total). An op joins

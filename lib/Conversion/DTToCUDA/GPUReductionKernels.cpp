@@ -21,6 +21,8 @@
 // the same rows (reductions over the same row, pointwise ops over its
 // elements) join its kernel, each a loop of the row's lanes in turn; the
 // row's later reads then hit the cache, and totals stay in registers.
+// Pointwise ops over the same loops right before the reduction lead the
+// kernel (a residual add before its norm).
 // Lanes need no barrier between the ops, because every element written in
 // the kernel is read and written again only by the lane that owns it (the
 // same buffer and the same indexing map), and a reduction's output is read
@@ -597,6 +599,15 @@ struct GPUReductionKernelsPass
         kernels.push_back(std::move(*open));
       open.reset();
     };
+    // The pointwise ops since the last kernel's ops, which a kernel that
+    // starts at a reduction after them may take first (a residual add
+    // before its norm), and the buffers they use.
+    SmallVector<linalg::LinalgOp> prefix;
+    llvm::SmallPtrSet<Value, 16> prefixAliases;
+    auto forget = [&] {
+      prefix.clear();
+      prefixAliases.clear();
+    };
     for (Operation &op : block) {
       auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
       if (linalgOp && !linalgOp.hasPureBufferSemantics())
@@ -610,10 +621,23 @@ struct GPUReductionKernelsPass
           close();
       }
       if (linalgOp)
-        if (std::optional<RowKernel> kernel = start(linalgOp)) {
+        if (std::optional<RowKernel> kernel = start(linalgOp, prefix)) {
           close();
           open = std::move(kernel);
+          forget();
+          continue;
         }
+      if (linalgOp && linalgOp->getNumRegions() == 1 &&
+          linalgOp.getNumReductionLoops() == 0 &&
+          isPointwiseOver(linalgOp, linalgOp.getStaticLoopRanges())) {
+        prefix.push_back(linalgOp);
+        for (Value operand : op.getOperands())
+          if (isa<MemRefType>(operand.getType()))
+            addBufferViews(operand, prefixAliases);
+      } else if (mayAccessAny(&op, prefixAliases)) {
+        // The prefix would move past an op that touches its buffers.
+        forget();
+      }
     }
     close();
   }
@@ -647,8 +671,11 @@ struct GPUReductionKernelsPass
   }
 
   /// A row kernel that starts with `op`, when `op` is a reduction to give
-  /// one.
-  std::optional<RowKernel> start(linalg::LinalgOp op) {
+  /// one; the pointwise ops at the end of `prefix` (before `op`, with only
+  /// ops that do not touch their buffers in between) over the same loops
+  /// come first when they can.
+  std::optional<RowKernel> start(linalg::LinalgOp op,
+                                 ArrayRef<linalg::LinalgOp> prefix) {
     std::optional<Accumulation> acc = matchReduction(op);
     if (!acc)
       return std::nullopt;
@@ -661,7 +688,35 @@ struct GPUReductionKernelsPass
     kernel.lanes = lanes == 1 ? 1 : gpuLanes;
     // The CPU emulation fuses whatever it can: it is there to test.
     kernel.fusible = lanes == 1 || kernel.rows * gpuLanes >= kMinFusedThreads;
-    if (!kernel.admit(op, &*acc, foldableFill(op)))
+    linalg::FillOp fill = foldableFill(op);
+    if (kernel.fusible) {
+      // The prefix's ops over the same loops move into the kernel; the
+      // others stay where they are, so none may touch the buffers of a
+      // chosen op before it.
+      SmallVector<int64_t> ranges = kernel.loopRanges();
+      SmallVector<linalg::LinalgOp> chosen;
+      llvm::SmallPtrSet<Value, 16> chosenAliases;
+      for (linalg::LinalgOp p : prefix) {
+        if (isPointwiseOver(p, ranges)) {
+          chosen.push_back(p);
+          for (Value operand : p->getOperands())
+            if (isa<MemRefType>(operand.getType()))
+              addBufferViews(operand, chosenAliases);
+        } else if (mayAccessAny(p, chosenAliases)) {
+          chosen.clear();
+          chosenAliases.clear();
+        }
+      }
+      RowKernel led = kernel;
+      if (!chosen.empty() &&
+          llvm::all_of(chosen,
+                       [&](linalg::LinalgOp p) {
+                         return led.admit(p, nullptr, nullptr);
+                       }) &&
+          led.admit(op, &*acc, fill))
+        return led;
+    }
+    if (!kernel.admit(op, &*acc, fill))
       return std::nullopt;
     return kernel;
   }
