@@ -11,7 +11,10 @@ by side in one run, printing ratios against the targets.
    speedup >= 1.6 on this 2-core machine.
 3. Host overhead: a chain of 10,000 elementwise ops. Target: <= 1 us per op.
 4. Collectives: all_reduce of 64 MiB on 2 ranks (threads backend) against
-   memcpy bandwidth measured in the same run. Target: >= 50%.
+   memcpy bandwidth measured in the same run (three turns each, the best of
+   each kept: this machine's memory bandwidth wanders). Target: >= 50%. An
+   all_reduce must read both inputs and write both outputs, twice a
+   memcpy's traffic, so 50% is what two cores sharing one memory bus allow.
 """
 
 import argparse
@@ -64,21 +67,30 @@ func.func @main(%x: tensor<4096x4096xf32> {dt.sharding = #dt.sharding<@mesh, [P(
 }
 '''
 
+ROUNDS = 3  # turns taken by the all_reduce and the memcpy
 RANK = re.compile(r"rank (\d+): ([\d.]+) us per call \(min ([\d.]+) us")
 
 
-def run(tools, tmp, name, source, repeat):
+def compile_program(tools, tmp, name, source):
     path = os.path.join(tmp, name + ".mlir")
     with open(path, "w") as f:
         f.write(source)
     so = os.path.join(tmp, name + ".so")
     subprocess.run([os.path.join(tools, "dt-compile"), path, "-o", so], check=True)
+    return so
+
+
+def time_program(tools, so, repeat):
     out = subprocess.run([os.path.join(tools, "dt-run"), so, "--seed", "1",
                           "--repeat", str(repeat)], check=True,
                          capture_output=True, text=True).stdout
     ranks = [(float(mean) * 1e-6, float(best) * 1e-6) for _, mean, best in RANK.findall(out)]
     # The step takes as long as its slowest rank.
     return max(m for m, _ in ranks), max(b for _, b in ranks)
+
+
+def run(tools, tmp, name, source, repeat):
+    return time_program(tools, compile_program(tools, tmp, name, source), repeat)
 
 
 def main():
@@ -112,11 +124,19 @@ def main():
         print(f"chain of {n} elementwise ops on tensor<64xf32>, 1 rank: "
               f"mean {chain_mean*1e6:.1f} us per call")
 
-        ar_mean, ar_best = run(tools, tmp, "allreduce", ALL_REDUCE, args.repeat)
+        # The machine's memory bandwidth wanders: the all_reduce and the
+        # memcpy take turns, and each keeps its best.
+        so = compile_program(tools, tmp, "allreduce", ALL_REDUCE)
         size = 4096 * 4096 * 4
-        copy = subprocess.run([baseline, "memcpy", str(size), str(args.repeat)],
-                              check=True, capture_output=True, text=True).stdout.split()
-        copy_best = float(copy[0])
+        ar_means, ar_bests, copy_bests = [], [], []
+        for _ in range(ROUNDS):
+            ar_mean, ar_best = time_program(tools, so, args.repeat)
+            ar_means.append(ar_mean)
+            ar_bests.append(ar_best)
+            copy = subprocess.run([baseline, "memcpy", str(size), str(args.repeat)],
+                                  check=True, capture_output=True, text=True).stdout.split()
+            copy_bests.append(float(copy[0]))
+        ar_mean, ar_best, copy_best = min(ar_means), min(ar_bests), min(copy_bests)
         print(f"all_reduce of 64 MiB on 2 ranks: mean {ar_mean*1e3:.2f} ms, min {ar_best*1e3:.2f} ms "
               f"({size/ar_best/1e9:.2f} GB/s); memcpy of 64 MiB: {copy_best*1e3:.2f} ms "
               f"({size/copy_best/1e9:.2f} GB/s)")

@@ -111,7 +111,8 @@ absl::Status RankContext::leaveEntry() {
   if (rank_ == faultRank_ && !faulted_) {
     faulted_ = true;
     return job_.fail(absl::AbortedError(absl::StrCat(
-        "rank ", rank_, ": injected fault (DT_FAULT_RANK) at the end of the entry")));
+        "rank ", rank_,
+        ": injected fault (DT_FAULT_RANK) at the end of the entry")));
   }
   return job_.failed() ? job_.status() : absl::OkStatus();
 }
@@ -158,8 +159,8 @@ absl::Status callEntry(Artifact::EntryFn entry, RankContext &rank,
 
 namespace {
 template <typename T>
-void reduceTyped(T *out, const std::vector<const void *> &inputs,
-                 int64_t count, ReductionKind kind) {
+void reduceTyped(T *out, const std::vector<const void *> &inputs, int64_t count,
+                 ReductionKind kind) {
   const T *first = static_cast<const T *>(inputs[0]);
   std::memcpy(out, first, count * sizeof(T));
   for (size_t j = 1; j < inputs.size(); ++j) {
@@ -203,11 +204,10 @@ void reduceHalf(uint16_t *out, const std::vector<const void *> &inputs,
     out[i] = store(acc);
   }
 }
-} // namespace
 
-void reduceArrays(DType dtype, void *out,
-                  const std::vector<const void *> &inputs, int64_t count,
-                  ReductionKind kind) {
+/// out = the inputs combined, for a tile small enough to stay in cache.
+void reduceTile(DType dtype, void *out, const std::vector<const void *> &inputs,
+                int64_t count, ReductionKind kind) {
   switch (dtype) {
   case DType::F32:
     return reduceTyped(static_cast<float *>(out), inputs, count, kind);
@@ -222,6 +222,34 @@ void reduceArrays(DType dtype, void *out,
   case DType::BF16:
     return reduceHalf(static_cast<uint16_t *>(out), inputs, count, kind, true);
   }
+}
+
+} // namespace
+
+void reduceArrays(DType dtype, const std::vector<void *> &outs,
+                  const std::vector<const void *> &inputs, int64_t count,
+                  ReductionKind kind) {
+  // Tile by tile: each input is read once, the tile is combined in L1 and
+  // copied to every output, so the data crosses memory once each way.
+  constexpr size_t kTileBytes = 16 * 1024;
+  alignas(64) unsigned char tile[kTileBytes];
+  size_t element = dtypeSize(dtype);
+  int64_t perTile = kTileBytes / element;
+  std::vector<const void *> at(inputs.size());
+  for (int64_t lo = 0; lo < count; lo += perTile) {
+    int64_t n = std::min(perTile, count - lo);
+    for (size_t j = 0; j < inputs.size(); ++j)
+      at[j] = static_cast<const char *>(inputs[j]) + lo * element;
+    reduceTile(dtype, tile, at, n, kind);
+    for (void *out : outs)
+      std::memcpy(static_cast<char *>(out) + lo * element, tile, n * element);
+  }
+}
+
+void reduceArrays(DType dtype, void *out,
+                  const std::vector<const void *> &inputs, int64_t count,
+                  ReductionKind kind) {
+  reduceArrays(dtype, std::vector<void *>{out}, inputs, count, kind);
 }
 
 //===----------------------------------------------------------------------===//
@@ -242,7 +270,8 @@ absl::StatusOr<Dense> view(int64_t rank, DtMemRef *desc, DType dtype) {
           "a collective got a buffer that is not dense row-major");
     expected *= dense.shape[d];
   }
-  dense.data = static_cast<char *>(desc->aligned) + desc->offset * dtypeSize(dtype);
+  dense.data =
+      static_cast<char *>(desc->aligned) + desc->offset * dtypeSize(dtype);
   return dense;
 }
 
@@ -261,10 +290,10 @@ void runCollective(absl::string_view name, DType dtype, int64_t inRank,
     return;
   absl::StatusOr<Dense> input = view(inRank, in, dtype);
   absl::StatusOr<Dense> output = view(outRank, out, dtype);
-  absl::Status status = !input.ok()    ? input.status()
-                        : !output.ok() ? output.status()
-                                       : body(*rank, rank->group(mask), *input,
-                                              *output);
+  absl::Status status = !input.ok() ? input.status()
+                        : !output.ok()
+                            ? output.status()
+                            : body(*rank, rank->group(mask), *input, *output);
   if (!status.ok())
     (void)rank->job().fail(
         status); // Recorded for the host; the job goes on failing.

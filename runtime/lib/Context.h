@@ -1,4 +1,5 @@
-//===- Context.h - Ranks, groups and backends (runtime internals) -*- C++ -*-===//
+//===- Context.h - Ranks, groups and backends (runtime internals) -*- C++
+//-*-===//
 
 #ifndef DT_RUNTIME_LIB_CONTEXT_H
 #define DT_RUNTIME_LIB_CONTEXT_H
@@ -206,6 +207,11 @@ void exchangePart(const Dense &in, const void *data, Dense &out, int split,
 
 /// out = in combined over `count` elements of `inputs` (one per member).
 void reduceArrays(DType dtype, void *out,
+                  const std::vector<const void *> &inputs, int64_t count,
+                  ReductionKind kind);
+/// The same written to every one of `outs`, in one pass over the inputs
+/// (an output may be one of the inputs).
+void reduceArrays(DType dtype, const std::vector<void *> &outs,
                   const std::vector<const void *> &inputs, int64_t count,
                   ReductionKind kind);
 

@@ -29,12 +29,10 @@ class ThreadsBackend : public Backend {
 public:
   explicit ThreadsBackend(JobState &job) : job_(job) {}
 
-  absl::Status allReduce(RankContext &rank, const Group &group,
-                         const Dense &in, Dense &out,
-                         ReductionKind kind) override;
-  absl::Status allGather(RankContext &rank, const Group &group,
-                         const Dense &in, Dense &out, int dim,
-                         const Pieces &pieces) override;
+  absl::Status allReduce(RankContext &rank, const Group &group, const Dense &in,
+                         Dense &out, ReductionKind kind) override;
+  absl::Status allGather(RankContext &rank, const Group &group, const Dense &in,
+                         Dense &out, int dim, const Pieces &pieces) override;
   absl::Status reduceScatter(RankContext &rank, const Group &group,
                              const Dense &in, Dense &out, ReductionKind kind,
                              int dim, const Pieces &pieces) override;
@@ -60,7 +58,8 @@ private:
                        absl::string_view what, bool abortable);
 
   JobState &job_;
-  absl::flat_hash_map<std::pair<int32_t, int64_t>, std::unique_ptr<Slot>> slots_;
+  absl::flat_hash_map<std::pair<int32_t, int64_t>, std::unique_ptr<Slot>>
+      slots_;
 };
 
 absl::Status ThreadsBackend::publish(RankContext &rank, const Group &group,
@@ -126,34 +125,27 @@ absl::Status ThreadsBackend::allReduce(RankContext &rank, const Group &group,
                                        const Dense &in, Dense &out,
                                        ReductionKind kind) {
   Slot *slot;
-  if (absl::Status s = publish(rank, group, slot, in.data, out.data, "all_reduce");
+  if (absl::Status s =
+          publish(rank, group, slot, in.data, out.data, "all_reduce");
       !s.ok())
     return s;
-  // Reduce-scatter then all-gather, in place in the members' outputs: each
-  // member reduces one chunk of every input, then copies the others' chunks.
+  // Each member combines one chunk of every input and writes it to every
+  // member's output: each input element is read once and each output
+  // element written once, by one member (an output may be its input: a
+  // chunk is read before it is written, and chunks are disjoint).
   int64_t n = group.size(), count = in.count();
   size_t element = dtypeSize(in.dtype);
   int64_t chunk = (count + n - 1) / n;
-  auto range = [&](int64_t j) {
-    int64_t lo = std::min(count, j * chunk);
-    return std::make_pair(lo, std::min(count, lo + chunk));
-  };
-  auto [lo, hi] = range(group.index);
+  int64_t lo = std::min(count, group.index * chunk);
+  int64_t hi = std::min(count, lo + chunk);
   std::vector<const void *> inputs(n);
-  for (int64_t j = 0; j < n; ++j)
-    inputs[j] = static_cast<const char *>(slot->in[j]) + lo * element;
-  if (hi > lo)
-    reduceArrays(in.dtype, static_cast<char *>(out.data) + lo * element, inputs,
-                 hi - lo, kind);
-  if (absl::Status s = barrier(rank, group, *slot, "all_reduce", false); !s.ok())
-    return s;
+  std::vector<void *> outputs(n);
   for (int64_t j = 0; j < n; ++j) {
-    auto [a, b] = range(j);
-    if (j != group.index && b > a)
-      std::memcpy(static_cast<char *>(out.data) + a * element,
-                  static_cast<const char *>(slot->out[j]) + a * element,
-                  (b - a) * element);
+    inputs[j] = static_cast<const char *>(slot->in[j]) + lo * element;
+    outputs[j] = static_cast<char *>(slot->out[j]) + lo * element;
   }
+  if (hi > lo)
+    reduceArrays(in.dtype, outputs, inputs, hi - lo, kind);
   return barrier(rank, group, *slot, "all_reduce", false);
 }
 
@@ -161,7 +153,8 @@ absl::Status ThreadsBackend::allGather(RankContext &rank, const Group &group,
                                        const Dense &in, Dense &out, int dim,
                                        const Pieces &pieces) {
   Slot *slot;
-  if (absl::Status s = publish(rank, group, slot, in.data, out.data, "all_gather");
+  if (absl::Status s =
+          publish(rank, group, slot, in.data, out.data, "all_gather");
       !s.ok())
     return s;
   for (int64_t j = 0; j < group.size(); ++j)
@@ -198,13 +191,14 @@ absl::Status ThreadsBackend::allToAll(RankContext &rank, const Group &group,
                                       int concat, const Pieces &splitPieces,
                                       const Pieces &concatPieces) {
   Slot *slot;
-  if (absl::Status s = publish(rank, group, slot, in.data, out.data, "all_to_all");
+  if (absl::Status s =
+          publish(rank, group, slot, in.data, out.data, "all_to_all");
       !s.ok())
     return s;
   // Member j's part for this rank, placed where member j's piece goes.
   for (int64_t j = 0; j < group.size(); ++j)
-    exchangePart(in, slot->in[j], out, split, concat, splitPieces,
-                 concatPieces, group.index, j);
+    exchangePart(in, slot->in[j], out, split, concat, splitPieces, concatPieces,
+                 group.index, j);
   zeroTail(out, concat, concatPieces.region);
   return barrier(rank, group, *slot, "all_to_all", false);
 }
@@ -238,9 +232,9 @@ absl::StatusOr<RunStats> runThreadsWith(Artifact::EntryFn entry,
                                         const ThreadJobHooks &hooks) {
   int64_t n = spec.mesh.size();
   if (static_cast<int64_t>(ranks.size()) != n)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the mesh ", spec.mesh.str(), " has ", n, " ranks but ", ranks.size(),
-        " sets of buffers were given"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the mesh ", spec.mesh.str(), " has ", n, " ranks but ",
+                     ranks.size(), " sets of buffers were given"));
   // Shared with the rank threads, which may outlive this call (below).
   struct State {
     JobState job;
@@ -286,7 +280,9 @@ absl::StatusOr<RunStats> runThreadsWith(Artifact::EntryFn entry,
   {
     absl::MutexLock lock(&state->doneMutex);
     auto finished = [&] { return state->done == n; };
-    auto finishedOrFailed = [&] { return state->done == n || state->job.failed(); };
+    auto finishedOrFailed = [&] {
+      return state->done == n || state->job.failed();
+    };
     state->doneMutex.Await(absl::Condition(&finishedOrFailed));
     if (state->done != n)
       state->doneMutex.AwaitWithTimeout(absl::Condition(&finished),
@@ -301,7 +297,8 @@ absl::StatusOr<RunStats> runThreadsWith(Artifact::EntryFn entry,
   }
   if (!allDone)
     return absl::DeadlineExceededError(absl::StrCat(
-        state->job.status().message(), " (and some ranks did not return within ",
+        state->job.status().message(),
+        " (and some ranks did not return within ",
         absl::FormatDuration(options.timeout), " after the failure)"));
   if (state->job.failed())
     return state->job.status();
