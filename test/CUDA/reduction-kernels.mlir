@@ -491,3 +491,48 @@ func.func @prefix_blocked(%x: memref<2048x1024xf32>, %a: memref<2048x1024xf32>, 
   }
   return
 }
+// A prefix op that an op of the open kernel reads stays where it is, before
+// that kernel: the pointwise %q (over other loops than the first kernel's)
+// would otherwise move into the later kernel of the reduction over it, past
+// the first kernel's use of it.
+// CHECK-LABEL: func.func @prefix_read_by_open_kernel
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%arg4
+// CHECK: gpu.launch
+// CHECK: memref.store %{{.*}}, %arg2
+// CHECK: gpu.launch
+// CHECK: memref.store %{{.*}}, %arg5
+// CHECK-NOT: linalg.
+#transposed = affine_map<(i, j) -> (j, i)>
+func.func @prefix_read_by_open_kernel(%x: memref<2048x1024xf32>, %s: memref<2048xf32>, %y: memref<2048x1024xf32>,
+    %a: memref<1024x2048xf32>, %q: memref<1024x2048xf32>, %t: memref<1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%s : memref<2048xf32>)
+  linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<2048x1024xf32>) outs(%s : memref<2048xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %acc, %in : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#rows, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<1024x2048xf32>) outs(%q : memref<1024x2048xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.mulf %in, %in : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#rows, #row, #transposed, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s, %q : memref<2048x1024xf32>, memref<2048xf32>, memref<1024x2048xf32>) outs(%y : memref<2048x1024xf32>) {
+  ^bb0(%in: f32, %n: f32, %w: f32, %out: f32):
+    %r = arith.mulf %in, %n : f32
+    %r2 = arith.addf %r, %w : f32
+    linalg.yield %r2 : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%t : memref<1024xf32>)
+  linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%q : memref<1024x2048xf32>) outs(%t : memref<1024xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %acc, %in : f32
+    linalg.yield %r : f32
+  }
+  return
+}

@@ -612,8 +612,12 @@ struct GPUReductionKernelsPass
       auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
       if (linalgOp && !linalgOp.hasPureBufferSemantics())
         linalgOp = nullptr;
-      if (open && linalgOp && join(*open, linalgOp))
+      if (open && linalgOp && join(*open, linalgOp)) {
+        // The prefix would move past it, into a later kernel.
+        if (mayAccessAny(&op, prefixAliases))
+          forget();
         continue;
+      }
       if (open && mayAccessAny(&op, open->aliases)) {
         if (isa<memref::DeallocOp, gpu::DeallocOp>(op) && op.use_empty())
           open->pending.push_back(&op);
