@@ -39,7 +39,9 @@ programs=(
   test/Execution/collectives test/Execution/dp_step test/Execution/dtypes
   test/Execution/mesh3d test/Execution/op-families test/Execution/partial-inputs
   test/Execution/reductions test/Execution/two_axes test/Execution/uneven
-  test/Execution/uneven-2d test/Execution/uneven-nested)
+  test/Execution/uneven-2d test/Execution/uneven-nested
+  test/Execution/row-kernels test/Execution/row-kernels-large
+  test/Execution/matmul-epilogue test/Execution/matmul-transposed)
 python3 "$root/bench/gen_gpu_programs.py" "$out/bench"
 for p in "${programs[@]}"; do
   "$build/bin/dt-compile" --target=cuda --mcpu=x86-64-v3 "$root/$p.mlir" \
