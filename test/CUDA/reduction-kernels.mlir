@@ -536,3 +536,35 @@ func.func @prefix_read_by_open_kernel(%x: memref<2048x1024xf32>, %s: memref<2048
   }
   return
 }
+
+// -----
+
+// A 0-d output's fill, which dt-memory-to-gpu runs as a one-thread launch,
+// folds into the reduction like any fill: the launch (and its stream token)
+// goes, and the partials' reduction starts from the fill's value.
+// CHECK-LABEL: func.func @scalar_fill_launch
+// CHECK-SAME: (%{{.*}}: memref<4096x4096xf32>, %[[L:.*]]: memref<f32>, %[[V:.*]]: f32)
+// CHECK-NOT: linalg.fill
+// CHECK-COUNT-2: gpu.launch
+// CHECK-NOT: gpu.launch
+// CHECK: memref.load %{{.*}} : memref<512xf32>
+// CHECK: %[[T:.*]] = gpu.all_reduce  add
+// CHECK: arith.addf %[[V]], %[[T]]
+// CHECK-NOT: memref.load %[[L]]
+// CHECK: return
+func.func @scalar_fill_launch(%x: memref<4096x4096xf32>, %l: memref<f32>, %v: f32) {
+  %c1 = arith.constant 1 : index
+  %t = gpu.wait async
+  %d = gpu.launch async [%t] blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+      threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    linalg.fill ins(%v : f32) outs(%l : memref<f32>)
+    gpu.terminator
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>], iterator_types = ["reduction", "reduction"]}
+      ins(%x : memref<4096x4096xf32>) outs(%l : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %acc, %in : f32
+    linalg.yield %a : f32
+  }
+  return
+}

@@ -13,9 +13,9 @@
 // RUN: %if cuda-toolkit %{ dt-opt %s -dt-shard -dt-lower-to-cuda=format=isa -o %t.gpu.mlir %}
 // RUN: %if cuda-toolkit %{ grep -c "gpu.launch_func" %t.gpu.mlir | FileCheck %s --check-prefix=KERNELS %}
 // One row kernel for the residual, norm, softmax and softmax backward (the
-// same 1,024 x 1,024 loops), two kernels for each split reduction, and the
-// scalar's fill (a one-thread launch, which the split does not fold).
-// KERNELS: 8
+// same 1,024 x 1,024 loops), two kernels for each split reduction (the
+// fills folded in, the scalar's one-thread launch too).
+// KERNELS: 7
 dt.mesh @mesh = <["tp" = 2]>
 #row = affine_map<(i, j) -> (i, j)>
 #total = affine_map<(i, j) -> (i)>

@@ -320,7 +320,8 @@ def GPUReductionKernelsPass : Pass<"dt-gpu-reduction-kernels", "ModuleOp"> {
     When a `linalg.fill` of the output is the last thing to touch it
     before the reduction, the fill goes (it was a kernel and a pass over
     the output of its own) and thread 0 combines the total with the fill's
-    value instead of loading the output.
+    value instead of loading the output. A 0-d output's fill, which
+    `dt-memory-to-gpu` runs as a one-thread launch, goes with its launch.
 
     Row kernels: the ops after a reduction that run over the same rows
     join its kernel, in order, each as a loop of the row's lanes: more
