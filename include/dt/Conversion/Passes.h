@@ -61,8 +61,13 @@ bool mayAccessAny(Operation *op, const llvm::SmallPtrSetImpl<Value> &aliases);
 
 /// The `linalg.fill` of exactly `buffer` that is the last op of `op`'s block
 /// before `op` to touch `buffer` (or a view of it), if there is one: what
-/// `buffer` holds when `op` runs.
+/// `buffer` holds when `op` runs. A 0-d fill that dt-memory-to-gpu runs as
+/// a one-thread launch counts (the launch is the op in the block).
 linalg::FillOp lastFillBefore(Operation *op, Value buffer);
+
+/// Erases a fill lastFillBefore found, with its one-thread launch if it
+/// has one.
+void eraseFill(linalg::FillOp fill);
 
 /// `dt-lower-to-cpu`: local program on tensors -> LLVM dialect, with entry
 /// points named `<entryPrefix><function>`. Needs the upstream passes

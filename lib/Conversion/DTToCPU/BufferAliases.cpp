@@ -9,6 +9,7 @@
 
 #include "dt/Conversion/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -57,16 +58,51 @@ bool mlir::dt::mayAccessAny(Operation *op,
   return !isMemoryEffectFree(op) && touchesAny(op, aliases);
 }
 
+/// `op` when it is a fill of exactly `buffer`, or the fill in `op` when `op`
+/// is dt-memory-to-gpu's one-thread launch of such a fill (a 0-d fill),
+/// holding nothing else and with a value from outside it.
+static linalg::FillOp fillOf(Operation *op, Value buffer) {
+  auto isFillOfBuffer = [&](linalg::FillOp fill) {
+    return fill && fill.hasPureBufferSemantics() &&
+           fill.getDpsInits()[0] == buffer;
+  };
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return isFillOfBuffer(fill) ? fill : nullptr;
+  auto launch = dyn_cast<gpu::LaunchOp>(op);
+  if (!launch || !launch->use_empty() ||
+      launch.getBody().front().getOperations().size() != 2)
+    return nullptr;
+  auto fill = dyn_cast<linalg::FillOp>(launch.getBody().front().front());
+  if (!isFillOfBuffer(fill) ||
+      launch.getBody().isAncestor(fill.getInputs()[0].getParentRegion()))
+    return nullptr;
+  return fill;
+}
+
 linalg::FillOp mlir::dt::lastFillBefore(Operation *op, Value buffer) {
   llvm::SmallPtrSet<Value, 16> aliases;
   addBufferViews(buffer, aliases);
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (auto fill = dyn_cast<linalg::FillOp>(prev);
-        fill && fill.hasPureBufferSemantics() &&
-        fill.getDpsInits()[0] == buffer)
+    if (linalg::FillOp fill = fillOf(prev, buffer))
       return fill;
     if (mayAccessAny(prev, aliases))
       return nullptr;
   }
   return nullptr;
+}
+
+void mlir::dt::eraseFill(linalg::FillOp fill) {
+  auto launch = dyn_cast<gpu::LaunchOp>(fill->getParentOp());
+  if (!launch) {
+    fill->erase();
+    return;
+  }
+  // The launch goes with it, and its stream token if nothing else waits on
+  // it.
+  SmallVector<Value> tokens(launch.getAsyncDependencies());
+  launch->erase();
+  for (Value token : tokens)
+    if (auto wait = token.getDefiningOp<gpu::WaitOp>();
+        wait && wait->use_empty())
+      wait->erase();
 }

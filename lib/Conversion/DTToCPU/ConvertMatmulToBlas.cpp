@@ -361,7 +361,7 @@ struct ConvertMatmulToBlasPass
     ++numBlasCalls;
 
     if (fill) {
-      fill->erase();
+      eraseFill(fill);
       ++numOverwrites;
     }
     op->erase();

@@ -304,52 +304,13 @@ struct RowKernel {
   }
 };
 
-/// dt-memory-to-gpu runs a 0-d fill as a one-thread launch: that fill, when
-/// its launch is the last op before `op` to touch `buffer`, holds nothing
-/// else, and fills exactly `buffer` with a value from outside it.
-linalg::FillOp launchedFillBefore(Operation *op, Value buffer) {
-  llvm::SmallPtrSet<Value, 16> aliases;
-  addBufferViews(buffer, aliases);
-  Operation *prev = op->getPrevNode();
-  while (prev && !mayAccessAny(prev, aliases))
-    prev = prev->getPrevNode();
-  auto launch = dyn_cast_or_null<gpu::LaunchOp>(prev);
-  if (!launch || !launch->use_empty() ||
-      launch.getBody().front().getOperations().size() != 2)
-    return nullptr;
-  auto fill = dyn_cast<linalg::FillOp>(launch.getBody().front().front());
-  if (!fill || !fill.hasPureBufferSemantics() ||
-      fill.getDpsInits()[0] != buffer ||
-      launch.getBody().isAncestor(fill.getInputs()[0].getParentRegion()))
-    return nullptr;
-  return fill;
-}
-
 /// The reduction's output's fill, when it can be folded in.
 linalg::FillOp foldableFill(linalg::LinalgOp op) {
   Value output = op.getDpsInitOperand(0)->get();
   linalg::FillOp fill = lastFillBefore(op, output);
-  if (!fill)
-    fill = launchedFillBefore(op, output);
   if (fill && fill.getInputs()[0].getType() == getElementTypeOrSelf(output))
     return fill;
   return nullptr;
-}
-
-/// Erases a folded fill, with its one-thread launch if it had one (and the
-/// launch's stream token, if nothing else waits on it).
-void eraseFill(linalg::FillOp fill) {
-  auto launch = dyn_cast<gpu::LaunchOp>(fill->getParentOp());
-  if (!launch) {
-    fill->erase();
-    return;
-  }
-  SmallVector<Value> tokens(launch.getAsyncDependencies());
-  launch->erase();
-  for (Value token : tokens)
-    if (auto wait = token.getDefiningOp<gpu::WaitOp>();
-        wait && wait->use_empty())
-      wait->erase();
 }
 
 /// Clones `op`'s payload at the loop point `loops`: shaped inputs are
