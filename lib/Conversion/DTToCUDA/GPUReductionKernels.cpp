@@ -349,6 +349,48 @@ SmallVector<Value> clonePayload(OpBuilder &b, Location loc, linalg::LinalgOp op,
   });
 }
 
+/// A reduction this pass handles: one output, static loop ranges, its
+/// reduction loops one run `[first, end)` (`parallel* reduction+
+/// parallel*`), its output indexed by the parallel loops in order, its
+/// inputs through projected permutations, and an accumulating body.
+struct ReductionLoops {
+  Accumulation acc;
+  int64_t first, end;
+};
+
+std::optional<ReductionLoops> matchReductionLoops(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1 || op->getNumRegions() != 1 ||
+      op.getNumReductionLoops() == 0)
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  auto isReduction = [](utils::IteratorType t) {
+    return t == utils::IteratorType::reduction;
+  };
+  auto first = llvm::find_if(iterators, isReduction);
+  auto end = std::find_if_not(first, iterators.end(), isReduction);
+  if (std::find_if(end, iterators.end(), isReduction) != iterators.end())
+    return std::nullopt;
+  int64_t lo = first - iterators.begin(), hi = end - iterators.begin();
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (out.getNumResults() != static_cast<int64_t>(iterators.size()) - (hi - lo))
+    return std::nullopt;
+  for (auto [i, result] : llvm::enumerate(out.getResults())) {
+    int64_t loop = static_cast<int64_t>(i) < lo ? i : i + (hi - lo);
+    if (result != getAffineDimExpr(loop, op->getContext()))
+      return std::nullopt;
+  }
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (isa<ShapedType>(input->get().getType()) &&
+        !op.getMatchingIndexingMap(input).isProjectedPermutation())
+      return std::nullopt;
+  if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+    return std::nullopt;
+  std::optional<Accumulation> acc = matchAccumulation(op);
+  if (!acc)
+    return std::nullopt;
+  return ReductionLoops{*acc, lo, hi};
+}
+
 struct GPUReductionKernelsPass
     : public mlir::dt::impl::GPUReductionKernelsPassBase<
           GPUReductionKernelsPass> {
@@ -393,40 +435,13 @@ struct GPUReductionKernelsPass
   /// (contiguous, a row) into the output, which the row kernels take (with
   /// the output's fill). Returns whether it split `op`.
   bool splitColumns(linalg::LinalgOp op) {
-    // parallel* reduction+ parallel+, the output indexed by the parallel
-    // loops in order.
-    if (op.getNumDpsInits() != 1 || op->getNumRegions() != 1 ||
-        op.getNumReductionLoops() == 0)
+    // parallel* reduction+ parallel+.
+    std::optional<ReductionLoops> loops = matchReductionLoops(op);
+    if (!loops || loops->end == op.getNumLoops())
       return false;
-    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-    auto isReduction = [](utils::IteratorType t) {
-      return t == utils::IteratorType::reduction;
-    };
-    auto first = llvm::find_if(iterators, isReduction);
-    auto end = std::find_if_not(first, iterators.end(), isReduction);
-    if (end == iterators.end() ||
-        std::find_if(end, iterators.end(), isReduction) != iterators.end())
-      return false;
-    int64_t lo = first - iterators.begin(), hi = end - iterators.begin();
-    int64_t loops = iterators.size();
-    MLIRContext *ctx = op->getContext();
-    AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-    if (out.getNumResults() != loops - (hi - lo))
-      return false;
-    for (auto [i, result] : llvm::enumerate(out.getResults()))
-      if (result != getAffineDimExpr(
-                        i < static_cast<size_t>(lo) ? i : i + (hi - lo), ctx))
-        return false;
-    for (OpOperand *input : op.getDpsInputOperands())
-      if (isa<ShapedType>(input->get().getType()) &&
-          !op.getMatchingIndexingMap(input).isProjectedPermutation())
-        return false;
+    int64_t lo = loops->first, hi = loops->end;
+    const Accumulation &acc = loops->acc;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    if (llvm::any_of(ranges, ShapedType::isDynamic))
-      return false;
-    std::optional<Accumulation> acc = matchAccumulation(op);
-    if (!acc)
-      return false;
     ArrayRef<int64_t> outer = ArrayRef(ranges).take_front(lo),
                       reduced = ArrayRef(ranges).slice(lo, hi - lo),
                       inner = ArrayRef(ranges).drop_front(hi);
@@ -478,7 +493,7 @@ struct GPUReductionKernelsPass
       SmallVector<Value> coords = delinearize(b, loc, linear, space);
       Value c = coords[lo];
       Value start = arith::MulIOp::create(b, loc, c, index(chunk));
-      Value identity = arith::ConstantOp::create(b, loc, acc->identity);
+      Value identity = arith::ConstantOp::create(b, loc, acc.identity);
       DenseMap<Value, Value> noRegisters;
       auto loop = scf::ForOp::create(
           b, loc, index(0), index(chunk), index(1), ValueRange{identity},
@@ -501,7 +516,7 @@ struct GPUReductionKernelsPass
     }
 
     // Kernel 2: the output combines its partials, a row each.
-    combinePartials(b, loc, partial, op, acc->combine);
+    combinePartials(b, loc, partial, op, acc.combine);
     op->erase();
     return true;
   }
@@ -648,30 +663,10 @@ struct GPUReductionKernelsPass
 
   /// A reduction over the innermost loops that this pass handles.
   static std::optional<Accumulation> matchReduction(linalg::LinalgOp op) {
-    if (op.getNumDpsInits() != 1 || op->getNumRegions() != 1 ||
-        op.getNumReductionLoops() == 0)
+    std::optional<ReductionLoops> loops = matchReductionLoops(op);
+    if (!loops || loops->end != op.getNumLoops())
       return std::nullopt;
-    // Parallel loops first, then the reductions.
-    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-    int64_t parallel = op.getNumParallelLoops();
-    for (auto [d, kind] : llvm::enumerate(iterators))
-      if ((static_cast<int64_t>(d) < parallel) !=
-          (kind == utils::IteratorType::parallel))
-        return std::nullopt;
-    // The output is indexed by the parallel loops, in order.
-    AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-    if (out.getNumResults() != parallel)
-      return std::nullopt;
-    for (int64_t d = 0; d < parallel; ++d)
-      if (out.getResult(d) != getAffineDimExpr(d, op->getContext()))
-        return std::nullopt;
-    for (OpOperand *input : op.getDpsInputOperands())
-      if (isa<ShapedType>(input->get().getType()) &&
-          !op.getMatchingIndexingMap(input).isProjectedPermutation())
-        return std::nullopt;
-    if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
-      return std::nullopt;
-    return matchAccumulation(op);
+    return loops->acc;
   }
 
   /// A row kernel that starts with `op`, when `op` is a reduction to give
