@@ -3,7 +3,9 @@
 # libraries and NCCL but no LLVM/MLIR and no network. Everything comes from
 # the bundle scripts/gpu-bundle.sh builds beforehand (carry build/gpu-bundle).
 # Runs the GPU lit tests (test/GPU) and the benchmarks (bench/gpu.py) and
-# writes their output to $OUT/gpu-check.txt (build/gpu-check without $OUT).
+# writes their output to $OUT/gpu-check.txt (build/gpu-check without $OUT)
+# as it goes. The tests get 4 minutes, the benchmarks 200 s, every command
+# 120 s, so a hang still leaves the rest of the report.
 #
 #   scripts/gpu-check.sh
 set -uo pipefail
@@ -63,11 +65,11 @@ status=0
   echo "== libraries the CUDA runtime resolves"
   ldd "$bundle/lib/libdt_runtime_cuda.so" | grep -E 'libcuda|nccl|cublas|not found'
   echo "== GPU tests (test/GPU)"
-  python3 -c "import sys; sys.path.insert(0, '$bundle'); from lit.main import main; main()" \
+  timeout -k 5 240 python3 -c "import sys; sys.path.insert(0, '$bundle'); from lit.main import main; main()" \
     -sv "$root/test/GPU" --param bin="$bin" --param artifacts="$bundle/artifacts" ||
     status=1
   echo "== benchmarks (bench/gpu.py)"
-  python3 "$root/bench/gpu.py" --bundle "$bundle" --dt-run "$bin/dt-run" || status=1
+  timeout -k 5 200 python3 "$root/bench/gpu.py" --bundle "$bundle" --dt-run "$bin/dt-run" || status=1
   echo "== gpu-check: exit $status"
   exit "$status"
 } 2>&1 | tee "$summary"

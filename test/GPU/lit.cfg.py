@@ -37,7 +37,9 @@ if gpus >= 1:
 if gpus >= 2:
     config.available_features.add("multi-gpu")
 
-config.substitutions.append(("%dt_run", os.path.join(bin_dir, "dt-run")))
+# A hung run fails its test in bounded time instead of eating the GPU
+# machine's few minutes (lit's own --timeout needs psutil).
+config.substitutions.append(("%dt_run", "timeout -k 5 120 " + os.path.join(bin_dir, "dt-run")))
 config.substitutions.append(("%artifacts", artifacts))
 config.substitutions.append(("%npy", f"{sys.executable} {src_root}/scripts/npy.py"))
 for name in ("LD_LIBRARY_PATH", "PATH", "HOME", "CUDA_VISIBLE_DEVICES", "TMPDIR"):
