@@ -56,6 +56,7 @@ lower_to_llvm = " ".join([
 runner_libs = ",".join(os.path.join(config.llvm_tools_dir, "..", "lib", lib)
                        for lib in ("libmlir_runner_utils.so", "libmlir_c_runner_utils.so"))
 config.substitutions.append(("%lower_to_llvm", lower_to_llvm))
+config.substitutions.append(("%runner_libs", runner_libs))
 config.substitutions.append((
     "%spmd_passes",
     "-dt-propagate -dt-insert-redistribute -dt-check -dt-lower-redistribute "

@@ -105,10 +105,10 @@ mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
                                    const CUDATargetOptions &target) {
   pm.addPass(createLowerAxisIndexPass());
   pm.addPass(createDecomposeAggregatesPass());
-  // Cooperative reductions need threads that run together; the CPU
-  // emulation runs one thread at a time, so it gets one lane per row.
+  // The CPU emulation runs the GPU's kernels on small programs: row
+  // kernels and splits at any size.
   std::string kernels = std::string(",dt-memory-to-gpu,dt-overlap-collectives,"
-                                    "dt-gpu-reduction-kernels{lanes=") +
+                                    "dt-gpu-reduction-kernels{any-size=") +
                         (target.emulateOnCPU ? "1" : "0") +
                         "},"
                         "func.func(convert-linalg-to-parallel-loops),"

@@ -1,5 +1,5 @@
 // RUN: dt-opt %s -dt-gpu-reduction-kernels -split-input-file | FileCheck %s
-// RUN: dt-opt %s -dt-gpu-reduction-kernels=lanes=1 -split-input-file | FileCheck %s --check-prefix=LANES1
+// RUN: dt-opt %s -dt-gpu-reduction-kernels=any-size=1 -split-input-file | FileCheck %s --check-prefix=ANY
 
 // Long rows: a block of 256 lanes per row, strided partials from the
 // identity, gpu.all_reduce, then lane 0 folds in the initial value.
@@ -14,12 +14,36 @@
 // CHECK: %[[INIT:.*]] = memref.load %arg1
 // CHECK: %[[R:.*]] = arith.addf %[[INIT]], %[[T]]
 // CHECK: memref.store %[[R]], %arg1
-// LANES1-LABEL: func.func @row_sum
-// LANES1-NOT: gpu.all_reduce
-// LANES1-NOT: gpu.shuffle
-// LANES1: scf.for %{{.*}} = %{{.*}} to %c4096{{[_0-9]*}} step %c1
+// ANY-LABEL: func.func @row_sum
+// ANY: scf.for %{{.*}} = %{{.*}} to %c4096{{[_0-9]*}} step %c256
+// ANY: gpu.all_reduce add
 func.func @row_sum(%x: memref<64x4096xf32>, %r: memref<64xf32>) {
   linalg.reduce ins(%x : memref<64x4096xf32>) outs(%r : memref<64xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return
+}
+
+// -----
+// Rows shorter than 16 keep one thread per output; at any size (the CPU
+// emulation's tests) they get a warp each, 8 rows to a block, the guard
+// uniform over each warp.
+// CHECK-LABEL: func.func @short_rows
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.reduce
+// ANY-LABEL: func.func @short_rows
+// ANY: gpu.launch
+// ANY-SAME: in (%{{[^ ]*}} = %c2
+// ANY: arith.remui %{{.*}}, %c32
+// ANY: arith.divui %{{.*}}, %c32
+// ANY: scf.if
+// ANY: scf.for %{{.*}} = %{{.*}} to %c10{{[_0-9]*}} step %c32
+// ANY-COUNT-5: gpu.shuffle  xor
+// ANY: memref.store %{{.*}}, %arg1
+func.func @short_rows(%x: memref<13x10xf32>, %r: memref<13xf32>) {
+  linalg.reduce ins(%x : memref<13x10xf32>) outs(%r : memref<13xf32>) dimensions = [1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
@@ -142,11 +166,11 @@ func.func @filled_then_reduced(%x: memref<64x4096xf32>, %r: memref<64xf32>, %s: 
 // CHECK-NOT: gpu.launch
 // CHECK-NOT: linalg.
 // CHECK: return
-// LANES1-LABEL: func.func @softmax
-// LANES1-COUNT-1: gpu.launch
-// LANES1-NOT: gpu.launch
-// LANES1-NOT: linalg.
-// LANES1: return
+// ANY-LABEL: func.func @softmax
+// ANY-COUNT-1: gpu.launch
+// ANY-NOT: gpu.launch
+// ANY-NOT: linalg.
+// ANY: return
 func.func @softmax(%x: memref<4096x1024xf32>, %m: memref<4096xf32>, %s: memref<4096xf32>, %y: memref<4096x1024xf32>) {
   %ninf = arith.constant 0xFF800000 : f32
   %zero = arith.constant 0.0 : f32
@@ -356,9 +380,9 @@ func.func @copy_between(%x: memref<4096x1024xf32>, %r: memref<4096xf32>, %y: mem
 // CHECK: scf.for %{{.*}} to %c8{{[_0-9]*}} step %c1
 // CHECK: gpu.shuffle
 // CHECK-NOT: linalg.
-// LANES1-LABEL: func.func @bias_grad
-// LANES1: gpu.alloc async [%{{.*}}] () : memref<1024x512xf32>
-// LANES1-NOT: linalg.
+// ANY-LABEL: func.func @bias_grad
+// ANY: gpu.alloc async [%{{.*}}] () : memref<1024x512xf32>
+// ANY-NOT: linalg.
 func.func @bias_grad(%dy: memref<4096x1024xf32>, %db: memref<1024xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%db : memref<1024xf32>)
@@ -395,9 +419,9 @@ func.func @middle(%x: memref<4x2048x64xf32>, %y: memref<4x64xf32>) {
 // CHECK: memref.store %{{.*}}, %arg1[]
 // CHECK: gpu.dealloc async [%{{.*}}] %[[P]]
 // CHECK-NOT: linalg.
-// LANES1-LABEL: func.func @loss
-// LANES1: gpu.alloc async [%{{.*}}] () : memref<2097152xf32>
-// LANES1-NOT: linalg.
+// ANY-LABEL: func.func @loss
+// ANY: gpu.alloc async [%{{.*}}] () : memref<2097152xf32>
+// ANY-NOT: linalg.
 func.func @loss(%x: memref<4096x4096xf32>, %l: memref<f32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%l : memref<f32>)
@@ -431,11 +455,11 @@ func.func @loss(%x: memref<4096x4096xf32>, %l: memref<f32>) {
 // CHECK: gpu.terminator
 // CHECK-NOT: gpu.launch
 // CHECK-NOT: linalg.
-// LANES1-LABEL: func.func @residual_norm
-// LANES1-COUNT-1: gpu.launch
-// LANES1-NOT: gpu.launch
-// LANES1-NOT: linalg.
-// LANES1-LABEL: func.func @prefix_blocked
+// ANY-LABEL: func.func @residual_norm
+// ANY-COUNT-1: gpu.launch
+// ANY-NOT: gpu.launch
+// ANY-NOT: linalg.
+// ANY-LABEL: func.func @prefix_blocked
 // CHECK-LABEL: func.func @prefix_blocked
 // CHECK: linalg.generic
 // CHECK: memref.copy

@@ -5,11 +5,16 @@
 // column sum of 4,096 rows into 256 outputs and a max over the middle dim
 // of 8 x 4096 x 64 (split into chunks); a sum of squares of 16 x 16384 to
 // a scalar (split rows). Here: the CPU artifact and the emulated CUDA one
-// with --verify, and the GPU lowering's kernels; test/GPU runs it on a GPU.
-// RUN: dt-run %s --seed 3 --verify | FileCheck %s --check-prefix=VERIFY
+// with --verify, the emulated one against the CPU one (--verify compares
+// with a reference the same lowering compiled: that the emulated GPU
+// kernels compute what the CPU's loops do, only this shows), and the GPU
+// lowering's kernels; test/GPU runs it on a GPU.
+// RUN: dt-run %s --seed 3 --verify --output-dir %t.cpu | FileCheck %s --check-prefix=VERIFY
 // RUN: dt-compile --target=cuda --emulate-gpu %s -o %t.emu.so
-// RUN: dt-run %t.emu.so --seed 3 --verify | FileCheck %s --check-prefix=VERIFY
+// RUN: dt-run %t.emu.so --seed 3 --verify --output-dir %t.emu | FileCheck %s --check-prefix=VERIFY
+// RUN: %npy compare %t.emu %t.cpu 1e-4 1e-5 | FileCheck %s --check-prefix=SAME
 // VERIFY: verify: PASS
+// SAME: compare: PASS
 // RUN: %if cuda-toolkit %{ dt-opt %s -dt-shard -dt-lower-to-cuda=format=isa -o %t.gpu.mlir %}
 // RUN: %if cuda-toolkit %{ grep -c "gpu.launch_func" %t.gpu.mlir | FileCheck %s --check-prefix=KERNELS %}
 // One row kernel for the residual, norm, softmax and softmax backward (the

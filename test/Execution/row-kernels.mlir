@@ -5,9 +5,10 @@
 // over a sharded row, gathered first. Split reductions: column sums (a
 // bias's gradient; one over an unevenly sharded dim) and a max over a
 // middle dim, each in chunks whose partials a second kernel combines, and
-// a sum of squares to a scalar (a loss), in chunks of the row. The CPU artifact and the emulated CUDA one (the same kernels,
-// one lane per row) against the upstream oracle and against the
-// single-device reference.
+// a sum of squares to a scalar (a loss), in chunks of the row. The CPU
+// artifact and the emulated CUDA one (the GPU's kernels: warp shuffles for
+// these short rows, gpu.all_reduce for the split ones) against the upstream
+// oracle and against the single-device reference.
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
 // RUN: %npy pattern-run %dt_run %s > %t.dtrun
 // RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.dtrun | FileCheck %s --check-prefix=COMPARE

@@ -312,9 +312,9 @@ def GPUReductionKernelsPass : Pass<"dt-gpu-reduction-kernels", "ModuleOp"> {
     gradient's norm), when rows are 16K points or longer: each row is cut
     into `S` chunks, a block per chunk writes the chunk's total, and each
     row's `S` partials are reduced into the output as above (one row of 16M
-    points: 512 blocks of 256 lanes, then one block). With `lanes=1` the
-    reductions to a scalar are split too, so the CPU emulation tests the
-    split. Other reductions are left to `dt-launch-parallel-loops` (one
+    points: 512 blocks of 256 lanes, then one block). With `any-size` the
+    reductions into outer dims are cut into as many chunks as allowed, and
+    those to a scalar are split too, so the CPU emulation tests the splits. Other reductions are left to `dt-launch-parallel-loops` (one
     thread per output).
 
     When a `linalg.fill` of the output is the last thing to touch it
@@ -341,16 +341,17 @@ def GPUReductionKernelsPass : Pass<"dt-gpu-reduction-kernels", "ModuleOp"> {
       (so its output must have been filled);
     - an op in between that joins no kernel stays before it and must not
       touch the kernel's buffers (a deallocation moves after it);
-    - the rows keep at least 32K threads busy (on the CPU emulation,
-      always), since a block or warp per row with few rows would leave the
+    - the rows keep at least 32K threads busy (with `any-size`, always),
+      since a block or warp per row with few rows would leave the
       GPU idle where one thread per point would not.
     A softmax (max, sum of exponentials, normalization), an RMS norm and
     their backwards are one kernel each.
 
-    `lanes=1` makes one lane per row and no cross-lane combining, for any
-    row length: the kernels then run under `dt-emulate-gpu-on-cpu`, which
-    is how the tests check this pass's indexing, masks and bodies without a
-    GPU.
+    `any-size` drops the size thresholds (a row kernel for rows of any
+    length and count: a warp for rows shorter than 256, a block otherwise):
+    `dt-compile --emulate-gpu` sets it so that the tests' small programs
+    take the GPU's code paths, whose kernels, shuffles and `gpu.all_reduce`
+    included, `dt-emulate-gpu-on-cpu` runs.
 
     ```mlir
     linalg.reduce ins(%x : memref<64x4096xf32>) outs(%r : memref<64xf32>) dimensions = [1]
@@ -360,8 +361,9 @@ def GPUReductionKernelsPass : Pass<"dt-gpu-reduction-kernels", "ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"lanes", "lanes", "int64_t", /*default=*/"0",
-           "Lanes per row: 0 chooses (32 or 256); 1 for testing on the CPU">,
+    Option<"anySize", "any-size", "bool", /*default=*/"false",
+           "Row kernels and splits whatever the sizes (for tests on the CPU "
+           "emulation)">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
@@ -422,23 +424,40 @@ def EmulateGPUOnCPUPass : Pass<"dt-emulate-gpu-on-cpu", "ModuleOp"> {
   let summary = "Runs the CUDA lowering's kernels as CPU loops (testing without a GPU)";
   let description = [{
     Tests the CUDA lowering where there is no GPU. Each `gpu.launch` becomes
-    loops over its blocks and threads, one point after another; device
-    allocations, frees and copies become their memref forms, and stream
-    tokens go, and so do the stream brackets of dt-overlap-collectives
-    (the collectives stay where that pass moved them). The kernels
-    dt-launch-parallel-loops makes have no barriers
-    and no shared memory, so running their threads in sequence computes what
-    the GPU computes; `dt-compile --emulate-gpu` compiles a program this way
-    and `dt-run --verify` checks it against the reference
-    (test/Execution/gpu-emulated.test).
+    loops over its blocks and threads; device allocations, frees and copies
+    become their memref forms, and stream tokens go, and so do the stream
+    brackets of dt-overlap-collectives (the collectives stay where that pass
+    moved them). `dt-compile --emulate-gpu` compiles a program this way and
+    `dt-run --verify` checks it (test/CUDA/emulated.test).
+
+    Threads that cooperate cannot run one after another from start to end:
+    the kernel's body is cut at its synchronizations (`gpu.barrier`,
+    `gpu.shuffle`, `gpu.all_reduce`) into phases, and each block runs a
+    phase for all of its threads before the next. A synchronization stores
+    each thread's value and a flag that the thread got there in slots at
+    the end of one phase; the next hands out the partner lane's slot (a
+    shuffle, in its mode and segment width) or the block's slots combined
+    (`gpu.all_reduce`, by its kind or its body). Values a thread uses in a
+    later phase than the one that made them wait in scratch buffers with a
+    slot per thread. Synchronizations may sit in the launch's body or in
+    `scf.if`s without results or else branch (a guard over a warp's rows):
+    each phase gets its part of the guard. A slot read before its thread
+    published it (a synchronization not every thread reached: on a GPU, a
+    hang or garbage) stops the program with an error naming the kernel's
+    location. Shared or private memory attributions and
+    `gpu.subgroup_reduce` are not emulated (dt makes none).
 
     ```mlir
     gpu.launch blocks(%bx, %by, %bz) in (%gx = %n, ...) threads(%tx, ...) in (%sx = %c256, ...) { ... }
     // becomes
     scf.for %bx = %c0 to %n step %c1 { ... scf.for %tx = %c0 to %c256 step %c1 { ... } }
+    // with a gpu.shuffle in the body: two loop nests over the threads, the
+    // first ending by storing each thread's value, the second starting by
+    // loading its partner's
     ```
   }];
-  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect"];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect", "mlir::LLVM::LLVMDialect"];
 }
 
 #endif // DT_CONVERSION_PASSES

@@ -1,16 +1,34 @@
 //===- EmulateGPUOnCPU.cpp - dt-emulate-gpu-on-cpu ------------------------===//
 //
 // The CUDA lowering's output, run on the CPU: launches become loops over
-// blocks and threads, device memory becomes host memory. Valid for kernels
-// without barriers or shared memory (each thread's work is independent),
-// which is what dt-launch-parallel-loops makes.
+// blocks and threads, device memory becomes host memory.
+//
+// Threads that cooperate (gpu.barrier, gpu.shuffle, gpu.all_reduce) cannot
+// run one after another from start to end. A kernel's body is cut at its
+// synchronizations into phases, and a block runs each phase for all of its
+// threads before the next. A synchronization publishes each thread's value
+// at the end of one phase, in a slot per thread, and hands out its result
+// at the start of the next: the partner lane's slot for a shuffle, the
+// block's slots combined for gpu.all_reduce. A value a thread computes in
+// one phase and uses in a later one waits in a scratch buffer with a slot
+// per thread.
+//
+// Synchronizations may sit in the launch's body or in scf.ifs without
+// results or else branch (a guard over a warp's rows), where each phase
+// gets the guard's part in it. A slot read before its thread published it
+// is a synchronization that not every thread reached, which on a GPU hangs
+// or reads garbage: here the program stops with an error naming the kernel.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dt/Conversion/Passes.h"
 
+#include "mlir/Dialect/GPU/Utils/GPUUtils.h"
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir::dt {
 #define GEN_PASS_DEF_EMULATEGPUONCPUPASS
@@ -21,13 +39,450 @@ using namespace mlir;
 using namespace mlir::dt;
 
 namespace {
+bool isSync(Operation *op) {
+  return isa<gpu::BarrierOp, gpu::ShuffleOp, gpu::AllReduceOp,
+             gpu::SubgroupReduceOp>(op);
+}
+
+bool containsSync(Operation *op) {
+  return op
+      ->walk([](Operation *inner) {
+        return isSync(inner) ? WalkResult::interrupt() : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// What a phase runs of an op: all of it; a synchronization's publishing
+/// (end of a phase) or receiving (start of the next); the part of a
+/// guard's body that falls in the phase.
+enum class Part { Whole, Publish, Receive, Guard };
+
+struct Node;
+struct Item {
+  Part part;
+  Operation *op;
+  std::unique_ptr<Node> body; // Guard: its body's part in this phase.
+};
+struct Node {
+  SmallVector<Item> items;
+};
+
+/// A launch's body cut at its synchronizations.
+struct Phases {
+  SmallVector<std::unique_ptr<Node>> roots;
+  /// `syncs[p]` ends phase `p`.
+  SmallVector<Operation *> syncs;
+  /// The phase of each op placed: of an op run whole, of a guard's first
+  /// part, of a synchronization's results.
+  DenseMap<Operation *, unsigned> phaseOf;
+
+  Node &root(unsigned p) {
+    while (roots.size() <= p)
+      roots.push_back(std::make_unique<Node>());
+    return *roots[p];
+  }
+
+  /// Places `block`'s ops from phase `p` on (`p` ends as the last phase
+  /// they reach) in the nodes `at` gives for each phase.
+  LogicalResult place(Block &block, unsigned &p,
+                      function_ref<Node &(unsigned)> at) {
+    for (Operation &op : block.without_terminator()) {
+      if (isa<gpu::SubgroupReduceOp>(op))
+        return op.emitError("dt-emulate-gpu-on-cpu: gpu.subgroup_reduce is "
+                            "not emulated");
+      if (isSync(&op)) {
+        at(p).items.push_back({Part::Publish, &op, nullptr});
+        syncs.push_back(&op);
+        ++p;
+        at(p).items.push_back({Part::Receive, &op, nullptr});
+        phaseOf[&op] = p;
+        continue;
+      }
+      phaseOf[&op] = p;
+      if (!containsSync(&op)) {
+        at(p).items.push_back({Part::Whole, &op, nullptr});
+        continue;
+      }
+      auto guard = dyn_cast<scf::IfOp>(op);
+      if (!guard || guard.getNumResults() != 0 ||
+          (guard.elseBlock() &&
+           !guard.elseBlock()->without_terminator().empty()))
+        return op.emitError("dt-emulate-gpu-on-cpu: a synchronization inside '")
+               << op.getName()
+               << "'; only a launch's body and scf.ifs without results or "
+                  "else branch may hold them";
+      DenseMap<unsigned, Node *> parts;
+      auto part = [&](unsigned q) -> Node & {
+        Node *&node = parts[q];
+        if (!node) {
+          auto body = std::make_unique<Node>();
+          node = body.get();
+          at(q).items.push_back({Part::Guard, &op, std::move(body)});
+        }
+        return *node;
+      };
+      if (failed(place(*guard.thenBlock(), p, part)))
+        return failure();
+    }
+    return success();
+  }
+};
+
+/// One launch, as loops.
+class Emulation {
+public:
+  explicit Emulation(gpu::LaunchOp launch)
+      : launch(launch), b(launch), loc(launch.getLoc()) {}
+
+  LogicalResult run() {
+    if (launch.getAsyncToken() && !launch.getAsyncToken().use_empty())
+      return launch.emitError(
+          "dt-emulate-gpu-on-cpu: the launch's token is used");
+    if (!launch.getWorkgroupAttributions().empty() ||
+        !launch.getPrivateAttributions().empty())
+      return launch.emitError("dt-emulate-gpu-on-cpu: shared or private "
+                              "memory attributions are not emulated");
+    unsigned last = 0;
+    if (failed(
+            phases.place(launch.getBody().front(), last,
+                         [&](unsigned p) -> Node & { return phases.root(p); })))
+      return failure();
+    phases.root(last);
+    if (failed(allocateScratch()))
+      return failure();
+
+    gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+    gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+    gpu::KernelDim3 gridArgs = launch.getGridSize(),
+                    blockArgs = launch.getBlockSize();
+    for (auto [arg, value] :
+         llvm::zip(SmallVector<Value>{gridArgs.x, gridArgs.y, gridArgs.z,
+                                      blockArgs.x, blockArgs.y, blockArgs.z},
+                   SmallVector<Value>{grid.x, grid.y, grid.z, block.x, block.y,
+                                      block.z}))
+      base.map(arg, value);
+
+    gpu::KernelDim3 blockIds = launch.getBlockIds();
+    OpBuilder::InsertionGuard g(b);
+    for (auto [id, bound] :
+         llvm::zip(SmallVector<Value>{blockIds.x, blockIds.y, blockIds.z},
+                   SmallVector<Value>{grid.x, grid.y, grid.z}))
+      base.map(id, loop(bound));
+    for (auto &[sync, slot] : slots)
+      forEachThread([&](Value t) {
+        memref::StoreOp::create(b, loc, constant(b.getBoolAttr(false)),
+                                slot.published, t);
+      });
+    for (auto [p, root] : llvm::enumerate(phases.roots)) {
+      if (p > 0)
+        if (auto reduce = dyn_cast<gpu::AllReduceOp>(phases.syncs[p - 1]))
+          totals[reduce] = combineSlots(reduce);
+      OpBuilder::InsertionGuard phase(b);
+      IRMapping mapping = base;
+      gpu::KernelDim3 threadIds = launch.getThreadIds();
+      Value z = loop(block.z), y = loop(block.y), x = loop(block.x);
+      mapping.map(threadIds.x, x);
+      mapping.map(threadIds.y, y);
+      mapping.map(threadIds.z, z);
+      thread = add(x, mul(block.x, add(y, mul(block.y, z))));
+      emit(*root, mapping);
+    }
+    b.setInsertionPointAfter(launch);
+    for (Value buffer : buffers)
+      memref::DeallocOp::create(b, loc, buffer);
+    launch.erase();
+    return success();
+  }
+
+private:
+  struct Slot {
+    Value values, published;
+  };
+
+  /// Scratch for the values used in a later phase than theirs, slots for
+  /// the synchronizations' values.
+  LogicalResult allocateScratch() {
+    gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+    threads = mul(block.x, mul(block.y, block.z));
+    auto perThread = [&](Type type) {
+      Value buffer = memref::AllocOp::create(
+          b, loc, MemRefType::get({ShapedType::kDynamic}, type), threads);
+      buffers.push_back(buffer);
+      return buffer;
+    };
+    WalkResult walk = launch.getBody().walk([&](Operation *op) {
+      auto at = phases.phaseOf.find(op);
+      if (at == phases.phaseOf.end())
+        return WalkResult::advance();
+      if (isa<gpu::ShuffleOp, gpu::AllReduceOp>(op))
+        slots[op] = Slot{perThread(op->getOperand(0).getType()),
+                         perThread(b.getI1Type())};
+      for (Value result : op->getResults()) {
+        if (!llvm::any_of(result.getUsers(), [&](Operation *user) {
+              return usedElsewhere(user, at->second);
+            }))
+          continue;
+        Type type = result.getType();
+        if (!type.isIntOrIndexOrFloat() && !isa<VectorType>(type)) {
+          op->emitError("dt-emulate-gpu-on-cpu: a ")
+              << result.getType() << " value is used across a synchronization";
+          return WalkResult::interrupt();
+        }
+        scratch[result] = perThread(result.getType());
+      }
+      return WalkResult::advance();
+    });
+    return failure(walk.wasInterrupted());
+  }
+
+  /// Whether `user` may need a value from phase `p` in another phase.
+  bool usedElsewhere(Operation *user, unsigned p) {
+    while (!phases.phaseOf.count(user))
+      user = user->getParentOp();
+    return phases.phaseOf.lookup(user) != p || isSync(user) ||
+           (isa<scf::IfOp>(user) && containsSync(user));
+  }
+
+  void emit(Node &node, IRMapping mapping) {
+    for (Item &item : node.items) {
+      Operation *op = item.op;
+      switch (item.part) {
+      case Part::Whole:
+        op->walk([&](Operation *inner) {
+          for (Value v : inner->getOperands())
+            if (!op->isAncestor(v.getParentRegion()->getParentOp()))
+              (void)lookup(v, mapping);
+        });
+        b.clone(*op, mapping);
+        break;
+      case Part::Guard: {
+        OpBuilder::InsertionGuard g(b);
+        auto guard = scf::IfOp::create(
+            b, loc, lookup(cast<scf::IfOp>(op).getCondition(), mapping),
+            /*withElseRegion=*/false);
+        b.setInsertionPointToStart(guard.thenBlock());
+        emit(*item.body, mapping);
+        continue;
+      }
+      case Part::Publish:
+        if (auto it = slots.find(op); it != slots.end()) {
+          memref::StoreOp::create(b, loc, lookup(op->getOperand(0), mapping),
+                                  it->second.values, thread);
+          memref::StoreOp::create(b, loc, constant(b.getBoolAttr(true)),
+                                  it->second.published, thread);
+        }
+        continue;
+      case Part::Receive:
+        if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op))
+          receive(shuffle, mapping);
+        else if (auto reduce = dyn_cast<gpu::AllReduceOp>(op))
+          mapping.map(reduce.getResult(), totals.lookup(reduce));
+        break;
+      }
+      for (Value result : op->getResults())
+        if (Value buffer = scratch.lookup(result))
+          memref::StoreOp::create(b, loc, mapping.lookup(result), buffer,
+                                  thread);
+    }
+  }
+
+  /// `v` in this phase: itself, its value in this phase, or its value from
+  /// an earlier phase.
+  Value lookup(Value v, IRMapping &mapping) {
+    if (Value mapped = mapping.lookupOrNull(v))
+      return mapped;
+    Value buffer = scratch.lookup(v);
+    if (!buffer)
+      return v; // Defined outside the launch.
+    Value loaded = memref::LoadOp::create(b, loc, buffer, thread);
+    mapping.map(v, loaded);
+    return loaded;
+  }
+
+  /// A shuffle's result: the slot of the partner lane in this thread's
+  /// segment of `width` lanes, or this thread's own when there is none.
+  void receive(gpu::ShuffleOp shuffle, IRMapping &mapping) {
+    auto toIndex = [&](Value v) {
+      return arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
+                                          lookup(v, mapping))
+          .getResult();
+    };
+    Value offset = toIndex(shuffle.getOffset());
+    Value width = toIndex(shuffle.getWidth());
+    Value lane = arith::RemUIOp::create(b, loc, thread, width);
+    Value segment = arith::SubIOp::create(b, loc, thread, lane);
+    Value partner, valid;
+    auto below = [&](Value v, Value bound) {
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v, bound)
+          .getResult();
+    };
+    switch (shuffle.getMode()) {
+    case gpu::ShuffleMode::XOR:
+      partner = arith::XOrIOp::create(b, loc, lane, offset);
+      valid = below(partner, width);
+      break;
+    case gpu::ShuffleMode::DOWN:
+      partner = add(lane, offset);
+      valid = below(partner, width);
+      break;
+    case gpu::ShuffleMode::UP:
+      partner = arith::SubIOp::create(b, loc, lane, offset);
+      valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, lane,
+                                    offset);
+      break;
+    case gpu::ShuffleMode::IDX:
+      partner = offset;
+      valid = below(partner, width);
+      break;
+    }
+    Value from =
+        arith::SelectOp::create(b, loc, valid, add(segment, partner), thread);
+    const Slot &slot = slots[shuffle];
+    check(b, memref::LoadOp::create(b, loc, slot.published, from),
+          "dt_emulated_shuffle_fault",
+          "a gpu.shuffle reads a lane that did not reach it");
+    mapping.map(shuffle.getShuffleResult(),
+                memref::LoadOp::create(b, loc, slot.values, from));
+    mapping.map(shuffle.getValid(), valid);
+  }
+
+  /// A gpu.all_reduce's total over the block's slots, between the phases.
+  Value combineSlots(gpu::AllReduceOp reduce) {
+    const Slot &slot = slots[reduce];
+    Value zero = constant(b.getIndexAttr(0));
+    Value first = memref::LoadOp::create(b, loc, slot.values, zero);
+    auto loop = scf::ForOp::create(
+        b, loc, zero, threads, constant(b.getIndexAttr(1)), first,
+        [&](OpBuilder &nb, Location, Value t, ValueRange acc) {
+          check(nb, memref::LoadOp::create(nb, loc, slot.published, t),
+                "dt_emulated_all_reduce_fault",
+                "a gpu.all_reduce is not reached by every thread of its "
+                "block");
+          Value x = memref::LoadOp::create(nb, loc, slot.values, t);
+          // The first slot is the start: thread 0 adds nothing to it.
+          Value isFirst =
+              arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq, t, zero);
+          Value next = combine(nb, reduce, acc[0], x);
+          scf::YieldOp::create(nb, loc,
+                               ValueRange{arith::SelectOp::create(
+                                   nb, loc, isFirst, acc[0], next)});
+        });
+    return loop.getResult(0);
+  }
+
+  /// Unless `ok`, the program stops with `message` on stderr (cf.assert's
+  /// message goes to a stdout buffer that abort() drops).
+  void check(OpBuilder &nb, Value ok, StringRef name, StringRef message) {
+    auto module = launch->getParentOfType<ModuleOp>();
+    std::string text =
+        ("error: emulated GPU kernel at " + locationText() + ": " + message +
+         " (on a GPU this hangs or reads garbage)\n")
+            .str();
+    Type i32 = nb.getI32Type(), i64 = nb.getI64Type(),
+         ptr = LLVM::LLVMPointerType::get(nb.getContext());
+    FailureOr<LLVM::LLVMFuncOp> write =
+        LLVM::lookupOrCreateFn(nb, module, "write", {i32, ptr, i64}, i64);
+    FailureOr<LLVM::LLVMFuncOp> abort = LLVM::lookupOrCreateFn(
+        nb, module, "abort", {}, LLVM::LLVMVoidType::get(nb.getContext()));
+    if (failed(write) || failed(abort))
+      return; // A program's own `write` or `abort`: left unchecked.
+    Value broken = arith::XOrIOp::create(
+        nb, loc, ok, arith::ConstantOp::create(nb, loc, nb.getBoolAttr(true)));
+    OpBuilder::InsertionGuard g(nb);
+    nb.setInsertionPointToStart(
+        scf::IfOp::create(nb, loc, broken, /*withElseRegion=*/false)
+            .thenBlock());
+    std::string symbol;
+    do
+      symbol = (name + "_" + Twine(faults++)).str();
+    while (module.lookupSymbol(symbol));
+    OpBuilder atModule = OpBuilder::atBlockBegin(module.getBody());
+    auto global = LLVM::GlobalOp::create(
+        atModule, loc, LLVM::LLVMArrayType::get(nb.getI8Type(), text.size()),
+        /*isConstant=*/true, LLVM::Linkage::Internal, symbol,
+        nb.getStringAttr(text));
+    Value address = LLVM::AddressOfOp::create(nb, loc, global);
+    LLVM::CallOp::create(
+        nb, loc, *write,
+        ValueRange{LLVM::ConstantOp::create(nb, loc, i32, 2), address,
+                   LLVM::ConstantOp::create(nb, loc, i64, text.size())});
+    LLVM::CallOp::create(nb, loc, *abort, ValueRange{});
+  }
+
+  /// file:line:col of the launch (its first op's, for a fused location).
+  std::string locationText() {
+    std::string text;
+    launch.getLoc()->walk([&](Location loc) {
+      auto file = dyn_cast<FileLineColLoc>(loc);
+      if (!file)
+        return WalkResult::advance();
+      text = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
+              ":" + Twine(file.getColumn()))
+                 .str();
+      return WalkResult::interrupt();
+    });
+    if (text.empty()) {
+      llvm::raw_string_ostream os(text);
+      launch.getLoc().print(os);
+    }
+    return text;
+  }
+
+  static Value combine(OpBuilder &nb, gpu::AllReduceOp reduce, Value acc,
+                       Value x) {
+    Location loc = reduce.getLoc();
+    if (std::optional<gpu::AllReduceOperation> kind = reduce.getOp())
+      return vector::makeArithReduction(
+          nb, loc, gpu::convertReductionKind(*kind), acc, x);
+    Block &body = reduce.getBody().front();
+    IRMapping m;
+    m.map(body.getArgument(0), acc);
+    m.map(body.getArgument(1), x);
+    for (Operation &op : body.without_terminator())
+      nb.clone(op, m);
+    return m.lookup(body.getTerminator()->getOperand(0));
+  }
+
+  /// Opens a loop from 0 to `bound`; the builder moves into it.
+  Value loop(Value bound) {
+    auto l = scf::ForOp::create(b, loc, constant(b.getIndexAttr(0)), bound,
+                                constant(b.getIndexAttr(1)));
+    b.setInsertionPoint(l.getBody()->getTerminator());
+    return l.getInductionVar();
+  }
+
+  void forEachThread(function_ref<void(Value)> body) {
+    OpBuilder::InsertionGuard g(b);
+    body(loop(threads));
+  }
+
+  Value constant(TypedAttr attr) {
+    return arith::ConstantOp::create(b, loc, attr);
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+
+  gpu::LaunchOp launch;
+  OpBuilder b;
+  Location loc;
+  Phases phases;
+  /// The block and grid ids and sizes, for every phase.
+  IRMapping base;
+  Value threads, thread;
+  SmallVector<Value> buffers;
+  DenseMap<Value, Value> scratch;
+  llvm::MapVector<Operation *, Slot> slots;
+  unsigned faults = 0;
+  DenseMap<Operation *, Value> totals;
+};
+
 struct EmulateGPUOnCPUPass
     : public mlir::dt::impl::EmulateGPUOnCPUPassBase<EmulateGPUOnCPUPass> {
   void runOnOperation() override {
     SmallVector<gpu::LaunchOp> launches;
     getOperation().walk([&](gpu::LaunchOp op) { launches.push_back(op); });
     for (gpu::LaunchOp launch : launches)
-      if (failed(emulate(launch)))
+      if (failed(Emulation(launch).run()))
         return signalPassFailure();
 
     SmallVector<Operation *> memoryOps;
@@ -80,49 +535,6 @@ struct EmulateGPUOnCPUPass
       }
       wait.erase();
     }
-  }
-
-  LogicalResult emulate(gpu::LaunchOp launch) {
-    if (launch.getAsyncToken() && !launch.getAsyncToken().use_empty())
-      return launch.emitError(
-          "dt-emulate-gpu-on-cpu: the launch's token is used");
-    bool hasBarrier = false;
-    launch.walk([&](Operation *op) {
-      if (isa<gpu::BarrierOp, gpu::AllReduceOp, gpu::SubgroupReduceOp>(op))
-        hasBarrier = true;
-    });
-    if (hasBarrier || !launch.getWorkgroupAttributions().empty())
-      return launch.emitError("dt-emulate-gpu-on-cpu: a kernel whose threads "
-                              "cooperate cannot run one thread at a time");
-    OpBuilder b(launch);
-    Location loc = launch.getLoc();
-    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
-    gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
-    IRMapping mapping;
-    SmallVector<Value> bounds = {grid.x,  grid.y,  grid.z,
-                                 block.x, block.y, block.z};
-    gpu::KernelDim3 blockIds = launch.getBlockIds(),
-                    threadIds = launch.getThreadIds(),
-                    gridSizes = launch.getGridSize(),
-                    blockSizes = launch.getBlockSize();
-    SmallVector<Value> ids = {blockIds.x,  blockIds.y,  blockIds.z,
-                              threadIds.x, threadIds.y, threadIds.z};
-    for (auto [arg, value] :
-         llvm::zip(SmallVector<Value>{gridSizes.x, gridSizes.y, gridSizes.z,
-                                      blockSizes.x, blockSizes.y, blockSizes.z},
-                   bounds))
-      mapping.map(arg, value);
-    for (auto [id, bound] : llvm::zip(ids, bounds)) {
-      auto loop = scf::ForOp::create(b, loc, zero, bound, one);
-      mapping.map(id, loop.getInductionVar());
-      b.setInsertionPoint(loop.getBody()->getTerminator());
-    }
-    for (Operation &op : launch.getBody().front().without_terminator())
-      b.clone(op, mapping);
-    launch.erase();
-    return success();
   }
 };
 } // namespace

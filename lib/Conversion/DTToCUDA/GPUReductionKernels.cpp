@@ -222,7 +222,7 @@ bool isPointwiseOver(linalg::LinalgOp op, ArrayRef<int64_t> ranges) {
 /// row's elements), each a loop of the row's lanes in turn.
 struct RowKernel {
   SmallVector<int64_t> rowShape, reduceShape;
-  int64_t rows = 1, row = 1, lanes = 1;
+  int64_t rows = 1, row = 1, lanes = 0; // 32 (a warp) or 256 (a block)
   /// Whether ops after the first may join: a block or warp per row keeps
   /// the GPU busy only when there are rows enough.
   bool fusible = false;
@@ -397,12 +397,6 @@ struct GPUReductionKernelsPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (lanes != 0 && lanes != 1) {
-      getOperation().emitError("dt-gpu-reduction-kernels: lanes is 0 "
-                               "(choose) or 1 (testing), not ")
-          << lanes;
-      return signalPassFailure();
-    }
     // Split reductions first: their second halves are row reductions that
     // the row kernels then take.
     SmallVector<linalg::LinalgOp> candidates;
@@ -452,10 +446,9 @@ struct GPUReductionKernelsPass
       outputs *= e;
     for (int64_t e : reduced)
       points *= e;
-    // Chunks enough for the threads a GPU needs (in the CPU emulation, as
-    // many as chunks of kMinChunk allow), dividing the points evenly.
-    int64_t wanted =
-        lanes == 1 ? points : (kSplitThreads + outputs - 1) / outputs;
+    // Chunks enough for the threads a GPU needs (at any size, as many as
+    // chunks of kMinChunk allow), dividing the points evenly.
+    int64_t wanted = anySize ? points : (kSplitThreads + outputs - 1) / outputs;
     int64_t chunks =
         largestDivisorUpTo(points, std::min(wanted, points / kMinChunk));
     if (chunks < 2)
@@ -525,15 +518,15 @@ struct GPUReductionKernelsPass
   /// busy with a block each (a loss, a gradient's norm), over long rows:
   /// each row is cut into `S` chunks, a block per chunk (a row kernel of
   /// `rows x S` rows) writes the chunks' totals, and a reduction of each
-  /// row's `S` partials finishes it. The CPU emulation splits the
-  /// reductions to a scalar, to test it.
+  /// row's `S` partials finishes it. At any size, the reductions to a
+  /// scalar are split, to test it.
   void splitRows(linalg::LinalgOp op) {
     std::optional<Accumulation> acc = matchReduction(op);
     if (!acc)
       return;
     RowKernel kernel = RowKernel::over(op);
     int64_t wanted, most;
-    if (lanes == 1) {
+    if (anySize) {
       if (kernel.rows != 1)
         return;
       wanted = most = kernel.row / kMinChunk;
@@ -547,7 +540,7 @@ struct GPUReductionKernelsPass
     kernel.splits = largestDivisorUpTo(kernel.row, std::min(wanted, most));
     if (kernel.splits < 2)
       return;
-    kernel.lanes = lanes == 1 ? 1 : kBlock;
+    kernel.lanes = kBlock;
     if (!kernel.admit(op, &*acc, nullptr))
       return;
     OpBuilder b(op);
@@ -679,14 +672,16 @@ struct GPUReductionKernelsPass
     if (!acc)
       return std::nullopt;
     RowKernel kernel = RowKernel::over(op);
-    if (kernel.row < kMinRow && lanes != 1)
+    if (kernel.row < kMinRow && !anySize)
       return std::nullopt;
     // Long rows, or too few rows to fill the GPU with warps: a block each.
-    int64_t gpuLanes =
-        kernel.row >= 1024 || kernel.rows <= 128 ? kBlock : kWarp;
-    kernel.lanes = lanes == 1 ? 1 : gpuLanes;
-    // The CPU emulation fuses whatever it can: it is there to test.
-    kernel.fusible = lanes == 1 || kernel.rows * gpuLanes >= kMinFusedThreads;
+    // At any size (the tests' small programs), a warp for rows shorter than
+    // a block, so both kinds run.
+    if (anySize)
+      kernel.lanes = kernel.row < kBlock ? kWarp : kBlock;
+    else
+      kernel.lanes = kernel.row >= 1024 || kernel.rows <= 128 ? kBlock : kWarp;
+    kernel.fusible = anySize || kernel.rows * kernel.lanes >= kMinFusedThreads;
     linalg::FillOp fill = foldableFill(op);
     if (kernel.fusible) {
       // The prefix's ops over the same loops move into the kernel; the
@@ -831,7 +826,7 @@ struct GPUReductionKernelsPass
             b, loc, total,
             gpu::AllReduceOperationAttr::get(b.getContext(), acc->second.kind),
             /*uniform=*/true);
-      } else if (kernel.lanes == kWarp) {
+      } else {
         for (int32_t offset = kWarp / 2; offset > 0; offset /= 2) {
           auto shuffle = gpu::ShuffleOp::create(b, loc, total, offset, kWarp,
                                                 gpu::ShuffleMode::XOR);
