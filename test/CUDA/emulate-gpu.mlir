@@ -9,27 +9,50 @@
 // A synchronization that not every thread of the block reaches fails with
 // the kernel's location instead of computing from stale slots.
 // RUN: dt-opt %s -dt-emulate-gpu-on-cpu | mlir-opt %lower_to_llvm | not --crash mlir-runner -e divergent -entry-point-result=void -shared-libs=%runner_libs 2>&1 | FileCheck %s --check-prefix=DIVERGENT
-// DIVERGENT: error: emulated GPU kernel at {{.*}}emulate-gpu.mlir{{.*}}: a gpu.all_reduce is not reached by every thread of its block
+// DIVERGENT: error: emulated GPU kernel at {{.*}}emulate-gpu.mlir:{{[0-9]+}}:{{[0-9]+}}: thread 4 of block 0 does not reach a gpu.all_reduce that others of its block reach
+// Threads that touch an element another thread wrote, with no barrier of
+// their block between (or in another block), race: the run stops. The
+// exchange through %seen across a gpu.barrier above is not one.
+// RUN: dt-opt %s -dt-emulate-gpu-on-cpu | mlir-opt %lower_to_llvm | not --crash mlir-runner -e race -entry-point-result=void -shared-libs=%runner_libs 2>&1 | FileCheck %s --check-prefix=RACE
+// RUN: dt-opt %s -dt-emulate-gpu-on-cpu | mlir-opt %lower_to_llvm | not --crash mlir-runner -e race_across_blocks -entry-point-result=void -shared-libs=%runner_libs 2>&1 | FileCheck %s --check-prefix=BLOCKS
+// RACE: error: emulated GPU kernel at {{.*}}emulate-gpu.mlir:{{[0-9]+}}:{{[0-9]+}}: a race on an element of a memref<4xi32>: thread 1 of block 0 writes it after thread 0 of block 0 touched it, one of them writing, with no gpu.barrier or gpu.all_reduce of their block between
+// BLOCKS: error: emulated GPU kernel at {{.*}}emulate-gpu.mlir:{{[0-9]+}}:{{[0-9]+}}: a race on an element of a memref<4xi32>: thread 0 of block 1 reads it after thread 0 of block 0 touched it
 
 // The launch is loops: blocks, then one loop nest over the threads per
 // phase; a shuffle's value and whether its thread got there go to slots at
 // the end of one phase, and the partner's are read at the start of the next.
+// Every load and store of a buffer from outside checks and updates the
+// element's shadow (who touched it in this launch).
 // CHECK-LABEL: func.func @one_shuffle
 // CHECK-NOT: gpu.
-// CHECK: %[[VALUES:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
-// CHECK: %[[PUBLISHED:.*]] = memref.alloc(%{{.*}}) : memref<?xi1>
+// Scratch for the shuffle's operands (made in the phase before), then its
+// slots.
+// CHECK: memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK-NEXT: memref.alloc(%{{.*}}) : memref<?xi32>
+// CHECK-NEXT: memref.alloc(%{{.*}}) : memref<?xi32>
+// CHECK-NEXT: %[[VALUES:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK-NEXT: %[[PUBLISHED:.*]] = memref.alloc(%{{.*}}) : memref<?xi1>
+// CHECK-NEXT: %[[SHADOW:.*]] = memref.alloc() : memref<32xi64>
+// CHECK: linalg.fill ins(%{{.*}} : i64) outs(%[[SHADOW]] : memref<32xi64>)
 // CHECK: scf.for
 // CHECK: memref.store %false, %[[PUBLISHED]]
 // CHECK: scf.for
+// CHECK: memref.load %[[SHADOW]]
+// CHECK: llvm.call @dprintf
+// CHECK: memref.store %{{.*}}, %[[SHADOW]]
+// CHECK: memref.load %arg0
 // CHECK: memref.store %{{.*}}, %[[VALUES]][%[[T:.*]]]
-// CHECK: memref.store %true, %[[PUBLISHED]][%[[T]]]
+// CHECK: memref.store %true{{[_0-9]*}}, %[[PUBLISHED]][%[[T]]]
 // CHECK: scf.for
 // CHECK: arith.xori
 // CHECK: memref.load %[[PUBLISHED]]
 // CHECK: memref.load %[[VALUES]]
-// CHECK: memref.store
+// CHECK: memref.load %[[SHADOW]]
+// CHECK: memref.store %{{.*}}, %[[SHADOW]]
+// CHECK: memref.store %{{.*}}, %arg0
 // CHECK: memref.dealloc %[[VALUES]]
 // CHECK: memref.dealloc %[[PUBLISHED]]
+// CHECK: memref.dealloc %[[SHADOW]]
 // CHECK-NOT: gpu.
 // CHECK: return
 func.func @one_shuffle(%x: memref<32xf32>) {
@@ -174,5 +197,47 @@ func.func @divergent() {
     gpu.terminator
   }
   memref.dealloc %out : memref<8xi32>
+  return
+}
+
+// Every thread writes element 0.
+func.func @race() {
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %out = memref.alloc() : memref<4xi32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c8, %sy = %c1, %sz = %c1) {
+    %zero = arith.constant 0 : index
+    %t = arith.index_cast %tx : index to i32
+    memref.store %t, %out[%zero] : memref<4xi32>
+    gpu.terminator
+  }
+  memref.dealloc %out : memref<4xi32>
+  return
+}
+
+// Block 1 reads what block 0 wrote: a barrier orders a block only.
+func.func @race_across_blocks() {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %out = memref.alloc() : memref<4xi32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c2, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %zero = arith.constant 0 : index
+    %one = arith.constant 1 : index
+    %first = arith.cmpi eq, %bx, %zero : index
+    scf.if %first {
+      %seven = arith.constant 7 : i32
+      memref.store %seven, %out[%zero] : memref<4xi32>
+    }
+    gpu.barrier
+    %second = arith.cmpi eq, %bx, %one : index
+    scf.if %second {
+      %v = memref.load %out[%zero] : memref<4xi32>
+      memref.store %v, %out[%one] : memref<4xi32>
+    }
+    gpu.terminator
+  }
+  memref.dealloc %out : memref<4xi32>
   return
 }

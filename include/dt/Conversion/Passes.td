@@ -447,6 +447,15 @@ def EmulateGPUOnCPUPass : Pass<"dt-emulate-gpu-on-cpu", "ModuleOp"> {
     location. Shared or private memory attributions and
     `gpu.subgroup_reduce` are not emulated (dt makes none).
 
+    Races: each load and store of a buffer from outside the launch checks
+    and updates a shadow of the buffer (per launch, 64 bits per element:
+    who touched it, whether it was written, the epoch of barriers and block
+    reductions before). A thread touching an element that another thread
+    of the launch wrote, or writing one another read, with no barrier of
+    their block between, stops the program with an error naming both
+    threads: the order the emulation runs threads in hides such races,
+    while a GPU runs them in any order.
+
     ```mlir
     gpu.launch blocks(%bx, %by, %bz) in (%gx = %n, ...) threads(%tx, ...) in (%sx = %c256, ...) { ... }
     // becomes
@@ -457,7 +466,8 @@ def EmulateGPUOnCPUPass : Pass<"dt-emulate-gpu-on-cpu", "ModuleOp"> {
     ```
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
-                           "mlir::arith::ArithDialect", "mlir::LLVM::LLVMDialect"];
+                           "mlir::arith::ArithDialect", "mlir::LLVM::LLVMDialect",
+                           "mlir::linalg::LinalgDialect"];
 }
 
 #endif // DT_CONVERSION_PASSES

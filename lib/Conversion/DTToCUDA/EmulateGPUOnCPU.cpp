@@ -19,6 +19,11 @@
 // is a synchronization that not every thread reached, which on a GPU hangs
 // or reads garbage: here the program stops with an error naming the kernel.
 //
+// Running threads in one order hides races that a GPU's order would show,
+// so every load and store of a buffer from outside the kernel checks a
+// shadow of the buffer: an element that two threads touch, one of them
+// writing, with no barrier of their block between, stops the program too.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dt/Conversion/Passes.h"
@@ -150,6 +155,7 @@ public:
     phases.root(last);
     if (failed(allocateScratch()))
       return failure();
+    allocateShadows();
 
     gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
     gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
@@ -168,6 +174,9 @@ public:
          llvm::zip(SmallVector<Value>{blockIds.x, blockIds.y, blockIds.z},
                    SmallVector<Value>{grid.x, grid.y, grid.z}))
       base.map(id, loop(bound));
+    blockIndex = add(base.lookup(blockIds.x),
+                     mul(grid.x, add(base.lookup(blockIds.y),
+                                     mul(grid.y, base.lookup(blockIds.z)))));
     for (auto &[sync, slot] : slots)
       forEachThread([&](Value t) {
         memref::StoreOp::create(b, loc, constant(b.getBoolAttr(false)),
@@ -185,6 +194,7 @@ public:
       mapping.map(threadIds.y, y);
       mapping.map(threadIds.z, z);
       thread = add(x, mul(block.x, add(y, mul(block.y, z))));
+      epoch = epochs[p];
       emit(*root, mapping);
     }
     b.setInsertionPointAfter(launch);
@@ -235,6 +245,151 @@ private:
     return failure(walk.wasInterrupted());
   }
 
+  /// A shadow for each buffer from outside the launch that its kernel
+  /// loads or stores, an i64 per element that says who touched it in this
+  /// launch (see `instrument`), and each phase's epoch: the barriers and
+  /// block reductions (which order the block's memory) before it.
+  void allocateShadows() {
+    launch.getBody().walk([&](Operation *op) {
+      Value memref;
+      if (auto load = dyn_cast<memref::LoadOp>(op))
+        memref = load.getMemref();
+      else if (auto store = dyn_cast<memref::StoreOp>(op))
+        memref = store.getMemref();
+      if (!memref ||
+          launch->isAncestor(memref.getParentRegion()->getParentOp()) ||
+          shadows.count(memref))
+        return;
+      auto type = cast<MemRefType>(memref.getType());
+      SmallVector<Value> sizes;
+      for (auto [dim, extent] : llvm::enumerate(type.getShape()))
+        if (ShapedType::isDynamic(extent))
+          sizes.push_back(memref::DimOp::create(b, loc, memref, dim));
+      Value shadow = memref::AllocOp::create(
+          b, loc, MemRefType::get(type.getShape(), b.getI64Type()), sizes);
+      linalg::FillOp::create(b, loc,
+                             ValueRange{constant(b.getI64IntegerAttr(0))},
+                             ValueRange{shadow});
+      buffers.push_back(shadow);
+      shadows[memref] = shadow;
+    });
+    unsigned ordered = 0;
+    epochs.push_back(0);
+    for (Operation *sync : phases.syncs) {
+      if (isa<gpu::BarrierOp, gpu::AllReduceOp>(sync))
+        ++ordered;
+      epochs.push_back(ordered);
+    }
+  }
+
+  /// Checks the loads and stores of `clone` on buffers from outside the
+  /// launch for races: a thread may touch an element that another thread
+  /// of the launch wrote, or write one another read, only when they are in
+  /// the same block with a barrier or block reduction between them. An
+  /// element's shadow holds the thread (global id + 1; 0: untouched) that
+  /// touched it, in bits 0-31; the latest epoch, in bits 32-47; whether it
+  /// was written (bit 48); read by other threads too (bit 49), of other
+  /// blocks (bit 50).
+  void instrument(Operation *clone) {
+    SmallVector<Operation *> accesses;
+    clone->walk([&](Operation *op) {
+      if (isa<memref::LoadOp, memref::StoreOp>(op))
+        accesses.push_back(op);
+    });
+    for (Operation *op : accesses) {
+      auto load = dyn_cast<memref::LoadOp>(op);
+      auto store = dyn_cast<memref::StoreOp>(op);
+      Value memref = load ? load.getMemref() : store.getMemref();
+      Value shadow = shadows.lookup(memref);
+      if (!shadow)
+        continue;
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(op);
+      ValueRange indices = load ? load.getIndices() : store.getIndices();
+      auto i64 = [&](int64_t v) { return constant(b.getI64IntegerAttr(v)); };
+      auto toI64 = [&](Value v) {
+        return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), v)
+            .getResult();
+      };
+      auto bits = [&](Value v, int64_t shift, int64_t mask) {
+        return arith::AndIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, v, i64(shift)), i64(mask));
+      };
+      auto cmp = [&](arith::CmpIPredicate predicate, Value x, Value y) {
+        return arith::CmpIOp::create(b, loc, predicate, x, y).getResult();
+      };
+      auto select = [&](Value c, Value x, Value y) {
+        return arith::SelectOp::create(b, loc, c, x, y).getResult();
+      };
+      auto eq = arith::CmpIPredicate::eq, ne = arith::CmpIPredicate::ne;
+      Value zero = i64(0), one = i64(1);
+
+      Value state = memref::LoadOp::create(b, loc, shadow, indices);
+      Value perBlock = toI64(threads), block = toI64(blockIndex);
+      Value me = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, block, perBlock),
+          arith::AddIOp::create(b, loc, toI64(thread), one));
+      Value now = i64(epoch), isWrite = i64(store ? 1 : 0);
+      Value owner = bits(state, 0, 0xffffffff), then = bits(state, 32, 0xffff);
+      Value written = bits(state, 48, 1), shared = bits(state, 49, 1),
+            blocks = bits(state, 50, 1);
+      Value ownerBlock = arith::DivUIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, owner, one), perBlock);
+      Value untouched = cmp(eq, state, zero);
+      Value sameThread = arith::AndIOp::create(b, loc, cmp(eq, shared, zero),
+                                               cmp(eq, owner, me));
+      Value ordered = arith::AndIOp::create(
+          b, loc,
+          arith::AndIOp::create(b, loc, cmp(eq, blocks, zero),
+                                cmp(eq, ownerBlock, block)),
+          cmp(arith::CmpIPredicate::ult, then, now));
+      Value writes =
+          cmp(ne, arith::OrIOp::create(b, loc, written, isWrite), zero);
+      Value allowed = arith::OrIOp::create(
+          b, loc, arith::OrIOp::create(b, loc, untouched, sameThread),
+          arith::OrIOp::create(
+              b, loc, ordered,
+              arith::XOrIOp::create(b, loc, writes,
+                                    constant(b.getBoolAttr(true)))));
+      std::string what;
+      llvm::raw_string_ostream os(what);
+      os << "a race on an element of a " << memref.getType()
+         << ": thread %lld of block %lld " << (store ? "writes" : "reads")
+         << " it after thread %lld of block %lld touched it, one of them "
+            "writing, with no gpu.barrier or gpu.all_reduce of their block "
+            "between";
+      Value ownerIndex = arith::IndexCastUIOp::create(
+          b, loc, b.getIndexType(), arith::SubIOp::create(b, loc, owner, one));
+      check(b, allowed, "dt_emulated_race", what,
+            {thread, blockIndex,
+             arith::RemUIOp::create(b, loc, ownerIndex, threads),
+             arith::DivUIOp::create(b, loc, ownerIndex, threads)});
+
+      auto field = [&](Value v, int64_t shift) {
+        return arith::ShLIOp::create(b, loc, v, i64(shift)).getResult();
+      };
+      Value fresh = arith::OrIOp::create(
+          b, loc, me,
+          arith::OrIOp::create(b, loc, field(now, 32), field(isWrite, 48)));
+      Value kept =
+          arith::AndIOp::create(b, loc, state, i64(~(int64_t(0xffff) << 32)));
+      Value again = arith::OrIOp::create(
+          b, loc, kept,
+          arith::OrIOp::create(b, loc, field(now, 32), field(isWrite, 48)));
+      Value otherBlock = arith::ExtUIOp::create(b, loc, b.getI64Type(),
+                                                cmp(ne, ownerBlock, block));
+      Value sharedState = arith::OrIOp::create(
+          b, loc, kept,
+          arith::OrIOp::create(
+              b, loc, field(arith::MaxUIOp::create(b, loc, then, now), 32),
+              arith::OrIOp::create(b, loc, field(one, 49),
+                                   field(otherBlock, 50))));
+      Value next = select(arith::OrIOp::create(b, loc, untouched, ordered),
+                          fresh, select(sameThread, again, sharedState));
+      memref::StoreOp::create(b, loc, next, shadow, indices);
+    }
+  }
+
   /// Whether `user` may need a value from phase `p` in another phase.
   bool usedElsewhere(Operation *user, unsigned p) {
     while (!phases.phaseOf.count(user))
@@ -253,7 +408,7 @@ private:
             if (!op->isAncestor(v.getParentRegion()->getParentOp()))
               (void)lookup(v, mapping);
         });
-        b.clone(*op, mapping);
+        instrument(b.clone(*op, mapping));
         break;
       case Part::Guard: {
         OpBuilder::InsertionGuard g(b);
@@ -340,7 +495,9 @@ private:
     const Slot &slot = slots[shuffle];
     check(b, memref::LoadOp::create(b, loc, slot.published, from),
           "dt_emulated_shuffle_fault",
-          "a gpu.shuffle reads a lane that did not reach it");
+          "thread %lld of block %lld reads thread %lld in a gpu.shuffle "
+          "that thread did not reach",
+          {thread, blockIndex, from});
     mapping.map(shuffle.getShuffleResult(),
                 memref::LoadOp::create(b, loc, slot.values, from));
     mapping.map(shuffle.getValid(), valid);
@@ -356,8 +513,9 @@ private:
         [&](OpBuilder &nb, Location, Value t, ValueRange acc) {
           check(nb, memref::LoadOp::create(nb, loc, slot.published, t),
                 "dt_emulated_all_reduce_fault",
-                "a gpu.all_reduce is not reached by every thread of its "
-                "block");
+                "thread %lld of block %lld does not reach a gpu.all_reduce "
+                "that others of its block reach",
+                {t, blockIndex});
           Value x = memref::LoadOp::create(nb, loc, slot.values, t);
           // The first slot is the start: thread 0 adds nothing to it.
           Value isFirst =
@@ -372,20 +530,29 @@ private:
 
   /// Unless `ok`, the program stops with `message` on stderr (cf.assert's
   /// message goes to a stdout buffer that abort() drops).
-  void check(OpBuilder &nb, Value ok, StringRef name, StringRef message) {
+  /// `format` takes `numbers` (indices) as %lld.
+  void check(OpBuilder &nb, Value ok, StringRef name, StringRef format,
+             ArrayRef<Value> numbers) {
     auto module = launch->getParentOfType<ModuleOp>();
-    std::string text =
-        ("error: emulated GPU kernel at " + locationText() + ": " + message +
-         " (on a GPU this hangs or reads garbage)\n")
-            .str();
+    std::string where = locationText();
+    llvm::SmallString<64> escaped;
+    for (char c : where) {
+      if (c == '%')
+        escaped.push_back('%');
+      escaped.push_back(c);
+    }
+    std::string text = ("error: emulated GPU kernel at " + escaped + ": " +
+                        format + " (on a GPU: a hang or garbage)\n")
+                           .str();
+    text.push_back('\0');
     Type i32 = nb.getI32Type(), i64 = nb.getI64Type(),
          ptr = LLVM::LLVMPointerType::get(nb.getContext());
-    FailureOr<LLVM::LLVMFuncOp> write =
-        LLVM::lookupOrCreateFn(nb, module, "write", {i32, ptr, i64}, i64);
+    FailureOr<LLVM::LLVMFuncOp> print = LLVM::lookupOrCreateFn(
+        nb, module, "dprintf", {i32, ptr}, i32, /*isVarArg=*/true);
     FailureOr<LLVM::LLVMFuncOp> abort = LLVM::lookupOrCreateFn(
         nb, module, "abort", {}, LLVM::LLVMVoidType::get(nb.getContext()));
-    if (failed(write) || failed(abort))
-      return; // A program's own `write` or `abort`: left unchecked.
+    if (failed(print) || failed(abort))
+      return; // A program's own `dprintf` or `abort`: left unchecked.
     Value broken = arith::XOrIOp::create(
         nb, loc, ok, arith::ConstantOp::create(nb, loc, nb.getBoolAttr(true)));
     OpBuilder::InsertionGuard g(nb);
@@ -401,11 +568,12 @@ private:
         atModule, loc, LLVM::LLVMArrayType::get(nb.getI8Type(), text.size()),
         /*isConstant=*/true, LLVM::Linkage::Internal, symbol,
         nb.getStringAttr(text));
-    Value address = LLVM::AddressOfOp::create(nb, loc, global);
-    LLVM::CallOp::create(
-        nb, loc, *write,
-        ValueRange{LLVM::ConstantOp::create(nb, loc, i32, 2), address,
-                   LLVM::ConstantOp::create(nb, loc, i64, text.size())});
+    SmallVector<Value> operands = {LLVM::ConstantOp::create(nb, loc, i32, 2),
+                                   LLVM::AddressOfOp::create(nb, loc, global)};
+    for (Value number : numbers)
+      operands.push_back(
+          arith::IndexCastUIOp::create(nb, loc, i64, number).getResult());
+    LLVM::CallOp::create(nb, loc, *print, operands);
     LLVM::CallOp::create(nb, loc, *abort, ValueRange{});
   }
 
@@ -468,7 +636,11 @@ private:
   Phases phases;
   /// The block and grid ids and sizes, for every phase.
   IRMapping base;
-  Value threads, thread;
+  Value threads, thread, blockIndex;
+  /// The buffers' shadows, and the current phase's epoch.
+  DenseMap<Value, Value> shadows;
+  SmallVector<int64_t> epochs;
+  int64_t epoch = 0;
   SmallVector<Value> buffers;
   DenseMap<Value, Value> scratch;
   llvm::MapVector<Operation *, Slot> slots;
