@@ -33,6 +33,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace mlir::dt {
@@ -283,13 +284,7 @@ private:
   }
 
   /// Checks the loads and stores of `clone` on buffers from outside the
-  /// launch for races: a thread may touch an element that another thread
-  /// of the launch wrote, or write one another read, only when they are in
-  /// the same block with a barrier or block reduction between them. An
-  /// element's shadow holds the thread (global id + 1; 0: untouched) that
-  /// touched it, in bits 0-31; the latest epoch, in bits 32-47; whether it
-  /// was written (bit 48); read by other threads too (bit 49), of other
-  /// blocks (bit 50).
+  /// launch for races (`checkAccess`).
   void instrument(Operation *clone) {
     SmallVector<Operation *> accesses;
     clone->walk([&](Operation *op) {
@@ -297,97 +292,99 @@ private:
         accesses.push_back(op);
     });
     for (Operation *op : accesses) {
-      auto load = dyn_cast<memref::LoadOp>(op);
-      auto store = dyn_cast<memref::StoreOp>(op);
-      Value memref = load ? load.getMemref() : store.getMemref();
-      Value shadow = shadows.lookup(memref);
-      if (!shadow)
-        continue;
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPoint(op);
-      ValueRange indices = load ? load.getIndices() : store.getIndices();
-      auto i64 = [&](int64_t v) { return constant(b.getI64IntegerAttr(v)); };
-      auto toI64 = [&](Value v) {
-        return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), v)
-            .getResult();
-      };
-      auto bits = [&](Value v, int64_t shift, int64_t mask) {
-        return arith::AndIOp::create(
-            b, loc, arith::ShRUIOp::create(b, loc, v, i64(shift)), i64(mask));
-      };
-      auto cmp = [&](arith::CmpIPredicate predicate, Value x, Value y) {
-        return arith::CmpIOp::create(b, loc, predicate, x, y).getResult();
-      };
-      auto select = [&](Value c, Value x, Value y) {
-        return arith::SelectOp::create(b, loc, c, x, y).getResult();
-      };
-      auto eq = arith::CmpIPredicate::eq, ne = arith::CmpIPredicate::ne;
-      Value zero = i64(0), one = i64(1);
-
-      Value state = memref::LoadOp::create(b, loc, shadow, indices);
-      Value perBlock = toI64(threads), block = toI64(blockIndex);
-      Value me = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, block, perBlock),
-          arith::AddIOp::create(b, loc, toI64(thread), one));
-      Value now = i64(epoch), isWrite = i64(store ? 1 : 0);
-      Value owner = bits(state, 0, 0xffffffff), then = bits(state, 32, 0xffff);
-      Value written = bits(state, 48, 1), shared = bits(state, 49, 1),
-            blocks = bits(state, 50, 1);
-      Value ownerBlock = arith::DivUIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, owner, one), perBlock);
-      Value untouched = cmp(eq, state, zero);
-      Value sameThread = arith::AndIOp::create(b, loc, cmp(eq, shared, zero),
-                                               cmp(eq, owner, me));
-      Value ordered = arith::AndIOp::create(
-          b, loc,
-          arith::AndIOp::create(b, loc, cmp(eq, blocks, zero),
-                                cmp(eq, ownerBlock, block)),
-          cmp(arith::CmpIPredicate::ult, then, now));
-      Value writes =
-          cmp(ne, arith::OrIOp::create(b, loc, written, isWrite), zero);
-      Value allowed = arith::OrIOp::create(
-          b, loc, arith::OrIOp::create(b, loc, untouched, sameThread),
-          arith::OrIOp::create(
-              b, loc, ordered,
-              arith::XOrIOp::create(b, loc, writes,
-                                    constant(b.getBoolAttr(true)))));
-      std::string what;
-      llvm::raw_string_ostream os(what);
-      os << "a race on an element of a " << memref.getType()
-         << ": thread %lld of block %lld " << (store ? "writes" : "reads")
-         << " it after thread %lld of block %lld touched it, one of them "
-            "writing, with no gpu.barrier or gpu.all_reduce of their block "
-            "between";
-      Value ownerIndex = arith::IndexCastUIOp::create(
-          b, loc, b.getIndexType(), arith::SubIOp::create(b, loc, owner, one));
-      check(b, allowed, "dt_emulated_race", what,
-            {thread, blockIndex,
-             arith::RemUIOp::create(b, loc, ownerIndex, threads),
-             arith::DivUIOp::create(b, loc, ownerIndex, threads)});
-
-      auto field = [&](Value v, int64_t shift) {
-        return arith::ShLIOp::create(b, loc, v, i64(shift)).getResult();
-      };
-      Value fresh = arith::OrIOp::create(
-          b, loc, me,
-          arith::OrIOp::create(b, loc, field(now, 32), field(isWrite, 48)));
-      Value kept =
-          arith::AndIOp::create(b, loc, state, i64(~(int64_t(0xffff) << 32)));
-      Value again = arith::OrIOp::create(
-          b, loc, kept,
-          arith::OrIOp::create(b, loc, field(now, 32), field(isWrite, 48)));
-      Value otherBlock = arith::ExtUIOp::create(b, loc, b.getI64Type(),
-                                                cmp(ne, ownerBlock, block));
-      Value sharedState = arith::OrIOp::create(
-          b, loc, kept,
-          arith::OrIOp::create(
-              b, loc, field(arith::MaxUIOp::create(b, loc, then, now), 32),
-              arith::OrIOp::create(b, loc, field(one, 49),
-                                   field(otherBlock, 50))));
-      Value next = select(arith::OrIOp::create(b, loc, untouched, ordered),
-                          fresh, select(sameThread, again, sharedState));
-      memref::StoreOp::create(b, loc, next, shadow, indices);
+      if (auto load = dyn_cast<memref::LoadOp>(op))
+        checkAccess(op, load.getMemref(), load.getIndices(), /*write=*/false);
+      else if (auto store = dyn_cast<memref::StoreOp>(op))
+        checkAccess(op, store.getMemref(), store.getIndices(), /*write=*/true);
     }
+  }
+
+  /// Before `op`: a thread may touch an element that another thread of the
+  /// launch wrote, or write one another read, only when both are in one
+  /// block with a barrier or block reduction between them. An element's
+  /// shadow holds the thread that touched it (global id + 1; 0: untouched)
+  /// in bits 0-31, the latest epoch in bits 32-47, whether it was written
+  /// (bit 48), read by other threads too (bit 49), of other blocks (bit 50).
+  void checkAccess(Operation *op, Value memref, ValueRange indices,
+                   bool write) {
+    Value shadow = shadows.lookup(memref);
+    if (!shadow)
+      return;
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(op);
+    ImplicitLocOpBuilder ib(loc, b);
+    auto i64 = [&](uint64_t v) -> Value {
+      return arith::ConstantOp::create(ib, ib.getI64IntegerAttr(v));
+    };
+    auto field = [&](Value v, int64_t shift, uint64_t mask) -> Value {
+      return arith::AndIOp::create(
+          ib, arith::ShRUIOp::create(ib, v, i64(shift)), i64(mask));
+    };
+    auto place = [&](Value v, int64_t shift) -> Value {
+      return arith::ShLIOp::create(ib, v, i64(shift));
+    };
+    auto is = [&](arith::CmpIPredicate predicate, Value x, Value y) -> Value {
+      return arith::CmpIOp::create(ib, predicate, x, y);
+    };
+    auto both = [&](Value x, Value y) -> Value {
+      return arith::AndIOp::create(ib, x, y);
+    };
+    auto either = [&](Value x, Value y) -> Value {
+      return arith::OrIOp::create(ib, x, y);
+    };
+    using P = arith::CmpIPredicate;
+    Value zero = i64(0), one = i64(1);
+
+    Value state = memref::LoadOp::create(ib, shadow, indices);
+    Value owner = field(state, 0, 0xffffffff), then = field(state, 32, 0xffff);
+    Value written = field(state, 48, 1), shared = field(state, 49, 1),
+          blocks = field(state, 50, 1);
+    Value perBlock = arith::IndexCastUIOp::create(ib, ib.getI64Type(), threads);
+    Value block = arith::IndexCastUIOp::create(ib, ib.getI64Type(), blockIndex);
+    Value me = arith::AddIOp::create(
+        ib, arith::MulIOp::create(ib, block, perBlock),
+        arith::AddIOp::create(
+            ib, arith::IndexCastUIOp::create(ib, ib.getI64Type(), thread),
+            one));
+    Value ownerIndex = arith::SubIOp::create(ib, owner, one);
+    Value ownerBlock = arith::DivUIOp::create(ib, ownerIndex, perBlock);
+    Value now = i64(epoch), writing = i64(write);
+
+    Value untouched = is(P::eq, state, zero);
+    Value sameThread = both(is(P::eq, shared, zero), is(P::eq, owner, me));
+    Value ordered =
+        both(both(is(P::eq, blocks, zero), is(P::eq, ownerBlock, block)),
+             is(P::ult, then, now));
+    Value readsOnly = is(P::eq, either(written, writing), zero);
+    std::string what;
+    llvm::raw_string_ostream os(what);
+    os << "a race on an element of a " << memref.getType()
+       << ": thread %lld of block %lld " << (write ? "writes" : "reads")
+       << " it after thread %lld of block %lld touched it, one of them "
+          "writing, with no gpu.barrier or gpu.all_reduce of their block "
+          "between";
+    Value ownerId =
+        arith::IndexCastUIOp::create(ib, ib.getIndexType(), ownerIndex);
+    check(b, either(either(untouched, sameThread), either(ordered, readsOnly)),
+          "dt_emulated_race", what,
+          {thread, blockIndex, arith::RemUIOp::create(ib, ownerId, threads),
+           arith::DivUIOp::create(ib, ownerId, threads)});
+
+    // This access alone, after nothing or after what it is ordered after;
+    // or added to its own earlier ones; or one more reader.
+    Value stamp = either(place(now, 32), place(writing, 48));
+    Value fresh = either(me, stamp);
+    Value kept = both(state, i64(~(uint64_t(0xffff) << 32)));
+    Value again = either(kept, stamp);
+    Value otherBlock = arith::ExtUIOp::create(ib, ib.getI64Type(),
+                                              is(P::ne, ownerBlock, block));
+    Value reader =
+        either(kept, either(place(arith::MaxUIOp::create(ib, then, now), 32),
+                            either(place(one, 49), place(otherBlock, 50))));
+    Value next = arith::SelectOp::create(
+        ib, either(untouched, ordered), fresh,
+        arith::SelectOp::create(ib, sameThread, again, reader));
+    memref::StoreOp::create(ib, next, shadow, indices);
   }
 
   /// Whether `user` may need a value from phase `p` in another phase.
