@@ -111,7 +111,8 @@ std::optional<Accumulation> matchAccumulation(linalg::LinalgOp op) {
   auto set = [&](K kind, TypedAttr identity) {
     match = Accumulation{combine, kind, identity};
   };
-  if (type.isF32()) {
+  // 32- and 64-bit values: what warp shuffles carry (64-bit ones as two).
+  if (type.isF32() || type.isF64()) {
     if (isa<arith::AddFOp>(combine))
       set(K::ADD, f(0.0));
     else if (isa<arith::MulFOp>(combine))
@@ -124,17 +125,25 @@ std::optional<Accumulation> matchAccumulation(linalg::LinalgOp op) {
       set(K::MAXIMUMF, f(-inf));
     else if (isa<arith::MinimumFOp>(combine))
       set(K::MINIMUMF, f(inf));
-  } else if (type.isInteger(32)) {
+  } else if (type.isInteger(32) || type.isInteger(64)) {
+    unsigned width = type.getIntOrFloatBitWidth();
+    auto integer = [&](const APInt &v) -> TypedAttr {
+      return b.getIntegerAttr(type, v);
+    };
     if (isa<arith::AddIOp>(combine))
       set(K::ADD, i(0));
     else if (isa<arith::MulIOp>(combine))
       set(K::MUL, i(1));
     else if (isa<arith::MaxSIOp>(combine))
-      set(K::MAXSI, i(std::numeric_limits<int32_t>::min()));
+      set(K::MAXSI, integer(APInt::getSignedMinValue(width)));
     else if (isa<arith::MinSIOp>(combine))
-      set(K::MINSI, i(std::numeric_limits<int32_t>::max()));
+      set(K::MINSI, integer(APInt::getSignedMaxValue(width)));
+    else if (isa<arith::MaxUIOp>(combine))
+      set(K::MAXUI, i(0));
+    else if (isa<arith::MinUIOp>(combine))
+      set(K::MINUI, integer(APInt::getMaxValue(width)));
     else if (isa<arith::AndIOp>(combine))
-      set(K::AND, i(-1));
+      set(K::AND, integer(APInt::getAllOnes(width)));
     else if (isa<arith::OrIOp>(combine))
       set(K::OR, i(0));
     else if (isa<arith::XOrIOp>(combine))
