@@ -15,6 +15,10 @@
 // exchange through %seen across a gpu.barrier above is not one.
 // RUN: dt-opt %s -dt-emulate-gpu-on-cpu | mlir-opt %lower_to_llvm | not --crash mlir-runner -e race -entry-point-result=void -shared-libs=%runner_libs 2>&1 | FileCheck %s --check-prefix=RACE
 // RUN: dt-opt %s -dt-emulate-gpu-on-cpu | mlir-opt %lower_to_llvm | not --crash mlir-runner -e race_across_blocks -entry-point-result=void -shared-libs=%runner_libs 2>&1 | FileCheck %s --check-prefix=BLOCKS
+// Two views of one buffer share its shadow: a read through a shifted
+// subview meets the neighbour's write through the whole.
+// RUN: dt-opt %s -dt-emulate-gpu-on-cpu | mlir-opt %lower_to_llvm | not --crash mlir-runner -e race_through_views -entry-point-result=void -shared-libs=%runner_libs 2>&1 | FileCheck %s --check-prefix=VIEWS
+// VIEWS: error: emulated GPU kernel at {{.*}}emulate-gpu.mlir:{{[0-9]+}}:{{[0-9]+}}: a race on an element of a memref<8xi32>: thread 1 of block 0 writes it after thread 0 of block 0 touched it
 // RACE: error: emulated GPU kernel at {{.*}}emulate-gpu.mlir:{{[0-9]+}}:{{[0-9]+}}: a race on an element of a memref<4xi32>: thread 1 of block 0 writes it after thread 0 of block 0 touched it, one of them writing, with no gpu.barrier or gpu.all_reduce of their block between
 // BLOCKS: error: emulated GPU kernel at {{.*}}emulate-gpu.mlir:{{[0-9]+}}:{{[0-9]+}}: a race on an element of a memref<4xi32>: thread 0 of block 1 reads it after thread 0 of block 0 touched it
 
@@ -239,5 +243,23 @@ func.func @race_across_blocks() {
     gpu.terminator
   }
   memref.dealloc %out : memref<4xi32>
+  return
+}
+
+// Thread t reads x[t + 1] through a view, then writes x[t].
+func.func @race_through_views() {
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %x = memref.alloc() : memref<9xi32>
+  %shifted = memref.subview %x[1] [8] [1] : memref<9xi32> to memref<8xi32, strided<[1], offset: 1>>
+  %head = memref.subview %x[0] [8] [1] : memref<9xi32> to memref<8xi32, strided<[1]>>
+  %whole = memref.cast %head : memref<8xi32, strided<[1]>> to memref<8xi32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c8, %sy = %c1, %sz = %c1) {
+    %v = memref.load %shifted[%tx] : memref<8xi32, strided<[1], offset: 1>>
+    memref.store %v, %whole[%tx] : memref<8xi32>
+    gpu.terminator
+  }
+  memref.dealloc %x : memref<9xi32>
   return
 }

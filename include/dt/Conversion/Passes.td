@@ -448,9 +448,9 @@ def EmulateGPUOnCPUPass : Pass<"dt-emulate-gpu-on-cpu", "ModuleOp"> {
     `gpu.subgroup_reduce` are not emulated (dt makes none).
 
     Races: each load and store of a buffer from outside the launch checks
-    and updates a shadow of the buffer (per launch, 64 bits per element:
-    who touched it, whether it was written, the epoch of barriers and block
-    reductions before). A thread touching an element that another thread
+    and updates a shadow of the buffer's allocation (per launch, 64 bits per
+    element, which views of the allocation share: who touched it, whether
+    it was written, the epoch of barriers and block reductions before). A thread touching an element that another thread
     of the launch wrote, or writing one another read, with no barrier of
     their block between, stops the program with an error naming both
     threads: the order the emulation runs threads in hides such races,

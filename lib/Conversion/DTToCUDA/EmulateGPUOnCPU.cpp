@@ -259,20 +259,28 @@ private:
         memref = store.getMemref();
       if (!memref ||
           launch->isAncestor(memref.getParentRegion()->getParentOp()) ||
-          shadows.count(memref))
+          views.count(memref))
         return;
       auto type = cast<MemRefType>(memref.getType());
-      SmallVector<Value> sizes;
-      for (auto [dim, extent] : llvm::enumerate(type.getShape()))
-        if (ShapedType::isDynamic(extent))
-          sizes.push_back(memref::DimOp::create(b, loc, memref, dim));
-      Value shadow = memref::AllocOp::create(
-          b, loc, MemRefType::get(type.getShape(), b.getI64Type()), sizes);
-      linalg::FillOp::create(b, loc,
-                             ValueRange{constant(b.getI64IntegerAttr(0))},
-                             ValueRange{shadow});
-      buffers.push_back(shadow);
-      shadows[memref] = shadow;
+      // Views of one allocation share its shadow, addressed by element
+      // offset, so that their accesses meet; a buffer whose root has
+      // another element type or layout has a shadow of its own.
+      Value root = bufferRoot(memref);
+      auto rootType = dyn_cast<MemRefType>(root.getType());
+      if (!rootType || !rootType.getLayout().isIdentity() ||
+          rootType.getElementType() != type.getElementType()) {
+        views[memref] = {newShadow(memref, type.getShape()), nullptr, {}};
+        return;
+      }
+      Value &shadow = rootShadows[root];
+      if (!shadow) {
+        int64_t elements = rootType.hasStaticShape() ? rootType.getNumElements()
+                                                     : ShapedType::kDynamic;
+        shadow = newShadow(root, {elements});
+      }
+      auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+      views[memref] = {shadow, meta.getOffset(),
+                       SmallVector<Value>(meta.getStrides())};
     });
     unsigned ordered = 0;
     epochs.push_back(0);
@@ -281,6 +289,30 @@ private:
         ++ordered;
       epochs.push_back(ordered);
     }
+  }
+
+  /// A zeroed shadow of `shape` (one dynamic extent: `buffer`'s element
+  /// count) for `buffer`.
+  Value newShadow(Value buffer, ArrayRef<int64_t> shape) {
+    auto type = cast<MemRefType>(buffer.getType());
+    SmallVector<Value> sizes;
+    if (shape.size() == 1 && type.getRank() != 1 &&
+        ShapedType::isDynamic(shape[0])) {
+      Value count = constant(b.getIndexAttr(1));
+      for (int64_t dim = 0; dim < type.getRank(); ++dim)
+        count = mul(count, memref::DimOp::create(b, loc, buffer, dim));
+      sizes.push_back(count);
+    } else {
+      for (auto [dim, extent] : llvm::enumerate(shape))
+        if (ShapedType::isDynamic(extent))
+          sizes.push_back(memref::DimOp::create(b, loc, buffer, dim));
+    }
+    Value shadow = memref::AllocOp::create(
+        b, loc, MemRefType::get(shape, b.getI64Type()), sizes);
+    linalg::FillOp::create(b, loc, ValueRange{constant(b.getI64IntegerAttr(0))},
+                           ValueRange{shadow});
+    buffers.push_back(shadow);
+    return shadow;
   }
 
   /// Checks the loads and stores of `clone` on buffers from outside the
@@ -307,12 +339,20 @@ private:
   /// (bit 48), read by other threads too (bit 49), of other blocks (bit 50).
   void checkAccess(Operation *op, Value memref, ValueRange indices,
                    bool write) {
-    Value shadow = shadows.lookup(memref);
-    if (!shadow)
+    auto view = views.find(memref);
+    if (view == views.end())
       return;
+    Value shadow = view->second.shadow;
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPoint(op);
     ImplicitLocOpBuilder ib(loc, b);
+    SmallVector<Value> at(indices);
+    if (Value offset = view->second.offset) {
+      for (auto [index, stride] : llvm::zip(indices, view->second.strides))
+        offset = arith::AddIOp::create(
+            ib, offset, arith::MulIOp::create(ib, index, stride));
+      at = {offset};
+    }
     auto i64 = [&](uint64_t v) -> Value {
       return arith::ConstantOp::create(ib, ib.getI64IntegerAttr(v));
     };
@@ -335,7 +375,7 @@ private:
     using P = arith::CmpIPredicate;
     Value zero = i64(0), one = i64(1);
 
-    Value state = memref::LoadOp::create(ib, shadow, indices);
+    Value state = memref::LoadOp::create(ib, shadow, at);
     Value owner = field(state, 0, 0xffffffff), then = field(state, 32, 0xffff);
     Value written = field(state, 48, 1), shared = field(state, 49, 1),
           blocks = field(state, 50, 1);
@@ -384,7 +424,7 @@ private:
     Value next = arith::SelectOp::create(
         ib, either(untouched, ordered), fresh,
         arith::SelectOp::create(ib, sameThread, again, reader));
-    memref::StoreOp::create(ib, next, shadow, indices);
+    memref::StoreOp::create(ib, next, shadow, at);
   }
 
   /// Whether `user` may need a value from phase `p` in another phase.
@@ -634,8 +674,16 @@ private:
   /// The block and grid ids and sizes, for every phase.
   IRMapping base;
   Value threads, thread, blockIndex;
-  /// The buffers' shadows, and the current phase's epoch.
-  DenseMap<Value, Value> shadows;
+  /// Where a buffer's accesses land in a shadow: its own, shaped like it
+  /// (no offset), or its root allocation's, one i64 per element, at the
+  /// view's offset and strides.
+  struct ShadowView {
+    Value shadow, offset;
+    SmallVector<Value> strides;
+  };
+  DenseMap<Value, ShadowView> views;
+  DenseMap<Value, Value> rootShadows;
+  /// The current phase's epoch, and each phase's.
   SmallVector<int64_t> epochs;
   int64_t epoch = 0;
   SmallVector<Value> buffers;
