@@ -248,7 +248,7 @@ private:
 
   /// A shadow for each buffer from outside the launch that its kernel
   /// loads or stores, an i64 per element that says who touched it in this
-  /// launch (see `instrument`), and each phase's epoch: the barriers and
+  /// launch (see `checkAccess`), and each phase's epoch: the barriers and
   /// block reductions (which order the block's memory) before it.
   void allocateShadows() {
     launch.getBody().walk([&](Operation *op) {
