@@ -15,6 +15,9 @@
 // exchange through %seen across a gpu.barrier above is not one.
 // RUN: dt-opt %s -dt-emulate-gpu-on-cpu | mlir-opt %lower_to_llvm | not --crash mlir-runner -e race -entry-point-result=void -shared-libs=%runner_libs 2>&1 | FileCheck %s --check-prefix=RACE
 // RUN: dt-opt %s -dt-emulate-gpu-on-cpu | mlir-opt %lower_to_llvm | not --crash mlir-runner -e race_across_blocks -entry-point-result=void -shared-libs=%runner_libs 2>&1 | FileCheck %s --check-prefix=BLOCKS
+// What a barrier orders within block 0 still races with block 1.
+// RUN: dt-opt %s -dt-emulate-gpu-on-cpu | mlir-opt %lower_to_llvm | not --crash mlir-runner -e race_after_barrier -entry-point-result=void -shared-libs=%runner_libs 2>&1 | FileCheck %s --check-prefix=AFTER
+// AFTER: error: emulated GPU kernel at {{.*}}emulate-gpu.mlir:{{[0-9]+}}:{{[0-9]+}}: a race on an element of a memref<4xi32>: thread 0 of block 1 reads it after thread 1 of block 0 touched it
 // Two views of one buffer share its shadow: a read through a shifted
 // subview meets the neighbour's write through the whole.
 // RUN: dt-opt %s -dt-emulate-gpu-on-cpu | mlir-opt %lower_to_llvm | not --crash mlir-runner -e race_through_views -entry-point-result=void -shared-libs=%runner_libs 2>&1 | FileCheck %s --check-prefix=VIEWS
@@ -261,5 +264,42 @@ func.func @race_through_views() {
     gpu.terminator
   }
   memref.dealloc %x : memref<9xi32>
+  return
+}
+
+// Block 0: thread 0 writes x[0], a barrier, thread 1 reads it (ordered);
+// block 1: thread 0 reads x[0], which block 0 wrote.
+func.func @race_after_barrier() {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %out = memref.alloc() : memref<4xi32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c2, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c2, %sy = %c1, %sz = %c1) {
+    %zero = arith.constant 0 : index
+    %one = arith.constant 1 : index
+    %two = arith.constant 2 : index
+    %b0 = arith.cmpi eq, %bx, %zero : index
+    %t0 = arith.cmpi eq, %tx, %zero : index
+    %t1 = arith.cmpi eq, %tx, %one : index
+    %writer = arith.andi %b0, %t0 : i1
+    scf.if %writer {
+      %seven = arith.constant 7 : i32
+      memref.store %seven, %out[%zero] : memref<4xi32>
+    }
+    gpu.barrier
+    %reader = arith.andi %b0, %t1 : i1
+    scf.if %reader {
+      %v = memref.load %out[%zero] : memref<4xi32>
+      memref.store %v, %out[%one] : memref<4xi32>
+    }
+    %b1 = arith.cmpi eq, %bx, %one : index
+    %late = arith.andi %b1, %t0 : i1
+    scf.if %late {
+      %v = memref.load %out[%zero] : memref<4xi32>
+      memref.store %v, %out[%two] : memref<4xi32>
+    }
+    gpu.terminator
+  }
+  memref.dealloc %out : memref<4xi32>
   return
 }

@@ -337,6 +337,9 @@ private:
   /// shadow holds the thread that touched it (global id + 1; 0: untouched)
   /// in bits 0-31, the latest epoch in bits 32-47, whether it was written
   /// (bit 48), read by other threads too (bit 49), of other blocks (bit 50).
+  /// Accesses that a barrier ordered before the owner's are dropped, but
+  /// not forgotten by the other blocks, which no barrier orders: whether
+  /// one of them wrote (bit 51), and that there were some (bit 52).
   void checkAccess(Operation *op, Value memref, ValueRange indices,
                    bool write) {
     auto view = views.find(memref);
@@ -378,7 +381,8 @@ private:
     Value state = memref::LoadOp::create(ib, shadow, at);
     Value owner = field(state, 0, 0xffffffff), then = field(state, 32, 0xffff);
     Value written = field(state, 48, 1), shared = field(state, 49, 1),
-          blocks = field(state, 50, 1);
+          blocks = field(state, 50, 1), earlierWrite = field(state, 51, 1),
+          earlier = field(state, 52, 1);
     Value perBlock = arith::IndexCastUIOp::create(ib, ib.getI64Type(), threads);
     Value block = arith::IndexCastUIOp::create(ib, ib.getI64Type(), blockIndex);
     Value me = arith::AddIOp::create(
@@ -396,6 +400,10 @@ private:
         both(both(is(P::eq, blocks, zero), is(P::eq, ownerBlock, block)),
              is(P::ult, then, now));
     Value readsOnly = is(P::eq, either(written, writing), zero);
+    Value beforeBarrier =
+        both(is(P::ne, ownerBlock, block),
+             either(is(P::ne, earlierWrite, zero),
+                    both(is(P::ne, earlier, zero), is(P::ne, writing, zero))));
     std::string what;
     llvm::raw_string_ostream os(what);
     os << "a race on an element of a " << memref.getType()
@@ -405,15 +413,24 @@ private:
           "between";
     Value ownerId =
         arith::IndexCastUIOp::create(ib, ib.getIndexType(), ownerIndex);
-    check(b, either(either(untouched, sameThread), either(ordered, readsOnly)),
+    Value allowed =
+        either(either(untouched, sameThread), either(ordered, readsOnly));
+    check(b,
+          both(allowed, arith::XOrIOp::create(ib, beforeBarrier,
+                                              arith::ConstantOp::create(
+                                                  ib, ib.getBoolAttr(true)))),
           "dt_emulated_race", what,
           {thread, blockIndex, arith::RemUIOp::create(ib, ownerId, threads),
            arith::DivUIOp::create(ib, ownerId, threads)});
 
-    // This access alone, after nothing or after what it is ordered after;
-    // or added to its own earlier ones; or one more reader.
+    // This access alone, after nothing or after what it is ordered after
+    // (remembered for the other blocks); or added to its own earlier ones;
+    // or one more reader.
     Value stamp = either(place(now, 32), place(writing, 48));
     Value fresh = either(me, stamp);
+    Value remembered =
+        either(either(fresh, both(state, i64(uint64_t(3) << 51))),
+               either(place(written, 51), place(one, 52)));
     Value kept = both(state, i64(~(uint64_t(0xffff) << 32)));
     Value again = either(kept, stamp);
     Value otherBlock = arith::ExtUIOp::create(ib, ib.getI64Type(),
@@ -422,8 +439,10 @@ private:
         either(kept, either(place(arith::MaxUIOp::create(ib, then, now), 32),
                             either(place(one, 49), place(otherBlock, 50))));
     Value next = arith::SelectOp::create(
-        ib, either(untouched, ordered), fresh,
-        arith::SelectOp::create(ib, sameThread, again, reader));
+        ib, untouched, fresh,
+        arith::SelectOp::create(
+            ib, ordered, remembered,
+            arith::SelectOp::create(ib, sameThread, again, reader)));
     memref::StoreOp::create(ib, next, shadow, at);
   }
 
