@@ -36,6 +36,8 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "llvm/ADT/MapVector.h"
 
+#include <numeric>
+
 namespace mlir::dt {
 #define GEN_PASS_DEF_EMULATEGPUONCPUPASS
 #include "dt/Conversion/Passes.h.inc"
@@ -81,6 +83,16 @@ struct Phases {
   /// The phase of each op placed: of an op run whole, of a guard's first
   /// part, of a synchronization's results.
   DenseMap<Operation *, unsigned> phaseOf;
+
+  /// Each phase's epoch: the barriers and block reductions (which order
+  /// the block's memory; shuffles do not) before it.
+  SmallVector<int64_t> epochs() const {
+    SmallVector<int64_t> result = {0};
+    for (Operation *sync : syncs)
+      result.push_back(result.back() +
+                       (isa<gpu::BarrierOp, gpu::AllReduceOp>(sync) ? 1 : 0));
+    return result;
+  }
 
   Node &root(unsigned p) {
     while (roots.size() <= p)
@@ -175,14 +187,14 @@ public:
          llvm::zip(SmallVector<Value>{blockIds.x, blockIds.y, blockIds.z},
                    SmallVector<Value>{grid.x, grid.y, grid.z}))
       base.map(id, loop(bound));
-    blockIndex = add(base.lookup(blockIds.x),
-                     mul(grid.x, add(base.lookup(blockIds.y),
-                                     mul(grid.y, base.lookup(blockIds.z)))));
+    blockIndex = linear(base.lookup(blockIds.x), base.lookup(blockIds.y),
+                        base.lookup(blockIds.z), grid);
     for (auto &[sync, slot] : slots)
       forEachThread([&](Value t) {
         memref::StoreOp::create(b, loc, constant(b.getBoolAttr(false)),
                                 slot.published, t);
       });
+    SmallVector<int64_t> epochs = phases.epochs();
     for (auto [p, root] : llvm::enumerate(phases.roots)) {
       if (p > 0)
         if (auto reduce = dyn_cast<gpu::AllReduceOp>(phases.syncs[p - 1]))
@@ -194,7 +206,18 @@ public:
       mapping.map(threadIds.x, x);
       mapping.map(threadIds.y, y);
       mapping.map(threadIds.z, z);
-      thread = add(x, mul(block.x, add(y, mul(block.y, z))));
+      thread = linear(x, y, z, block);
+      if (!views.empty()) {
+        Type i64 = b.getI64Type();
+        Value one = constant(b.getI64IntegerAttr(1));
+        threads64 = arith::IndexCastUIOp::create(b, loc, i64, threads);
+        block64 = arith::IndexCastUIOp::create(b, loc, i64, blockIndex);
+        owner64 = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, block64, threads64),
+            arith::AddIOp::create(
+                b, loc, arith::IndexCastUIOp::create(b, loc, i64, thread),
+                one));
+      }
       epoch = epochs[p];
       emit(*root, mapping);
     }
@@ -248,8 +271,7 @@ private:
 
   /// A shadow for each buffer from outside the launch that its kernel
   /// loads or stores, an i64 per element that says who touched it in this
-  /// launch (see `checkAccess`), and each phase's epoch: the barriers and
-  /// block reductions (which order the block's memory) before it.
+  /// launch (see `checkAccess`).
   void allocateShadows() {
     launch.getBody().walk([&](Operation *op) {
       Value memref;
@@ -269,43 +291,33 @@ private:
       auto rootType = dyn_cast<MemRefType>(root.getType());
       if (!rootType || !rootType.getLayout().isIdentity() ||
           rootType.getElementType() != type.getElementType()) {
-        views[memref] = {newShadow(memref, type.getShape()), nullptr, {}};
+        views[memref] = {newShadow(memref, /*flat=*/false), nullptr, {}};
         return;
       }
       Value &shadow = rootShadows[root];
-      if (!shadow) {
-        int64_t elements = rootType.hasStaticShape() ? rootType.getNumElements()
-                                                     : ShapedType::kDynamic;
-        shadow = newShadow(root, {elements});
-      }
+      if (!shadow)
+        shadow = newShadow(root, /*flat=*/true);
       auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
       views[memref] = {shadow, meta.getOffset(),
                        SmallVector<Value>(meta.getStrides())};
     });
-    unsigned ordered = 0;
-    epochs.push_back(0);
-    for (Operation *sync : phases.syncs) {
-      if (isa<gpu::BarrierOp, gpu::AllReduceOp>(sync))
-        ++ordered;
-      epochs.push_back(ordered);
-    }
   }
 
-  /// A zeroed shadow of `shape` (one dynamic extent: `buffer`'s element
-  /// count) for `buffer`.
-  Value newShadow(Value buffer, ArrayRef<int64_t> shape) {
+  /// A zeroed shadow for `buffer`: shaped like it, or `flat`, one dim of
+  /// its element count.
+  Value newShadow(Value buffer, bool flat) {
     auto type = cast<MemRefType>(buffer.getType());
+    SmallVector<int64_t> shape(type.getShape());
     SmallVector<Value> sizes;
-    if (shape.size() == 1 && type.getRank() != 1 &&
-        ShapedType::isDynamic(shape[0])) {
-      Value count = constant(b.getIndexAttr(1));
-      for (int64_t dim = 0; dim < type.getRank(); ++dim)
-        count = mul(count, memref::DimOp::create(b, loc, buffer, dim));
-      sizes.push_back(count);
-    } else {
-      for (auto [dim, extent] : llvm::enumerate(shape))
-        if (ShapedType::isDynamic(extent))
-          sizes.push_back(memref::DimOp::create(b, loc, buffer, dim));
+    for (auto [dim, extent] : llvm::enumerate(type.getShape()))
+      if (!flat ? ShapedType::isDynamic(extent) : !type.hasStaticShape())
+        sizes.push_back(memref::DimOp::create(b, loc, buffer, dim));
+    if (flat) {
+      shape = {type.hasStaticShape() ? type.getNumElements()
+                                     : ShapedType::kDynamic};
+      if (!sizes.empty())
+        sizes = {std::accumulate(sizes.begin() + 1, sizes.end(), sizes[0],
+                                 [&](Value x, Value y) { return mul(x, y); })};
     }
     Value shadow = memref::AllocOp::create(
         b, loc, MemRefType::get(shape, b.getI64Type()), sizes);
@@ -383,13 +395,7 @@ private:
     Value written = field(state, 48, 1), shared = field(state, 49, 1),
           blocks = field(state, 50, 1), earlierWrite = field(state, 51, 1),
           earlier = field(state, 52, 1);
-    Value perBlock = arith::IndexCastUIOp::create(ib, ib.getI64Type(), threads);
-    Value block = arith::IndexCastUIOp::create(ib, ib.getI64Type(), blockIndex);
-    Value me = arith::AddIOp::create(
-        ib, arith::MulIOp::create(ib, block, perBlock),
-        arith::AddIOp::create(
-            ib, arith::IndexCastUIOp::create(ib, ib.getI64Type(), thread),
-            one));
+    Value perBlock = threads64, block = block64, me = owner64;
     Value ownerIndex = arith::SubIOp::create(ib, owner, one);
     Value ownerBlock = arith::DivUIOp::create(ib, ownerIndex, perBlock);
     Value now = i64(epoch), writing = i64(write);
@@ -415,11 +421,7 @@ private:
         arith::IndexCastUIOp::create(ib, ib.getIndexType(), ownerIndex);
     Value allowed =
         either(either(untouched, sameThread), either(ordered, readsOnly));
-    check(b,
-          both(allowed, arith::XOrIOp::create(ib, beforeBarrier,
-                                              arith::ConstantOp::create(
-                                                  ib, ib.getBoolAttr(true)))),
-          "dt_emulated_race", what,
+    check(b, both(allowed, negate(b, beforeBarrier)), "dt_emulated_race", what,
           {thread, blockIndex, arith::RemUIOp::create(ib, ownerId, threads),
            arith::DivUIOp::create(ib, ownerId, threads)});
 
@@ -609,8 +611,7 @@ private:
         nb, module, "abort", {}, LLVM::LLVMVoidType::get(nb.getContext()));
     if (failed(print) || failed(abort))
       return; // A program's own `dprintf` or `abort`: left unchecked.
-    Value broken = arith::XOrIOp::create(
-        nb, loc, ok, arith::ConstantOp::create(nb, loc, nb.getBoolAttr(true)));
+    Value broken = negate(nb, ok);
     OpBuilder::InsertionGuard g(nb);
     nb.setInsertionPointToStart(
         scf::IfOp::create(nb, loc, broken, /*withElseRegion=*/false)
@@ -652,6 +653,12 @@ private:
     return text;
   }
 
+  Value negate(OpBuilder &nb, Value condition) {
+    return arith::XOrIOp::create(
+        nb, loc, condition,
+        arith::ConstantOp::create(nb, loc, nb.getBoolAttr(true)));
+  }
+
   static Value combine(OpBuilder &nb, gpu::AllReduceOp reduce, Value acc,
                        Value x) {
     Location loc = reduce.getLoc();
@@ -684,6 +691,10 @@ private:
     return arith::ConstantOp::create(b, loc, attr);
   }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  /// The linear index of (x, y, z), x fastest, over `sizes`.
+  Value linear(Value x, Value y, Value z, gpu::KernelDim3 sizes) {
+    return add(x, mul(sizes.x, add(y, mul(sizes.y, z))));
+  }
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
 
   gpu::LaunchOp launch;
@@ -693,6 +704,9 @@ private:
   /// The block and grid ids and sizes, for every phase.
   IRMapping base;
   Value threads, thread, blockIndex;
+  /// For the shadows, in this phase: the block size, the block, and this
+  /// thread's owner field (global id + 1), as i64.
+  Value threads64, block64, owner64;
   /// Where a buffer's accesses land in a shadow: its own, shaped like it
   /// (no offset), or its root allocation's, one i64 per element, at the
   /// view's offset and strides.
@@ -702,8 +716,7 @@ private:
   };
   DenseMap<Value, ShadowView> views;
   DenseMap<Value, Value> rootShadows;
-  /// The current phase's epoch, and each phase's.
-  SmallVector<int64_t> epochs;
+  /// The current phase's epoch.
   int64_t epoch = 0;
   SmallVector<Value> buffers;
   DenseMap<Value, Value> scratch;
