@@ -1,5 +1,4 @@
-//===- Context.h - Ranks, groups and backends (runtime internals) -*- C++
-//-*-===//
+//===- Context.h - Ranks, groups and backends (internals) ---*- C++ -*-===//
 
 #ifndef DT_RUNTIME_LIB_CONTEXT_H
 #define DT_RUNTIME_LIB_CONTEXT_H

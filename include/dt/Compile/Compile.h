@@ -1,5 +1,4 @@
-//===- Compile.h - From an annotated program to a native artifact -*- C++
-//-*-===//
+//===- Compile.h - From an annotated program to an artifact -*- C++ -*-===//
 //
 // What dt-compile does, as a library: the global annotated program becomes
 // one LLVM module holding the SPMD entries (dt-shard, then dt-lower-to-cpu or
