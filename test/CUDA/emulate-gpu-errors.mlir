@@ -83,3 +83,39 @@ func.func @shared_memory(%x: memref<32xf32>) {
   }
   return
 }
+
+// -----
+
+// A wait whose handle is not a bracket's end around one collective.
+func.func @torn_bracket(%in: memref<8xf32>, %out: memref<8xf32>) {
+  %axes = arith.constant 1 : i32
+  %sum = arith.constant 0 : i32
+  %ci = memref.cast %in : memref<8xf32> to memref<*xf32>
+  %co = memref.cast %out : memref<8xf32> to memref<*xf32>
+  call @dt_rt_all_reduce_f32(%ci, %co, %axes, %sum) : (memref<*xf32>, memref<*xf32>, i32, i32) -> ()
+  %h = call @dt_rt_gpu_collectives_end() : () -> i64
+  // expected-error @below {{expected a collectives wait in the block of its bracket `begin; collective(in, out, ...); end`}}
+  call @dt_rt_gpu_collectives_wait(%h) : (i64) -> ()
+  return
+}
+func.func private @dt_rt_all_reduce_f32(memref<*xf32>, memref<*xf32>, i32, i32)
+func.func private @dt_rt_gpu_collectives_end() -> i64
+func.func private @dt_rt_gpu_collectives_wait(i64)
+
+// -----
+
+// A bracket that nothing waits for.
+func.func @unwaited(%in: memref<8xf32>, %out: memref<8xf32>) {
+  %axes = arith.constant 1 : i32
+  %sum = arith.constant 0 : i32
+  %ci = memref.cast %in : memref<8xf32> to memref<*xf32>
+  %co = memref.cast %out : memref<8xf32> to memref<*xf32>
+  // expected-error @below {{a collectives bracket without its wait}}
+  call @dt_rt_gpu_collectives_begin() : () -> ()
+  call @dt_rt_all_reduce_f32(%ci, %co, %axes, %sum) : (memref<*xf32>, memref<*xf32>, i32, i32) -> ()
+  %h = call @dt_rt_gpu_collectives_end() : () -> i64
+  return
+}
+func.func private @dt_rt_all_reduce_f32(memref<*xf32>, memref<*xf32>, i32, i32)
+func.func private @dt_rt_gpu_collectives_begin()
+func.func private @dt_rt_gpu_collectives_end() -> i64

@@ -425,10 +425,14 @@ def EmulateGPUOnCPUPass : Pass<"dt-emulate-gpu-on-cpu", "ModuleOp"> {
   let description = [{
     Tests the CUDA lowering where there is no GPU. Each `gpu.launch` becomes
     loops over its blocks and threads; device allocations, frees and copies
-    become their memref forms, and stream tokens go, and so do the stream
-    brackets of dt-overlap-collectives (the collectives stay where that pass
-    moved them). `dt-compile --emulate-gpu` compiles a program this way and
-    `dt-run --verify` checks it (test/CUDA/emulated.test).
+    become their memref forms, and stream tokens go. A collective that
+    dt-overlap-collectives bracketed, which on a GPU runs at any time
+    between its bracket and its wait, runs at the wait, and its output holds
+    poison (NaN; 0x5A bytes for integers) from the bracket on: so an op the
+    wait should have come before, one writing the collective's input or
+    touching its output, changes the results. `dt-compile --emulate-gpu`
+    compiles a program this way and `dt-run --verify` checks it
+    (test/CUDA/emulated.test).
 
     Threads that cooperate cannot run one after another from start to end:
     the kernel's body is cut at its synchronizations (`gpu.barrier`,

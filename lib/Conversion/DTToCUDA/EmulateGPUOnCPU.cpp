@@ -725,6 +725,83 @@ private:
   DenseMap<Operation *, Value> totals;
 };
 
+/// Fills `buffer` with a value no program computes by chance: NaN, or 0x5A
+/// in every byte of an integer (other element types stay as they are).
+void poison(OpBuilder &b, Location loc, Value buffer) {
+  Type type = cast<MemRefType>(buffer.getType()).getElementType();
+  TypedAttr value;
+  if (auto floatType = dyn_cast<FloatType>(type))
+    value = b.getFloatAttr(floatType,
+                           APFloat::getQNaN(floatType.getFloatSemantics()));
+  else if (auto intType = dyn_cast<IntegerType>(type))
+    value = b.getIntegerAttr(
+        intType, APInt::getSplat(intType.getWidth(), APInt(8, 0x5A)));
+  else
+    return;
+  Value constant = arith::ConstantOp::create(b, loc, value);
+  linalg::FillOp::create(b, loc, constant, buffer);
+}
+
+/// The brackets of dt-overlap-collectives: `begin; collective(in, out, ...);
+/// %h = end` where the collective is issued, `wait(%h)` before the first op
+/// that needs it. On a GPU the collective runs on the communication stream
+/// at any time between the two; here it runs at the wait, and its output
+/// holds poison from the bracket on (unless it shares an allocation with
+/// the input). So a wait placed too late, after an op that writes the
+/// collective's input or reads or writes its output, changes the results
+/// that the tests compare.
+LogicalResult runCollectivesAtTheirWaits(ModuleOp module) {
+  SmallVector<func::CallOp> waits;
+  module.walk([&](func::CallOp call) {
+    if (call.getCallee() == "dt_rt_gpu_collectives_wait")
+      waits.push_back(call);
+  });
+  auto callOf = [](Operation *op, StringRef callee) {
+    auto call = dyn_cast_or_null<func::CallOp>(op);
+    return call && call.getCallee() == callee ? call : func::CallOp();
+  };
+  for (func::CallOp wait : waits) {
+    func::CallOp end =
+        callOf(wait.getOperand(0).getDefiningOp(), "dt_rt_gpu_collectives_end");
+    auto collective =
+        end ? dyn_cast_or_null<func::CallOp>(end->getPrevNode()) : nullptr;
+    func::CallOp begin = collective ? callOf(collective->getPrevNode(),
+                                             "dt_rt_gpu_collectives_begin")
+                                    : func::CallOp();
+    if (!begin || !end->hasOneUse() || collective.getNumOperands() < 2 ||
+        wait->getBlock() != collective->getBlock())
+      return wait.emitError(
+          "dt-emulate-gpu-on-cpu: expected a collectives wait in the block "
+          "of its bracket `begin; collective(in, out, ...); end`");
+    auto output = collective.getOperand(1).getDefiningOp<memref::CastOp>();
+    if (output && isa<MemRefType>(output.getSource().getType()) &&
+        bufferRoot(output.getSource()) !=
+            bufferRoot(collective.getOperand(0))) {
+      OpBuilder b(begin);
+      poison(b, begin.getLoc(), output.getSource());
+    }
+    collective->moveBefore(wait);
+    wait.erase();
+    end.erase();
+    begin.erase();
+  }
+  WalkResult stray = module.walk([](func::CallOp call) {
+    if (!call.getCallee().starts_with("dt_rt_gpu_collectives_"))
+      return WalkResult::advance();
+    call.emitError("dt-emulate-gpu-on-cpu: a collectives bracket without "
+                   "its wait");
+    return WalkResult::interrupt();
+  });
+  if (stray.wasInterrupted())
+    return failure();
+  for (StringRef name :
+       {"dt_rt_gpu_collectives_begin", "dt_rt_gpu_collectives_end",
+        "dt_rt_gpu_collectives_wait"})
+    if (auto decl = module.lookupSymbol<func::FuncOp>(name))
+      decl.erase();
+  return success();
+}
+
 struct EmulateGPUOnCPUPass
     : public mlir::dt::impl::EmulateGPUOnCPUPassBase<EmulateGPUOnCPUPass> {
   void runOnOperation() override {
@@ -760,20 +837,8 @@ struct EmulateGPUOnCPUPass
       }
       op->erase();
     }
-    // The stream brackets of dt-overlap-collectives: on the CPU every
-    // collective completes where it is called (where the pass put it).
-    SmallVector<func::CallOp> brackets;
-    getOperation().walk([&](func::CallOp call) {
-      if (call.getCallee().starts_with("dt_rt_gpu_collectives_"))
-        brackets.push_back(call);
-    });
-    for (func::CallOp call : llvm::reverse(brackets))
-      call.erase(); // Waits come after the end whose handle they use.
-    for (StringRef name :
-         {"dt_rt_gpu_collectives_begin", "dt_rt_gpu_collectives_end",
-          "dt_rt_gpu_collectives_wait"})
-      if (auto decl = getOperation().lookupSymbol<func::FuncOp>(name))
-        decl.erase();
+    if (failed(runCollectivesAtTheirWaits(getOperation())))
+      return signalPassFailure();
 
     SmallVector<gpu::WaitOp> waits;
     getOperation().walk([&](gpu::WaitOp op) { waits.push_back(op); });
