@@ -41,7 +41,8 @@ programs=(
   test/Execution/reductions test/Execution/two_axes test/Execution/uneven
   test/Execution/uneven-2d test/Execution/uneven-nested
   test/Execution/row-kernels test/Execution/row-kernels-large
-  test/Execution/row-kernels-wide test/Execution/row-kernel-clashes
+  test/Execution/row-kernels-wide test/Execution/row-kernels-narrow
+  test/Execution/row-kernel-clashes
   test/Execution/matmul-epilogue test/Execution/matmul-transposed)
 python3 "$root/bench/gen_gpu_programs.py" "$out/bench"
 for p in "${programs[@]}"; do

@@ -280,17 +280,20 @@ def LaunchParallelLoopsPass : Pass<"dt-launch-parallel-loops", "ModuleOp"> {
 def GPUReductionKernelsPass : Pass<"dt-gpu-reduction-kernels", "ModuleOp"> {
   let summary = "Gives reductions over the innermost dims cooperative GPU kernels";
   let description = [{
-    A linalg op on buffers that reduces its innermost loops into one f32 or
-    i32 output (a row sum, a row max, a masked sum of an uneven shard, a
-    full reduction to a scalar) becomes a `gpu.launch` in which several
-    threads share each output:
+    A linalg op on buffers that reduces its innermost loops into one float
+    (f16, bf16, f32, f64) or 32- or 64-bit integer output (a row sum, a row
+    max, a masked sum of an uneven shard, a full reduction to a scalar)
+    becomes a `gpu.launch` in which several threads share each output:
     - each of the row's `L` lanes folds every `L`-th element of the row, in
       order, into a partial that starts at the combiner's identity, through
       the op's own body (so masks and index-dependent terms come along);
     - the partials meet through warp shuffles (`gpu.shuffle xor`, `L` = 32,
       eight rows per block) or, for long rows or few rows, through
       `gpu.all_reduce` over a block of 256 (`L` = 256: shared memory and
-      shuffles);
+      shuffles); shuffles carry 32- and 64-bit values, so a 16-bit float
+      partial crosses lanes as the f32 it extends to (exactly) and is
+      combined in its own type (`gpu.all_reduce` with the combiner as its
+      body), as the op's body would: only the order of combining changes;
     - lane 0 combines the total with the output's initial value.
     Consecutive lanes read consecutive elements (coalesced). The body must
     be an accumulation: `yield combine(acc, x)` or `yield select(c,

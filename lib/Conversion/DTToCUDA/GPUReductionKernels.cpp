@@ -111,8 +111,9 @@ std::optional<Accumulation> matchAccumulation(linalg::LinalgOp op) {
   auto set = [&](K kind, TypedAttr identity) {
     match = Accumulation{combine, kind, identity};
   };
-  // 32- and 64-bit values: what warp shuffles carry (64-bit ones as two).
-  if (type.isF32() || type.isF64()) {
+  // Floats of any width dt has (16-bit ones cross lanes as f32, see
+  // acrossLanes), and 32- and 64-bit integers.
+  if (isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(type)) {
     if (isa<arith::AddFOp>(combine))
       set(K::ADD, f(0.0));
     else if (isa<arith::MulFOp>(combine))
@@ -160,6 +161,50 @@ Value combineWith(OpBuilder &b, Location loc, Operation *combine, Value a,
   state.addTypes(a.getType());
   state.addAttributes(combine->getAttrs());
   return b.create(state)->getResult(0);
+}
+
+/// `total`, this lane's partial, combined with every other lane's (of its
+/// warp, or of its block): warp shuffles or gpu.all_reduce. They carry 32-
+/// and 64-bit values, so a 16-bit float crosses lanes as the f32 it
+/// extends to (exactly) and is combined in its own type, as the op's body
+/// would: only the order of the combining changes.
+Value acrossLanes(OpBuilder &b, Location loc, Value total,
+                  const Accumulation &acc, int64_t lanes) {
+  Type type = total.getType();
+  bool narrow = isa<Float16Type, BFloat16Type>(type);
+  auto widen = [&](OpBuilder &nb, Value v) -> Value {
+    return narrow ? arith::ExtFOp::create(nb, loc, nb.getF32Type(), v) : v;
+  };
+  auto narrowed = [&](OpBuilder &nb, Value v) -> Value {
+    return narrow ? arith::TruncFOp::create(nb, loc, type, v) : v;
+  };
+  if (lanes != kBlock) {
+    for (int32_t offset = kWarp / 2; offset > 0; offset /= 2) {
+      auto shuffle = gpu::ShuffleOp::create(b, loc, widen(b, total), offset,
+                                            kWarp, gpu::ShuffleMode::XOR);
+      total = combineWith(b, loc, acc.combine, total,
+                          narrowed(b, shuffle.getShuffleResult()));
+    }
+    return total;
+  }
+  if (!narrow)
+    return gpu::AllReduceOp::create(
+        b, loc, total,
+        gpu::AllReduceOperationAttr::get(b.getContext(), acc.kind),
+        /*uniform=*/true);
+  // The combining op in its own type, as the all_reduce's body on f32s.
+  auto reduce = gpu::AllReduceOp::create(b, loc, widen(b, total),
+                                         gpu::AllReduceOperationAttr(),
+                                         /*uniform=*/true);
+  Type f32 = b.getF32Type();
+  Block *body = b.createBlock(&reduce.getBody(), {}, {f32, f32}, {loc, loc});
+  OpBuilder nb = OpBuilder::atBlockEnd(body);
+  Value combined =
+      combineWith(nb, loc, acc.combine, narrowed(nb, body->getArgument(0)),
+                  narrowed(nb, body->getArgument(1)));
+  gpu::YieldOp::create(nb, loc, widen(nb, combined));
+  b.setInsertionPointAfter(reduce);
+  return narrowed(b, reduce.getResult());
 }
 
 /// The coordinates of `linear` over static `extents`, the last fastest.
@@ -830,19 +875,7 @@ struct GPUReductionKernelsPass
                                            ValueRange carried) {
         return clonePayload(nb, loc, op, loops, registers, carried[0]);
       })[0];
-      if (kernel.lanes == kBlock) {
-        total = gpu::AllReduceOp::create(
-            b, loc, total,
-            gpu::AllReduceOperationAttr::get(b.getContext(), acc->second.kind),
-            /*uniform=*/true);
-      } else {
-        for (int32_t offset = kWarp / 2; offset > 0; offset /= 2) {
-          auto shuffle = gpu::ShuffleOp::create(b, loc, total, offset, kWarp,
-                                                gpu::ShuffleMode::XOR);
-          total =
-              combineWith(b, loc, combine, total, shuffle.getShuffleResult());
-        }
-      }
+      total = acrossLanes(b, loc, total, acc->second, kernel.lanes);
       if (kernel.partials) {
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPointToStart(
