@@ -15,7 +15,7 @@ cuda=${CUDA_HOME:-/usr/local/cuda}
 
 ninja -C "$build" dt-run dt-compile dt_runtime dt_runtime_cuda
 rm -rf "$out"
-mkdir -p "$out"/{bin,lib,artifacts/cuda,artifacts/cpu,bench}
+mkdir -p "$out"/{bin,lib,artifacts/cuda,artifacts/cuda-any-size,artifacts/cpu,bench}
 
 cp "$build/bin/dt-run" "$out/bin/"
 cp "$build/lib/libdt_runtime.so" "$build/lib/libdt_runtime_cuda.so" "$out/lib/"
@@ -31,8 +31,10 @@ ldd "$out/bin/dt-run" "$out"/lib/*.so | awk '/=> \//{print $3}' | sort -u |
     esac
   done
 
-# The artifacts: CUDA, and CPU to compare with. Host code for a CPU every
-# x86-64 server of the last decade has (the GPU machine's CPU is not this one).
+# The artifacts: CUDA; CUDA with the cooperative kernels at any size (the
+# kernels --emulate-gpu checks here, on the GPU); and CPU to compare with.
+# Host code for a CPU every x86-64 server of the last decade has (the GPU
+# machine's CPU is not this one).
 programs=(
   python-free-examples/mlp_tp python-free-examples/mlp_tp_typed
   python-free-examples/train_step_dp_tp python-free-examples/transformer_block
@@ -48,6 +50,8 @@ python3 "$root/bench/gen_gpu_programs.py" "$out/bench"
 for p in "${programs[@]}"; do
   "$build/bin/dt-compile" --target=cuda --mcpu=x86-64-v3 "$root/$p.mlir" \
     -o "$out/artifacts/cuda/$(basename "$p").so" &
+  "$build/bin/dt-compile" --target=cuda --gpu-kernels-any-size --mcpu=x86-64-v3 \
+    "$root/$p.mlir" -o "$out/artifacts/cuda-any-size/$(basename "$p").so" &
   "$build/bin/dt-compile" --mcpu=x86-64-v3 "$root/$p.mlir" \
     -o "$out/artifacts/cpu/$(basename "$p").so" &
   wait

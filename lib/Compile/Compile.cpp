@@ -125,6 +125,7 @@ static LogicalResult buildLowering(OpPassManager &pm, StringRef entryPrefix,
   CUDATargetOptions cuda;
   cuda.arch = options.gpuArch;
   cuda.emulateOnCPU = options.emulateGPU;
+  cuda.anySize = options.gpuKernelsAnySize;
   return buildLowerToCUDAPipeline(pm, entryPrefix, cuda);
 }
 

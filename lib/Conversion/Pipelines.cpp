@@ -47,6 +47,11 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per block"),
                             llvm::cl::init(256)};
+  Option<bool> anySize{
+      *this, "any-size",
+      llvm::cl::desc("Cooperative reduction, row and split kernels whatever "
+                     "the sizes (dt-gpu-reduction-kernels{any-size})"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -109,7 +114,7 @@ mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
   // kernels and splits at any size.
   std::string kernels = std::string(",dt-memory-to-gpu,dt-overlap-collectives,"
                                     "dt-gpu-reduction-kernels{any-size=") +
-                        (target.emulateOnCPU ? "1" : "0") +
+                        (target.emulateOnCPU || target.anySize ? "1" : "0") +
                         "},"
                         "func.func(convert-linalg-to-parallel-loops),"
                         "dt-launch-parallel-loops{block-size=" +
@@ -146,6 +151,7 @@ void mlir::dt::registerDTConversionPipelines() {
         target.arch = options.gpuArch;
         target.format = options.format;
         target.blockSize = options.blockSize;
+        target.anySize = options.anySize;
         (void)buildLowerToCUDAPipeline(pm, options.entryPrefix, target);
       });
 }

@@ -8,7 +8,10 @@
 // a sum of squares to a scalar (a loss), in chunks of the row. The CPU
 // artifact and the emulated CUDA one (the GPU's kernels: warp shuffles for
 // these short rows, gpu.all_reduce for the split ones) against the upstream
-// oracle and against the single-device reference.
+// oracle and against the single-device reference. For a GPU the same
+// kernels come with --gpu-kernels-any-size (test/GPU runs them): 12
+// launches instead of the 23 of the size-aware default, which keeps one
+// thread per output at these sizes.
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
 // RUN: %npy pattern-run %dt_run %s > %t.dtrun
 // RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.dtrun | FileCheck %s --check-prefix=COMPARE
@@ -19,7 +22,11 @@
 // RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.emu | FileCheck %s --check-prefix=COMPARE
 // RUN: dt-run %t.emu.so --seed 0 --verify | FileCheck %s --check-prefix=VERIFY
 // RUN: %if mpi %{ %mpirun -np 4 dt-run %t.emu.so --backend=mpi --seed 0 --verify | FileCheck %s --check-prefix=VERIFY %}
+// RUN: %if cuda-toolkit %{ dt-compile --target=cuda --gpu-kernels-any-size --emit=spmd-mlir %s -o - | grep -c gpu.launch_func | FileCheck %s --check-prefix=ANY-SIZE %}
+// RUN: %if cuda-toolkit %{ dt-compile --target=cuda --emit=spmd-mlir %s -o - | grep -c gpu.launch_func | FileCheck %s --check-prefix=SIZED %}
 // VERIFY: verify: PASS
+// ANY-SIZE: {{^}}12{{$}}
+// SIZED: {{^}}23{{$}}
 dt.mesh @mesh = <["tp" = 4]>
 #row = affine_map<(i, j) -> (i, j)>
 #total = affine_map<(i, j) -> (i)>

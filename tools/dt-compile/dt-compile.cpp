@@ -52,6 +52,12 @@ llvm::cl::opt<bool> emulateGPU(
                    "through BLAS: a CPU artifact that tests the CUDA lowering "
                    "without a GPU"),
     llvm::cl::init(false), llvm::cl::cat(options));
+llvm::cl::opt<bool> gpuKernelsAnySize(
+    "gpu-kernels-any-size",
+    llvm::cl::desc("--target=cuda: cooperative reduction, row and split "
+                   "kernels whatever the sizes, as --emulate-gpu makes them "
+                   "(to run on a GPU the kernels the emulation checked)"),
+    llvm::cl::init(false), llvm::cl::cat(options));
 llvm::cl::opt<std::string>
     topology("topology", llvm::cl::desc("Topology file for the cost model"),
              llvm::cl::init(""), llvm::cl::cat(options));
@@ -168,8 +174,11 @@ int main(int argc, char **argv) {
   options.target = target == "cuda" ? dt::Target::CUDA : dt::Target::CPU;
   options.gpuArch = gpuArch;
   options.emulateGPU = emulateGPU;
+  options.gpuKernelsAnySize = gpuKernelsAnySize;
   if (emulateGPU && target != "cuda")
     return fail("--emulate-gpu goes with --target=cuda");
+  if (gpuKernelsAnySize && target != "cuda")
+    return fail("--gpu-kernels-any-size goes with --target=cuda");
 
   if (emit == Emit::Description) {
     std::string description;

@@ -28,6 +28,9 @@ struct CompileOptions {
   /// CUDA: run the kernels as CPU loops instead (a CPU artifact that tests
   /// the CUDA lowering where there is no GPU).
   bool emulateGPU = false;
+  /// CUDA: cooperative reduction kernels whatever the sizes, as the
+  /// emulation makes them (for testing those kernels on a GPU).
+  bool gpuKernelsAnySize = false;
   /// Topology file for the cost model (empty: the documented defaults).
   std::string topology;
   /// LLVM optimization level, 0-3.

@@ -105,6 +105,10 @@ struct CUDATargetOptions {
   /// Tests without a GPU: the same kernels, run as CPU loops
   /// (dt-emulate-gpu-on-cpu), matmuls through BLAS.
   bool emulateOnCPU = false;
+  /// Cooperative reduction, row and split kernels whatever the sizes (what
+  /// the emulation always makes): on a GPU, runs the kernels the emulation
+  /// checked at the tests' small sizes.
+  bool anySize = false;
 };
 
 /// `dt-lower-to-cuda`: local program on tensors -> LLVM dialect host code

@@ -365,8 +365,8 @@ def GPUReductionKernelsPass : Pass<"dt-gpu-reduction-kernels", "ModuleOp"> {
   }];
   let options = [
     Option<"anySize", "any-size", "bool", /*default=*/"false",
-           "Row kernels and splits whatever the sizes (for tests on the CPU "
-           "emulation)">,
+           "Row kernels and splits whatever the sizes (for tests: the CPU "
+           "emulation, and GPU runs of the same kernels)">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
