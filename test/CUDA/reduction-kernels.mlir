@@ -592,3 +592,35 @@ func.func @scalar_fill_launch(%x: memref<4096x4096xf32>, %l: memref<f32>, %v: f3
   }
   return
 }
+
+// -----
+
+// Lengths no chunk count divides still split, into chunks of one length
+// but the last: 4099 rows (prime) in 456 chunks of 9, the last of 4; one
+// row of 16411 (prime) in 8 chunks of 2052, the last of 2047. Each chunk's
+// loop ends at min(length, points - start).
+// CHECK-LABEL: func.func @prime_columns
+// CHECK: gpu.alloc async [%{{.*}}] () : memref<64x456xf32>
+// CHECK: %[[START:.*]] = arith.muli %{{.*}}, %c9
+// CHECK: %[[LEFT:.*]] = arith.subi %c4099{{[_0-9]*}}, %[[START]]
+// CHECK: %[[END:.*]] = arith.minsi %c9{{[_0-9]*}}, %[[LEFT]]
+// CHECK: scf.for %{{.*}} = %c0{{[_0-9]*}} to %[[END]] step %c1
+// CHECK-LABEL: func.func @prime_row
+// CHECK: gpu.alloc async [%{{.*}}] () : memref<1x8xf32>
+// CHECK: %[[START:.*]] = arith.muli %{{.*}}, %c2052
+// CHECK: %[[LEFT:.*]] = arith.subi %c16411{{[_0-9]*}}, %[[START]]
+// CHECK: %[[END:.*]] = arith.minsi %c2052{{[_0-9]*}}, %[[LEFT]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[END]] step %c256
+// CHECK: gpu.all_reduce  add
+// ANY-LABEL: func.func @prime_columns
+// ANY: gpu.alloc async [%{{.*}}] () : memref<64x456xf32>
+// ANY-LABEL: func.func @prime_row
+// ANY: gpu.launch
+func.func @prime_columns(%dy: memref<4099x64xf32>, %db: memref<64xf32>) {
+  linalg.reduce { arith.addf } ins(%dy : memref<4099x64xf32>) outs(%db : memref<64xf32>) dimensions = [0]
+  return
+}
+func.func @prime_row(%x: memref<1x16411xf32>, %l: memref<1xf32>) {
+  linalg.reduce { arith.addf } ins(%x : memref<1x16411xf32>) outs(%l : memref<1xf32>) dimensions = [1]
+  return
+}

@@ -5,12 +5,13 @@
 // over a sharded row, gathered first. Split reductions: column sums (a
 // bias's gradient; one over an unevenly sharded dim) and a max over a
 // middle dim, each in chunks whose partials a second kernel combines, and
-// a sum of squares to a scalar (a loss), in chunks of the row. The CPU
+// a sum of squares to a scalar (a loss), in chunks of the row; and two
+// over a prime length, whose last chunk is shorter than the others. The CPU
 // artifact and the emulated CUDA one (the GPU's kernels: warp shuffles for
 // these short rows, gpu.all_reduce for the split ones) against the upstream
 // oracle and against the single-device reference. For a GPU the same
-// kernels come with --gpu-kernels-any-size (test/GPU runs them): 12
-// launches instead of the 23 of the size-aware default, which keeps one
+// kernels come with --gpu-kernels-any-size (test/GPU runs them): 16
+// launches instead of the 27 of the size-aware default, which keeps one
 // thread per output at these sizes.
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
 // RUN: %npy pattern-run %dt_run %s > %t.dtrun
@@ -25,8 +26,8 @@
 // RUN: %if cuda-toolkit %{ dt-compile --target=cuda --gpu-kernels-any-size --emit=spmd-mlir %s -o - | grep -c gpu.launch_func | FileCheck %s --check-prefix=ANY-SIZE %}
 // RUN: %if cuda-toolkit %{ dt-compile --target=cuda --emit=spmd-mlir %s -o - | grep -c gpu.launch_func | FileCheck %s --check-prefix=SIZED %}
 // VERIFY: verify: PASS
-// ANY-SIZE: {{^}}12{{$}}
-// SIZED: {{^}}23{{$}}
+// ANY-SIZE: {{^}}16{{$}}
+// SIZED: {{^}}27{{$}}
 dt.mesh @mesh = <["tp" = 4]>
 #row = affine_map<(i, j) -> (i, j)>
 #total = affine_map<(i, j) -> (i)>
@@ -37,7 +38,8 @@ func.func @main(%x: tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>
                 %w: tensor<6x64xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},
                 %cols: tensor<64x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},
                 %tall: tensor<70x12xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
-                %cube: tensor<4x48x8xf32> {dt.sharding = #dt.sharding<@mesh, [R]>})
+                %cube: tensor<4x48x8xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
+                %prime: tensor<97x12xf32> {dt.sharding = #dt.sharding<@mesh, [R]>})
     -> (tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
         tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
         tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
@@ -47,7 +49,9 @@ func.func @main(%x: tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>
         tensor<4x8xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
         tensor<f32> {dt.sharding = #dt.sharding<@mesh, [R]>},
         tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
-        tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) {
+        tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
+        tensor<12xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
+        tensor<f32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
   %eps = arith.constant 1.0e-5 : f32
@@ -187,5 +191,15 @@ func.func @main(%x: tensor<32x40xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>
     %a = arith.addf %acc, %sq : f32
     linalg.yield %a : f32
   } -> tensor<f32>
-  return %y, %n, %dx, %wy, %csum, %tsum, %kmax, %loss, %h, %hn : tensor<32x40xf32>, tensor<32x40xf32>, tensor<32x40xf32>, tensor<6x64xf32>, tensor<40xf32>, tensor<12xf32>, tensor<4x8xf32>, tensor<f32>, tensor<32x40xf32>, tensor<32x40xf32>
+
+  // Lengths that no chunk count divides: a column sum over 97 rows (11
+  // chunks of 9, the last of 7) and the sum of all 1164 elements (130
+  // chunks of 9, the last of 3).
+  %q0 = tensor.empty() : tensor<12xf32>
+  %pf = linalg.fill ins(%zero : f32) outs(%q0 : tensor<12xf32>) -> tensor<12xf32>
+  %psum = linalg.reduce { arith.addf } ins(%prime : tensor<97x12xf32>) outs(%pf : tensor<12xf32>) dimensions = [0]
+  %a0 = tensor.empty() : tensor<f32>
+  %af = linalg.fill ins(%zero : f32) outs(%a0 : tensor<f32>) -> tensor<f32>
+  %ptotal = linalg.reduce { arith.addf } ins(%prime : tensor<97x12xf32>) outs(%af : tensor<f32>) dimensions = [0, 1]
+  return %y, %n, %dx, %wy, %csum, %tsum, %kmax, %loss, %h, %hn, %psum, %ptotal : tensor<32x40xf32>, tensor<32x40xf32>, tensor<32x40xf32>, tensor<6x64xf32>, tensor<40xf32>, tensor<12xf32>, tensor<4x8xf32>, tensor<f32>, tensor<32x40xf32>, tensor<32x40xf32>, tensor<12xf32>, tensor<f32>
 }

@@ -303,8 +303,9 @@ def GPUReductionKernelsPass : Pass<"dt-gpu-reduction-kernels", "ModuleOp"> {
     A reduction over outer dims (a column sum, a bias's gradient: loops
     `parallel* reduction+ parallel+`) into too few outputs to keep a GPU
     busy one thread each (fewer than 128K) is split: its `K` reduced points
-    become `S` equal chunks (`S` divides `K`, chunks of 8 points or more,
-    `S` x outputs near 128K threads); a first kernel has a thread per
+    become `S` chunks of 8 points or more, `S` x outputs near 128K threads
+    (chunks of one length `ceil(K / S)`, the last one shorter where that
+    does not divide `K`: a prime `K` splits too); a first kernel has a thread per
     output and chunk, the outputs' innermost dims fastest (coalesced), that
     folds its chunk from the identity through the op's own body into
     partials laid out `[outputs, S]`; a generated reduction of each

@@ -281,8 +281,9 @@ struct RowKernel {
   /// the GPU busy only when there are rows enough.
   bool fusible = false;
   /// Chunks each row is cut into, for a split reduction (the kernel's only
-  /// op): its chunks' totals go to `partials[rows..., chunk]`.
-  int64_t splits = 1;
+  /// op), of `chunk` points (the last one may be shorter): their totals go
+  /// to `partials[rows..., chunk]`.
+  int64_t splits = 1, chunk = 0;
   Value partials;
   SmallVector<linalg::LinalgOp> ops;
   DenseMap<Operation *, Accumulation> accumulations;
@@ -501,13 +502,11 @@ struct GPUReductionKernelsPass
     for (int64_t e : reduced)
       points *= e;
     // Chunks enough for the threads a GPU needs (at any size, as many as
-    // chunks of kMinChunk allow), dividing the points evenly.
+    // chunks of kMinChunk allow).
     int64_t wanted = anySize ? points : (kSplitThreads + outputs - 1) / outputs;
-    int64_t chunks =
-        largestDivisorUpTo(points, std::min(wanted, points / kMinChunk));
+    auto [chunks, chunk] = cut(points, std::min(wanted, points / kMinChunk));
     if (chunks < 2)
       return false;
-    int64_t chunk = points / chunks;
 
     OpBuilder b(op);
     Location loc = op->getLoc();
@@ -543,7 +542,8 @@ struct GPUReductionKernelsPass
       Value identity = arith::ConstantOp::create(b, loc, acc.identity);
       DenseMap<Value, Value> noRegisters;
       auto loop = scf::ForOp::create(
-          b, loc, index(0), index(chunk), index(1), ValueRange{identity},
+          b, loc, index(0), chunkEnd(b, loc, start, chunk, points), index(1),
+          ValueRange{identity},
           [&](OpBuilder &nb, Location, Value r, ValueRange carried) {
             SmallVector<Value> point(ArrayRef<Value>(coords).take_front(lo));
             llvm::append_range(
@@ -591,7 +591,8 @@ struct GPUReductionKernelsPass
           (kSplitThreads + kernel.rows * kBlock - 1) / (kernel.rows * kBlock);
       most = kernel.row / (kBlock * kMinChunk);
     }
-    kernel.splits = largestDivisorUpTo(kernel.row, std::min(wanted, most));
+    std::tie(kernel.splits, kernel.chunk) =
+        cut(kernel.row, std::min(wanted, most));
     if (kernel.splits < 2)
       return;
     kernel.lanes = kBlock;
@@ -607,12 +608,27 @@ struct GPUReductionKernelsPass
     emit(kernel);
   }
 
-  /// The largest divisor of `n` in [2, limit], or 1.
-  static int64_t largestDivisorUpTo(int64_t n, int64_t limit) {
-    for (int64_t d = std::min(limit, n); d >= 2; --d)
-      if (n % d == 0)
-        return d;
-    return 1;
+  /// `points` cut into about `count` chunks, as even as can be: the number
+  /// of chunks and their length (the last one may be shorter); one chunk
+  /// when `count` is below 2.
+  static std::pair<int64_t, int64_t> cut(int64_t points, int64_t count) {
+    if (count < 2)
+      return {1, points};
+    int64_t length = llvm::divideCeil(points, count);
+    return {llvm::divideCeil(points, length), length};
+  }
+
+  /// Where the chunk of `length` points at `start` ends, counted from its
+  /// start: `length`, or less for the last one when chunks do not divide
+  /// `points` evenly.
+  static Value chunkEnd(OpBuilder &b, Location loc, Value start, int64_t length,
+                        int64_t points) {
+    Value full = arith::ConstantIndexOp::create(b, loc, length);
+    if (points % length == 0)
+      return full;
+    Value left = arith::SubIOp::create(
+        b, loc, arith::ConstantIndexOp::create(b, loc, points), start);
+    return arith::MinSIOp::create(b, loc, full, left);
   }
 
   /// A stream-ordered temporary for partials of `op`'s output type.
@@ -824,11 +840,11 @@ struct GPUReductionKernelsPass
     if (kernel.splits > 1)
       rowSpace.push_back(kernel.splits);
     SmallVector<Value> outer = delinearize(b, loc, rowIndex, rowSpace);
-    int64_t length = kernel.row / kernel.splits;
-    Value chunk, chunkStart;
+    Value chunk, chunkStart, length = index(kernel.row);
     if (kernel.splits > 1) {
       chunk = outer.pop_back_val();
-      chunkStart = arith::MulIOp::create(b, loc, chunk, index(length));
+      chunkStart = arith::MulIOp::create(b, loc, chunk, index(kernel.chunk));
+      length = chunkEnd(b, loc, chunkStart, kernel.chunk, kernel.row);
     }
     Value isFirst =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
@@ -841,7 +857,7 @@ struct GPUReductionKernelsPass
                             OpBuilder &, ArrayRef<Value>, ValueRange)>
                             body) {
       auto loop = scf::ForOp::create(
-          b, loc, lane, index(length), index(kernel.lanes), init,
+          b, loc, lane, length, index(kernel.lanes), init,
           [&](OpBuilder &nb, Location, Value n, ValueRange carried) {
             if (chunkStart)
               n = arith::AddIOp::create(nb, loc, chunkStart, n);
