@@ -51,3 +51,27 @@ func.func @views(%a: memref<8xf32>, %out: memref<8xf32>) {
   return
 }
 func.func private @dt_rt_all_reduce_f32(memref<*xf32>, memref<*xf32>, i32, i32)
+
+// A write through a transposed view of the output, taken before the
+// collective, orders too: memref.transpose does not implement
+// ViewLikeOpInterface in MLIR 22, and dt's alias sets take it as a view
+// all the same (without that the wait came after the fill).
+// CHECK-LABEL: func.func @transposed
+// CHECK: call @dt_rt_gpu_collectives_begin()
+// CHECK-NEXT: call @dt_rt_all_reduce_f32
+// CHECK-NEXT: %[[H:.*]] = call @dt_rt_gpu_collectives_end()
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%arg2 : memref<8xf32>)
+// CHECK-NEXT: call @dt_rt_gpu_collectives_wait(%[[H]])
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<8x4xf32, strided<[1, 8]>>)
+func.func @transposed(%a: memref<4x8xf32>, %out: memref<4x8xf32>, %y: memref<8xf32>) {
+  %cst = arith.constant 1.0 : f32
+  %axes = arith.constant 1 : i32
+  %sum = arith.constant 0 : i32
+  %t = memref.transpose %out (d0, d1) -> (d1, d0) : memref<4x8xf32> to memref<8x4xf32, strided<[1, 8]>>
+  %ca = memref.cast %a : memref<4x8xf32> to memref<*xf32>
+  %co = memref.cast %out : memref<4x8xf32> to memref<*xf32>
+  call @dt_rt_all_reduce_f32(%ca, %co, %axes, %sum) : (memref<*xf32>, memref<*xf32>, i32, i32) -> ()
+  linalg.fill ins(%cst : f32) outs(%y : memref<8xf32>)
+  linalg.fill ins(%cst : f32) outs(%t : memref<8x4xf32, strided<[1, 8]>>)
+  return
+}

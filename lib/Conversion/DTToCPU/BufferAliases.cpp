@@ -17,12 +17,23 @@
 using namespace mlir;
 using namespace mlir::dt;
 
+/// The buffer `op` makes a view of, if it makes one: a ViewLikeOpInterface
+/// op's source, or a memref.transpose's (which in MLIR 22 does not
+/// implement the interface: test/CUDA/overlap-collectives.mlir @transposed).
+static Value viewedBuffer(Operation *op) {
+  if (auto view = dyn_cast<ViewLikeOpInterface>(op))
+    return view.getViewSource();
+  if (auto transpose = dyn_cast<memref::TransposeOp>(op))
+    return transpose.getIn();
+  return Value();
+}
+
 Value mlir::dt::bufferRoot(Value value) {
   while (Operation *def = value.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
+    Value source = viewedBuffer(def);
+    if (!source)
       break;
-    value = view.getViewSource();
+    value = source;
   }
   return value;
 }
@@ -35,10 +46,9 @@ void mlir::dt::addBufferViews(Value value,
     if (!aliases.insert(v).second)
       continue;
     for (Operation *user : v.getUsers())
-      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
-        if (view.getViewSource() == v)
-          for (Value result : user->getResults())
-            work.push_back(result);
+      if (viewedBuffer(user) == v)
+        for (Value result : user->getResults())
+          work.push_back(result);
   }
 }
 
