@@ -118,7 +118,8 @@ mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
                         "},"
                         "func.func(convert-linalg-to-parallel-loops),"
                         "dt-launch-parallel-loops{block-size=" +
-                        std::to_string(target.blockSize) + "}";
+                        std::to_string(target.blockSize) +
+                        "},dt-pack-device-buffers";
   if (target.emulateOnCPU)
     return parsePassPipeline(bufferizationPipeline(entryPrefix, "blas") +
                                  kernels + ",dt-emulate-gpu-on-cpu," + kCPUTail,

@@ -402,6 +402,43 @@ def OverlapCollectivesPass : Pass<"dt-overlap-collectives", "ModuleOp"> {
   let dependentDialects = ["mlir::func::FuncDialect"];
 }
 
+def PackDeviceBuffersPass : Pass<"dt-pack-device-buffers", "ModuleOp"> {
+  let summary = "Packs each function's device temporaries into one allocation";
+  let description = [{
+    A temporary of a function's body (a `gpu.alloc` with a static shape and
+    an identity layout, freed by one `gpu.dealloc` in the same block)
+    becomes a `memref.view` of one allocation made at the function's start
+    and freed at its end: each at an offset (a multiple of 256 bytes) where
+    it meets no other temporary live at the same time (the largest placed
+    first, at the lowest offset free). A temporary lives from the first to
+    the last op of the block that touches it through any view; a
+    collective that `dt-overlap-collectives` bracketed touches its buffers
+    until the wait for it. So a call makes one stream-ordered allocation
+    and one free instead of one of each per temporary, the host time of a
+    chain of small ops is the launches', and buffers whose lives do not
+    meet share memory (ownership-based deallocation frees them only at the
+    end of their block).
+
+    This is sound because one in-order stream runs the rank's work: what
+    was queued before a buffer's last use is done with it before the work
+    queued after, which may reuse its bytes; work on the communication
+    stream is done with them at its wait.
+
+    ```mlir
+    %a, %t0 = gpu.alloc async [%w0] () : memref<1024xf32>
+    ...
+    %t1 = gpu.dealloc async [%w1] %a : memref<1024xf32>
+    // becomes
+    %arena, %t = gpu.alloc async [%w] () : memref<8192xi8>   // at the start
+    %a = memref.view %arena[%c4096][] : memref<8192xi8> to memref<1024xf32>
+    ...
+    %t2 = gpu.dealloc async [%w2] %arena : memref<8192xi8>   // at the end
+    ```
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def MergeGPUModulesPass : Pass<"dt-merge-gpu-modules", "ModuleOp"> {
   let summary = "Puts every outlined kernel in one gpu.module";
   let description = [{

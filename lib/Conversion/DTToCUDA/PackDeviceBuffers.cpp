@@ -1,0 +1,201 @@
+//===- PackDeviceBuffers.cpp - dt-pack-device-buffers ---------------------===//
+//
+// A step allocates a temporary per op that makes one: each a stream-ordered
+// allocation and free, a few microseconds of host time per op in a chain
+// of small kernels, and each held to the end of its block (ownership-based
+// deallocation frees there). But a function's temporaries are known when
+// it is compiled: their sizes (static shapes) and their lifetimes (from
+// the first op that touches them to the last, in the order the stream runs
+// them). So they are packed into one allocation per call, at offsets where
+// no two buffers that are live at once meet (buffer assignment, as XLA
+// does it), and each becomes a view of it.
+//
+// One in-order stream runs the rank's work, so the work queued before a
+// buffer's last use is done with it before the work queued after, which
+// may take its bytes. A collective on the communication stream is done
+// with its buffers at the wait dt-overlap-collectives put before the
+// first op that needs them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dt/Conversion/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::dt {
+#define GEN_PASS_DEF_PACKDEVICEBUFFERSPASS
+#include "dt/Conversion/Passes.h.inc"
+} // namespace mlir::dt
+
+using namespace mlir;
+using namespace mlir::dt;
+
+namespace {
+/// Offsets are multiples of this: what cudaMalloc guarantees, and more
+/// than any vector load or cuBLASLt operand needs.
+constexpr int64_t kAlignment = 256;
+
+/// A temporary of the function's body: allocated and freed in its block.
+struct Temporary {
+  gpu::AllocOp alloc;
+  gpu::DeallocOp dealloc;
+  /// Positions in the block of the first and the last op that touches the
+  /// buffer (through any view), the wait for a collective on it included.
+  int64_t first, last;
+  int64_t bytes;
+  int64_t offset = -1;
+
+  bool liveWith(const Temporary &other) const {
+    return first <= other.last && other.first <= last;
+  }
+};
+
+/// Where the rank's stream is done with what `op` queued: `op` itself, or
+/// for a collective that dt-overlap-collectives bracketed (`begin; op;
+/// %h = end`, which runs on the communication stream), the wait on `%h`.
+Operation *doneAt(Operation *op) {
+  auto end = dyn_cast_or_null<func::CallOp>(op->getNextNode());
+  if (!end || end.getCallee() != "dt_rt_gpu_collectives_end")
+    return op;
+  Operation *done = end->getBlock()->getTerminator();
+  for (Operation *user : end->getUsers())
+    if (user->getBlock() == end->getBlock() && user->isBeforeInBlock(done))
+      done = user;
+  return done;
+}
+
+/// `alloc` as a packable temporary: static shape, identity layout, whole
+/// bytes per element, its one free in `block`, touched only there, no
+/// stream token used.
+std::optional<Temporary> temporaryOf(gpu::AllocOp alloc, Block &block,
+                                     const DenseMap<Operation *, int64_t> &at) {
+  MemRefType type = alloc.getType();
+  if (alloc.getHostShared() || !type.hasStaticShape() ||
+      !type.getLayout().isIdentity() || type.getMemorySpace() ||
+      !type.getElementType().isIntOrFloat() ||
+      type.getElementTypeBitWidth() % 8 != 0 ||
+      (alloc.getAsyncToken() && !alloc.getAsyncToken().use_empty()))
+    return std::nullopt;
+  llvm::SmallPtrSet<Value, 16> views;
+  addBufferViews(alloc.getMemref(), views);
+  gpu::DeallocOp dealloc;
+  int64_t first = at.lookup(alloc), last = first;
+  bool touched = false;
+  for (Value view : views) {
+    for (Operation *user : view.getUsers()) {
+      if (auto free = dyn_cast<gpu::DeallocOp>(user)) {
+        if (dealloc || view != alloc.getMemref() ||
+            free->getBlock() != &block ||
+            (free.getAsyncToken() && !free.getAsyncToken().use_empty()))
+          return std::nullopt;
+        dealloc = free;
+        continue;
+      }
+      Operation *op = block.findAncestorOpInBlock(*user);
+      if (!op)
+        return std::nullopt;
+      int64_t from = at.lookup(op), to = at.lookup(doneAt(op));
+      first = touched ? std::min(first, from) : from;
+      last = touched ? std::max(last, to) : to;
+      touched = true;
+    }
+  }
+  if (!dealloc)
+    return std::nullopt;
+  int64_t bytes = type.getNumElements() * (type.getElementTypeBitWidth() / 8);
+  bytes = static_cast<int64_t>(
+      llvm::alignTo(std::max<int64_t>(bytes, 1), kAlignment));
+  return Temporary{alloc, dealloc, first, last, bytes};
+}
+
+/// Gives each temporary an offset, largest first, at the lowest offset
+/// clear of every placed one live at the same time; returns the bytes all
+/// of them take.
+int64_t place(MutableArrayRef<Temporary> temporaries) {
+  SmallVector<Temporary *> order;
+  for (Temporary &t : temporaries)
+    order.push_back(&t);
+  llvm::stable_sort(order, [](const Temporary *a, const Temporary *b) {
+    return a->bytes > b->bytes;
+  });
+  int64_t total = 0;
+  SmallVector<std::pair<int64_t, int64_t>> taken; // [offset, end) in use
+  for (auto [i, t] : llvm::enumerate(order)) {
+    taken.clear();
+    for (Temporary *placed : ArrayRef(order).take_front(i))
+      if (placed->liveWith(*t))
+        taken.push_back({placed->offset, placed->offset + placed->bytes});
+    llvm::sort(taken);
+    int64_t offset = 0;
+    for (auto [from, to] : taken) {
+      if (offset + t->bytes <= from)
+        break;
+      offset = std::max(offset, to);
+    }
+    t->offset = offset;
+    total = std::max(total, offset + t->bytes);
+  }
+  return total;
+}
+
+/// Erases `token`'s `gpu.wait async` when nothing else waits on it.
+void eraseUnusedWait(Value token) {
+  if (auto wait = token ? token.getDefiningOp<gpu::WaitOp>() : nullptr)
+    if (wait->use_empty())
+      wait->erase();
+}
+
+struct PackDeviceBuffersPass
+    : public mlir::dt::impl::PackDeviceBuffersPassBase<PackDeviceBuffersPass> {
+  void runOnOperation() override {
+    getOperation().walk([](func::FuncOp func) {
+      if (!func.isExternal())
+        pack(func.getBody().front());
+    });
+  }
+
+  static void pack(Block &block) {
+    DenseMap<Operation *, int64_t> at;
+    for (auto [i, op] : llvm::enumerate(block))
+      at[&op] = i;
+    SmallVector<Temporary> temporaries;
+    for (auto alloc : block.getOps<gpu::AllocOp>())
+      if (std::optional<Temporary> t = temporaryOf(alloc, block, at))
+        temporaries.push_back(*t);
+    if (temporaries.size() < 2)
+      return;
+    int64_t total = place(temporaries);
+
+    Location loc = block.getParentOp()->getLoc();
+    OpBuilder b = OpBuilder::atBlockBegin(&block);
+    auto arenaType = MemRefType::get({total}, b.getI8Type());
+    auto arena = gpu::AllocOp::create(
+        b, loc, arenaType, gpu::AsyncTokenType::get(b.getContext()),
+        rankStreamToken(b, loc), ValueRange(), ValueRange(),
+        /*hostShared=*/false);
+    b.setInsertionPoint(block.getTerminator());
+    gpu::DeallocOp::create(b, loc, gpu::AsyncTokenType::get(b.getContext()),
+                           rankStreamToken(b, loc), arena.getMemref());
+
+    for (Temporary &t : temporaries) {
+      b.setInsertionPoint(t.alloc);
+      Value offset =
+          arith::ConstantIndexOp::create(b, t.alloc.getLoc(), t.offset);
+      Value view =
+          memref::ViewOp::create(b, t.alloc.getLoc(), t.alloc.getType(),
+                                 arena.getMemref(), offset, ValueRange());
+      t.alloc.getMemref().replaceAllUsesWith(view);
+      Value allocWait = t.alloc.getAsyncDependencies().empty()
+                            ? Value()
+                            : t.alloc.getAsyncDependencies().front();
+      Value freeWait = t.dealloc.getAsyncDependencies().empty()
+                           ? Value()
+                           : t.dealloc.getAsyncDependencies().front();
+      t.dealloc->erase();
+      t.alloc->erase();
+      eraseUnusedWait(allocWait);
+      eraseUnusedWait(freeWait);
+    }
+  }
+};
+} // namespace
