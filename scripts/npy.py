@@ -9,8 +9,13 @@
       the malformed inputs of the fault tests.
   npy.py compare DIR_A DIR_B [RTOL ATOL]
       Compares every resultI.npy of DIR_A with DIR_B's, elementwise:
-      |a - b| <= ATOL * max|b| + RTOL * |b| (defaults 1e-4, 1e-5); prints
-      one line per result and "compare: PASS" or "compare: FAIL".
+      |a - b| <= ATOL * max|b| + RTOL * |b| (defaults 1e-4, 1e-5; NaN
+      matches NaN only, an infinity the same infinity); prints one line per
+      result and "compare: PASS" or "compare: FAIL".
+  npy.py pattern OUT SHAPE [I=VALUE...]
+      Writes an f32 array of SHAPE (A,B,...) holding the values
+      dt-test-add-driver feeds ((7k mod 11) - 5), element I (row-major)
+      set to VALUE (a float: nan, inf, -0.0 are fine).
   npy.py pattern-run DT_RUN PROGRAM [DT_RUN_ARGS...]
       Writes every argument of the entry as a .npy of the values that
       dt-test-add-driver feeds mlir-runner ((7k mod 11) - 5, f32), runs
@@ -19,6 +24,7 @@
 """
 
 import ast
+import math
 import os
 import struct
 import subprocess
@@ -142,9 +148,16 @@ def cmd_compare(args):
             print(f"{name}: {len(a)} vs {len(b)} elements: MISMATCH")
             ok = False
             continue
-        scale = max((abs(y) for y in b), default=0.0)
-        worst = max((abs(x - y) for x, y in zip(a, b)), default=0.0)
-        bad = sum(1 for x, y in zip(a, b) if not abs(x - y) <= atol * scale + rtol * abs(y))
+        finite = [(x, y) for x, y in zip(a, b) if math.isfinite(x) and math.isfinite(y)]
+        scale = max((abs(y) for _, y in finite), default=0.0)
+        worst = max((abs(x - y) for x, y in finite), default=0.0)
+
+        def same(x, y):
+            if not (math.isfinite(x) and math.isfinite(y)):
+                return (math.isnan(x) and math.isnan(y)) or x == y
+            return abs(x - y) <= atol * scale + rtol * abs(y)
+
+        bad = sum(1 for x, y in zip(a, b) if not same(x, y))
         print(f"{name}: max abs err {worst:.3g} (max|ref| {scale:.3g}): "
               f"{'ok' if bad == 0 else f'{bad} beyond tolerance: MISMATCH'}")
         ok = ok and bad == 0
@@ -152,9 +165,22 @@ def cmd_compare(args):
     sys.exit(0 if ok else 1)
 
 
+def cmd_pattern(args):
+    target, shape = args[0], tuple(int(x) for x in args[1].split(",") if x)
+    count = 1
+    for extent in shape:
+        count *= extent
+    data = [float((7 * k) % 11 - 5) for k in range(count)]
+    for setting in args[2:]:
+        index, value = setting.split("=")
+        data[int(index)] = float(value)
+    header = {"descr": "<f4", "fortran_order": False, "shape": shape}
+    write(target, header, struct.pack(f"<{count}f", *data))
+
+
 def main():
     commands = {"print": cmd_print, "rewrite": cmd_rewrite, "pattern-run": cmd_pattern_run,
-                "compare": cmd_compare}
+                "compare": cmd_compare, "pattern": cmd_pattern}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(__doc__)
     commands[sys.argv[1]](sys.argv[2:])

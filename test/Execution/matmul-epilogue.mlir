@@ -12,6 +12,17 @@
 // VERIFY: verify: PASS
 // RUN: dt-compile --target=cuda --emulate-gpu %s -o %t.emu.so
 // RUN: dt-run %t.emu.so --seed 0 --verify | FileCheck %s --check-prefix=VERIFY
+// A NaN in x stays NaN through the relu (arith.maximumf), fused or not:
+// the CPU build's epilogue and the emulated one's agree with the program.
+// test/GPU/nan-relu.test asks the same of cuBLASLt's RELU epilogue.
+// RUN: %npy pattern %t.x.npy 6,8 0=nan
+// RUN: dt-run %s --input 0=%t.x.npy --seed 0 --output-dir %t.nan.cpu > /dev/null
+// RUN: dt-run %t.emu.so --input 0=%t.x.npy --seed 0 --output-dir %t.nan.emu > /dev/null
+// RUN: %npy compare %t.nan.emu %t.nan.cpu | FileCheck %s --check-prefix=NAN
+// RUN: %npy print %t.nan.cpu/result1.npy | FileCheck %s --check-prefix=NAN-ROW
+// NAN: compare: PASS
+// NAN-ROW-COUNT-10: nan
+// NAN-ROW-NOT: nan
 // The SPMD program: layer 1 is one call with bias and relu (bits 3), the
 // relu-only and the bias-only products one call each (bits 2 and 1); layer
 // 2 overwrites (bits 0) and its bias add stays a loop after the all_reduce.
