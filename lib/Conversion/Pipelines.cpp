@@ -111,7 +111,8 @@ mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
   pm.addPass(createLowerAxisIndexPass());
   pm.addPass(createDecomposeAggregatesPass());
   // The CPU emulation runs the GPU's kernels on small programs: row
-  // kernels and splits at any size.
+  // kernels and splits at any size (and so does a GPU build with anySize,
+  // to run those kernels on a GPU).
   std::string kernels = std::string(",dt-memory-to-gpu,dt-overlap-collectives,"
                                     "dt-gpu-reduction-kernels{any-size=") +
                         (target.emulateOnCPU || target.anySize ? "1" : "0") +
