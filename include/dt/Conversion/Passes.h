@@ -89,6 +89,26 @@ gpu::LaunchOp createRankLaunch(OpBuilder &b, Location loc, Value blocks,
 /// Moves `op` into a launch of one block of one thread, built where `op` was.
 void runAsOneThread(Operation *op);
 
+/// The runtime calls of dt-overlap-collectives' brackets.
+inline constexpr llvm::StringLiteral kCollectivesBegin =
+    "dt_rt_gpu_collectives_begin";
+inline constexpr llvm::StringLiteral kCollectivesEnd =
+    "dt_rt_gpu_collectives_end";
+inline constexpr llvm::StringLiteral kCollectivesWait =
+    "dt_rt_gpu_collectives_wait";
+
+/// A collective dt-overlap-collectives bracketed: `begin; collective; %h =
+/// end` where it is issued (it runs on the communication stream), and
+/// `wait(%h)` where the rank's stream needs it.
+struct CollectiveBracket {
+  func::CallOp begin, collective, end, wait;
+};
+
+/// The bracket around `end`, a call of kCollectivesEnd: the two calls
+/// before it and the first wait on its handle in its block; a member is
+/// null where the IR is not so.
+CollectiveBracket bracketOf(func::CallOp end);
+
 /// The coordinates of `linear` over `extents` (index values), the last
 /// fastest: how a flattened thread index becomes loop indices.
 SmallVector<Value> delinearizeIndex(OpBuilder &b, Location loc, Value linear,

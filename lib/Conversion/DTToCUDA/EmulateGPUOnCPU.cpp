@@ -753,37 +753,31 @@ void poison(OpBuilder &b, Location loc, Value buffer) {
 LogicalResult runCollectivesAtTheirWaits(ModuleOp module) {
   SmallVector<func::CallOp> waits;
   module.walk([&](func::CallOp call) {
-    if (call.getCallee() == "dt_rt_gpu_collectives_wait")
+    if (call.getCallee() == kCollectivesWait)
       waits.push_back(call);
   });
-  auto callOf = [](Operation *op, StringRef callee) {
-    auto call = dyn_cast_or_null<func::CallOp>(op);
-    return call && call.getCallee() == callee ? call : func::CallOp();
-  };
   for (func::CallOp wait : waits) {
-    func::CallOp end =
-        callOf(wait.getOperand(0).getDefiningOp(), "dt_rt_gpu_collectives_end");
-    auto collective =
-        end ? dyn_cast_or_null<func::CallOp>(end->getPrevNode()) : nullptr;
-    func::CallOp begin = collective ? callOf(collective->getPrevNode(),
-                                             "dt_rt_gpu_collectives_begin")
-                                    : func::CallOp();
-    if (!begin || !end->hasOneUse() || collective.getNumOperands() < 2 ||
-        wait->getBlock() != collective->getBlock())
+    auto end = wait.getOperand(0).getDefiningOp<func::CallOp>();
+    CollectiveBracket bracket = end && end.getCallee() == kCollectivesEnd
+                                    ? bracketOf(end)
+                                    : CollectiveBracket();
+    if (!bracket.begin || bracket.wait != wait || !end->hasOneUse() ||
+        bracket.collective.getNumOperands() < 2)
       return wait.emitError(
           "dt-emulate-gpu-on-cpu: expected a collectives wait in the block "
           "of its bracket `begin; collective(in, out, ...); end`");
+    func::CallOp collective = bracket.collective;
     auto output = collective.getOperand(1).getDefiningOp<memref::CastOp>();
     if (output && isa<MemRefType>(output.getSource().getType()) &&
         bufferRoot(output.getSource()) !=
             bufferRoot(collective.getOperand(0))) {
-      OpBuilder b(begin);
-      poison(b, begin.getLoc(), output.getSource());
+      OpBuilder b(bracket.begin);
+      poison(b, bracket.begin.getLoc(), output.getSource());
     }
     collective->moveBefore(wait);
     wait.erase();
     end.erase();
-    begin.erase();
+    bracket.begin.erase();
   }
   WalkResult stray = module.walk([](func::CallOp call) {
     if (!call.getCallee().starts_with("dt_rt_gpu_collectives_"))
@@ -794,9 +788,7 @@ LogicalResult runCollectivesAtTheirWaits(ModuleOp module) {
   });
   if (stray.wasInterrupted())
     return failure();
-  for (StringRef name :
-       {"dt_rt_gpu_collectives_begin", "dt_rt_gpu_collectives_end",
-        "dt_rt_gpu_collectives_wait"})
+  for (StringRef name : {kCollectivesBegin, kCollectivesEnd, kCollectivesWait})
     if (auto decl = module.lookupSymbol<func::FuncOp>(name))
       decl.erase();
   return success();

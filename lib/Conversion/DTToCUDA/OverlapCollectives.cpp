@@ -109,6 +109,28 @@ void issueEarly(func::CallOp call,
   }
 }
 
+} // namespace
+
+CollectiveBracket mlir::dt::bracketOf(func::CallOp end) {
+  auto callOf = [](Operation *op, StringRef callee) {
+    auto call = dyn_cast_or_null<func::CallOp>(op);
+    return call && call.getCallee() == callee ? call : func::CallOp();
+  };
+  CollectiveBracket bracket;
+  bracket.end = end;
+  bracket.collective = dyn_cast_or_null<func::CallOp>(end->getPrevNode());
+  if (bracket.collective)
+    bracket.begin =
+        callOf(bracket.collective->getPrevNode(), kCollectivesBegin);
+  for (Operation *user : end->getUsers())
+    if (func::CallOp wait = callOf(user, kCollectivesWait))
+      if (wait->getBlock() == end->getBlock() &&
+          (!bracket.wait || wait->isBeforeInBlock(bracket.wait)))
+        bracket.wait = wait;
+  return bracket;
+}
+
+namespace {
 struct OverlapCollectivesPass
     : public mlir::dt::impl::OverlapCollectivesPassBase<
           OverlapCollectivesPass> {
@@ -123,12 +145,12 @@ struct OverlapCollectivesPass
       return;
     OpBuilder b(module.getContext());
     auto i64 = b.getI64Type();
-    func::FuncOp begin = getOrInsertRuntimeFunction(
-        module, "dt_rt_gpu_collectives_begin", b.getFunctionType({}, {}));
-    func::FuncOp end = getOrInsertRuntimeFunction(
-        module, "dt_rt_gpu_collectives_end", b.getFunctionType({}, {i64}));
+    func::FuncOp begin = getOrInsertRuntimeFunction(module, kCollectivesBegin,
+                                                    b.getFunctionType({}, {}));
+    func::FuncOp end = getOrInsertRuntimeFunction(module, kCollectivesEnd,
+                                                  b.getFunctionType({}, {i64}));
     func::FuncOp wait = getOrInsertRuntimeFunction(
-        module, "dt_rt_gpu_collectives_wait", b.getFunctionType({i64}, {}));
+        module, kCollectivesWait, b.getFunctionType({i64}, {}));
 
     // Each collective's buffers and their views (moving ops keeps values).
     SmallVector<llvm::SmallPtrSet<Value, 16>> aliases(calls.size());

@@ -22,6 +22,8 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <limits>
+
 namespace mlir::dt {
 #define GEN_PASS_DEF_PACKDEVICEBUFFERSPASS
 #include "dt/Conversion/Passes.h.inc"
@@ -53,15 +55,14 @@ struct Temporary {
 /// Where the rank's stream is done with what `op` queued: `op` itself, or
 /// for a collective that dt-overlap-collectives bracketed (`begin; op;
 /// %h = end`, which runs on the communication stream), the wait on `%h`.
+/// Without a wait in the block, the block's end.
 Operation *doneAt(Operation *op) {
   auto end = dyn_cast_or_null<func::CallOp>(op->getNextNode());
-  if (!end || end.getCallee() != "dt_rt_gpu_collectives_end")
+  if (!end || end.getCallee() != kCollectivesEnd)
     return op;
-  Operation *done = end->getBlock()->getTerminator();
-  for (Operation *user : end->getUsers())
-    if (user->getBlock() == end->getBlock() && user->isBeforeInBlock(done))
-      done = user;
-  return done;
+  if (func::CallOp wait = bracketOf(end).wait)
+    return wait;
+  return end->getBlock()->getTerminator();
 }
 
 /// `alloc` as a packable temporary: static shape, identity layout, whole
@@ -79,8 +80,7 @@ std::optional<Temporary> temporaryOf(gpu::AllocOp alloc, Block &block,
   llvm::SmallPtrSet<Value, 16> views;
   addBufferViews(alloc.getMemref(), views);
   gpu::DeallocOp dealloc;
-  int64_t first = at.lookup(alloc), last = first;
-  bool touched = false;
+  int64_t first = std::numeric_limits<int64_t>::max(), last = -1;
   for (Value view : views) {
     for (Operation *user : view.getUsers()) {
       if (auto free = dyn_cast<gpu::DeallocOp>(user)) {
@@ -94,14 +94,14 @@ std::optional<Temporary> temporaryOf(gpu::AllocOp alloc, Block &block,
       Operation *op = block.findAncestorOpInBlock(*user);
       if (!op)
         return std::nullopt;
-      int64_t from = at.lookup(op), to = at.lookup(doneAt(op));
-      first = touched ? std::min(first, from) : from;
-      last = touched ? std::max(last, to) : to;
-      touched = true;
+      first = std::min(first, at.lookup(op));
+      last = std::max(last, at.lookup(doneAt(op)));
     }
   }
   if (!dealloc)
     return std::nullopt;
+  if (last < 0) // Never touched: live where it is allocated.
+    first = last = at.lookup(alloc);
   int64_t bytes = type.getNumElements() * (type.getElementTypeBitWidth() / 8);
   bytes = static_cast<int64_t>(
       llvm::alignTo(std::max<int64_t>(bytes, 1), kAlignment));
