@@ -14,7 +14,8 @@ by side in one run, printing ratios against the targets.
    memcpy bandwidth measured in the same run (three turns each, the best of
    each kept: this machine's memory bandwidth wanders). Target: >= 50%. An
    all_reduce must read both inputs and write both outputs, twice a
-   memcpy's traffic, so 50% is what two cores sharing one memory bus allow.
+   memcpy's traffic, but it has two cores to do it with and one core's
+   memcpy does not fill the memory bus.
 """
 
 import argparse

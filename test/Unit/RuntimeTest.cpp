@@ -388,3 +388,129 @@ TEST(PieceCopies, PlaceAndTailMatchTheHostLayoutCode) {
     ASSERT_EQ(actual, expected) << "trial " << trial;
   }
 }
+
+namespace {
+/// Element `i` of `data` (of `dtype`) as a double, and back.
+double elementAt(DType dtype, const void *data, int64_t i) {
+  switch (dtype) {
+  case DType::F32:
+    return static_cast<const float *>(data)[i];
+  case DType::F64:
+    return static_cast<const double *>(data)[i];
+  case DType::I32:
+    return static_cast<const int32_t *>(data)[i];
+  case DType::I64:
+    return static_cast<const int64_t *>(data)[i];
+  case DType::F16:
+    return halfToFloat(static_cast<const uint16_t *>(data)[i]);
+  case DType::BF16:
+    return bf16ToFloat(static_cast<const uint16_t *>(data)[i]);
+  }
+  return 0;
+}
+
+void setElement(DType dtype, void *data, int64_t i, double value) {
+  switch (dtype) {
+  case DType::F32:
+    static_cast<float *>(data)[i] = value;
+    return;
+  case DType::F64:
+    static_cast<double *>(data)[i] = value;
+    return;
+  case DType::I32:
+    static_cast<int32_t *>(data)[i] = value;
+    return;
+  case DType::I64:
+    static_cast<int64_t *>(data)[i] = value;
+    return;
+  case DType::F16:
+    static_cast<uint16_t *>(data)[i] = floatToHalf(value);
+    return;
+  case DType::BF16:
+    static_cast<uint16_t *>(data)[i] = floatToBF16(value);
+    return;
+  }
+}
+
+/// Three inputs' element i (small integers, exact in every type) combined
+/// as the runtime combines them.
+double combined(DType dtype, ReductionKind kind, int64_t i) {
+  double a = (i * 3) % 61, b = (i * 4) % 61 - 20, c = (i * 5) % 61;
+  switch (kind) {
+  case ReductionKind::Sum:
+    return a + b + c;
+  case ReductionKind::Max:
+    return std::max({a, b, c});
+  case ReductionKind::Min:
+    return std::min({a, b, c});
+  case ReductionKind::Avg:
+    break;
+  }
+  double sum = a + b + c;
+  switch (dtype) {
+  case DType::F32:
+    return static_cast<float>(sum) / 3.0f;
+  case DType::F64:
+    return sum / 3.0;
+  case DType::I32:
+  case DType::I64:
+    return static_cast<int64_t>(sum) / 3;
+  case DType::F16:
+    return halfToFloat(floatToHalf(static_cast<float>(sum) / 3.0f));
+  case DType::BF16:
+    return bf16ToFloat(floatToBF16(static_cast<float>(sum) / 3.0f));
+  }
+  return 0;
+}
+} // namespace
+
+// Outputs this large are written a cache line at a time with streaming
+// stores: from any alignment, to the last element, into an output that is
+// one of the inputs, and (by tiles) when the outputs are aligned unlike
+// each other.
+TEST(ReduceArrays, LargeOutputsAtAnyAlignment) {
+  for (DType dtype :
+       {DType::F32, DType::F64, DType::I32, DType::I64, DType::BF16}) {
+    size_t element = dtypeSize(dtype);
+    int64_t count = (int64_t{4} << 20) / element + 7;
+    int64_t words = (count + 4) * element / 8 + 1;
+    struct Case {
+      ReductionKind kind;
+      int64_t shift;
+      bool together;
+    };
+    for (auto [kind, shift, together] :
+         {Case{ReductionKind::Sum, 0, true}, Case{ReductionKind::Sum, 1, true},
+          Case{ReductionKind::Sum, 3, true}, Case{ReductionKind::Sum, 1, false},
+          Case{ReductionKind::Avg, 2, true}, Case{ReductionKind::Max, 1, true},
+          Case{ReductionKind::Min, 3, true}}) {
+      SCOPED_TRACE(::testing::Message()
+                   << dtypeName(dtype) << " " << reductionKindName(kind)
+                   << " shift " << shift << (together ? "" : " apart"));
+      // The inputs and the second output (the last input) start
+      // `shift` elements into their storage, the first output
+      // `shift` elements or one more.
+      std::vector<std::vector<uint64_t>> storage(
+          4, std::vector<uint64_t>(words, ~uint64_t{0}));
+      auto at = [&](int j, int64_t by) -> char * {
+        return reinterpret_cast<char *>(storage[j].data()) + by * element;
+      };
+      std::vector<const void *> inputs;
+      for (int j = 0; j < 3; ++j) {
+        for (int64_t i = 0; i < count; ++i)
+          setElement(dtype, at(j, shift), i,
+                     (i * (j + 3)) % 61 - (j == 1 ? 20 : 0));
+        inputs.push_back(at(j, shift));
+      }
+      void *out = at(3, together ? shift : shift + 1);
+      reduceArrays(dtype, {out, at(2, shift)}, inputs, count, kind);
+      for (const void *result : {static_cast<const void *>(out), inputs[2]})
+        for (int64_t i = 0; i < count; ++i)
+          ASSERT_EQ(elementAt(dtype, result, i), combined(dtype, kind, i))
+              << "element " << i;
+      // Nothing past the last element is written.
+      const char *end = static_cast<const char *>(out) + count * element;
+      EXPECT_EQ(static_cast<unsigned char>(*end), 0xff);
+    }
+  }
+}
