@@ -205,6 +205,39 @@ func.func @half(%x: memref<4x8xf16>, %w: memref<8x16xf16>, %y: memref<4x16xf16>)
 
 // -----
 
+#id = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+
+// f64: the CPU library fuses the bias and relu; on the GPU the GEMM only
+// overwrites (bits 0) and the elementwise op stays, since cuBLASLt's f64
+// epilogues are unchecked.
+// CHECK-LABEL: func.func @f64_bias_relu
+// CHECK: %[[BITS:.*]] = arith.constant 3 : i32
+// CHECK: call @dt_rt_matmul_into_f64(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BITS]])
+// CHECK-NOT: linalg.generic
+// GPU-LABEL: func.func @f64_bias_relu
+// GPU: %[[BITS:.*]] = arith.constant 0 : i32
+// GPU: call @dt_rt_gpu_matmul_into_f64(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BITS]])
+// GPU: linalg.generic
+// GPU: arith.maximumf
+func.func @f64_bias_relu(%x: memref<4x8xf64>, %w: memref<8x16xf64>, %b: memref<16xf64>, %y: memref<4x16xf64>) {
+  %zero = arith.constant 0.0 : f64
+  %c = memref.alloc() : memref<4x16xf64>
+  linalg.fill ins(%zero : f64) outs(%c : memref<4x16xf64>)
+  linalg.matmul ins(%x, %w : memref<4x8xf64>, memref<8x16xf64>) outs(%c : memref<4x16xf64>)
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %b : memref<4x16xf64>, memref<16xf64>) outs(%y : memref<4x16xf64>) {
+  ^bb0(%in: f64, %bias: f64, %out: f64):
+    %s = arith.addf %bias, %in : f64
+    %r = arith.maximumf %s, %zero : f64
+    linalg.yield %r : f64
+  }
+  memref.dealloc %c : memref<4x16xf64>
+  return
+}
+
+// -----
+
 // Contractions written as generics, operands in any dim order: attention's
 // scores[h, s, t] = sum_d q[s, h, d] k[t, h, d] reads q and k as views in
 // the library's (batch, row, col) order; the GEMM reads their strides.

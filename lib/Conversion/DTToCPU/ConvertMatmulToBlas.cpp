@@ -314,9 +314,14 @@ struct ConvertMatmulToBlasPass
                bool gpu) {
     Type element = getElementTypeOrSelf(op->getOperand(0).getType());
     linalg::FillOp fill = zeroFillBefore(op);
+    // On the GPU, epilogues are fused in f32, f16 and bf16 only: whether
+    // cuBLASLt has an algorithm for a bias or relu epilogue in f64 has not
+    // been checked on a GPU, and with none the step would stop ("cuBLASLt
+    // has no algorithm"); an f64 epilogue stays a generated kernel.
+    bool epilogueAllowed = !(gpu && element.isF64());
     std::optional<Epilogue> epilogue;
     if (fill && !gemm.batched && Gemm::isIdentity(gemm.order[2]) &&
-        gemm.innerExtent > 0)
+        gemm.innerExtent > 0 && epilogueAllowed)
       epilogue = matchEpilogue(op, fill, gpu);
 
     // The call goes where the last op it replaces was.
