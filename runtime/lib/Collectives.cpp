@@ -503,13 +503,10 @@ void placePiece(const Dense &in, const void *piece, Dense &out, int dim,
 void zeroTail(Dense &out, int dim, int64_t from) {
   if (from >= out.shape[dim])
     return;
-  std::vector<int64_t> tail = out.shape, at(out.shape.size(), 0),
-                       zero(out.shape.size(), 0);
+  std::vector<int64_t> tail = out.shape, at(out.shape.size(), 0);
   tail[dim] = out.shape[dim] - from;
   at[dim] = from;
-  HostTensor zeros(out.dtype, tail);
-  copyBox(zeros.data(), tail, zero, out.data, out.shape, at, tail,
-          dtypeSize(out.dtype));
+  zeroBox(out.data, out.shape, at, tail, dtypeSize(out.dtype));
 }
 
 void slicePiece(const Dense &in, const void *data, Dense &out, int dim,
@@ -534,12 +531,22 @@ absl::Status Backend::localSlice(RankContext &rank, const Group &group,
 void exchangePart(const Dense &in, const void *data, Dense &out, int split,
                   int concat, const Pieces &splitPieces,
                   const Pieces &concatPieces, int64_t index, int64_t from) {
-  std::vector<int64_t> shape = in.shape;
-  shape[split] = out.shape[split];
-  HostTensor buffer(in.dtype, shape);
-  Dense part{buffer.data(), shape, in.dtype};
-  slicePiece(in, data, part, split, splitPieces.member[index]);
-  placePiece(part, part.data, out, concat, concatPieces.member[from]);
+  // Straight from `data` to `out`: member `index`'s piece along `split`
+  // lands at member `from`'s place along `concat`, and a short piece's
+  // tail along `split` is zeros.
+  ChunkRange piece = splitPieces.member[index],
+             place = concatPieces.member[from];
+  std::vector<int64_t> source(in.shape.size(), 0), target(in.shape.size(), 0),
+      box = in.shape;
+  source[split] = piece.offset;
+  box[split] = piece.size;
+  target[concat] = place.offset;
+  box[concat] = place.size;
+  size_t element = dtypeSize(in.dtype);
+  copyBox(data, in.shape, source, out.data, out.shape, target, box, element);
+  target[split] = piece.size;
+  box[split] = out.shape[split] - piece.size;
+  zeroBox(out.data, out.shape, target, box, element);
 }
 } // namespace dt::rt
 

@@ -182,15 +182,20 @@ uint16_t floatToBF16(float value) {
 // Boxes
 //===----------------------------------------------------------------------===//
 
-void copyBox(const void *src, absl::Span<const int64_t> srcShape,
-             absl::Span<const int64_t> srcOffset, void *dst,
-             absl::Span<const int64_t> dstShape,
-             absl::Span<const int64_t> dstOffset,
-             absl::Span<const int64_t> box, size_t elementSize) {
+namespace {
+/// Calls fn(srcByte, dstByte, runBytes) for each contiguous run of the box
+/// of `box` elements at `srcOffset` in an array of `srcShape` and at
+/// `dstOffset` in one of `dstShape` (row-major, `elementSize`-byte
+/// elements): trailing dims that both arrays hold whole merge into one run.
+template <typename Fn>
+void forEachRun(absl::Span<const int64_t> srcShape,
+                absl::Span<const int64_t> srcOffset,
+                absl::Span<const int64_t> dstShape,
+                absl::Span<const int64_t> dstOffset,
+                absl::Span<const int64_t> box, size_t elementSize, Fn fn) {
   size_t rank = box.size();
   if (numElements(box) == 0)
     return;
-  // Merge trailing dims that both arrays hold whole into one contiguous run.
   size_t inner = rank;
   size_t run = elementSize;
   while (inner > 0) {
@@ -211,8 +216,6 @@ void copyBox(const void *src, absl::Span<const int64_t> srcShape,
   }
   // Iterate over the outer dims [0, inner) of the box.
   std::vector<int64_t> index(inner, 0);
-  const char *s = static_cast<const char *>(src);
-  char *t = static_cast<char *>(dst);
   while (true) {
     int64_t so = 0, to = 0;
     for (size_t d = 0; d < rank; ++d) {
@@ -220,7 +223,7 @@ void copyBox(const void *src, absl::Span<const int64_t> srcShape,
       so += (srcOffset[d] + i) * srcStride[d];
       to += (dstOffset[d] + i) * dstStride[d];
     }
-    std::memcpy(t + to, s + so, run);
+    fn(so, to, run);
     size_t d = inner;
     while (d > 0) {
       --d;
@@ -234,6 +237,29 @@ void copyBox(const void *src, absl::Span<const int64_t> srcShape,
       return;
   }
 }
+} // namespace
+
+void copyBox(const void *src, absl::Span<const int64_t> srcShape,
+             absl::Span<const int64_t> srcOffset, void *dst,
+             absl::Span<const int64_t> dstShape,
+             absl::Span<const int64_t> dstOffset, absl::Span<const int64_t> box,
+             size_t elementSize) {
+  const char *s = static_cast<const char *>(src);
+  char *t = static_cast<char *>(dst);
+  forEachRun(srcShape, srcOffset, dstShape, dstOffset, box, elementSize,
+             [&](int64_t so, int64_t to, size_t run) {
+               std::memcpy(t + to, s + so, run);
+             });
+}
+
+void zeroBox(void *dst, absl::Span<const int64_t> dstShape,
+             absl::Span<const int64_t> dstOffset, absl::Span<const int64_t> box,
+             size_t elementSize) {
+  char *t = static_cast<char *>(dst);
+  forEachRun(
+      dstShape, dstOffset, dstShape, dstOffset, box, elementSize,
+      [&](int64_t, int64_t to, size_t run) { std::memset(t + to, 0, run); });
+}
 
 //===----------------------------------------------------------------------===//
 // .npy
@@ -244,7 +270,7 @@ constexpr char kMagic[] = "\x93NUMPY";
 
 /// The value of `key` in numpy's header dict (a Python literal).
 std::optional<absl::string_view> headerField(absl::string_view header,
-                                            absl::string_view key) {
+                                             absl::string_view key) {
   std::string quoted = absl::StrCat("'", key, "'");
   size_t at = header.find(quoted);
   if (at == absl::string_view::npos)
@@ -252,8 +278,8 @@ std::optional<absl::string_view> headerField(absl::string_view header,
   size_t colon = header.find(':', at + quoted.size());
   if (colon == absl::string_view::npos)
     return std::nullopt;
-  absl::string_view rest = absl::StripLeadingAsciiWhitespace(
-      header.substr(colon + 1));
+  absl::string_view rest =
+      absl::StripLeadingAsciiWhitespace(header.substr(colon + 1));
   size_t end;
   if (!rest.empty() && rest[0] == '(')
     end = rest.find(')') + 1;
@@ -282,8 +308,8 @@ absl::Status readExactly(int fd, void *buffer, size_t bytes, off_t at,
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0)
-      return absl::DataLossError(
-          absl::StrCat(what, ": cannot read ", path, ": ", std::strerror(errno)));
+      return absl::DataLossError(absl::StrCat(what, ": cannot read ", path,
+                                              ": ", std::strerror(errno)));
     if (n == 0)
       return absl::DataLossError(absl::StrCat(
           what, ": ", path, " is truncated: its data ends at byte ", at,
@@ -306,8 +332,8 @@ absl::StatusOr<NpyHeader> readNpyHeader(const std::string &path,
   unsigned char prefix[12];
   ssize_t got = ::pread(file.fd, prefix, sizeof(prefix), 0);
   if (got < 10 || std::memcmp(prefix, kMagic, 6) != 0)
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": ", path, " is not a .npy file (no \\x93NUMPY magic)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": ", path, " is not a .npy file (no \\x93NUMPY magic)"));
   int major = prefix[6];
   size_t headerLength, headerStart;
   if (major == 1) {
@@ -321,9 +347,9 @@ absl::StatusOr<NpyHeader> readNpyHeader(const std::string &path,
                    (size_t(prefix[11]) << 24);
     headerStart = 12;
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": ", path, " has .npy format version ", major,
-        "; dt reads versions 1 to 3"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", path, " has .npy format version ", major,
+                     "; dt reads versions 1 to 3"));
   }
   if (headerLength > (1 << 20))
     return absl::InvalidArgumentError(
@@ -342,10 +368,10 @@ absl::StatusOr<NpyHeader> readNpyHeader(const std::string &path,
     return absl::InvalidArgumentError(absl::StrCat(
         what, ": ", path, " has a malformed .npy header: ", header));
   if (*order != "False")
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": ", path,
-        " is in Fortran order; dt reads C-order arrays "
-        "(np.ascontiguousarray before np.save)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", path,
+                     " is in Fortran order; dt reads C-order arrays "
+                     "(np.ascontiguousarray before np.save)"));
   absl::string_view d = absl::StripPrefix(absl::StripSuffix(*descr, "'"), "'");
   NpyHeader result;
   result.dataOffset = headerStart + headerLength;
@@ -359,21 +385,22 @@ absl::StatusOr<NpyHeader> readNpyHeader(const std::string &path,
   }
   if (!found) {
     if (!d.empty() && d[0] == '>')
-      return absl::InvalidArgumentError(absl::StrCat(
-          what, ": ", path, " holds big-endian data ('", d,
-          "'); dt reads little-endian"));
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": ", path, " has dtype '", d,
-        "'; dt reads <f4, <f8, <f2, <V2 (bf16), <i4, <i8"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": ", path, " holds big-endian data ('", d,
+                       "'); dt reads little-endian"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", path, " has dtype '", d,
+                     "'; dt reads <f4, <f8, <f2, <V2 (bf16), <i4, <i8"));
   }
   absl::string_view dims =
       absl::StripSuffix(absl::StripPrefix(*shape, "("), ")");
-  for (absl::string_view part : absl::StrSplit(dims, ',', absl::SkipWhitespace())) {
+  for (absl::string_view part :
+       absl::StrSplit(dims, ',', absl::SkipWhitespace())) {
     int64_t extent;
     if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(part), &extent) ||
         extent < 0)
-      return absl::InvalidArgumentError(absl::StrCat(
-          what, ": ", path, " has a malformed shape ", *shape));
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": ", path, " has a malformed shape ", *shape));
     result.shape.push_back(extent);
   }
   off_t size = ::lseek(file.fd, 0, SEEK_END);
@@ -395,9 +422,9 @@ absl::Status readNpyBox(const std::string &path, absl::string_view what,
   if (!header.ok())
     return header.status();
   if (header->dtype != dtype)
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": ", path, " holds ", dtypeName(header->dtype),
-        " but the program expects ", dtypeName(dtype)));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", path, " holds ", dtypeName(header->dtype),
+                     " but the program expects ", dtypeName(dtype)));
   if (header->shape != std::vector<int64_t>(shape.begin(), shape.end()))
     return absl::InvalidArgumentError(absl::StrCat(
         what, ": ", path, " has shape ", shapeString(header->shape),
@@ -457,10 +484,11 @@ absl::Status readNpyBox(const std::string &path, absl::string_view what,
 }
 
 absl::Status writeNpy(const std::string &path, const HostTensor &tensor) {
-  std::string dict = absl::StrCat(
-      "{'descr': '", info(tensor.dtype()).npyDescr, "', 'fortran_order': False, ",
-      "'shape': (", absl::StrJoin(tensor.shape(), ", "),
-      tensor.shape().size() == 1 ? ",), }" : "), }");
+  std::string dict =
+      absl::StrCat("{'descr': '", info(tensor.dtype()).npyDescr,
+                   "', 'fortran_order': False, ", "'shape': (",
+                   absl::StrJoin(tensor.shape(), ", "),
+                   tensor.shape().size() == 1 ? ",), }" : "), }");
   // Pad so the data starts at a multiple of 64 bytes; end with a newline.
   size_t total = 10 + dict.size() + 1;
   dict.append((64 - total % 64) % 64, ' ');
@@ -475,11 +503,11 @@ absl::Status writeNpy(const std::string &path, const HostTensor &tensor) {
   std::string temporary = absl::StrCat(path, ".tmp-", ::getpid());
   FILE *f = std::fopen(temporary.c_str(), "wb");
   if (!f)
-    return absl::PermissionDeniedError(absl::StrCat(
-        "cannot write ", temporary, ": ", std::strerror(errno)));
-  bool ok = std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
-            std::fwrite(tensor.data(), 1, tensor.byteSize(), f) ==
-                tensor.byteSize();
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot write ", temporary, ": ", std::strerror(errno)));
+  bool ok =
+      std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
+      std::fwrite(tensor.data(), 1, tensor.byteSize(), f) == tensor.byteSize();
   ok = (std::fclose(f) == 0) && ok;
   if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
     std::string reason = std::strerror(errno);

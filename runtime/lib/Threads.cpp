@@ -172,17 +172,27 @@ absl::Status ThreadsBackend::reduceScatter(RankContext &rank,
           publish(rank, group, slot, in.data, out.data, "reduce_scatter");
       !s.ok())
     return s;
-  // This rank's piece of every input, then one reduction.
-  int64_t n = group.size();
-  std::vector<HostTensor> pieces;
-  std::vector<const void *> inputs;
-  for (int64_t j = 0; j < n; ++j) {
-    pieces.emplace_back(in.dtype, out.shape);
-    Dense piece{pieces.back().data(), out.shape, in.dtype};
-    slicePiece(in, slot->in[j], piece, dim, mine.member[group.index]);
-    inputs.push_back(pieces.back().data());
+  // This rank's piece of every input, reduced where it lies: for each index
+  // of the dims before `dim` the piece is one contiguous run, and a short
+  // piece's tail is zeros.
+  ChunkRange at = mine.member[group.index];
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < dim; ++d)
+    outer *= in.shape[d];
+  for (size_t d = dim + 1; d < in.shape.size(); ++d)
+    inner *= in.shape[d];
+  size_t element = dtypeSize(in.dtype);
+  int64_t run = at.size * inner, tail = out.shape[dim] * inner - run;
+  std::vector<const void *> inputs(group.size());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t j = 0; j < group.size(); ++j)
+      inputs[j] = static_cast<const char *>(slot->in[j]) +
+                  ((o * in.shape[dim] + at.offset) * inner) * element;
+    char *to = static_cast<char *>(out.data) + o * (run + tail) * element;
+    if (run > 0)
+      reduceArrays(in.dtype, to, inputs, run, kind);
+    std::memset(to + run * element, 0, tail * element);
   }
-  reduceArrays(in.dtype, out.data, inputs, out.count(), kind);
   return barrier(rank, group, *slot, "reduce_scatter", false);
 }
 

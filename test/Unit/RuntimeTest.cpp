@@ -90,7 +90,7 @@ TEST(Npy, ReadsABoxIntoALargerBuffer) {
   std::remove(path.c_str());
 }
 
-TEST(CopyBox, MatchesElementwiseCopyOnRandomBoxes) {
+TEST(CopyBox, CopyAndZeroMatchElementwiseOnRandomBoxes) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 500; ++trial) {
     int rank = 1 + rng() % 4;
@@ -121,6 +121,13 @@ TEST(CopyBox, MatchesElementwiseCopyOnRandomBoxes) {
     }
     copyBox(a.data(), src, so, b.data(), dst, to, box, sizeof(int32_t));
     ASSERT_EQ(b, expected) << "trial " << trial;
+    // zeroBox clears exactly the elements copyBox wrote.
+    std::vector<int32_t> cleared = b;
+    for (size_t i = 0; i < b.size(); ++i)
+      if (expected[i] != -1)
+        cleared[i] = 0;
+    zeroBox(b.data(), dst, to, box, sizeof(int32_t));
+    ASSERT_EQ(b, cleared) << "trial " << trial;
   }
 }
 

@@ -104,6 +104,10 @@ void copyBox(const void *src, absl::Span<const int64_t> srcShape,
              absl::Span<const int64_t> dstShape,
              absl::Span<const int64_t> dstOffset,
              absl::Span<const int64_t> box, size_t elementSize);
+/// Zeros the box of `box` elements at `dstOffset` in `dst` (of `dstShape`).
+void zeroBox(void *dst, absl::Span<const int64_t> dstShape,
+             absl::Span<const int64_t> dstOffset,
+             absl::Span<const int64_t> box, size_t elementSize);
 
 } // namespace dt::rt
 
