@@ -75,10 +75,13 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
       .str();
 }
 
-/// Buffers and loops -> LLVM dialect on the CPU.
+/// Buffers and loops -> LLVM dialect on the CPU. Buffers are allocated
+/// through MLIR's generic functions, which the runtime defines with a cache
+/// for large blocks (runtime/lib/HostMemory.cpp).
 static constexpr const char *kCPUTail =
     "func.func(convert-linalg-to-loops),convert-scf-to-cf,"
-    "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+    "expand-strided-metadata,lower-affine,"
+    "finalize-memref-to-llvm{use-generic-functions},"
     "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
     "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
     "reconcile-unrealized-casts";

@@ -4,6 +4,7 @@
 #include "dt/Runtime/Program.h"
 #include "dt/Runtime/Tensor.h"
 #include "dt/Sharding/ShardLayout.h"
+#include "dt/runtime.h"
 
 #include "Context.h"
 #include "cuda/GemmPlan.h"
@@ -520,4 +521,38 @@ TEST(ReduceArrays, LargeOutputsAtAnyAlignment) {
       EXPECT_EQ(static_cast<unsigned char>(*end), 0xff);
     }
   }
+}
+
+// Generated code's host buffers: large blocks come back to the next request
+// they fit, small ones and over-aligned ones go to malloc and back.
+TEST(HostMemory, ReusesLargeBlocksThatFit) {
+  constexpr size_t kMiB = size_t{1} << 20;
+  void *large = _mlir_memref_to_llvm_alloc(3 * kMiB + 5);
+  ASSERT_NE(large, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(large) % 64, 0u);
+  std::memset(large, 0x5a, 3 * kMiB + 5);
+  _mlir_memref_to_llvm_free(large);
+  // Too small for the cached block (it is more than twice the request):
+  // a fresh one.
+  void *small = _mlir_memref_to_llvm_alloc(kMiB);
+  EXPECT_NE(small, large);
+  // Fits: the cached block again.
+  void *again = _mlir_memref_to_llvm_alloc(3 * kMiB);
+  EXPECT_EQ(again, large);
+  // Not both at once: a second request of that size gets a fresh block.
+  void *other = _mlir_memref_to_llvm_alloc(3 * kMiB);
+  EXPECT_NE(other, again);
+  for (void *block : {small, again, other})
+    _mlir_memref_to_llvm_free(block);
+
+  void *aligned = _mlir_memref_to_llvm_aligned_alloc(4096, 2 * kMiB);
+  ASSERT_NE(aligned, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(aligned) % 4096, 0u);
+  std::memset(aligned, 1, 2 * kMiB);
+  _mlir_memref_to_llvm_free(aligned);
+  void *tiny = _mlir_memref_to_llvm_alloc(24);
+  ASSERT_NE(tiny, nullptr);
+  std::memset(tiny, 2, 24);
+  _mlir_memref_to_llvm_free(tiny);
+  _mlir_memref_to_llvm_free(nullptr);
 }

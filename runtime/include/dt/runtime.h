@@ -25,6 +25,7 @@
 #ifndef DT_RUNTIME_H
 #define DT_RUNTIME_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -74,6 +75,13 @@ DT_RT_DECLARE_COLLECTIVES(bf16)
 DT_RT_DECLARE_COLLECTIVES(i32)
 DT_RT_DECLARE_COLLECTIVES(i64)
 #undef DT_RT_DECLARE_COLLECTIVES
+
+/* Host buffers of CPU artifacts: MLIR's generic allocation functions
+ * (finalize-memref-to-llvm{use-generic-functions}). Blocks of 1 MiB or more
+ * are cached when freed and reused by later calls (docs/Runtime.md). */
+void *_mlir_memref_to_llvm_alloc(size_t size);
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
+void _mlir_memref_to_llvm_free(void *block);
 
 /* The calling rank's coordinate on mesh axis `axis`. */
 int64_t dt_rt_axis_index(int32_t axis);

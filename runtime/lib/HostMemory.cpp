@@ -1,0 +1,112 @@
+//===- HostMemory.cpp - Where generated CPU code's buffers come from ------===//
+//
+// CPU artifacts allocate their temporaries through MLIR's generic
+// allocation functions (finalize-memref-to-llvm{use-generic-functions}),
+// defined here. A step allocates the same temporaries at every call, and a
+// large block fresh from malloc is a new mapping that the kernel faults in
+// page by page at first touch: on the 2-core machine dt is developed on, a
+// 64 MiB temporary cost ~190 ms a call that way, five times the matmul that
+// filled it. So blocks of kCachedBytes or more are kept when freed and
+// handed out again to a request they fit (at most twice its size); smaller
+// ones go straight to malloc, which keeps them in its heap.
+//
+// The cache holds at most what the program held at once, as a framework's
+// caching allocator does, and no more than a quarter of the machine's
+// memory: a block that would pass that is freed instead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dt/runtime.h"
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <unistd.h>
+
+namespace {
+constexpr size_t kCachedBytes = size_t{1} << 20;
+constexpr size_t kPage = 4096;
+
+/// What precedes every block handed out: where its allocation starts and
+/// how many usable bytes follow the header.
+struct alignas(64) Header {
+  void *base;
+  size_t capacity;
+};
+
+class HostMemory {
+public:
+  void *allocate(size_t size, size_t alignment) {
+    alignment = std::max(alignment, alignof(Header));
+    if (size >= kCachedBytes && alignment == alignof(Header)) {
+      absl::MutexLock lock(&mu_);
+      auto it = free_.lower_bound(size);
+      if (it != free_.end() && it->first <= 2 * size) {
+        Header *header = it->second;
+        cachedBytes_ -= it->first;
+        free_.erase(it);
+        return header + 1;
+      }
+    }
+    // The header sits just before the block, which starts at `alignment`.
+    size_t capacity =
+        size < kCachedBytes ? size : (size + kPage - 1) / kPage * kPage;
+    size_t front = (sizeof(Header) + alignment - 1) / alignment * alignment;
+    size_t total = (front + capacity + alignment - 1) / alignment * alignment;
+    char *base = static_cast<char *>(std::aligned_alloc(alignment, total));
+    if (!base)
+      return nullptr;
+    Header *header = reinterpret_cast<Header *>(base + front) - 1;
+    header->base = base;
+    header->capacity = alignment == alignof(Header) ? capacity : 0;
+    return base + front;
+  }
+
+  void release(void *block) {
+    if (!block)
+      return;
+    Header *header = static_cast<Header *>(block) - 1;
+    // Aligned blocks are never cached (capacity 0).
+    if (header->capacity >= kCachedBytes) {
+      absl::MutexLock lock(&mu_);
+      if (cachedBytes_ + header->capacity <= limit()) {
+        cachedBytes_ += header->capacity;
+        free_.emplace(header->capacity, header);
+        return;
+      }
+    }
+    std::free(header->base);
+  }
+
+private:
+  static size_t limit() {
+    static const size_t bytes = static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) *
+                                sysconf(_SC_PAGESIZE) / 4;
+    return bytes;
+  }
+
+  absl::Mutex mu_;
+  std::multimap<size_t, Header *> free_ ABSL_GUARDED_BY(mu_);
+  size_t cachedBytes_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+HostMemory &hostMemory() {
+  // Never destroyed: artifacts may free after static destructors ran.
+  static HostMemory *memory = new HostMemory;
+  return *memory;
+}
+} // namespace
+
+extern "C" {
+void *_mlir_memref_to_llvm_alloc(size_t size) {
+  return hostMemory().allocate(size, alignof(Header));
+}
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
+  return hostMemory().allocate(size, alignment);
+}
+void _mlir_memref_to_llvm_free(void *block) { hostMemory().release(block); }
+}
