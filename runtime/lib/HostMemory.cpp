@@ -10,9 +10,11 @@
 // handed out again to a request they fit (at most twice its size); smaller
 // ones go straight to malloc, which keeps them in its heap.
 //
-// The cache holds at most what the program held at once, as a framework's
-// caching allocator does, and no more than a quarter of the machine's
-// memory: a block that would pass that is freed instead.
+// A step asks for the same sizes in the same order at every call, so the
+// blocks are those its first call made (at most the sum of its large
+// temporaries), as with a framework's caching allocator. The cache never
+// holds more than a quarter of the machine's memory: a block that would
+// pass that is freed instead.
 //
 //===----------------------------------------------------------------------===//
 
