@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -203,6 +204,21 @@ void slicePiece(const Dense &in, const void *data, Dense &out, int dim,
 void exchangePart(const Dense &in, const void *data, Dense &out, int split,
                   int concat, const Pieces &splitPieces,
                   const Pieces &concatPieces, int64_t index, int64_t from);
+
+/// Host memory from the cache behind CPU artifacts' buffers
+/// (HostMemory.cpp): a large block freed is kept for the next request it
+/// fits, so a buffer a collective stages every call is not faulted in
+/// afresh each time.
+void *allocateHost(size_t bytes);
+void releaseHost(void *block);
+struct ReleaseHost {
+  void operator()(char *block) const { releaseHost(block); }
+};
+/// `bytes` of uninitialized host memory, released to the cache.
+using HostBlock = std::unique_ptr<char[], ReleaseHost>;
+inline HostBlock hostBlock(size_t bytes) {
+  return HostBlock(static_cast<char *>(allocateHost(bytes)));
+}
 
 /// out = in combined over `count` elements of `inputs` (one per member).
 void reduceArrays(DType dtype, void *out,

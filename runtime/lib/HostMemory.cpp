@@ -8,7 +8,8 @@
 // 64 MiB temporary cost ~190 ms a call that way, five times the matmul that
 // filled it. So blocks of kCachedBytes or more are kept when freed and
 // handed out again to a request they fit (at most twice its size); smaller
-// ones go straight to malloc, which keeps them in its heap.
+// ones go straight to malloc, which keeps them in its heap. The MPI
+// backend's staging buffers come from here too (allocateHost).
 //
 // A step asks for the same sizes in the same order at every call, so the
 // blocks are those its first call made (at most the sum of its large
@@ -18,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Context.h"
 #include "dt/runtime.h"
 
 #include "absl/base/thread_annotations.h"
@@ -103,12 +105,17 @@ HostMemory &hostMemory() {
 }
 } // namespace
 
+void *dt::rt::allocateHost(size_t bytes) {
+  return hostMemory().allocate(bytes, alignof(Header));
+}
+void dt::rt::releaseHost(void *block) { hostMemory().release(block); }
+
 extern "C" {
 void *_mlir_memref_to_llvm_alloc(size_t size) {
-  return hostMemory().allocate(size, alignof(Header));
+  return dt::rt::allocateHost(size);
 }
 void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
   return hostMemory().allocate(size, alignment);
 }
-void _mlir_memref_to_llvm_free(void *block) { hostMemory().release(block); }
+void _mlir_memref_to_llvm_free(void *block) { dt::rt::releaseHost(block); }
 }

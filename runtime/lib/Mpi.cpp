@@ -88,7 +88,7 @@ private:
 
   MPI_Comm comm(const Group &group) { return comms_.at(group.mask); }
   /// Every member's `bytes` bytes, member j at j * bytes of the result.
-  std::vector<char> gather(const Group &group, const void *data, size_t bytes);
+  HostBlock gather(const Group &group, const void *data, size_t bytes);
 
   absl::flat_hash_map<int32_t, MPI_Comm> comms_;
   int64_t rank_;
@@ -136,10 +136,10 @@ MpiBackend::~MpiBackend() {
     MPI_Comm_free(&comm);
 }
 
-std::vector<char> MpiBackend::gather(const Group &group, const void *data,
-                                     size_t bytes) {
-  std::vector<char> all(bytes * group.size());
-  MPI_Allgather(data, static_cast<int>(bytes), MPI_BYTE, all.data(),
+HostBlock MpiBackend::gather(const Group &group, const void *data,
+                             size_t bytes) {
+  HostBlock all = hostBlock(bytes * group.size());
+  MPI_Allgather(data, static_cast<int>(bytes), MPI_BYTE, all.get(),
                 static_cast<int>(bytes), MPI_BYTE, comm(group));
   return all;
 }
@@ -164,10 +164,10 @@ absl::Status MpiBackend::allReduce(RankContext &, const Group &group,
                   comm(group));
     return absl::OkStatus();
   }
-  std::vector<char> all = gather(group, in.data, in.bytes());
+  HostBlock all = gather(group, in.data, in.bytes());
   std::vector<const void *> inputs;
   for (int64_t j = 0; j < group.size(); ++j)
-    inputs.push_back(all.data() + j * in.bytes());
+    inputs.push_back(all.get() + j * in.bytes());
   reduceArrays(in.dtype, out.data, inputs, in.count(), kind);
   return absl::OkStatus();
 }
@@ -176,9 +176,9 @@ absl::Status MpiBackend::allGather(RankContext &, const Group &group,
                                    const Dense &in, Dense &out, int dim,
                                    const Pieces &pieces) {
   Watch watch(*this, "all_gather");
-  std::vector<char> all = gather(group, in.data, in.bytes());
+  HostBlock all = gather(group, in.data, in.bytes());
   for (int64_t j = 0; j < group.size(); ++j)
-    placePiece(in, all.data() + j * in.bytes(), out, dim, pieces.member[j]);
+    placePiece(in, all.get() + j * in.bytes(), out, dim, pieces.member[j]);
   zeroTail(out, dim, pieces.region);
   return absl::OkStatus();
 }
@@ -191,16 +191,16 @@ absl::Status MpiBackend::reduceScatter(RankContext &, const Group &group,
   // Piece j of the input goes to member j; each reduces what it receives.
   int64_t n = group.size();
   size_t piece = out.bytes();
-  std::vector<char> send(piece * n), receive(piece * n);
+  HostBlock send = hostBlock(piece * n), receive = hostBlock(piece * n);
   for (int64_t j = 0; j < n; ++j) {
-    Dense part{send.data() + j * piece, out.shape, in.dtype};
+    Dense part{send.get() + j * piece, out.shape, in.dtype};
     slicePiece(in, in.data, part, dim, pieces.member[j]);
   }
-  MPI_Alltoall(send.data(), static_cast<int>(piece), MPI_BYTE, receive.data(),
+  MPI_Alltoall(send.get(), static_cast<int>(piece), MPI_BYTE, receive.get(),
                static_cast<int>(piece), MPI_BYTE, comm(group));
   std::vector<const void *> inputs;
   for (int64_t j = 0; j < n; ++j)
-    inputs.push_back(receive.data() + j * piece);
+    inputs.push_back(receive.get() + j * piece);
   reduceArrays(in.dtype, out.data, inputs, out.count(), kind);
   return absl::OkStatus();
 }
@@ -216,15 +216,15 @@ absl::Status MpiBackend::allToAll(RankContext &, const Group &group,
   std::vector<int64_t> part = in.shape;
   part[split] = out.shape[split];
   size_t bytes = numElements(part) * dtypeSize(in.dtype);
-  std::vector<char> send(bytes * n), receive(bytes * n);
+  HostBlock send = hostBlock(bytes * n), receive = hostBlock(bytes * n);
   for (int64_t j = 0; j < n; ++j) {
-    Dense piece{send.data() + j * bytes, part, in.dtype};
+    Dense piece{send.get() + j * bytes, part, in.dtype};
     slicePiece(in, in.data, piece, split, splitPieces.member[j]);
   }
-  MPI_Alltoall(send.data(), static_cast<int>(bytes), MPI_BYTE, receive.data(),
+  MPI_Alltoall(send.get(), static_cast<int>(bytes), MPI_BYTE, receive.get(),
                static_cast<int>(bytes), MPI_BYTE, comm(group));
   for (int64_t j = 0; j < n; ++j) {
-    Dense piece{receive.data() + j * bytes, part, in.dtype};
+    Dense piece{receive.get() + j * bytes, part, in.dtype};
     placePiece(piece, piece.data, out, concat, concatPieces.member[j]);
   }
   zeroTail(out, concat, concatPieces.region);
