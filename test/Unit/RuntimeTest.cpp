@@ -1,10 +1,10 @@
 //===- RuntimeTest.cpp - The runtime's host-side pieces -------------------===//
 
+#include "dt/runtime.h"
 #include "dt/Runtime/Job.h"
 #include "dt/Runtime/Program.h"
 #include "dt/Runtime/Tensor.h"
 #include "dt/Sharding/ShardLayout.h"
-#include "dt/runtime.h"
 
 #include "Context.h"
 #include "cuda/GemmPlan.h"
@@ -477,8 +477,8 @@ double combined(DType dtype, ReductionKind kind, int64_t i) {
 // one of the inputs, and (by tiles) when the outputs are aligned unlike
 // each other.
 TEST(ReduceArrays, LargeOutputsAtAnyAlignment) {
-  for (DType dtype :
-       {DType::F32, DType::F64, DType::I32, DType::I64, DType::BF16}) {
+  for (DType dtype : {DType::F32, DType::F64, DType::I32, DType::I64,
+                      DType::F16, DType::BF16}) {
     size_t element = dtypeSize(dtype);
     int64_t count = (int64_t{4} << 20) / element + 7;
     int64_t words = (count + 4) * element / 8 + 1;
@@ -555,4 +555,36 @@ TEST(HostMemory, ReusesLargeBlocksThatFit) {
   std::memset(tiny, 2, 24);
   _mlir_memref_to_llvm_free(tiny);
   _mlir_memref_to_llvm_free(nullptr);
+}
+
+// 16-bit reductions widen and narrow in vectorized blocks (F16C for f16
+// where the CPU has it): bit for bit what the scalar conversions give, for
+// any pair of values (subnormals, overflow to infinity; a NaN stays NaN).
+TEST(ReduceArrays, HalfSumsMatchTheScalarConversions) {
+  std::mt19937 rng(17);
+  for (bool bf16 : {false, true}) {
+    auto widen = bf16 ? bf16ToFloat : halfToFloat;
+    auto narrow = bf16 ? floatToBF16 : floatToHalf;
+    auto isNaN = [&](uint16_t h) {
+      return bf16 ? (h & 0x7fff) > 0x7f80 : (h & 0x7fff) > 0x7c00;
+    };
+    int64_t count = 100003;
+    std::vector<uint16_t> a(count), b(count), out(count);
+    for (int64_t i = 0; i < count; ++i) {
+      a[i] = static_cast<uint16_t>(rng());
+      // Half the time a value near a's, so the sums cancel into
+      // subnormals and round at every scale.
+      b[i] = i % 2 ? static_cast<uint16_t>(rng()) : a[i] ^ 0x8000 ^ (rng() & 7);
+    }
+    reduceArrays(bf16 ? DType::BF16 : DType::F16, out.data(),
+                 {a.data(), b.data()}, count, ReductionKind::Sum);
+    for (int64_t i = 0; i < count; ++i) {
+      uint16_t expected = narrow(widen(a[i]) + widen(b[i]));
+      if (isNaN(expected))
+        ASSERT_TRUE(isNaN(out[i])) << "element " << i;
+      else
+        ASSERT_EQ(out[i], expected) << (bf16 ? "bf16" : "f16") << " element "
+                                    << i << ": " << a[i] << " + " << b[i];
+    }
+  }
 }
