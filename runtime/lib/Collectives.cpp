@@ -164,32 +164,40 @@ absl::Status callEntry(Artifact::EntryFn entry, RankContext &rank,
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// acc[i] combined with x[i] for i < n (an average sums: the caller
+/// divides once at the end, averageOf).
+template <typename T>
+void combineInto(T *acc, const T *x, int64_t n, ReductionKind kind) {
+  switch (kind) {
+  case ReductionKind::Sum:
+  case ReductionKind::Avg:
+    for (int64_t i = 0; i < n; ++i)
+      acc[i] += x[i];
+    break;
+  case ReductionKind::Max:
+    for (int64_t i = 0; i < n; ++i)
+      acc[i] = std::max(acc[i], x[i]);
+    break;
+  case ReductionKind::Min:
+    for (int64_t i = 0; i < n; ++i)
+      acc[i] = std::min(acc[i], x[i]);
+    break;
+  }
+}
+
+template <typename T> void averageOf(T *sum, int64_t n, size_t members) {
+  for (int64_t i = 0; i < n; ++i)
+    sum[i] /= static_cast<T>(members);
+}
+
 template <typename T>
 void reduceTyped(T *out, const std::vector<const void *> &inputs, int64_t count,
                  ReductionKind kind) {
-  const T *first = static_cast<const T *>(inputs[0]);
-  std::memcpy(out, first, count * sizeof(T));
-  for (size_t j = 1; j < inputs.size(); ++j) {
-    const T *x = static_cast<const T *>(inputs[j]);
-    switch (kind) {
-    case ReductionKind::Sum:
-    case ReductionKind::Avg:
-      for (int64_t i = 0; i < count; ++i)
-        out[i] += x[i];
-      break;
-    case ReductionKind::Max:
-      for (int64_t i = 0; i < count; ++i)
-        out[i] = std::max(out[i], x[i]);
-      break;
-    case ReductionKind::Min:
-      for (int64_t i = 0; i < count; ++i)
-        out[i] = std::min(out[i], x[i]);
-      break;
-    }
-  }
+  std::memcpy(out, inputs[0], count * sizeof(T));
+  for (size_t j = 1; j < inputs.size(); ++j)
+    combineInto(out, static_cast<const T *>(inputs[j]), count, kind);
   if (kind == ReductionKind::Avg)
-    for (int64_t i = 0; i < count; ++i)
-      out[i] /= static_cast<T>(inputs.size());
+    averageOf(out, count, inputs.size());
 }
 
 // 16-bit floats are reduced in f32 and rounded once: a block at a time,
@@ -277,25 +285,10 @@ void reduceHalf(uint16_t *out, const std::vector<const void *> &inputs,
     widenHalf(acc, static_cast<const uint16_t *>(inputs[0]) + lo, n, bf16);
     for (size_t j = 1; j < inputs.size(); ++j) {
       widenHalf(x, static_cast<const uint16_t *>(inputs[j]) + lo, n, bf16);
-      switch (kind) {
-      case ReductionKind::Sum:
-      case ReductionKind::Avg:
-        for (int64_t i = 0; i < n; ++i)
-          acc[i] += x[i];
-        break;
-      case ReductionKind::Max:
-        for (int64_t i = 0; i < n; ++i)
-          acc[i] = std::max(acc[i], x[i]);
-        break;
-      case ReductionKind::Min:
-        for (int64_t i = 0; i < n; ++i)
-          acc[i] = std::min(acc[i], x[i]);
-        break;
-      }
+      combineInto(acc, x, n, kind);
     }
     if (kind == ReductionKind::Avg)
-      for (int64_t i = 0; i < n; ++i)
-        acc[i] /= inputs.size();
+      averageOf(acc, n, inputs.size());
     narrowHalf(out + lo, acc, n, bf16);
   }
 }
@@ -371,7 +364,7 @@ void streamLines(const std::vector<void *> &outs,
     std::memcpy(line, static_cast<const T *>(inputs[0]) + at, kLineBytes);
     for (size_t j = 1; j < inputs.size(); ++j) {
       std::memcpy(x, static_cast<const T *>(inputs[j]) + at, kLineBytes);
-      // Lane by lane, as reduceTyped combines two elements.
+      // Lane by lane, as combineInto combines two elements.
       for (int k = 0; k < kVectors; ++k) {
         if constexpr (Kind == ReductionKind::Max)
           line[k] = line[k] < x[k] ? x[k] : line[k];
