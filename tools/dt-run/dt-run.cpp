@@ -18,11 +18,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 
 #include <cmath>
 #include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -244,21 +246,34 @@ bool compareResult(const TensorSpec &spec, const HostTensor &got,
   Tolerance tol = toleranceFor(spec.dtype);
   tol.rtol = flags.rtol.value_or(tol.rtol);
   tol.atol = flags.atol.value_or(tol.atol);
-  bool ok = true;
+  // The elements beyond tolerance, and the worst of them (furthest past
+  // what its tolerance allows; a NaN/Inf mismatch is worst of all).
+  int64_t beyond = 0, worst = -1;
+  double worstExcess = 0;
   for (int64_t i = 0; i < want.numElements(); ++i) {
     double a = got.at(i), b = want.at(i);
+    double excess;
     if (std::isnan(a) != std::isnan(b) || (std::isinf(b) && a != b)) {
       nanMismatch = true;
-      ok = false;
+      excess = std::numeric_limits<double>::infinity();
+    } else if (!std::isfinite(b)) {
       continue;
+    } else {
+      double diff = std::fabs(a - b);
+      maxAbs = std::max(maxAbs, diff);
+      double allowed = tol.atol * maxRef + tol.rtol * std::fabs(b);
+      if (diff <= allowed)
+        continue;
+      excess = allowed > 0 ? diff / allowed
+                           : std::numeric_limits<double>::infinity();
     }
-    if (!std::isfinite(b))
-      continue;
-    double diff = std::fabs(a - b);
-    maxAbs = std::max(maxAbs, diff);
-    if (diff > tol.atol * maxRef + tol.rtol * std::fabs(b))
-      ok = false;
+    ++beyond;
+    if (worst < 0 || excess > worstExcess) {
+      worst = i;
+      worstExcess = excess;
+    }
   }
+  bool ok = beyond == 0;
   double rel = maxRef > 0 ? maxAbs / maxRef : maxAbs;
   std::printf("  %s %s %s: max abs err %.3g, max rel err %.3g (tolerance rtol "
               "%.0e, atol %.0e x max|ref|)%s: %s\n",
@@ -266,6 +281,21 @@ bool compareResult(const TensorSpec &spec, const HostTensor &got,
               std::string(dtypeName(spec.dtype)).c_str(), maxAbs, rel, tol.rtol,
               tol.atol, nanMismatch ? ", NaN/Inf mismatch" : "",
               ok ? "ok" : "MISMATCH");
+  if (!ok) {
+    // How many, and where: what tells a wrong op from a program whose
+    // result rounding alone moves (then compare with --rtol/--atol).
+    std::vector<std::string> index;
+    for (int64_t rest = worst, d = spec.shape.size(); d-- > 0;) {
+      index.insert(index.begin(), std::to_string(rest % spec.shape[d]));
+      rest /= spec.shape[d];
+    }
+    std::printf("    %lld of %lld elements beyond tolerance; the worst at "
+                "[%s]: got %.9g, expected %.9g\n",
+                static_cast<long long>(beyond),
+                static_cast<long long>(want.numElements()),
+                absl::StrJoin(index, ", ").c_str(), got.at(worst),
+                want.at(worst));
+  }
   return ok;
 }
 

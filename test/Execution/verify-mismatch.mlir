@@ -1,0 +1,33 @@
+// --verify when the distributed result differs from the single-device one:
+// a row sum split over two ranks (a partial result, P(sum)) adds
+// (x0 + x1) + (x2 + x3), the reference ((x0 + x1) + x2) + x3. With row 0 =
+// [1e8, 1, -1e8, 1] in f32, the first gives 0 and the second 1; row 1 is
+// small integers, exact either way.
+// dt-run says which result, how many elements, where the worst is and the
+// two values, and exits non-zero.
+// RUN: %npy pattern %t.x.npy 2,4 0=1e8 1=1 2=-1e8 3=1
+// RUN: not dt-run %s --input 0=%t.x.npy --verify | FileCheck %s
+// CHECK: result #0 2 f32: max abs err 1, {{.*}}: MISMATCH
+// CHECK-NEXT: 1 of 2 elements beyond tolerance; the worst at [0]: got 0, expected 1
+// CHECK: verify: FAIL
+// A tolerance that admits the difference passes.
+// RUN: dt-run %s --input 0=%t.x.npy --verify --atol=1 | FileCheck %s --check-prefix=LOOSE
+// LOOSE: result #0 2 f32: max abs err 1, {{.*}}: ok
+// LOOSE-NOT: beyond tolerance
+// LOOSE: verify: PASS
+
+dt.mesh @mesh = <["tp" = 2]>
+func.func @main(%x: tensor<2x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>})
+    -> (tensor<2xf32> {dt.sharding = #dt.sharding<@mesh, [P(sum)]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<2x4xf32>) outs(%z : tensor<2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %acc, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  return %s : tensor<2xf32>
+}
