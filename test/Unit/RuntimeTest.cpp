@@ -12,10 +12,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <thread>
 #include <unistd.h>
 
 using namespace dt;
@@ -587,4 +589,29 @@ TEST(ReduceArrays, HalfSumsMatchTheScalarConversions) {
                                     << i << ": " << a[i] << " + " << b[i];
     }
   }
+}
+
+// Ranks are threads: blocks go back and forth between them through the
+// cache, and no block is handed to two holders at once.
+TEST(HostMemory, ThreadsShareTheCacheSafely) {
+  constexpr size_t kMiB = size_t{1} << 20;
+  std::vector<std::thread> ranks;
+  std::atomic<int> corrupted{0};
+  for (int r = 0; r < 4; ++r)
+    ranks.emplace_back([r, &corrupted] {
+      for (int step = 0; step < 50; ++step) {
+        size_t bytes = (1 + (r + step) % 3) * kMiB;
+        auto *block =
+            static_cast<unsigned char *>(_mlir_memref_to_llvm_alloc(bytes));
+        std::memset(block, r * 50 + step, bytes);
+        std::this_thread::yield();
+        for (size_t i = 0; i < bytes; i += 4096)
+          if (block[i] != static_cast<unsigned char>(r * 50 + step))
+            ++corrupted;
+        _mlir_memref_to_llvm_free(block);
+      }
+    });
+  for (std::thread &rank : ranks)
+    rank.join();
+  EXPECT_EQ(corrupted.load(), 0);
 }
