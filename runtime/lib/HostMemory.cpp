@@ -86,6 +86,22 @@ public:
     std::free(header->base);
   }
 
+  size_t cached() {
+    absl::MutexLock lock(&mu_);
+    return cachedBytes_;
+  }
+
+  void trim() {
+    std::multimap<size_t, Header *> blocks;
+    {
+      absl::MutexLock lock(&mu_);
+      blocks.swap(free_);
+      cachedBytes_ = 0;
+    }
+    for (auto &[capacity, header] : blocks)
+      std::free(header->base);
+  }
+
 private:
   static size_t limit() {
     static const size_t bytes = static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) *
@@ -118,4 +134,7 @@ void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
   return hostMemory().allocate(size, alignment);
 }
 void _mlir_memref_to_llvm_free(void *block) { dt::rt::releaseHost(block); }
+
+size_t dt_host_memory_cached(void) { return hostMemory().cached(); }
+void dt_host_memory_trim(void) { hostMemory().trim(); }
 }

@@ -557,6 +557,12 @@ TEST(HostMemory, ReusesLargeBlocksThatFit) {
   std::memset(tiny, 2, 24);
   _mlir_memref_to_llvm_free(tiny);
   _mlir_memref_to_llvm_free(nullptr);
+
+  // small, again and other are cached (the aligned and the tiny block
+  // are not); a trim returns them.
+  EXPECT_GE(dt_host_memory_cached(), 7 * kMiB);
+  dt_host_memory_trim();
+  EXPECT_EQ(dt_host_memory_cached(), 0u);
 }
 
 // 16-bit reductions widen and narrow in vectorized blocks (F16C for f16
