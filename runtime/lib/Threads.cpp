@@ -176,22 +176,21 @@ absl::Status ThreadsBackend::reduceScatter(RankContext &rank,
   // of the dims before `dim` the piece is one contiguous run, and a short
   // piece's tail is zeros.
   ChunkRange at = mine.member[group.index];
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < dim; ++d)
-    outer *= in.shape[d];
-  for (size_t d = dim + 1; d < in.shape.size(); ++d)
-    inner *= in.shape[d];
+  absl::Span<const int64_t> shape = in.shape;
+  int64_t outer = numElements(shape.first(dim)),
+          inner = numElements(shape.subspan(dim + 1));
   size_t element = dtypeSize(in.dtype);
   int64_t run = at.size * inner, tail = out.shape[dim] * inner - run;
   std::vector<const void *> inputs(group.size());
+  std::vector<void *> to(1);
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t j = 0; j < group.size(); ++j)
       inputs[j] = static_cast<const char *>(slot->in[j]) +
                   ((o * in.shape[dim] + at.offset) * inner) * element;
-    char *to = static_cast<char *>(out.data) + o * (run + tail) * element;
+    to[0] = static_cast<char *>(out.data) + o * (run + tail) * element;
     if (run > 0)
       reduceArrays(in.dtype, to, inputs, run, kind);
-    std::memset(to + run * element, 0, tail * element);
+    std::memset(static_cast<char *>(to[0]) + run * element, 0, tail * element);
   }
   return barrier(rank, group, *slot, "reduce_scatter", false);
 }

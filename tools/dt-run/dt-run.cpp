@@ -13,6 +13,7 @@
 #include "dt/Runtime/Cuda.h"
 #include "dt/Runtime/Job.h"
 #include "dt/Runtime/Program.h"
+#include "dt/Sharding/ShardLayout.h"
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -284,11 +285,8 @@ bool compareResult(const TensorSpec &spec, const HostTensor &got,
   if (!ok) {
     // How many, and where: what tells a wrong op from a program whose
     // result rounding alone moves (then compare with --rtol/--atol).
-    std::vector<std::string> index;
-    for (int64_t rest = worst, d = spec.shape.size(); d-- > 0;) {
-      index.insert(index.begin(), std::to_string(rest % spec.shape[d]));
-      rest /= spec.shape[d];
-    }
+    // Row-major coordinates, as of a rank on a mesh.
+    std::vector<int64_t> index = dt::meshCoords(spec.shape, worst);
     std::printf("    %lld of %lld elements beyond tolerance; the worst at "
                 "[%s]: got %.9g, expected %.9g\n",
                 static_cast<long long>(beyond),
