@@ -364,3 +364,23 @@ func.func @calls(%x: tensor<16x64xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
   %1 = func.call @layer(%0, %w1, %w2) : (tensor<16x64xf32>, tensor<64x256xf32>, tensor<256x64xf32>) -> tensor<16x64xf32>
   return %1 : tensor<16x64xf32>
 }
+
+// -----
+
+// Values nobody uses (an empty tensor, a fill, a splat) are decided
+// replicated; propagation once crashed on them (found by
+// scripts/fuzz-dt-opt.py).
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-DAG: #[[R:.*]] = #dt.sharding<@mesh, [R]>
+// CHECK-LABEL: func.func @unused_values
+// CHECK: tensor.empty() : tensor<8xf32, #[[R]]>
+// CHECK: linalg.fill {{.*}} -> tensor<8xf32, #[[R]]>
+// CHECK: arith.constant dense<1.000000e+00> : tensor<8xf32, #[[R]]>
+func.func @unused_values(%x: tensor<8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) -> tensor<8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %unused = tensor.empty() : tensor<8xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  %unused_fill = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %unused_splat = arith.constant dense<1.0> : tensor<8xf32>
+  return %x : tensor<8xf32>
+}

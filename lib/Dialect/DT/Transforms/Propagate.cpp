@@ -175,6 +175,9 @@ static void rematerializeCheapValues(func::FuncOp func) {
     return false;
   };
   auto cloneForEachUse = [](Operation *op) {
+    // An unused value has no first use to keep (and nothing to clone for).
+    if (op->use_empty())
+      return;
     OpBuilder builder(op);
     for (OpOperand &use :
          llvm::make_early_inc_range(llvm::drop_begin(op->getResult(0).getUses())))
