@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Context.h"
+#include "dt/Runtime/Tensor.h"
 #include "dt/runtime.h"
 
 #include <cblas.h>
@@ -17,6 +19,8 @@
 #include <cmath>
 #include <cstring>
 #include <vector>
+
+using namespace dt::rt;
 
 namespace {
 struct SetBlasThreads {
@@ -86,34 +90,38 @@ void applyEpilogue(T *c, int64_t rows, int64_t cols, int64_t c0, int64_t c1,
   }
 }
 
+/// A memref the generated code passed, as this file reads it: its first
+/// element, sizes and strides.
+template <typename T> struct Strided {
+  T *base;
+  const int64_t *sizes, *strides;
+
+  static Strided of(DtMemRef *m, int rank) {
+    return {static_cast<T *>(m->aligned) + m->offset, m->sizesAndStrides,
+            m->sizesAndStrides + rank};
+  }
+};
+
 /// One C[b] = epilogue(A[b] * B[b] + beta C[b]), with `batchDims` leading
 /// dims (0 or 1); beta is 1 (linalg.matmul's accumulation) or 0.
 template <typename T>
-void matmul(int batchDims, DtMemRef *a, DtMemRef *b, DtMemRef *c, T beta = 1,
-            DtMemRef *bias = nullptr, int32_t epilogue = 0) {
-  int rank = batchDims + 2;
-  auto sizes = [&](DtMemRef *m) { return m->sizesAndStrides; };
-  auto strides = [&](DtMemRef *m) { return m->sizesAndStrides + rank; };
-  auto base = [&](DtMemRef *m) {
-    return static_cast<T *>(m->aligned) + m->offset;
-  };
-  int64_t batches = batchDims ? sizes(c)[0] : 1;
-  int64_t m = sizes(c)[batchDims], n = sizes(c)[batchDims + 1],
-          k = sizes(a)[batchDims + 1];
+void matmul(int batchDims, Strided<T> a, Strided<T> b, Strided<T> c, T beta,
+            const T *bias = nullptr, int64_t biasStride = 0,
+            int32_t epilogue = 0) {
+  int64_t batches = batchDims ? c.sizes[0] : 1;
+  int64_t m = c.sizes[batchDims], n = c.sizes[batchDims + 1],
+          k = a.sizes[batchDims + 1];
   if (m == 0 || n == 0)
     return;
-  const T *biasData =
-      bias ? static_cast<T *>(bias->aligned) + bias->offset : nullptr;
-  int64_t biasStride = bias ? bias->sizesAndStrides[1] : 0;
   for (int64_t i = 0; i < batches; ++i) {
-    auto at = [&](DtMemRef *x) {
-      return base(x) + (batchDims ? i * strides(x)[0] : 0);
+    auto at = [&](const Strided<T> &x) {
+      return x.base + (batchDims ? i * x.strides[0] : 0);
     };
     Matrix<T> ma =
-        matrix(at(a), m, k, strides(a)[batchDims], strides(a)[batchDims + 1]);
+        matrix(at(a), m, k, a.strides[batchDims], a.strides[batchDims + 1]);
     Matrix<T> mb =
-        matrix(at(b), k, n, strides(b)[batchDims], strides(b)[batchDims + 1]);
-    int64_t c0 = strides(c)[batchDims], c1 = strides(c)[batchDims + 1];
+        matrix(at(b), k, n, b.strides[batchDims], b.strides[batchDims + 1]);
+    int64_t c0 = c.strides[batchDims], c1 = c.strides[batchDims + 1];
     T *cp = at(c);
     if (k == 0) {
       // No product: C keeps its value, or is zero when overwritten.
@@ -136,8 +144,162 @@ void matmul(int batchDims, DtMemRef *a, DtMemRef *b, DtMemRef *c, T beta = 1,
           cp[r * c0 + q * c1] = dense[r * n + q];
     }
     if (epilogue)
-      applyEpilogue(cp, m, n, c0, c1, biasData, biasStride, epilogue);
+      applyEpilogue(cp, m, n, c0, c1, bias, biasStride, epilogue);
   }
+}
+
+template <typename T>
+void matmul(int batchDims, DtMemRef *a, DtMemRef *b, DtMemRef *c, T beta = 1,
+            DtMemRef *bias = nullptr, int32_t epilogue = 0) {
+  int rank = batchDims + 2;
+  matmul(batchDims, Strided<T>::of(a, rank), Strided<T>::of(b, rank),
+         Strided<T>::of(c, rank), beta,
+         bias ? Strided<T>::of(bias, 1).base : nullptr,
+         bias ? bias->sizesAndStrides[1] : 0, epilogue);
+}
+
+//===----------------------------------------------------------------------===//
+// 16-bit GEMMs
+//===----------------------------------------------------------------------===//
+//
+// f16 and bf16 are computed as cuBLASLt computes them on the GPU (an f32
+// compute type): the operands widened to f32, the product and its epilogue
+// in f32, the result rounded once. So a 16-bit matmul gives the same numbers
+// on both targets, up to the order of the sums, instead of rounding its
+// accumulator at every step (docs/Design.md, "Documented choices").
+
+/// Calls fn(offset, row) for each row (the innermost dim) of a rank-`rank`
+/// array of `sizes` and `strides`: `offset` is the row's first element, `row`
+/// its index in row-major order.
+template <typename Fn>
+void forEachRow(int rank, const int64_t *sizes, const int64_t *strides, Fn fn) {
+  int64_t rows = 1;
+  for (int d = 0; d + 1 < rank; ++d)
+    rows *= sizes[d];
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t offset = 0, rest = row;
+    for (int d = rank - 2; d >= 0; --d) {
+      offset += rest % sizes[d] * strides[d];
+      rest /= sizes[d];
+    }
+    fn(offset, row);
+  }
+}
+
+/// `n` 16-bit values `stride` apart widened into `to` (contiguous), and back.
+void widenRow(float *to, const uint16_t *from, int64_t n, int64_t stride,
+              bool bf16) {
+  if (stride == 1)
+    return widenHalves(to, from, n, bf16);
+  for (int64_t q = 0; q < n; ++q)
+    widenHalves(to + q, from + q * stride, 1, bf16);
+}
+void narrowRow(uint16_t *to, int64_t stride, const float *from, int64_t n,
+               bool bf16) {
+  if (stride == 1)
+    return narrowHalves(to, from, n, bf16);
+  for (int64_t q = 0; q < n; ++q)
+    narrowHalves(to + q * stride, from + q, 1, bf16);
+}
+
+/// The 16-bit `x` widened to f32 in `storage`: with x's own strides when x
+/// is (nearly) dense, so that gemm reads a transposed operand as it is, else
+/// packed row-major. `storage` holds wideElements(x) floats.
+class Widened {
+public:
+  static int64_t span(const Strided<uint16_t> &x, int rank) {
+    int64_t span = 1;
+    for (int d = 0; d < rank; ++d) {
+      if (x.sizes[d] == 0)
+        return 0;
+      span += (x.sizes[d] - 1) * x.strides[d];
+    }
+    return span;
+  }
+  static int64_t elements(const Strided<uint16_t> &x, int rank) {
+    int64_t count = 1;
+    for (int d = 0; d < rank; ++d)
+      count *= x.sizes[d];
+    return count;
+  }
+  /// A view on a span at most twice its elements keeps its strides.
+  static bool keepsStrides(const Strided<uint16_t> &x, int rank) {
+    for (int d = 0; d < rank; ++d)
+      if (x.strides[d] < 0)
+        return false;
+    return span(x, rank) <= 2 * elements(x, rank);
+  }
+  static int64_t wideElements(const Strided<uint16_t> &x, int rank) {
+    return keepsStrides(x, rank) ? span(x, rank) : elements(x, rank);
+  }
+
+  Widened(const Strided<uint16_t> &x, int rank, bool bf16, float *storage)
+      : sizes(x.sizes, x.sizes + rank) {
+    if (keepsStrides(x, rank)) {
+      strides.assign(x.strides, x.strides + rank);
+      widenHalves(storage, x.base, span(x, rank), bf16);
+    } else {
+      strides = rowMajorStrides(sizes);
+      int64_t n = sizes[rank - 1], inner = x.strides[rank - 1];
+      forEachRow(rank, x.sizes, x.strides, [&](int64_t offset, int64_t row) {
+        widenRow(storage + row * n, x.base + offset, n, inner, bf16);
+      });
+    }
+    view = {storage, sizes.data(), strides.data()};
+  }
+
+  static std::vector<int64_t>
+  rowMajorStrides(const std::vector<int64_t> &sizes) {
+    std::vector<int64_t> strides(sizes.size(), 1);
+    for (size_t d = sizes.size(); d-- > 1;)
+      strides[d - 1] = strides[d] * sizes[d];
+    return strides;
+  }
+
+  std::vector<int64_t> sizes, strides;
+  Strided<float> view;
+};
+
+/// C = epilogue(A B + beta C) in f16 or bf16, through an f32 gemm.
+void matmulHalf(int batchDims, DtMemRef *a, DtMemRef *b, DtMemRef *c, bool bf16,
+                float beta, DtMemRef *bias = nullptr, int32_t epilogue = 0) {
+  int rank = batchDims + 2;
+  auto sa = Strided<uint16_t>::of(a, rank), sb = Strided<uint16_t>::of(b, rank),
+       sc = Strided<uint16_t>::of(c, rank);
+  int64_t n = sc.sizes[rank - 1];
+  int64_t aWide = Widened::wideElements(sa, rank),
+          bWide = Widened::wideElements(sb, rank),
+          cWide = Widened::elements(sc, rank);
+  // Without the bias bit, `bias` is C standing in (never read).
+  bool hasBias = bias && (epilogue & kBias);
+  int64_t biasWide = hasBias ? n : 0;
+  if (cWide == 0)
+    return;
+  HostBlock block =
+      hostBlock((aWide + bWide + cWide + biasWide) * sizeof(float));
+  float *storage = reinterpret_cast<float *>(block.get());
+  Widened wa(sa, rank, bf16, storage);
+  Widened wb(sb, rank, bf16, storage + aWide);
+  // C packed row-major in f32: read only when accumulated into.
+  float *wc = storage + aWide + bWide;
+  std::vector<int64_t> cStrides =
+      Widened::rowMajorStrides({sc.sizes, sc.sizes + rank});
+  int64_t cInner = sc.strides[rank - 1];
+  if (beta != 0.0f)
+    forEachRow(rank, sc.sizes, sc.strides, [&](int64_t offset, int64_t row) {
+      widenRow(wc + row * n, sc.base + offset, n, cInner, bf16);
+    });
+  float *wideBias = nullptr;
+  if (hasBias) {
+    wideBias = wc + cWide;
+    auto sbias = Strided<uint16_t>::of(bias, 1);
+    widenRow(wideBias, sbias.base, n, sbias.strides[0], bf16);
+  }
+  matmul<float>(batchDims, wa.view, wb.view, {wc, sc.sizes, cStrides.data()},
+                beta, wideBias, 1, epilogue);
+  forEachRow(rank, sc.sizes, sc.strides, [&](int64_t offset, int64_t row) {
+    narrowRow(sc.base + offset, cInner, wc + row * n, n, bf16);
+  });
 }
 } // namespace
 
@@ -178,4 +340,27 @@ void dt_rt_batch_matmul_into_f64(int64_t, DtMemRef *a, int64_t, DtMemRef *b,
                                  int32_t epilogue) {
   matmul<double>(1, a, b, c, 0.0, bias, epilogue);
 }
+
+#define DT_RT_HALF_MATMULS(T, BF16)                                            \
+  void dt_rt_matmul_##T(int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t,   \
+                        DtMemRef *c) {                                         \
+    matmulHalf(0, a, b, c, BF16, 1.0f);                                        \
+  }                                                                            \
+  void dt_rt_batch_matmul_##T(int64_t, DtMemRef *a, int64_t, DtMemRef *b,      \
+                              int64_t, DtMemRef *c) {                          \
+    matmulHalf(1, a, b, c, BF16, 1.0f);                                        \
+  }                                                                            \
+  void dt_rt_matmul_into_##T(int64_t, DtMemRef *a, int64_t, DtMemRef *b,       \
+                             int64_t, DtMemRef *c, int64_t, DtMemRef *bias,    \
+                             int32_t epilogue) {                               \
+    matmulHalf(0, a, b, c, BF16, 0.0f, bias, epilogue);                        \
+  }                                                                            \
+  void dt_rt_batch_matmul_into_##T(int64_t, DtMemRef *a, int64_t, DtMemRef *b, \
+                                   int64_t, DtMemRef *c, int64_t,              \
+                                   DtMemRef *bias, int32_t epilogue) {         \
+    matmulHalf(1, a, b, c, BF16, 0.0f, bias, epilogue);                        \
+  }
+DT_RT_HALF_MATMULS(f16, false)
+DT_RT_HALF_MATMULS(bf16, true)
+#undef DT_RT_HALF_MATMULS
 }

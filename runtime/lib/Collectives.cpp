@@ -201,80 +201,8 @@ void reduceTyped(T *out, const std::vector<const void *> &inputs, int64_t count,
 }
 
 // 16-bit floats are reduced in f32 and rounded once: a block at a time,
-// widened into f32 in L1, combined there and narrowed once. The conversions
-// are loops the compiler vectorizes (bf16: bit shifts; f16: the F16C
-// instructions where the CPU has them), not a call per element.
-
-void widenBF16(float *to, const uint16_t *from, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t wide = uint32_t(from[i]) << 16;
-    std::memcpy(to + i, &wide, 4);
-  }
-}
-
-/// As floatToBF16: round to nearest even, a NaN stays a NaN.
-void narrowBF16(uint16_t *to, const float *from, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, from + i, 4);
-    uint32_t rounded = (bits + 0x7fff + ((bits >> 16) & 1)) >> 16;
-    uint32_t nan = (bits >> 16) | 0x40;
-    to[i] =
-        static_cast<uint16_t>((bits & 0x7fffffff) > 0x7f800000 ? nan : rounded);
-  }
-}
-
-#if defined(__x86_64__)
-bool hasF16C() {
-  static const bool has = __builtin_cpu_supports("f16c");
-  return has;
-}
-
-__attribute__((target("avx,f16c"))) void
-widenF16C(float *to, const uint16_t *from, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    _mm256_storeu_ps(to + i, _mm256_cvtph_ps(_mm_loadu_si128(
-                                 reinterpret_cast<const __m128i *>(from + i))));
-  for (; i < n; ++i)
-    to[i] = halfToFloat(from[i]);
-}
-
-/// Round to nearest even, as floatToHalf (a NaN stays a NaN; its payload
-/// bits may differ).
-__attribute__((target("avx,f16c"))) void
-narrowF16C(uint16_t *to, const float *from, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    _mm_storeu_si128(
-        reinterpret_cast<__m128i *>(to + i),
-        _mm256_cvtps_ph(_mm256_loadu_ps(from + i), _MM_FROUND_TO_NEAREST_INT));
-  for (; i < n; ++i)
-    to[i] = floatToHalf(from[i]);
-}
-#endif
-
-void widenHalf(float *to, const uint16_t *from, int64_t n, bool bf16) {
-  if (bf16)
-    return widenBF16(to, from, n);
-#if defined(__x86_64__)
-  if (hasF16C())
-    return widenF16C(to, from, n);
-#endif
-  for (int64_t i = 0; i < n; ++i)
-    to[i] = halfToFloat(from[i]);
-}
-
-void narrowHalf(uint16_t *to, const float *from, int64_t n, bool bf16) {
-  if (bf16)
-    return narrowBF16(to, from, n);
-#if defined(__x86_64__)
-  if (hasF16C())
-    return narrowF16C(to, from, n);
-#endif
-  for (int64_t i = 0; i < n; ++i)
-    to[i] = floatToHalf(from[i]);
-}
+// widened into f32 in L1, combined there and narrowed once (widenHalves and
+// narrowHalves, loops the compiler vectorizes).
 
 void reduceHalf(uint16_t *out, const std::vector<const void *> &inputs,
                 int64_t count, ReductionKind kind, bool bf16) {
@@ -282,14 +210,14 @@ void reduceHalf(uint16_t *out, const std::vector<const void *> &inputs,
   float acc[kBlock], x[kBlock];
   for (int64_t lo = 0; lo < count; lo += kBlock) {
     int64_t n = std::min(kBlock, count - lo);
-    widenHalf(acc, static_cast<const uint16_t *>(inputs[0]) + lo, n, bf16);
+    widenHalves(acc, static_cast<const uint16_t *>(inputs[0]) + lo, n, bf16);
     for (size_t j = 1; j < inputs.size(); ++j) {
-      widenHalf(x, static_cast<const uint16_t *>(inputs[j]) + lo, n, bf16);
+      widenHalves(x, static_cast<const uint16_t *>(inputs[j]) + lo, n, bf16);
       combineInto(acc, x, n, kind);
     }
     if (kind == ReductionKind::Avg)
       averageOf(acc, n, inputs.size());
-    narrowHalf(out + lo, acc, n, bf16);
+    narrowHalves(out + lo, acc, n, bf16);
   }
 }
 

@@ -170,7 +170,8 @@ func.func @not_fused(%x: memref<4x8xf32>, %w: memref<8x16xf32>, %y: memref<4x16x
 #col = affine_map<(i, j) -> (j)>
 
 // On the GPU the bias must be contiguous: a strided one stays an add (the
-// CPU library reads any stride). f16 has no CPU library call at all.
+// CPU library reads any stride). f16 and bf16 go to the library on both
+// targets, and both multiply in f32 and round once.
 // CHECK-LABEL: func.func @strided_bias
 // CHECK: %[[BITS:.*]] = arith.constant 1 : i32
 // CHECK: call @dt_rt_matmul_into_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BITS]])
@@ -179,6 +180,9 @@ func.func @not_fused(%x: memref<4x8xf32>, %w: memref<8x16xf32>, %y: memref<4x16x
 // GPU: %[[BITS:.*]] = arith.constant 0 : i32
 // GPU: call @dt_rt_gpu_matmul_into_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BITS]])
 // GPU: linalg.generic
+// CHECK-LABEL: func.func @half
+// CHECK: call @dt_rt_matmul_into_f16({{.*}}) : (memref<*xf16>, memref<*xf16>, memref<*xf16>, memref<*xf16>, i32) -> ()
+// CHECK-NOT: linalg.matmul
 // GPU-LABEL: func.func @half
 // GPU: call @dt_rt_gpu_matmul_into_f16({{.*}}) : (memref<*xf16>, memref<*xf16>, memref<*xf16>, memref<*xf16>, i32) -> ()
 func.func @strided_bias(%x: memref<4x8xf32>, %w: memref<8x16xf32>, %b: memref<16xf32, strided<[2]>>, %y: memref<4x16xf32>) {
@@ -334,5 +338,37 @@ func.func @empty_inner_dim(%x: memref<4x0xf32>, %w: memref<0x16xf32>, %b: memref
     linalg.yield %s : f32
   }
   memref.dealloc %c : memref<4x16xf32>
+  return
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+
+// bf16 on the CPU: the bias and relu fuse as in f32 (the library applies
+// them in f32 before the one rounding), and an accumulating batched GEMM
+// is a call too.
+// CHECK-LABEL: func.func @bf16_bias_relu
+// CHECK: %[[BITS:.*]] = arith.constant 3 : i32
+// CHECK: call @dt_rt_matmul_into_bf16(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BITS]])
+// CHECK-NOT: linalg.generic
+// CHECK: call @dt_rt_batch_matmul_bf16(%{{.*}}, %{{.*}}, %{{.*}}) : (memref<*xbf16>, memref<*xbf16>, memref<*xbf16>) -> ()
+// CHECK-NOT: linalg.batch_matmul
+func.func @bf16_bias_relu(%x: memref<4x8xbf16>, %w: memref<8x16xbf16>, %b: memref<16xbf16>, %y: memref<4x16xbf16>,
+                          %p: memref<2x4x8xbf16>, %q: memref<2x8x16xbf16>, %r: memref<2x4x16xbf16>) {
+  %zero = arith.constant 0.0 : bf16
+  %c = memref.alloc() : memref<4x16xbf16>
+  linalg.fill ins(%zero : bf16) outs(%c : memref<4x16xbf16>)
+  linalg.matmul ins(%x, %w : memref<4x8xbf16>, memref<8x16xbf16>) outs(%c : memref<4x16xbf16>)
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %b : memref<4x16xbf16>, memref<16xbf16>) outs(%y : memref<4x16xbf16>) {
+  ^bb0(%in: bf16, %bias: bf16, %out: bf16):
+    %s = arith.addf %in, %bias : bf16
+    %m = arith.maximumf %s, %zero : bf16
+    linalg.yield %m : bf16
+  }
+  memref.dealloc %c : memref<4x16xbf16>
+  linalg.batch_matmul ins(%p, %q : memref<2x4x8xbf16>, memref<2x8x16xbf16>) outs(%r : memref<2x4x16xbf16>)
   return
 }

@@ -621,3 +621,138 @@ TEST(HostMemory, ThreadsShareTheCacheSafely) {
     rank.join();
   EXPECT_EQ(corrupted.load(), 0);
 }
+
+namespace {
+/// A memref descriptor as generated code passes one: `data` viewed with
+/// `sizes` and `strides` (in elements).
+struct TestMemRef {
+  TestMemRef(void *data, std::vector<int64_t> sizes,
+             std::vector<int64_t> strides)
+      : rank(sizes.size()),
+        ref(static_cast<DtMemRef *>(
+            std::malloc(sizeof(DtMemRef) + 2 * rank * sizeof(int64_t)))) {
+    ref->allocated = ref->aligned = data;
+    ref->offset = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      ref->sizesAndStrides[d] = sizes[d];
+      ref->sizesAndStrides[rank + d] = strides[d];
+    }
+  }
+  ~TestMemRef() { std::free(ref); }
+  int64_t rank;
+  DtMemRef *ref;
+};
+
+/// One 2-D layout of an operand: element (r, q) of batch i is at
+/// i * batchStride + r * s0 + q * s1.
+struct Layout2D {
+  const char *name;
+  int64_t s0, s1, batchStride;
+};
+
+/// Row-major, column-major, padded rows, and rows far apart (a slice of a
+/// wider array: the runtime packs it instead of widening the gaps).
+std::vector<Layout2D> layoutsOf(int64_t rows, int64_t cols) {
+  return {{"row-major", cols, 1, rows * cols},
+          {"column-major", 1, rows, rows * cols},
+          {"padded", cols + 3, 1, rows * (cols + 3)},
+          {"sparse rows", 5 * cols, 1, 5 * rows * cols}};
+}
+} // namespace
+
+// f16 and bf16 matmuls multiply in f32 and round once, as cuBLASLt does on
+// the GPU. The operands are quarters of small integers, so every f32 sum is
+// exact and the result must be the exact product rounded once, bit for bit,
+// in every layout of A, B and C, batched or not, accumulated into C or
+// overwriting it with a bias and relu.
+TEST(HalfMatmul, RoundsTheExactProductOnceInEveryLayout) {
+  std::mt19937 rng(23);
+  const int64_t batches = 3, m = 5, k = 37, n = 7;
+  for (bool bf16 : {false, true}) {
+    auto narrow = bf16 ? floatToBF16 : floatToHalf;
+    auto widen = bf16 ? bf16ToFloat : halfToFloat;
+    auto quarter = [&] { return narrow(int(rng() % 33) / 4.0f - 4.0f); };
+    for (bool batched : {false, true})
+      for (const Layout2D &la : layoutsOf(m, k))
+        for (const Layout2D &lb : layoutsOf(k, n))
+          for (const Layout2D &lc : layoutsOf(m, n))
+            for (int32_t into : {-1, 0, 2, 3}) {
+              int64_t nb = batched ? batches : 1;
+              std::vector<uint16_t> a(nb * la.batchStride),
+                  b(nb * lb.batchStride), c(nb * lc.batchStride), bias(2 * n);
+              for (auto *v : {&a, &b, &c, &bias})
+                for (uint16_t &x : *v)
+                  x = quarter();
+              std::vector<uint16_t> before = c;
+              auto shape = [&](int64_t r, int64_t q) {
+                return batched ? std::vector<int64_t>{nb, r, q}
+                               : std::vector<int64_t>{r, q};
+              };
+              auto strides = [&](const Layout2D &l) {
+                return batched ? std::vector<int64_t>{l.batchStride, l.s0, l.s1}
+                               : std::vector<int64_t>{l.s0, l.s1};
+              };
+              TestMemRef ma(a.data(), shape(m, k), strides(la)),
+                  mb(b.data(), shape(k, n), strides(lb)),
+                  mc(c.data(), shape(m, n), strides(lc)),
+                  mbias(bias.data(), {n}, {2});
+              int64_t ra = ma.rank;
+              // -1: C += A B; else C = epilogue(A B) with the epilogue's
+              // bits: the bias (every other element of `bias`) and relu.
+              // Without a bias, C stands in for it, as in generated code.
+              if (into >= 0) {
+                bool withBias = into & 1;
+                (bf16 ? (batched ? dt_rt_batch_matmul_into_bf16
+                                 : dt_rt_matmul_into_bf16)
+                      : (batched ? dt_rt_batch_matmul_into_f16
+                                 : dt_rt_matmul_into_f16))(
+                    ra, ma.ref, ra, mb.ref, ra, mc.ref, withBias ? 1 : ra,
+                    withBias ? mbias.ref : mc.ref, into);
+              } else {
+                (bf16 ? (batched ? dt_rt_batch_matmul_bf16 : dt_rt_matmul_bf16)
+                      : (batched ? dt_rt_batch_matmul_f16 : dt_rt_matmul_f16))(
+                    ra, ma.ref, ra, mb.ref, ra, mc.ref);
+              }
+              for (int64_t i = 0; i < nb; ++i)
+                for (int64_t r = 0; r < m; ++r)
+                  for (int64_t q = 0; q < n; ++q) {
+                    int64_t at = i * lc.batchStride + r * lc.s0 + q * lc.s1;
+                    double exact = into < 0     ? widen(before[at])
+                                   : (into & 1) ? widen(bias[2 * q])
+                                                : 0.0;
+                    for (int64_t j = 0; j < k; ++j)
+                      exact +=
+                          double(widen(
+                              a[i * la.batchStride + r * la.s0 + j * la.s1])) *
+                          widen(b[i * lb.batchStride + j * lb.s0 + q * lb.s1]);
+                    if (into >= 0 && (into & 2))
+                      exact = std::max(exact, 0.0);
+                    ASSERT_EQ(c[at], narrow(float(exact)))
+                        << (bf16 ? "bf16" : "f16") << " epilogue " << into
+                        << (batched ? " batched" : "") << " A " << la.name
+                        << ", B " << lb.name << ", C " << lc.name << " at ("
+                        << i << ", " << r << ", " << q << ")";
+                  }
+              // Nothing outside C's view is written.
+              for (size_t x = 0; x < c.size(); ++x) {
+                int64_t within = x % lc.batchStride, r = within / lc.s0;
+                bool inView =
+                    lc.s1 == 1 ? r < m && within % lc.s0 < n : within < m * n;
+                if (!inView)
+                  ASSERT_EQ(c[x], before[x]) << lc.name << " element " << x;
+              }
+            }
+  }
+}
+
+// Rounding once is visible: 300 ones summed in bf16 steps stall at 256 (257
+// rounds back to 256), while the f32 sum rounds to 300.
+TEST(HalfMatmul, DoesNotRoundTheAccumulatorAtEveryStep) {
+  const int64_t k = 300;
+  std::vector<uint16_t> a(k, floatToBF16(1.0f)), b(k, floatToBF16(1.0f)),
+      c(1, floatToBF16(0.0f));
+  TestMemRef ma(a.data(), {1, k}, {k, 1}), mb(b.data(), {k, 1}, {1, 1}),
+      mc(c.data(), {1, 1}, {1, 1});
+  dt_rt_matmul_bf16(2, ma.ref, 2, mb.ref, 2, mc.ref);
+  EXPECT_EQ(bf16ToFloat(c[0]), 300.0f);
+}

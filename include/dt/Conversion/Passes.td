@@ -121,12 +121,14 @@ def ConvertMatmulToBlasPass : Pass<"dt-convert-matmul-to-blas", "ModuleOp"> {
   let description = [{
     After bufferization, a `linalg.matmul` or `linalg.batch_matmul` (with
     the default indexing maps, or explicit maps that read A or B
-    transposed) on f32 or f64 operands becomes a call of the runtime, which
-    runs OpenBLAS' gemm on the operands' strides (a transposed operand
-    travels as a `memref.transpose` view). Other element types stay linalg
-    ops and become loops. With `library=cublaslt` (the CUDA target) the
-    calls are `dt_rt_gpu_...` on device buffers, and f16 and bf16 qualify
-    too (tensor cores, f32 accumulation).
+    transposed) on f32, f64, f16 or bf16 operands becomes a call of the
+    runtime, which runs OpenBLAS' gemm on the operands' strides (a
+    transposed operand travels as a `memref.transpose` view; f16 and bf16
+    are widened to f32 and the result rounded once). Other element types
+    stay linalg ops and become loops. With `library=cublaslt` (the CUDA
+    target) the calls are `dt_rt_gpu_...` on device buffers (f16 and bf16
+    on tensor cores with f32 accumulation): a 16-bit matmul rounds once on
+    either target.
 
     - `dt_rt_matmul_<t>(A, B, C)`: `C += A B`, what linalg.matmul means.
     - `dt_rt_matmul_into_<t>(A, B, C, bias, epilogue)`: `C = A B`, when the

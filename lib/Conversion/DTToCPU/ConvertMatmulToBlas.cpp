@@ -298,8 +298,8 @@ struct ConvertMatmulToBlasPass
       bool sameTypes = llvm::all_of(op->getOperandTypes(), [&](Type t) {
         return getElementTypeOrSelf(t) == element;
       });
-      bool supported = element.isF32() || element.isF64() ||
-                       (gpu && (element.isF16() || element.isBF16()));
+      bool supported = element.isF32() || element.isF64() || element.isF16() ||
+                       element.isBF16();
       bool readable = !gpu || llvm::all_of(llvm::seq(3u), [&](unsigned x) {
         return readableOnGPU(op->getOperand(x), gemm->order[x], x == 2);
       });

@@ -105,6 +105,20 @@ DT_RT_DECLARE_MATMUL_INTO(dt_rt_matmul_into_f32)
 DT_RT_DECLARE_MATMUL_INTO(dt_rt_matmul_into_f64)
 DT_RT_DECLARE_MATMUL_INTO(dt_rt_batch_matmul_into_f32)
 DT_RT_DECLARE_MATMUL_INTO(dt_rt_batch_matmul_into_f64)
+/* f16 and bf16: widened to f32, multiplied and epilogued in f32, rounded
+ * once (as cuBLASLt's f32 compute type does on the GPU). */
+void dt_rt_matmul_f16(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
+                      DtMemRef *);
+void dt_rt_matmul_bf16(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
+                       DtMemRef *);
+void dt_rt_batch_matmul_f16(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
+                            DtMemRef *);
+void dt_rt_batch_matmul_bf16(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
+                             DtMemRef *);
+DT_RT_DECLARE_MATMUL_INTO(dt_rt_matmul_into_f16)
+DT_RT_DECLARE_MATMUL_INTO(dt_rt_matmul_into_bf16)
+DT_RT_DECLARE_MATMUL_INTO(dt_rt_batch_matmul_into_f16)
+DT_RT_DECLARE_MATMUL_INTO(dt_rt_batch_matmul_into_bf16)
 
 /* CUDA target (libdt_runtime_cuda.so, docs/CUDA.md): matmuls through
  * cuBLASLt on device buffers, and the bracket dt-overlap-collectives puts

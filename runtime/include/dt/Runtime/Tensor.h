@@ -69,6 +69,10 @@ float halfToFloat(uint16_t bits);
 uint16_t floatToHalf(float value);
 float bf16ToFloat(uint16_t bits);
 uint16_t floatToBF16(float value);
+/// The same for `n` values at a time (bf16 when `bf16`, else f16), as fast
+/// as the CPU allows: what the runtime's 16-bit reductions and matmuls use.
+void widenHalves(float *to, const uint16_t *from, int64_t n, bool bf16);
+void narrowHalves(uint16_t *to, const float *from, int64_t n, bool bf16);
 
 /// The header of a .npy file.
 struct NpyHeader {
