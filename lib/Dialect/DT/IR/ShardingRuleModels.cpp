@@ -354,8 +354,8 @@ struct ConstantRuleModel
 /// collapse_shape and expand_shape: a group of dims on the multi-dim side
 /// maps to one dim on the other. The group's leading dim and the single dim
 /// share a factor that keeps torch.chunk layouts only when the number of
-/// pieces divides the leading dim; the other dims of the group cannot be
-/// split.
+/// pieces divides the leading dim (or the group's other dims are all 1);
+/// the other dims of the group cannot be split.
 template <typename OpTy>
 struct ReshapeRuleModel
     : public ShardingRuleOpInterface::ExternalModel<ReshapeRuleModel<OpTy>,
@@ -370,7 +370,13 @@ struct ReshapeRuleModel
     for (ReassociationIndices group : reshape.getReassociationIndices()) {
       int64_t shared = rule.factors.size();
       ShardingRule::Factor factor;
-      factor.mustDivide = expanded.getDimSize(group.front());
+      // A group whose other dims are all 1 moves its leading dim unchanged:
+      // any number of pieces keeps the layout.
+      int64_t rest = 1;
+      for (int64_t dim : llvm::drop_begin(group))
+        rest *= expanded.getDimSize(dim);
+      if (rest != 1)
+        factor.mustDivide = expanded.getDimSize(group.front());
       rule.factors.push_back(factor);
       collapsedDims.push_back(shared);
       expandedDims.push_back(shared);
