@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::dt {
 #define GEN_PASS_DEF_PROPAGATEPASS
@@ -45,9 +46,9 @@ class FunctionPropagation {
 public:
   FunctionPropagation(func::FuncOp func, const MeshInfo &mesh,
                       FlatSymbolRefAttr meshRef, ModulePropagation &module,
-                      ArrayRef<ShardingAttr> argumentSeeds)
+                      ArrayRef<ShardingAttr> argumentSeeds, bool explain)
       : func(func), mesh(mesh), meshRef(meshRef), module(module),
-        argumentSeeds(argumentSeeds) {}
+        argumentSeeds(argumentSeeds), explain(explain) {}
 
   LogicalResult run();
 
@@ -66,6 +67,7 @@ private:
     return ShardingAttr::get(func.getContext(), meshRef, placements);
   }
   LogicalResult rewrite();
+  void emitExplanations();
 
   func::FuncOp func;
   const MeshInfo &mesh;
@@ -85,6 +87,11 @@ private:
   DenseMap<Operation *, SmallVector<ShardingAttr>> required;
   SmallVector<ShardingAttr> resultShardings;
   bool failedOps = false;
+  /// With `explain`: how each rule op chose, and whether it chose with
+  /// nothing decided around it.
+  bool explain;
+  DenseMap<Operation *, std::pair<SmallVector<AxisDecision>, bool>>
+      explanations;
 };
 
 } // namespace
@@ -96,8 +103,8 @@ namespace {
 /// redistribute to the callee's signature.
 class ModulePropagation {
 public:
-  ModulePropagation(ModuleOp module, MeshCache &meshes)
-      : module(module), meshes(meshes) {}
+  ModulePropagation(ModuleOp module, MeshCache &meshes, bool explain)
+      : module(module), meshes(meshes), explain(explain) {}
 
   /// Propagates `func` unless already done; `fallbackMesh` serves a function
   /// without annotations of its own.
@@ -117,6 +124,7 @@ private:
   enum class State { InProgress, Done };
   ModuleOp module;
   MeshCache &meshes;
+  bool explain;
   SymbolTableCollection symbolTables;
   DenseMap<Operation *, State> states;
 };
@@ -319,8 +327,14 @@ bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
   if (!informed && !force)
     return false;
 
+  SmallVector<AxisDecision> *explanation = nullptr;
+  if (explain) {
+    auto &[decisions, uninformed] = explanations[op];
+    explanation = &decisions;
+    uninformed = !informed;
+  }
   FailureOr<SmallVector<AxisChoice>> strategy =
-      chooseStrategy(op, rule, mesh, known);
+      chooseStrategy(op, rule, mesh, known, explanation);
   if (failed(strategy)) {
     failedOps = true;
     required[op] = {};
@@ -443,7 +457,51 @@ LogicalResult FunctionPropagation::run() {
           assign(arg, request);
           break;
         }
-  return rewrite();
+  if (failed(rewrite()))
+    return failure();
+  emitExplanations();
+  return success();
+}
+
+void FunctionPropagation::emitExplanations() {
+  auto cost = [](double seconds) {
+    return llvm::formatv("[{0:f1} us]", seconds * 1e6).str();
+  };
+  for (Operation *op : ops) {
+    auto it = explanations.find(op);
+    // Empty tensors, fills and constants take what their users need.
+    if (it == explanations.end() ||
+        isa<tensor::EmptyOp, linalg::FillOp, arith::ConstantOp>(op))
+      continue;
+    const ShardingRule &rule = rules[ruleIndex.lookup(op)];
+    for (const AxisDecision &decision : it->second.first) {
+      InFlightDiagnostic remark = emitRemark(op->getLoc());
+      remark << op->getName() << ", mesh axis \""
+             << mesh.axisNames[decision.axis] << "\": chose ";
+      SmallVector<const AxisDecision::Considered *> others, ruledOut;
+      for (const AxisDecision::Considered &c : decision.considered) {
+        if (c.choice == decision.chosen)
+          remark << describeChoice(rule, c.choice) << " " << cost(c.seconds);
+        else
+          (c.ruledOut.empty() ? others : ruledOut).push_back(&c);
+      }
+      llvm::stable_sort(
+          others, [](auto *a, auto *b) { return a->seconds < b->seconds; });
+      if (!others.empty())
+        remark << " over ";
+      llvm::interleaveComma(others, remark, [&](auto *c) {
+        remark << describeChoice(rule, c->choice) << " " << cost(c->seconds);
+      });
+      if (!ruledOut.empty())
+        remark << "; ruled out: ";
+      llvm::interleaveComma(ruledOut, remark, [&](auto *c) {
+        remark << describeChoice(rule, c->choice) << " (" << c->ruledOut << ")";
+      });
+      if (it->second.second)
+        remark << "; nothing around it was decided, so the first of the "
+                  "cheapest";
+    }
+  }
 }
 
 LogicalResult FunctionPropagation::rewrite() {
@@ -597,7 +655,8 @@ LogicalResult ModulePropagation::propagate(func::FuncOp func,
   const MeshInfo *mesh = meshes.lookup(func, chosen);
   if (!mesh)
     return failure();
-  FunctionPropagation propagation(func, *mesh, chosen, *this, argumentSeeds);
+  FunctionPropagation propagation(func, *mesh, chosen, *this, argumentSeeds,
+                                  explain);
   if (failed(propagation.run()))
     return failure();
   numDecided += propagation.numDecided;
@@ -614,7 +673,7 @@ struct PropagatePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MeshCache meshes(topology);
-    ModulePropagation propagation(module, meshes);
+    ModulePropagation propagation(module, meshes, explain);
     for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
       if (!func.isExternal() &&
           failed(propagation.propagate(func, nullptr, {}, nullptr)))

@@ -3,6 +3,8 @@
 #include "dt/Dialect/DT/Transforms/Strategy.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::dt;
@@ -12,6 +14,9 @@ using ::dt::Placement;
 /// this keeps ties on the choice that leaves a value as it is.
 static constexpr double kLocalMoveSeconds = 1e-12;
 
+static constexpr const char *kBooleanSum =
+    "a partial sum of booleans means nothing";
+
 /// A partial i1 means nothing for a sum.
 static bool isMeaningful(Placement p, RankedTensorType type) {
   return !(p.isPartial() && p.reduction() == ::dt::ReductionKind::Sum &&
@@ -20,7 +25,8 @@ static bool isMeaningful(Placement p, RankedTensorType type) {
 
 FailureOr<SmallVector<AxisChoice>>
 mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
-                         const MeshInfo &mesh, const StrategyContext &known) {
+                         const MeshInfo &mesh, const StrategyContext &known,
+                         SmallVectorImpl<AxisDecision> *explanation) {
   SmallVector<AxisChoice> options = enumerateAxisChoices(rule);
   SmallVector<int64_t> factorPieces(rule.factors.size(), 1);
   SmallVector<AxisChoice> strategy;
@@ -37,13 +43,23 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
   for (unsigned axis = 0, e = mesh.shape.size(); axis < e; ++axis) {
     std::optional<AxisChoice> best;
     double bestCost = 0;
+    AxisDecision decision{axis, {}, {}};
     for (AxisChoice option : options) {
       if (option.kind == AxisChoice::Kind::ShardFactor) {
         const ShardingRule::Factor &factor = rule.factors[option.index];
         int64_t pieces = factorPieces[option.index] * mesh.shape[axis];
-        if (factor.mustDivide && *factor.mustDivide % pieces != 0)
+        if (factor.mustDivide && *factor.mustDivide % pieces != 0) {
+          if (explanation)
+            decision.considered.push_back(
+                {option, 0,
+                 llvm::formatv(
+                     "{0} pieces do not divide the reshaped extent {1}",
+                     pieces, *factor.mustDivide)});
           continue;
+        }
       }
+      // Why the option is not allowed, when explaining.
+      std::string ruledOut;
       double cost = 0;
       bool allowed = true;
       // Whether some operand already holds the factor this option shards.
@@ -53,7 +69,10 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
           continue;
         auto type = cast<RankedTensorType>(op->getOperand(i).getType());
         Placement wanted = placementUnder(rule, option, false, i);
-        allowed &= isMeaningful(wanted, type);
+        if (!isMeaningful(wanted, type)) {
+          allowed = false;
+          ruledOut = kBooleanSum;
+        }
         if (!current)
           continue;
         cost += move(axis, type, current.getPlacements(),
@@ -66,9 +85,18 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
           continue;
         auto type = cast<RankedTensorType>(op->getResult(j).getType());
         Placement produced = placementUnder(rule, option, true, j);
-        allowed &= isMeaningful(produced, type);
-        if (j < known.fixedResults.size() && known.fixedResults[j])
-          allowed &= known.fixedResults[j].getPlacements()[axis] == produced;
+        if (!isMeaningful(produced, type)) {
+          allowed = false;
+          ruledOut = kBooleanSum;
+        }
+        if (j < known.fixedResults.size() && known.fixedResults[j] &&
+            known.fixedResults[j].getPlacements()[axis] != produced) {
+          allowed = false;
+          if (explanation)
+            ruledOut = llvm::formatv(
+                "result #{0} must be {1}", j,
+                known.fixedResults[j].getPlacements()[axis].str());
+        }
         bool requested = j < known.resultRequests.size() &&
                          !known.resultRequests[j].empty();
         if (requested)
@@ -86,6 +114,8 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
           cost += axisTransitionSeconds(mesh, axis, type, {}, produced,
                                         Placement::replicate());
       }
+      if (explanation)
+        decision.considered.push_back({option, cost, std::move(ruledOut)});
       if (allowed && (!best || cost < bestCost)) {
         best = option;
         bestCost = cost;
@@ -98,8 +128,26 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
     if (best->kind == AxisChoice::Kind::ShardFactor)
       factorPieces[best->index] *= mesh.shape[axis];
     strategy.push_back(*best);
+    if (explanation) {
+      decision.chosen = *best;
+      explanation->push_back(std::move(decision));
+    }
   }
   return strategy;
+}
+
+std::string mlir::dt::describeChoice(const ShardingRule &rule,
+                                     AxisChoice choice) {
+  auto placements = [&](unsigned count, bool isResult) {
+    SmallVector<std::string> names;
+    for (unsigned i = 0; i < count; ++i)
+      if (isResult ? rule.isTensorResult(i) : rule.isTensorOperand(i))
+        names.push_back(placementUnder(rule, choice, isResult, i).str());
+    return llvm::join(names, ", ");
+  };
+  std::string results = placements(rule.resultIsTensor.size(), true);
+  return "(" + placements(rule.operandIsTensor.size(), false) + ") -> " +
+         (rule.resultIsTensor.size() == 1 ? results : "(" + results + ")");
 }
 
 ShardingAttr mlir::dt::shardingUnder(const ShardingRule &rule,

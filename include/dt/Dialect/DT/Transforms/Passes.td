@@ -44,6 +44,17 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
     Ties go to the choice that moves nothing, then to the first in a fixed
     order, so the same input gives the same output.
 
+    With `explain`, each op decided by its sharding rule gets a remark per
+    mesh axis: the choice made, as the placements of its tensor operands
+    and results, and its modelled cost (the redistributions it causes
+    around the op, under the alpha-beta model), then every other choice
+    with its cost or the reason it was ruled out:
+
+    ```
+    f.mlir:9:8: remark: mesh axis "tp": chose (R, S(1), S(1)) -> S(1), 0.0 us;
+      (R, R, R) -> R, 9.1 us; (S(1), S(0), P(sum)) -> P(sum), 13.4 us; ...
+    ```
+
     Where an op needs an operand in another sharding than the one it has,
     the change is made explicit as a `dt.redistribute` right away: upstream
     verifiers demand equal types (arith and math ops, destination-style
@@ -65,7 +76,10 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
   }];
   let options = [
     Option<"topology", "topology", "std::string", /*default=*/"\"\"",
-           "File describing the links of mesh axes (see docs/Design.md)">
+           "File describing the links of mesh axes (see docs/Design.md)">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Remark at each op on the choice each mesh axis made and what the "
+           "other choices would have cost">
   ];
   let statistics = [
     Statistic<"numValuesDecided", "values-decided",

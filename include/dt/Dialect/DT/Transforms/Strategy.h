@@ -22,13 +22,32 @@ struct StrategyContext {
   SmallVector<SmallVector<ShardingAttr, 1>> resultRequests;
 };
 
+/// How one mesh axis chose, for explanations: every choice of the rule with
+/// its modelled cost in seconds, or why it was ruled out.
+struct AxisDecision {
+  struct Considered {
+    AxisChoice choice;
+    double seconds = 0;
+    /// Empty when the choice was possible.
+    std::string ruledOut;
+  };
+  unsigned axis = 0;
+  AxisChoice chosen;
+  SmallVector<Considered> considered;
+};
+
 /// The cheapest strategy, one choice per mesh axis. Ties go to the choice
 /// that changes nothing, then to the first in enumeration order. Fails (with
 /// a diagnostic at `op`) when no choice gives a fixed result's placement.
-FailureOr<SmallVector<AxisChoice>> chooseStrategy(Operation *op,
-                                                  const ShardingRule &rule,
-                                                  const MeshInfo &mesh,
-                                                  const StrategyContext &known);
+/// With `explanation`, records how each axis chose.
+FailureOr<SmallVector<AxisChoice>>
+chooseStrategy(Operation *op, const ShardingRule &rule, const MeshInfo &mesh,
+               const StrategyContext &known,
+               SmallVectorImpl<AxisDecision> *explanation = nullptr);
+
+/// What `choice` makes of the op's tensors, as `(R, S(1), S(1)) -> S(1)`:
+/// the placement of each tensor operand, then of each tensor result.
+std::string describeChoice(const ShardingRule &rule, AxisChoice choice);
 
 /// The sharding of operand (`isResult` false) or result `index` under
 /// `strategy`, on the mesh `meshRef`.

@@ -1,0 +1,62 @@
+// dt-propagate{explain}: a remark per rule op and mesh axis with the choice
+// made and its modelled cost, every other choice cheapest first, and the
+// ones ruled out with the reason.
+// RUN: dt-opt %s -split-input-file -dt-propagate=explain -o /dev/null 2>&1 | FileCheck %s
+// Without the option, nothing is said.
+// RUN: dt-opt %s -split-input-file -dt-propagate -o /dev/null 2>&1 | FileCheck %s --check-prefix=QUIET --allow-empty
+// QUIET-NOT: remark
+
+// Megatron MLP: the first matmul is column-parallel like its weight; the
+// second contracts its sharded hidden dim into a partial sum, whose
+// all_reduce is cheaper than gathering both of its inputs.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-NOT: remark: tensor.empty
+// CHECK-NOT: remark: linalg.fill
+// CHECK: explain.mlir:[[# @LINE + 10]]:8: remark: linalg.matmul, mesh axis "tp": chose (R, S(1), S(1)) -> S(1) [0.0 us] over (R, R, R) -> R [9.1 us], (S(0), R, S(0)) -> S(0) [18.2 us], (S(1), S(0), P(sum)) -> P(sum) [27.1 us]
+// CHECK: explain.mlir:[[# @LINE + 10]]:8: remark: math.tanh, mesh axis "tp": chose (S(1)) -> S(1) [0.0 us] over (R) -> R
+// CHECK: explain.mlir:[[# @LINE + 12]]:8: remark: linalg.matmul, mesh axis "tp": chose (S(1), S(0), P(sum)) -> P(sum) [18.0 us] over (R, R, R) -> R [18.2 us],
+func.func @mlp(%x: tensor<16x64xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
+               %w1: tensor<64x256xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},
+               %w2: tensor<256x64xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>})
+    -> (tensor<16x64xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<16x256xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<16x256xf32>) -> tensor<16x256xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<16x64xf32>, tensor<64x256xf32>) outs(%f1 : tensor<16x256xf32>) -> tensor<16x256xf32>
+  %a = math.tanh %h : tensor<16x256xf32>
+  %e2 = tensor.empty() : tensor<16x64xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %y = linalg.matmul ins(%a, %w2 : tensor<16x256xf32>, tensor<256x64xf32>) outs(%f2 : tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %y : tensor<16x64xf32>
+}
+
+// -----
+
+// A reshape that merges dims keeps a shard of the merged group only when
+// the pieces divide its leading dim: 3 heads on 4 ranks cannot be split.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK: explain.mlir:[[# @LINE + 3]]:8: remark: tensor.collapse_shape, mesh axis "tp": chose (S(0)) -> S(0) [0.0 us] over {{.*}}; ruled out: (S(1)) -> S(1) (4 pieces do not divide the reshaped extent 3)
+func.func @heads(%x: tensor<8x3x10xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>})
+    -> (tensor<8x30xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) {
+  %c = tensor.collapse_shape %x [[0], [1, 2]] : tensor<8x3x10xf32> into tensor<8x30xf32>
+  return %c : tensor<8x30xf32>
+}
+
+// -----
+
+// A result the program already typed rules out every choice that would
+// produce anything else; an op nothing informs takes the first of the
+// cheapest and says so.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK: explain.mlir:[[# @LINE + 4]]:8: remark: linalg.matmul, mesh axis "tp": chose (S(0), R, S(0)) -> S(0) [0.0 us]; ruled out: (R, R, R) -> R (result #0 must be S(0)), (R, S(1), S(1)) -> S(1) (result #0 must be S(0)),
+// CHECK: explain.mlir:[[# @LINE + 8]]:8: remark: math.exp, mesh axis "tp": chose (R) -> R [0.0 us] over {{.*}}; nothing around it was decided, so the first of the cheapest
+func.func @typed(%a: tensor<8x16xf32, #dt.sharding<@mesh, [R]>>, %b: tensor<16x4xf32, #dt.sharding<@mesh, [R]>>) -> tensor<8x4xf32, #dt.sharding<@mesh, [S(0)]>> {
+  %e = tensor.empty() : tensor<8x4xf32, #dt.sharding<@mesh, [S(0)]>>
+  %y = linalg.matmul ins(%a, %b : tensor<8x16xf32, #dt.sharding<@mesh, [R]>>, tensor<16x4xf32, #dt.sharding<@mesh, [R]>>) outs(%e : tensor<8x4xf32, #dt.sharding<@mesh, [S(0)]>>) -> tensor<8x4xf32, #dt.sharding<@mesh, [S(0)]>>
+  return %y : tensor<8x4xf32, #dt.sharding<@mesh, [S(0)]>>
+}
+func.func @uninformed(%x: tensor<8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}, %z: tensor<16xf32>)
+    -> tensor<8xf32> {
+  %g = math.exp %z : tensor<16xf32>
+  return %x : tensor<8xf32>
+}
