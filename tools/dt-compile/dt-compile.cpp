@@ -8,6 +8,7 @@
 
 #include "dt/Compile/Compile.h"
 #include "dt/InitAll.h"
+#include "dt/Tools/ParserGuard.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -161,7 +162,9 @@ int main(int argc, char **argv) {
   if (!file)
     return fail(error);
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  unsigned buffer = sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  if (failed(dt::checkUpstreamParserHazards(sourceMgr, buffer)))
+    return 1;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)

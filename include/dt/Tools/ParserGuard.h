@@ -1,0 +1,28 @@
+//===- ParserGuard.h - Input the upstream parser would crash on -*- C++ -*-===//
+//
+// MLIR 22's custom parsers of linalg.reduce and linalg.broadcast
+// (`dimensions = [...]`) and linalg.transpose (`permutation = [...]`) crash
+// (a null attribute set in NamedAttrList) when the list after `=` is
+// malformed or cut short, instead of reporting an error. dt's tools look
+// for such a list before they parse, and report it as the error it is.
+// test/Tools/upstream-linalg-reduce-parse-crash.mlir checks both the guard
+// and that upstream still crashes: when that part fails, the guard can go.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DT_TOOLS_PARSERGUARD_H
+#define DT_TOOLS_PARSERGUARD_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/Support/SourceMgr.h"
+
+namespace mlir::dt {
+
+/// Reports (through `sourceMgr`) the first list in buffer `bufferId` that
+/// upstream's parser would crash on, and fails; succeeds otherwise.
+LogicalResult checkUpstreamParserHazards(const llvm::SourceMgr &sourceMgr,
+                                         unsigned bufferId);
+
+} // namespace mlir::dt
+
+#endif // DT_TOOLS_PARSERGUARD_H

@@ -1,0 +1,159 @@
+//===- ParserGuard.cpp - Input the upstream parser would crash on ---------===//
+//
+// A scan of the text, not a parse: it skips comments and string literals
+// (so the generic form, `"linalg.reduce"(...) <{dimensions = ...}>`, is left
+// alone) and, after each custom-form linalg.reduce, linalg.broadcast or
+// linalg.transpose, checks that the first `dimensions =` (`permutation =`)
+// is followed by what DenseI64ArrayAttr's parser reads: `[` integers
+// separated by commas `]`, whitespace and comments anywhere between.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dt/Tools/ParserGuard.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+
+namespace {
+class Scanner {
+public:
+  explicit Scanner(StringRef text) : text(text) {}
+
+  bool atEnd() const { return pos >= text.size(); }
+  char peek() const { return atEnd() ? '\0' : text[pos]; }
+  size_t position() const { return pos; }
+
+  /// Skips whitespace and `//` comments.
+  void skipTrivia() {
+    while (!atEnd()) {
+      if (isspace(static_cast<unsigned char>(peek()))) {
+        ++pos;
+      } else if (text.substr(pos).starts_with("//")) {
+        size_t end = text.find('\n', pos);
+        pos = end == StringRef::npos ? text.size() : end;
+      } else {
+        return;
+      }
+    }
+  }
+
+  /// Skips a string literal starting at the current `"`.
+  void skipString() {
+    for (++pos; !atEnd() && peek() != '"'; ++pos)
+      if (peek() == '\\')
+        ++pos;
+    ++pos;
+  }
+
+  /// Reads a bare identifier (letters, digits, `_`, `$`, `.`) or returns
+  /// an empty one.
+  StringRef identifier() {
+    size_t start = pos;
+    while (!atEnd() && (isalnum(static_cast<unsigned char>(peek())) ||
+                        peek() == '_' || peek() == '$' || peek() == '.'))
+      ++pos;
+    return text.slice(start, pos);
+  }
+
+  bool consume(char c) {
+    skipTrivia();
+    if (peek() != c)
+      return false;
+    ++pos;
+    return true;
+  }
+
+  /// An optionally negative decimal or hexadecimal integer.
+  bool integer() {
+    skipTrivia();
+    if (peek() == '-')
+      ++pos;
+    bool hex = text.substr(pos).starts_with("0x");
+    if (hex)
+      pos += 2;
+    size_t start = pos;
+    while (!atEnd() && (hex ? isxdigit(static_cast<unsigned char>(peek()))
+                            : isdigit(static_cast<unsigned char>(peek()))))
+      ++pos;
+    return pos > start;
+  }
+
+  /// `[` integers separated by commas `]`.
+  bool integerList() {
+    if (!consume('['))
+      return false;
+    if (consume(']'))
+      return true;
+    do {
+      if (!integer())
+        return false;
+    } while (consume(','));
+    return consume(']');
+  }
+
+  void advance() { ++pos; }
+
+private:
+  StringRef text;
+  size_t pos = 0;
+};
+} // namespace
+
+LogicalResult mlir::dt::checkUpstreamParserHazards(
+    const llvm::SourceMgr &sourceMgr, unsigned bufferId) {
+  StringRef text = sourceMgr.getMemoryBuffer(bufferId)->getBuffer();
+  Scanner scan(text);
+  // The keyword whose list the last guarded op has not reached yet.
+  StringRef pending;
+  char previous = ' ';
+  while (!scan.atEnd()) {
+    char c = scan.peek();
+    if (c == '"') {
+      scan.skipString();
+      previous = '"';
+      continue;
+    }
+    if (c == '/' && text.substr(scan.position()).starts_with("//")) {
+      scan.skipTrivia();
+      continue;
+    }
+    bool sigil = previous == '%' || previous == '^' || previous == '#' ||
+                 previous == '!' || previous == '@';
+    StringRef word = scan.identifier();
+    if (word.empty()) {
+      previous = c;
+      scan.advance();
+      continue;
+    }
+    previous = word.back();
+    if (sigil)
+      continue;
+    StringRef keyword = llvm::StringSwitch<StringRef>(word)
+                            .Cases("linalg.reduce", "linalg.broadcast",
+                                   "dimensions")
+                            .Case("linalg.transpose", "permutation")
+                            .Default("");
+    if (word.starts_with("linalg.")) {
+      pending = keyword;
+      continue;
+    }
+    if (pending.empty() || word != pending)
+      continue;
+    pending = "";
+    if (!scan.consume('='))
+      continue; // upstream reports a missing `=` itself
+    if (scan.integerList())
+      continue;
+    // Point at the first token that does not fit.
+    size_t at = std::min(scan.position(), text.size() - 1);
+    sourceMgr.PrintMessage(llvm::SMLoc::getFromPointer(text.data() + at),
+                           llvm::SourceMgr::DK_Error,
+                           "expected a list of integers such as [0, 1] after '" +
+                               word +
+                               " =' (checked before parsing: MLIR 22's "
+                               "parser crashes on a malformed one)");
+    return failure();
+  }
+  return success();
+}
