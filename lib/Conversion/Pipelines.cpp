@@ -64,7 +64,7 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
   return ("func.func(convert-elementwise-to-linalg),dt-generalize-elementwise,"
           "func.func(dt-fuse-elementwise,canonicalize),"
           "dt-unshare-fills,"
-          "one-shot-bufferize{bufferize-function-boundaries "
+          "one-shot-bufferize{bufferize-function-boundaries allow-return-allocs-from-loops "
           "function-boundary-type-conversion=identity-layout-map},"
           "dt-distinct-result-buffers,"
           "buffer-results-to-out-params{hoist-static-allocs "

@@ -49,6 +49,31 @@ bool touchesMemory(Operation *op) {
   return touches;
 }
 
+/// A loop of the program itself (over layers, say) rather than of a lowered
+/// linalg op: it calls the runtime, allocates, copies, launches or holds
+/// parallel loops, so it stays on the host and its loops become launches.
+bool isHostLoop(scf::ForOp loop) {
+  WalkResult found = loop.getBody()->walk([](Operation *op) {
+    if (isa<func::CallOp, scf::ParallelOp, memref::AllocOp, memref::DeallocOp,
+            memref::CopyOp>(op) ||
+        isa<gpu::GPUDialect>(op->getDialect()))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
+/// The outermost loops that become kernels: scf.parallel nests, and
+/// scf.for nests that touch memory, neither inside another such nest.
+bool isKernelNest(Operation *op) {
+  if (!onHost(op))
+    return false;
+  if (isa<scf::ParallelOp>(op))
+    return true;
+  auto loop = dyn_cast<scf::ForOp>(op);
+  return loop && !isHostLoop(loop) && touchesMemory(loop);
+}
+
 struct LaunchParallelLoopsPass
     : public mlir::dt::impl::LaunchParallelLoopsPassBase<
           LaunchParallelLoopsPass> {
@@ -56,14 +81,11 @@ struct LaunchParallelLoopsPass
 
   void runOnOperation() override {
     SmallVector<Operation *> nests;
-    getOperation().walk([&](Operation *op) {
-      if (!isa<scf::ParallelOp, scf::ForOp>(op) || !onHost(op))
-        return;
-      Operation *parent = op->getParentOp();
-      if (isa<scf::ParallelOp, scf::ForOp>(parent))
-        return;
-      if (isa<scf::ParallelOp>(op) || touchesMemory(op))
-        nests.push_back(op);
+    getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (!isKernelNest(op))
+        return WalkResult::advance();
+      nests.push_back(op);
+      return WalkResult::skip();
     });
     for (Operation *nest : nests) {
       if (auto loop = dyn_cast<scf::ParallelOp>(nest))

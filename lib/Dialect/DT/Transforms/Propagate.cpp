@@ -241,7 +241,9 @@ LogicalResult FunctionPropagation::seed() {
   }
 
   LogicalResult result = success();
-  func.walk([&](Operation *op) {
+  // Program order, a loop before its body: the loop decides its iter args
+  // (from its inits) before the ops that use them.
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (op == func.getOperation())
       return;
     ops.push_back(op);
@@ -346,8 +348,11 @@ bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
       continue;
     needs[i] = shardingUnder(rule, *strategy, false, i, meshRef);
     Value operand = op->getOperand(i);
-    // Block arguments have no producer to decide them: they adapt.
-    if (!assigned.count(operand) && isa<BlockArgument>(operand))
+    // A function's arguments have no producer to decide them: they adapt.
+    // (A loop's iter args are the loop's to decide, from its inits.)
+    auto arg = dyn_cast<BlockArgument>(operand);
+    if (arg && !assigned.count(arg) &&
+        arg.getOwner() == &func.getBody().front())
       assign(operand, needs[i]);
   }
   required[op] = std::move(needs);
@@ -363,9 +368,11 @@ bool FunctionPropagation::decideLoop(scf::ForOp loop, bool force) {
     Value result = loop.getResult(i);
     if (assigned.count(result) || !isa<RankedTensorType>(result.getType()))
       continue;
-    ShardingAttr sharding = assigned.lookup(loop.getInitArgs()[i]);
+    // An iter arg typed by the program comes first: the body is written
+    // for it.
+    ShardingAttr sharding = assigned.lookup(loop.getRegionIterArgs()[i]);
     if (!sharding)
-      sharding = assigned.lookup(loop.getRegionIterArgs()[i]);
+      sharding = assigned.lookup(loop.getInitArgs()[i]);
     if (!sharding)
       for (OpOperand &use : result.getUses())
         if ((sharding = requestFor(use)))
