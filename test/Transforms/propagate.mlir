@@ -384,3 +384,21 @@ func.func @unused_values(%x: tensor<8xf32> {dt.sharding = #dt.sharding<@mesh, [S
   %unused_splat = arith.constant dense<1.0> : tensor<8xf32>
   return %x : tensor<8xf32>
 }
+
+// -----
+
+// A rank-reducing slice at a dynamic offset: the dropped dim is cut to one
+// element, so its shard must be undone first; the kept dim maps to the
+// result's and may stay sharded (the micro-batches of
+// test/Execution/grad-accumulation.mlir).
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-DAG: #[[S0:.*]] = #dt.sharding<@mesh, [S(0)]>
+// CHECK-DAG: #[[S1:.*]] = #dt.sharding<@mesh, [S(1)]>
+// CHECK-LABEL: func.func @row_of_sharded_rows
+// CHECK: %[[G:.*]] = dt.redistribute %{{.*}} : tensor<8x16xf32, #[[S0]]> -> tensor<8x16xf32, #[[S1]]>
+// CHECK: tensor.extract_slice %[[G]][%{{.*}}, 0] [1, 16] [1, 1] : tensor<8x16xf32, #[[S1]]> to tensor<16xf32, #[[S0]]>
+func.func @row_of_sharded_rows(%x: tensor<8x16xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}, %i: index)
+    -> (tensor<16xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) {
+  %r = tensor.extract_slice %x[%i, 0] [1, 16] [1, 1] : tensor<8x16xf32> to tensor<16xf32>
+  return %r : tensor<16xf32>
+}

@@ -424,17 +424,26 @@ struct ExtractSliceRuleModel
     auto slice = cast<tensor::ExtractSliceOp>(op);
     RankedTensorType source = slice.getSourceType();
     ShardingRule rule = startRule(op);
+    auto sliced = [&](int64_t dim) {
+      return slice.getStaticOffsets()[dim] != 0 ||
+             slice.getStaticSizes()[dim] != source.getDimSize(dim) ||
+             slice.getStaticStrides()[dim] != 1;
+    };
     if (slice.getResultType().getRank() != source.getRank()) {
-      // Rank-reducing: keep it simple and replicate every dim.
-      rule.factors.assign(source.getRank(), {FactorKind::NeedsReplication});
+      // Rank-reducing (a micro-batch `x[i]`, say): the dropped dims are
+      // sliced to one element; the kept ones map to the result's in order.
+      llvm::SmallBitVector dropped = slice.getDroppedDims();
+      rule.factors.resize(source.getRank());
       rule.operandFactors[0] = iotaDims(source.getRank());
-      rule.resultFactors[0].assign(slice.getResultType().getRank(), kNoFactor);
+      rule.resultFactors[0].clear();
+      for (int64_t dim = 0; dim < source.getRank(); ++dim) {
+        if (sliced(dim) || dropped[dim])
+          rule.factors[dim].kind = FactorKind::NeedsReplication;
+        if (!dropped[dim])
+          rule.resultFactors[0].push_back(dim);
+      }
     } else {
-      rule = slicingRule(op, source.getRank(), [&](int64_t dim) {
-        return slice.getStaticOffsets()[dim] != 0 ||
-               slice.getStaticSizes()[dim] != source.getDimSize(dim) ||
-               slice.getStaticStrides()[dim] != 1;
-      });
+      rule = slicingRule(op, source.getRank(), sliced);
     }
     addDataMovementPartials(rule);
     return rule;

@@ -417,10 +417,13 @@ LogicalResult FunctionPartitioner::localizeAttributes(Operation *op) {
   }
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
     // Sharded dims are whole (not sliced): their size is the local extent.
+    // A rank-reducing slice's kept dims are the result's, in order.
     SmallVector<int64_t> sizes(slice.getStaticSizes());
     ArrayRef<int64_t> result = localShapeOf(slice.getResult());
-    if (result.size() == sizes.size())
-      sizes.assign(result.begin(), result.end());
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    for (size_t dim = 0, kept = 0; dim < sizes.size(); ++dim)
+      if (!dropped[dim])
+        sizes[dim] = result[kept++];
     slice.setStaticSizes(sizes);
     return success();
   }

@@ -373,7 +373,14 @@ bool FunctionPropagation::decideLoop(scf::ForOp loop, bool force) {
     ShardingAttr sharding = assigned.lookup(loop.getRegionIterArgs()[i]);
     if (!sharding)
       sharding = assigned.lookup(loop.getInitArgs()[i]);
+    // An init nothing decided (a zero fill, say) takes what the body
+    // yields: gradients accumulated over micro-batches stay a partial sum
+    // until after the loop, one all_reduce instead of one per iteration.
     if (!sharding)
+      sharding = assigned.lookup(loop.getYieldedValues()[i]);
+    // What the loop's users ask comes last (and only once nothing else
+    // will decide), so that the body can speak first.
+    if (!sharding && force)
       for (OpOperand &use : result.getUses())
         if ((sharding = requestFor(use)))
           break;
