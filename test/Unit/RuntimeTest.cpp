@@ -738,8 +738,9 @@ TEST(HalfMatmul, RoundsTheExactProductOnceInEveryLayout) {
                 int64_t within = x % lc.batchStride, r = within / lc.s0;
                 bool inView =
                     lc.s1 == 1 ? r < m && within % lc.s0 < n : within < m * n;
-                if (!inView)
+                if (!inView) {
                   ASSERT_EQ(c[x], before[x]) << lc.name << " element " << x;
+                }
               }
             }
   }

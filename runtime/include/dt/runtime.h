@@ -86,39 +86,28 @@ void _mlir_memref_to_llvm_free(void *block);
 /* The calling rank's coordinate on mesh axis `axis`. */
 int64_t dt_rt_axis_index(int32_t axis);
 
-/* C += A * B (linalg.matmul) and its batched form, through BLAS. */
-void dt_rt_matmul_f32(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
-                      DtMemRef *);
-void dt_rt_matmul_f64(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
-                      DtMemRef *);
-void dt_rt_batch_matmul_f32(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
-                            DtMemRef *);
-void dt_rt_batch_matmul_f64(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
-                            DtMemRef *);
 /* C = epilogue(A * B): the zero fill before the matmul became beta = 0;
  * epilogue bit 1 adds bias[j] to column j, bit 2 applies relu
  * (arith.maximumf(x, 0)); bias is unread without bit 1. */
 #define DT_RT_DECLARE_MATMUL_INTO(NAME)                                        \
   void NAME(int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t, DtMemRef *c,  \
             int64_t, DtMemRef *bias, int32_t epilogue);
-DT_RT_DECLARE_MATMUL_INTO(dt_rt_matmul_into_f32)
-DT_RT_DECLARE_MATMUL_INTO(dt_rt_matmul_into_f64)
-DT_RT_DECLARE_MATMUL_INTO(dt_rt_batch_matmul_into_f32)
-DT_RT_DECLARE_MATMUL_INTO(dt_rt_batch_matmul_into_f64)
-/* f16 and bf16: widened to f32, multiplied and epilogued in f32, rounded
- * once (as cuBLASLt's f32 compute type does on the GPU). */
-void dt_rt_matmul_f16(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
-                      DtMemRef *);
-void dt_rt_matmul_bf16(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
-                       DtMemRef *);
-void dt_rt_batch_matmul_f16(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
-                            DtMemRef *);
-void dt_rt_batch_matmul_bf16(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,
-                             DtMemRef *);
-DT_RT_DECLARE_MATMUL_INTO(dt_rt_matmul_into_f16)
-DT_RT_DECLARE_MATMUL_INTO(dt_rt_matmul_into_bf16)
-DT_RT_DECLARE_MATMUL_INTO(dt_rt_batch_matmul_into_f16)
-DT_RT_DECLARE_MATMUL_INTO(dt_rt_batch_matmul_into_bf16)
+
+/* C += A * B (linalg.matmul), its batched form, and their `into` forms,
+ * through BLAS. f16 and bf16 are widened to f32, multiplied and epilogued
+ * in f32 and rounded once (as cuBLASLt's f32 compute type does on the
+ * GPU). */
+#define DT_RT_DECLARE_MATMULS(PREFIX, T)                                       \
+  void PREFIX##matmul_##T(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,   \
+                          DtMemRef *);                                         \
+  void PREFIX##batch_matmul_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,      \
+                                int64_t, DtMemRef *);                          \
+  DT_RT_DECLARE_MATMUL_INTO(PREFIX##matmul_into_##T)                           \
+  DT_RT_DECLARE_MATMUL_INTO(PREFIX##batch_matmul_into_##T)
+DT_RT_DECLARE_MATMULS(dt_rt_, f32)
+DT_RT_DECLARE_MATMULS(dt_rt_, f64)
+DT_RT_DECLARE_MATMULS(dt_rt_, f16)
+DT_RT_DECLARE_MATMULS(dt_rt_, bf16)
 
 /* CUDA target (libdt_runtime_cuda.so, docs/CUDA.md): matmuls through
  * cuBLASLt on device buffers, and the bracket dt-overlap-collectives puts
@@ -126,18 +115,11 @@ DT_RT_DECLARE_MATMUL_INTO(dt_rt_batch_matmul_into_bf16)
  * communication stream after the work queued so far; wait makes the rank's
  * stream wait for the bracket `end` returned. The mgpu* functions of
  * upstream's gpu-to-llvm lowering are there too. */
-#define DT_RT_DECLARE_GPU_MATMULS(T)                                           \
-  void dt_rt_gpu_matmul_##T(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t, \
-                            DtMemRef *);                                       \
-  void dt_rt_gpu_batch_matmul_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,    \
-                                  int64_t, DtMemRef *);                        \
-  DT_RT_DECLARE_MATMUL_INTO(dt_rt_gpu_matmul_into_##T)                         \
-  DT_RT_DECLARE_MATMUL_INTO(dt_rt_gpu_batch_matmul_into_##T)
-DT_RT_DECLARE_GPU_MATMULS(f32)
-DT_RT_DECLARE_GPU_MATMULS(f64)
-DT_RT_DECLARE_GPU_MATMULS(f16)
-DT_RT_DECLARE_GPU_MATMULS(bf16)
-#undef DT_RT_DECLARE_GPU_MATMULS
+DT_RT_DECLARE_MATMULS(dt_rt_gpu_, f32)
+DT_RT_DECLARE_MATMULS(dt_rt_gpu_, f64)
+DT_RT_DECLARE_MATMULS(dt_rt_gpu_, f16)
+DT_RT_DECLARE_MATMULS(dt_rt_gpu_, bf16)
+#undef DT_RT_DECLARE_MATMULS
 #undef DT_RT_DECLARE_MATMUL_INTO
 void dt_rt_gpu_collectives_begin(void);
 int64_t dt_rt_gpu_collectives_end(void);
