@@ -56,7 +56,7 @@ bool isHostLoop(scf::ForOp loop) {
   WalkResult found = loop.getBody()->walk([](Operation *op) {
     if (isa<func::CallOp, scf::ParallelOp, memref::AllocOp, memref::DeallocOp,
             memref::CopyOp>(op) ||
-        isa<gpu::GPUDialect>(op->getDialect()))
+        isa_and_nonnull<gpu::GPUDialect>(op->getDialect()))
       return WalkResult::interrupt();
     return WalkResult::advance();
   });
