@@ -51,8 +51,9 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
     with its cost or the reason it was ruled out:
 
     ```
-    f.mlir:9:8: remark: mesh axis "tp": chose (R, S(1), S(1)) -> S(1), 0.0 us;
-      (R, R, R) -> R, 9.1 us; (S(1), S(0), P(sum)) -> P(sum), 13.4 us; ...
+    f.mlir:9:8: remark: linalg.matmul, mesh axis "tp": chose
+      (R, S(1), S(1)) -> S(1) [0.0 us] over (R, R, R) -> R [9.1 us],
+      (S(0), R, S(0)) -> S(0) [18.2 us], ...
     ```
 
     Where an op needs an operand in another sharding than the one it has,
