@@ -73,17 +73,30 @@ template <typename T> T relu(T x) {
   return x > T(0) || std::isnan(x) ? x : T(0);
 }
 
-/// rows x cols of C (strides c0, c1) = relu?(C + bias?) in place.
+/// rows x cols of C (strides c0, c1) = relu?(C + bias?) in place. Rows of
+/// contiguous elements and a contiguous bias, the usual case, take loops
+/// the compiler vectorizes; the general loop would not be.
 template <typename T>
 void applyEpilogue(T *c, int64_t rows, int64_t cols, int64_t c0, int64_t c1,
                    const T *bias, int64_t biasStride, int32_t epilogue) {
+  bool addBias = epilogue & kBias, applyRelu = epilogue & kRelu;
+  bool contiguous = c1 == 1 && (!addBias || biasStride == 1);
   for (int64_t r = 0; r < rows; ++r) {
     T *row = c + r * c0;
+    if (contiguous) {
+      if (addBias)
+        for (int64_t q = 0; q < cols; ++q)
+          row[q] += bias[q];
+      if (applyRelu)
+        for (int64_t q = 0; q < cols; ++q)
+          row[q] = relu(row[q]);
+      continue;
+    }
     for (int64_t q = 0; q < cols; ++q) {
       T v = row[q * c1];
-      if (epilogue & kBias)
+      if (addBias)
         v += bias[q * biasStride];
-      if (epilogue & kRelu)
+      if (applyRelu)
         v = relu(v);
       row[q * c1] = v;
     }
