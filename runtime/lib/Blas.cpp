@@ -18,6 +18,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 using namespace dt::rt;
@@ -161,16 +162,6 @@ void matmul(int batchDims, Strided<T> a, Strided<T> b, Strided<T> c, T beta,
   }
 }
 
-template <typename T>
-void matmul(int batchDims, DtMemRef *a, DtMemRef *b, DtMemRef *c, T beta = 1,
-            DtMemRef *bias = nullptr, int32_t epilogue = 0) {
-  int rank = batchDims + 2;
-  matmul(batchDims, Strided<T>::of(a, rank), Strided<T>::of(b, rank),
-         Strided<T>::of(c, rank), beta,
-         bias ? Strided<T>::of(bias, 1).base : nullptr,
-         bias ? bias->sizesAndStrides[1] : 0, epilogue);
-}
-
 //===----------------------------------------------------------------------===//
 // 16-bit GEMMs
 //===----------------------------------------------------------------------===//
@@ -230,10 +221,7 @@ public:
     return span;
   }
   static int64_t elements(const Strided<uint16_t> &x, int rank) {
-    int64_t count = 1;
-    for (int d = 0; d < rank; ++d)
-      count *= x.sizes[d];
-    return count;
+    return numElements(absl::MakeConstSpan(x.sizes, rank));
   }
   /// A view on a span at most twice its elements keeps its strides.
   static bool keepsStrides(const Strided<uint16_t> &x, int rank) {
@@ -314,66 +302,52 @@ void matmulHalf(int batchDims, DtMemRef *a, DtMemRef *b, DtMemRef *c, bool bf16,
     narrowRow(sc.base + offset, cInner, wc + row * n, n, bf16);
   });
 }
+
+struct Half {};
+struct BFloat16 {};
+
+/// What every entry point runs: C = epilogue(A B + C), or C = epilogue(A B)
+/// when `overwrite`, in element type E (float, double, Half or BFloat16).
+template <typename E>
+void matmulEntry(int batchDims, DtMemRef *a, DtMemRef *b, DtMemRef *c,
+                 bool overwrite, DtMemRef *bias = nullptr,
+                 int32_t epilogue = 0) {
+  if constexpr (std::is_floating_point_v<E>) {
+    int rank = batchDims + 2;
+    matmul(batchDims, Strided<E>::of(a, rank), Strided<E>::of(b, rank),
+           Strided<E>::of(c, rank), overwrite ? E(0) : E(1),
+           bias ? Strided<E>::of(bias, 1).base : nullptr,
+           bias ? bias->sizesAndStrides[1] : 0, epilogue);
+  } else {
+    matmulHalf(batchDims, a, b, c, std::is_same_v<E, BFloat16>,
+               overwrite ? 0.0f : 1.0f, bias, epilogue);
+  }
+}
 } // namespace
 
 extern "C" {
-void dt_rt_matmul_f32(int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t,
-                      DtMemRef *c) {
-  matmul<float>(0, a, b, c);
-}
-void dt_rt_matmul_f64(int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t,
-                      DtMemRef *c) {
-  matmul<double>(0, a, b, c);
-}
-void dt_rt_batch_matmul_f32(int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t,
-                            DtMemRef *c) {
-  matmul<float>(1, a, b, c);
-}
-void dt_rt_batch_matmul_f64(int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t,
-                            DtMemRef *c) {
-  matmul<double>(1, a, b, c);
-}
-void dt_rt_matmul_into_f32(int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t,
-                           DtMemRef *c, int64_t, DtMemRef *bias,
-                           int32_t epilogue) {
-  matmul<float>(0, a, b, c, 0.0f, bias, epilogue);
-}
-void dt_rt_matmul_into_f64(int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t,
-                           DtMemRef *c, int64_t, DtMemRef *bias,
-                           int32_t epilogue) {
-  matmul<double>(0, a, b, c, 0.0, bias, epilogue);
-}
-void dt_rt_batch_matmul_into_f32(int64_t, DtMemRef *a, int64_t, DtMemRef *b,
-                                 int64_t, DtMemRef *c, int64_t, DtMemRef *bias,
-                                 int32_t epilogue) {
-  matmul<float>(1, a, b, c, 0.0f, bias, epilogue);
-}
-void dt_rt_batch_matmul_into_f64(int64_t, DtMemRef *a, int64_t, DtMemRef *b,
-                                 int64_t, DtMemRef *c, int64_t, DtMemRef *bias,
-                                 int32_t epilogue) {
-  matmul<double>(1, a, b, c, 0.0, bias, epilogue);
-}
-
-#define DT_RT_HALF_MATMULS(T, BF16)                                            \
+#define DT_RT_DEFINE_MATMULS(T, E)                                             \
   void dt_rt_matmul_##T(int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t,   \
                         DtMemRef *c) {                                         \
-    matmulHalf(0, a, b, c, BF16, 1.0f);                                        \
+    matmulEntry<E>(0, a, b, c, false);                                         \
   }                                                                            \
   void dt_rt_batch_matmul_##T(int64_t, DtMemRef *a, int64_t, DtMemRef *b,      \
                               int64_t, DtMemRef *c) {                          \
-    matmulHalf(1, a, b, c, BF16, 1.0f);                                        \
+    matmulEntry<E>(1, a, b, c, false);                                         \
   }                                                                            \
   void dt_rt_matmul_into_##T(int64_t, DtMemRef *a, int64_t, DtMemRef *b,       \
                              int64_t, DtMemRef *c, int64_t, DtMemRef *bias,    \
                              int32_t epilogue) {                               \
-    matmulHalf(0, a, b, c, BF16, 0.0f, bias, epilogue);                        \
+    matmulEntry<E>(0, a, b, c, true, bias, epilogue);                          \
   }                                                                            \
   void dt_rt_batch_matmul_into_##T(int64_t, DtMemRef *a, int64_t, DtMemRef *b, \
                                    int64_t, DtMemRef *c, int64_t,              \
                                    DtMemRef *bias, int32_t epilogue) {         \
-    matmulHalf(1, a, b, c, BF16, 0.0f, bias, epilogue);                        \
+    matmulEntry<E>(1, a, b, c, true, bias, epilogue);                          \
   }
-DT_RT_HALF_MATMULS(f16, false)
-DT_RT_HALF_MATMULS(bf16, true)
-#undef DT_RT_HALF_MATMULS
+DT_RT_DEFINE_MATMULS(f32, float)
+DT_RT_DEFINE_MATMULS(f64, double)
+DT_RT_DEFINE_MATMULS(f16, Half)
+DT_RT_DEFINE_MATMULS(bf16, BFloat16)
+#undef DT_RT_DEFINE_MATMULS
 }

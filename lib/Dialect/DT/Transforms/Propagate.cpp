@@ -90,8 +90,11 @@ private:
   /// With `explain`: how each rule op chose, and whether it chose with
   /// nothing decided around it.
   bool explain;
-  DenseMap<Operation *, std::pair<SmallVector<AxisDecision>, bool>>
-      explanations;
+  struct Explanation {
+    SmallVector<AxisDecision> axes;
+    bool uninformed = false;
+  };
+  DenseMap<Operation *, Explanation> explanations;
 };
 
 } // namespace
@@ -331,9 +334,9 @@ bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
 
   SmallVector<AxisDecision> *explanation = nullptr;
   if (explain) {
-    auto &[decisions, uninformed] = explanations[op];
-    explanation = &decisions;
-    uninformed = !informed;
+    Explanation &record = explanations[op];
+    explanation = &record.axes;
+    record.uninformed = !informed;
   }
   FailureOr<SmallVector<AxisChoice>> strategy =
       chooseStrategy(op, rule, mesh, known, explanation);
@@ -488,7 +491,7 @@ void FunctionPropagation::emitExplanations() {
         isa<tensor::EmptyOp, linalg::FillOp, arith::ConstantOp>(op))
       continue;
     const ShardingRule &rule = rules[ruleIndex.lookup(op)];
-    for (const AxisDecision &decision : it->second.first) {
+    for (const AxisDecision &decision : it->second.axes) {
       InFlightDiagnostic remark = emitRemark(op->getLoc());
       remark << op->getName() << ", mesh axis \""
              << mesh.axisNames[decision.axis] << "\": chose ";
@@ -511,7 +514,7 @@ void FunctionPropagation::emitExplanations() {
       llvm::interleaveComma(ruledOut, remark, [&](auto *c) {
         remark << describeChoice(rule, c->choice) << " (" << c->ruledOut << ")";
       });
-      if (it->second.second)
+      if (it->second.uninformed)
         remark << "; nothing around it was decided, so the first of the "
                   "cheapest";
     }
