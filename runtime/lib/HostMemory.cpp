@@ -9,7 +9,8 @@
 // filled it. So blocks of kCachedBytes or more are kept when freed and
 // handed out again to a request they fit (at most twice its size); smaller
 // ones go straight to malloc, which keeps them in its heap. The MPI
-// backend's staging buffers come from here too (allocateHost).
+// backend's staging buffers come from here too (allocateHost), and so does
+// memrefCopy, the copy between strided views such code calls.
 //
 // A step asks for the same sizes in the same order at every call, so the
 // blocks are those its first call made (at most the sum of its large
@@ -28,8 +29,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <unistd.h>
+#include <vector>
 
 namespace {
 constexpr size_t kCachedBytes = size_t{1} << 20;
@@ -134,6 +137,42 @@ void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
   return hostMemory().allocate(size, alignment);
 }
 void _mlir_memref_to_llvm_free(void *block) { dt::rt::releaseHost(block); }
+
+void memrefCopy(int64_t elementSize, DtUnrankedMemRef *source,
+                DtUnrankedMemRef *target) {
+  int64_t rank = source->rank;
+  const DtMemRef &src = *source->ranked;
+  const DtMemRef &dst = *target->ranked;
+  const int64_t *sizes = src.sizesAndStrides;
+  const int64_t *srcStrides = sizes + rank;
+  const int64_t *dstStrides = dst.sizesAndStrides + rank;
+  for (int64_t d = 0; d < rank; ++d)
+    if (sizes[d] == 0)
+      return;
+  auto *from =
+      static_cast<const char *>(src.aligned) + src.offset * elementSize;
+  auto *to = static_cast<char *>(dst.aligned) + dst.offset * elementSize;
+  // The innermost dims that are contiguous in both move as one block.
+  int64_t block = 1, inner = rank;
+  while (inner > 0 && srcStrides[inner - 1] == block &&
+         dstStrides[inner - 1] == block)
+    block *= sizes[--inner];
+  size_t bytes = static_cast<size_t>(block * elementSize);
+  std::vector<int64_t> index(static_cast<size_t>(inner), 0);
+  for (;;) {
+    int64_t srcAt = 0, dstAt = 0;
+    for (int64_t d = 0; d < inner; ++d) {
+      srcAt += index[d] * srcStrides[d];
+      dstAt += index[d] * dstStrides[d];
+    }
+    std::memmove(to + dstAt * elementSize, from + srcAt * elementSize, bytes);
+    int64_t d = inner - 1;
+    for (; d >= 0 && ++index[d] == sizes[d]; --d)
+      index[d] = 0;
+    if (d < 0)
+      return;
+  }
+}
 
 size_t dt_host_memory_cached(void) { return hostMemory().cached(); }
 void dt_host_memory_trim(void) { hostMemory().trim(); }

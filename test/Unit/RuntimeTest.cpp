@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -131,6 +132,68 @@ TEST(CopyBox, CopyAndZeroMatchElementwiseOnRandomBoxes) {
         cleared[i] = 0;
     zeroBox(b.data(), dst, to, box, sizeof(int32_t));
     ASSERT_EQ(b, cleared) << "trial " << trial;
+  }
+}
+
+TEST(MemrefCopy, MatchesElementwiseOnRandomViews) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 300; ++trial) {
+    int rank = rng() % 4;
+    std::vector<int64_t> sizes(rank);
+    for (int d = 0; d < rank; ++d)
+      sizes[d] = rng() % 4;
+    // Each side a view into a larger buffer: padded extents, a permutation
+    // of the dims, an offset.
+    auto makeView = [&](std::vector<int32_t> &buffer,
+                        std::vector<int64_t> &desc) {
+      std::vector<int> order(rank);
+      for (int d = 0; d < rank; ++d)
+        order[d] = d;
+      std::shuffle(order.begin(), order.end(), rng);
+      std::vector<int64_t> strides(rank);
+      int64_t stride = 1;
+      for (int i = rank - 1; i >= 0; --i) {
+        strides[order[i]] = stride;
+        stride *= sizes[order[i]] + rng() % 2;
+      }
+      int64_t offset = rng() % 3;
+      buffer.assign(static_cast<size_t>(offset + stride), -1);
+      // allocated, aligned, offset, sizes, strides: as int64 words.
+      desc.assign(3 + 2 * rank, 0);
+      desc[2] = offset;
+      for (int d = 0; d < rank; ++d) {
+        desc[3 + d] = sizes[d];
+        desc[3 + rank + d] = strides[d];
+      }
+      void *data = buffer.data();
+      std::memcpy(&desc[0], &data, sizeof(void *));
+      std::memcpy(&desc[1], &data, sizeof(void *));
+    };
+    std::vector<int32_t> from, to;
+    std::vector<int64_t> fromDesc, toDesc;
+    makeView(from, fromDesc);
+    makeView(to, toDesc);
+    for (size_t i = 0; i < from.size(); ++i)
+      from[i] = static_cast<int32_t>(i);
+    std::vector<int32_t> expected = to;
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t i = 0; i < numElements(sizes); ++i) {
+      int64_t rest = i, at = fromDesc[2], dst = toDesc[2];
+      for (int d = rank - 1; d >= 0; --d) {
+        index[d] = rest % sizes[d];
+        rest /= sizes[d];
+      }
+      for (int d = 0; d < rank; ++d) {
+        at += index[d] * fromDesc[3 + rank + d];
+        dst += index[d] * toDesc[3 + rank + d];
+      }
+      expected[dst] = from[at];
+    }
+    DtUnrankedMemRef source{rank,
+                            reinterpret_cast<DtMemRef *>(fromDesc.data())};
+    DtUnrankedMemRef target{rank, reinterpret_cast<DtMemRef *>(toDesc.data())};
+    memrefCopy(sizeof(int32_t), &source, &target);
+    ASSERT_EQ(to, expected) << "trial " << trial;
   }
 }
 

@@ -83,6 +83,18 @@ void *_mlir_memref_to_llvm_alloc(size_t size);
 void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
 void _mlir_memref_to_llvm_free(void *block);
 
+/* MLIR's unranked memref descriptor. */
+typedef struct DtUnrankedMemRef {
+  int64_t rank;
+  DtMemRef *ranked;
+} DtUnrankedMemRef;
+
+/* memref.copy between views that are not both contiguous (a slice of a
+ * gathered result copied into the caller's buffer), as finalize-memref-to-llvm
+ * lowers it; upstream defines it in its runner utilities. */
+void memrefCopy(int64_t elementSize, DtUnrankedMemRef *source,
+                DtUnrankedMemRef *target);
+
 /* The calling rank's coordinate on mesh axis `axis`. */
 int64_t dt_rt_axis_index(int32_t axis);
 
