@@ -122,3 +122,24 @@ func.func @negative_unknown_op(%x: tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>) -
   %0 = "test.op"(%x) : (tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>) -> tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>
   return %0 : tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>
 }
+
+// -----
+
+// A gather that reads rows of a table split by rows gives each rank only the
+// rows it holds: the result cannot be replicated (it is a partial sum).
+dt.mesh @mesh = <["tp" = 4]>
+func.func @negative_gather_rows(%ids: tensor<8xi64, #dt.sharding<@mesh, [R]>>,
+                                %table: tensor<64x16xf32, #dt.sharding<@mesh, [S(0)]>>) -> tensor<8x16xf32, #dt.sharding<@mesh, [R]>> {
+  %e = tensor.empty() : tensor<8x16xf32, #dt.sharding<@mesh, [R]>>
+  // expected-error @+1 {{'linalg.generic' op has no sharding strategy with these placements on mesh axis "tp": operands [R, R], read in its body [%arg1: S(0)], results [R]}}
+  %r = linalg.generic {indexing_maps = [affine_map<(t, d) -> (t)>, affine_map<(t, d) -> (t, d)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<8xi64, #dt.sharding<@mesh, [R]>>) outs(%e : tensor<8x16xf32, #dt.sharding<@mesh, [R]>>) {
+    ^bb0(%id: i64, %o: f32):
+      %d = linalg.index 1 : index
+      %row = arith.index_cast %id : i64 to index
+      %v = tensor.extract %table[%row, %d] : tensor<64x16xf32, #dt.sharding<@mesh, [S(0)]>>
+      linalg.yield %v : f32
+  } -> tensor<8x16xf32, #dt.sharding<@mesh, [R]>>
+  return %r : tensor<8x16xf32, #dt.sharding<@mesh, [R]>>
+}

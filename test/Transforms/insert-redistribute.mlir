@@ -40,3 +40,28 @@ func.func @sound(%x: tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>) -> tensor<8xf32
   %0 = math.exp %x : tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>
   return %0 : tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>
 }
+
+// -----
+
+// A hand-typed gather from a table split by rows, with a replicated result:
+// the table is gathered once, before the op, and the body reads the
+// gathered table.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-LABEL: func.func @gather_rows
+// CHECK: %[[WHOLE:.*]] = dt.redistribute %arg1 : tensor<64x16xf32, #{{.*}}> -> tensor<64x16xf32, #[[R:.*]]>
+// CHECK-NEXT: linalg.generic
+// CHECK: tensor.extract %[[WHOLE]]
+func.func @gather_rows(%ids: tensor<8xi64, #dt.sharding<@mesh, [R]>>,
+                       %table: tensor<64x16xf32, #dt.sharding<@mesh, [S(0)]>>) -> tensor<8x16xf32, #dt.sharding<@mesh, [R]>> {
+  %e = tensor.empty() : tensor<8x16xf32, #dt.sharding<@mesh, [R]>>
+  %r = linalg.generic {indexing_maps = [affine_map<(t, d) -> (t)>, affine_map<(t, d) -> (t, d)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<8xi64, #dt.sharding<@mesh, [R]>>) outs(%e : tensor<8x16xf32, #dt.sharding<@mesh, [R]>>) {
+    ^bb0(%id: i64, %o: f32):
+      %d = linalg.index 1 : index
+      %row = arith.index_cast %id : i64 to index
+      %v = tensor.extract %table[%row, %d] : tensor<64x16xf32, #dt.sharding<@mesh, [S(0)]>>
+      linalg.yield %v : f32
+  } -> tensor<8x16xf32, #dt.sharding<@mesh, [R]>>
+  return %r : tensor<8x16xf32, #dt.sharding<@mesh, [R]>>
+}

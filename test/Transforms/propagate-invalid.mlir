@@ -50,3 +50,23 @@ func.func @negative_impossible_result(%x: tensor<4x8xf32> {dt.sharding = #dt.sha
   %0 = linalg.softmax dimension(1) ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32, #dt.sharding<@mesh, [S(1)]>>) -> tensor<4x8xf32, #dt.sharding<@mesh, [S(1)]>>
   return %0 : tensor<4x8xf32, #dt.sharding<@mesh, [S(1)]>>
 }
+
+// -----
+
+// Tensors of index elements (token ids computed as indices) have no sharding
+// dt can type; said at the value, before propagation costs anything (it
+// crashed the cost model).
+dt.mesh @mesh = <["tp" = 4]>
+func.func @negative_index_elements(%x: tensor<8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) -> tensor<8xf32> {
+  // expected-error @+1 {{dt cannot shard a tensor of 'index' elements; expected f32, f16, bf16, f64, i32, i64 or i1}}
+  %ids = tensor.empty() : tensor<8xindex>
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+dt.mesh @mesh = <["tp" = 4]>
+// expected-error @+1 {{dt cannot shard a tensor of 'index' elements; expected f32, f16, bf16, f64, i32, i64 or i1}}
+func.func @negative_index_argument(%ids: tensor<8xindex>, %x: tensor<8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}

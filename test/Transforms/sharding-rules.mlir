@@ -51,3 +51,41 @@ func.func @f(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %c: tensor<8x4xf32>, %v
   %19 = linalg.mul ins(%c, %c : tensor<8x4xf32>, tensor<8x4xf32>) outs(%c : tensor<8x4xf32>) -> tensor<8x4xf32>
   return
 }
+
+// Gathers: the table a body reads with tensor.extract is the rule's operand
+// after the op's own (ids, init, table). Its row, read at computed indices,
+// splits into partial sums when the body is linear in what it reads (not
+// under exp); its column, read at the loop's own index, shards with the loop.
+// A read element and top-level reads and writes need the whole tensor.
+// (The walk prints a body's ops before their op.)
+// CHECK: tensor.extract: [R, -, -] -> [-]
+// CHECK-NEXT: linalg.generic: [R, R, R] -> [R] | [S(0), S(0), R] -> [S(0)] | [R, S(1), S(1)] -> [S(1)] | [R, P(sum), S(0)] -> [P(sum)] | [R, P(sum), P(sum)] -> [P(sum)] | [R, P(max), P(max)] -> [P(max)] | [R, P(min), P(min)] -> [P(min)]
+// CHECK-NEXT: tensor.extract: [R, -, -] -> [-]
+// CHECK-NEXT: linalg.generic: [R, R, R] -> [R] | [S(0), S(0), R] -> [S(0)] | [R, S(1), S(1)] -> [S(1)] | [R, P(max), P(max)] -> [P(max)] | [R, P(min), P(min)] -> [P(min)]
+// CHECK-NEXT: tensor.extract: [R, -, -] -> [-]
+// CHECK-NEXT: tensor.insert: [-, R, -, -] -> [R]
+func.func @gathers(%ids: tensor<8xi64>, %table: tensor<64x4xf32>, %e: tensor<8x4xf32>) {
+  %0 = linalg.generic {indexing_maps = [affine_map<(t, d) -> (t)>, affine_map<(t, d) -> (t, d)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<8xi64>) outs(%e : tensor<8x4xf32>) {
+    ^bb0(%id: i64, %o: f32):
+      %d = linalg.index 1 : index
+      %row = arith.index_cast %id : i64 to index
+      %v = tensor.extract %table[%row, %d] : tensor<64x4xf32>
+      linalg.yield %v : f32
+  } -> tensor<8x4xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(t, d) -> (t)>, affine_map<(t, d) -> (t, d)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<8xi64>) outs(%e : tensor<8x4xf32>) {
+    ^bb0(%id: i64, %o: f32):
+      %d = linalg.index 1 : index
+      %row = arith.index_cast %id : i64 to index
+      %v = tensor.extract %table[%row, %d] : tensor<64x4xf32>
+      %x = math.exp %v : f32
+      linalg.yield %x : f32
+  } -> tensor<8x4xf32>
+  %c0 = arith.constant 0 : index
+  %2 = tensor.extract %table[%c0, %c0] : tensor<64x4xf32>
+  %3 = tensor.insert %2 into %e[%c0, %c0] : tensor<8x4xf32>
+  return
+}

@@ -186,8 +186,8 @@ RankedTensorType mlir::dt::withSharding(RankedTensorType type,
                                sharding);
 }
 
-/// The element types of the input language (DESIGN.md section 3).
-static bool isSupportedElementType(Type type) {
+/// DESIGN.md section 3.
+bool mlir::dt::isSupportedElementType(Type type) {
   return type.isF32() || type.isF16() || type.isBF16() || type.isF64() ||
          type.isInteger(32) || type.isInteger(64) || type.isInteger(1);
 }

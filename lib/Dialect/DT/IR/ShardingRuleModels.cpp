@@ -82,12 +82,72 @@ candidateSubsets(ArrayRef<unsigned> tensorOperands) {
 // Linalg structured ops
 //===----------------------------------------------------------------------===//
 
+/// A tensor that a linalg op's body reads from above, and its reads.
+struct CapturedTensor {
+  Value tensor;
+  SmallVector<tensor::ExtractOp, 2> reads;
+};
+
+/// The tensors `linalgOp`'s body reads from above (a gather's table), in
+/// order of first use. Failure when the body uses one other than as the
+/// source of a tensor.extract directly in the body.
+static FailureOr<SmallVector<CapturedTensor>>
+capturedTensors(linalg::LinalgOp linalgOp) {
+  SmallVector<CapturedTensor> captured;
+  Block *body = linalgOp.getBlock();
+  Region *region = body->getParent();
+  WalkResult walk = body->walk([&](Operation *inner) {
+    for (OpOperand &use : inner->getOpOperands()) {
+      Value value = use.get();
+      if (!isa<RankedTensorType>(value.getType()) ||
+          region->isAncestor(value.getParentRegion()))
+        continue;
+      auto extract = dyn_cast<tensor::ExtractOp>(inner);
+      if (!extract || &use != &extract.getTensorMutable() ||
+          extract->getBlock() != body)
+        return WalkResult::interrupt();
+      auto *it = llvm::find_if(
+          captured, [&](const CapturedTensor &c) { return c.tensor == value; });
+      if (it == captured.end()) {
+        captured.push_back({value, {}});
+        it = std::prev(captured.end());
+      }
+      it->reads.push_back(extract);
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return captured;
+}
+
+/// The loop whose index `value` is (through index casts), if it is one.
+static std::optional<unsigned> loopIndexOf(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (!isa<arith::IndexCastOp, arith::IndexCastUIOp>(def))
+      break;
+    value = def->getOperand(0);
+  }
+  if (auto index = value.getDefiningOp<linalg::IndexOp>())
+    return index.getDim();
+  return std::nullopt;
+}
+
 /// The linearity of each value yielded by `linalgOp`'s body when the inputs
-/// in `partialInputs` and every init are partial.
+/// in `partialInputs` and every init are partial. Indices from
+/// op->getNumOperands() on name `captured` tensors: what the body reads from
+/// them is partial too.
 static SmallVector<Linearity> interpretBody(linalg::LinalgOp linalgOp,
                                             ArrayRef<unsigned> partialInputs,
-                                            ReductionKind kind) {
+                                            ReductionKind kind,
+                                            ArrayRef<Value> captured) {
   Block *body = linalgOp.getBlock();
+  unsigned numOperands = linalgOp->getNumOperands();
+  auto isPartialCapture = [&](Value tensor) {
+    return llvm::any_of(partialInputs, [&](unsigned i) {
+      return i >= numOperands && captured[i - numOperands] == tensor;
+    });
+  };
   llvm::SmallDenseMap<Value, Linearity, 16> state;
   for (OpOperand *input : linalgOp.getDpsInputOperands()) {
     unsigned index = input->getOperandNumber();
@@ -106,6 +166,17 @@ static SmallVector<Linearity> interpretBody(linalg::LinalgOp linalgOp,
     Linearity l;
     if (isConstantZero(op.getNumResults() == 1 ? op.getResult(0) : Value()))
       l = Linearity::Zero;
+    else if (auto extract = dyn_cast<tensor::ExtractOp>(op))
+      // Partial indices read the wrong element, not a partial one.
+      l = !llvm::all_of(extract.getIndices(),
+                        [&](Value i) {
+                          Linearity index = stateOf(i);
+                          return index == Linearity::Constant ||
+                                 index == Linearity::Zero;
+                        })
+              ? Linearity::Invalid
+          : isPartialCapture(extract.getTensor()) ? Linearity::Linear
+                                                  : Linearity::Constant;
     else if (isa<linalg::IndexOp, arith::ConstantOp>(op))
       l = Linearity::Constant;
     else
@@ -178,6 +249,9 @@ static FailureOr<ShardingRule> linalgRule(linalg::LinalgOp linalgOp) {
     }
     return dims;
   };
+  FailureOr<SmallVector<CapturedTensor>> captured = capturedTensors(linalgOp);
+  if (failed(captured))
+    return failure();
   SmallVector<unsigned> tensorInputs;
   for (OpOperand &operand : op->getOpOperands()) {
     if (!rule.isTensorOperand(operand.getOperandNumber()))
@@ -191,9 +265,49 @@ static FailureOr<ShardingRule> linalgRule(linalg::LinalgOp linalgOp) {
       tensorInputs.push_back(operand.getOperandNumber());
     }
   }
+  // A captured tensor's dim that some loop's index reads (the same loop in
+  // every read, over the whole extent) shards with that loop. A dim read at
+  // computed indices (the row of an embedding table) is a gather: split, each
+  // rank reads the rows it holds and zeros elsewhere, so the results are
+  // partial sums, if the body is linear in what it reads.
+  SmallVector<int64_t, 4> loopRanges = linalgOp.getStaticLoopRanges();
+  for (const CapturedTensor &c : *captured) {
+    unsigned index = op->getNumOperands() + rule.captured.size();
+    rule.captured.push_back(c.tensor);
+    rule.operandIsTensor.push_back(true);
+    auto type = cast<RankedTensorType>(c.tensor.getType());
+    SmallVector<Linearity> yielded =
+        interpretBody(linalgOp, {index}, ReductionKind::Sum, rule.captured);
+    bool linear = llvm::all_of(yielded, [](Linearity l) {
+      return acceptableResult(l, ReductionKind::Sum);
+    });
+    SmallVector<int64_t, 4> dims;
+    for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+      std::optional<unsigned> loop;
+      bool sameLoop = true;
+      for (tensor::ExtractOp read : c.reads) {
+        std::optional<unsigned> l = loopIndexOf(read.getIndices()[dim]);
+        sameLoop &= l && (!loop || loop == l);
+        loop = l;
+      }
+      if (sameLoop && loop && loopRanges[*loop] == type.getDimSize(dim) &&
+          !ShapedType::isDynamic(type.getDimSize(dim))) {
+        dims.push_back(*loop);
+        continue;
+      }
+      dims.push_back(rule.factors.size());
+      ShardingRule::Factor gather;
+      gather.kind =
+          linear ? FactorKind::Reduction : FactorKind::NeedsReplication;
+      rule.factors.push_back(gather);
+    }
+    rule.operandFactors.push_back(std::move(dims));
+    tensorInputs.push_back(index);
+  }
   for (ReductionKind kind : kPartialKinds)
     for (const auto &subset : candidateSubsets(tensorInputs)) {
-      SmallVector<Linearity> yielded = interpretBody(linalgOp, subset, kind);
+      SmallVector<Linearity> yielded =
+          interpretBody(linalgOp, subset, kind, rule.captured);
       if (llvm::all_of(yielded,
                        [&](Linearity l) { return acceptableResult(l, kind); }))
         addPartialRule(rule, kind, subset);
@@ -482,6 +596,26 @@ struct ConcatRuleModel
   }
 };
 
+/// Reading or writing one element at run-time indices (a gather's lookup,
+/// usually inside a linalg body) needs the whole tensor on every rank.
+template <typename OpTy>
+struct ElementAccessRuleModel : public ShardingRuleOpInterface::ExternalModel<
+                                    ElementAccessRuleModel<OpTy>, OpTy> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto access = cast<OpTy>(op);
+    RankedTensorType type;
+    if constexpr (std::is_same_v<OpTy, tensor::ExtractOp>)
+      type = access.getTensor().getType();
+    else
+      type = access.getDest().getType();
+    ShardingRule rule =
+        slicingRule(op, type.getRank(), [](int64_t) { return true; });
+    if (!rule.isTensorResult(0))
+      rule.resultFactors[0].clear();
+    return rule;
+  }
+};
+
 struct PadRuleModel
     : public ShardingRuleOpInterface::ExternalModel<PadRuleModel, tensor::PadOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
@@ -530,5 +664,9 @@ void mlir::dt::registerShardingRuleModels(DialectRegistry &registry) {
     tensor::InsertSliceOp::attachInterface<InsertSliceRuleModel>(*ctx);
     tensor::ConcatOp::attachInterface<ConcatRuleModel>(*ctx);
     tensor::PadOp::attachInterface<PadRuleModel>(*ctx);
+    tensor::ExtractOp::attachInterface<
+        ElementAccessRuleModel<tensor::ExtractOp>>(*ctx);
+    tensor::InsertOp::attachInterface<ElementAccessRuleModel<tensor::InsertOp>>(
+        *ctx);
   });
 }

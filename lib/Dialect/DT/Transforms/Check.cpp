@@ -15,6 +15,7 @@
 #include "dt/Dialect/DT/Transforms/Passes.h"
 #include "dt/Dialect/DT/Transforms/Strategy.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -66,11 +67,11 @@ static LogicalResult checkOp(Operation *op, const ShardingRule &rule,
     Placement p = sharding.getPlacements()[axis];
     if (p.isPartial() && !someChoiceAccepts(rule, i, p))
       return op->emitOpError("operand #")
-             << i << " (" << describe(op->getOperand(i)) << ") is " << p.str()
+             << i << " (" << describe(rule.operand(op, i)) << ") is " << p.str()
              << " on mesh axis \"" << axisName
              << "\", but the op is not linear in it for that reduction: "
                 "reduce "
-             << describe(op->getOperand(i)) << " from " << p.str()
+             << describe(rule.operand(op, i)) << " from " << p.str()
              << " to R before this op (dt.redistribute)";
   }
   InFlightDiagnostic diag = op->emitOpError(
@@ -79,8 +80,20 @@ static LogicalResult checkOp(Operation *op, const ShardingRule &rule,
   auto print = [&](ShardingAttr s) {
     diag << (s ? s.getPlacements()[axis].str() : std::string("-"));
   };
-  llvm::interleaveComma(known.operands, diag, print);
-  diag << "], results [";
+  ArrayRef<ShardingAttr> operands = known.operands;
+  unsigned own = op->getNumOperands();
+  llvm::interleaveComma(operands.take_front(own), diag, print);
+  diag << "]";
+  if (!rule.captured.empty()) {
+    diag << ", read in its body [";
+    llvm::interleaveComma(llvm::zip(rule.captured, operands.drop_front(own)),
+                          diag, [&](auto read) {
+                            diag << describe(std::get<0>(read)) << ": ";
+                            print(std::get<1>(read));
+                          });
+    diag << "]";
+  }
+  diag << ", results [";
   llvm::interleaveComma(known.fixedResults, diag, print);
   return diag << "]";
 }
@@ -94,10 +107,15 @@ struct CheckPass : public mlir::dt::impl::CheckPassBase<CheckPass> {
     module.walk([&](FunctionOpInterface func) {
       if (func.isExternal() || !isMeshedFunction(func))
         return;
-      func.walk([&](Operation *op) {
-        if (isa<ConstrainOp>(op) || isFullyReplicated(op))
-          return;
+      func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+        // A linalg body is scalar code: its op's rule covers it.
+        WalkResult next = isa<linalg::LinalgOp>(op) ? WalkResult::skip()
+                                                    : WalkResult::advance();
+        if (isa<ConstrainOp>(op))
+          return next;
         FailureOr<ShardingRule> rule = getShardingRule(op);
+        if (isFullyReplicated(op, succeeded(rule) ? &*rule : nullptr))
+          return next;
         if (failed(rule)) {
           // Structural ops move values whole; their verifiers compare types.
           bool structural = op->getDialect() &&
@@ -112,16 +130,19 @@ struct CheckPass : public mlir::dt::impl::CheckPassBase<CheckPass> {
                             "on sharded tensors");
             ok = false;
           }
-          return;
+          return next;
         }
         ShardingAttr any = findSharding(op->getOperandTypes());
         if (!any)
           any = findSharding(op->getResultTypes());
         if (!any)
-          return;
+          any = findSharding(ValueRange(rule->captured).getTypes());
+        if (!any)
+          return next;
         MeshOp mesh = lookupMesh(op, any.getMesh(), symbolTables);
         ++numOpsChecked;
         ok &= mesh && succeeded(checkOp(op, *rule, mesh));
+        return next;
       });
     });
     if (!ok)

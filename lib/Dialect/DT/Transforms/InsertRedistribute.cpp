@@ -5,6 +5,7 @@
 #include "dt/Dialect/DT/Transforms/Passes.h"
 #include "dt/Dialect/DT/Transforms/Strategy.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir::dt {
@@ -28,10 +29,11 @@ struct InsertRedistributePass
       if (func.isExternal() || !isMeshedFunction(func))
         return;
       func.walk([&](Operation *op) {
-        if (isFullyReplicated(op))
+        // A linalg body is scalar code: its op's rule covers it.
+        if (op->getParentOfType<linalg::LinalgOp>())
           return;
         FailureOr<ShardingRule> rule = getShardingRule(op);
-        if (failed(rule))
+        if (failed(rule) || isFullyReplicated(op, &*rule))
           return;
         StrategyContext known = currentShardings(op, *rule);
         ShardingAttr any;
@@ -56,14 +58,13 @@ struct InsertRedistributePass
           ok = false;
           return;
         }
-        for (OpOperand &operand : op->getOpOperands()) {
-          unsigned i = operand.getOperandNumber();
+        for (auto [i, operand] : llvm::enumerate(rule->operands(op))) {
           if (!rule->isTensorOperand(i))
             continue;
           ShardingAttr need =
               shardingUnder(*rule, *strategy, false, i, any.getMesh());
-          if (getShardingEncoding(operand.get().getType()) != need) {
-            redistributeOperand(operand, need);
+          if (getShardingEncoding(operand.getType()) != need) {
+            redistributeRuleOperand(op, *rule, i, need);
             ++inserted;
           }
         }

@@ -65,6 +65,7 @@ private:
   std::pair<Value, Value> unevenPiece(OpBuilder &b, Location loc,
                                       ArrayRef<int64_t> axes, int64_t extent);
   LogicalResult maskUnevenReductions(linalg::LinalgOp op);
+  void localizeExtract(tensor::ExtractOp extract);
   LogicalResult prepareCollective(Operation *op);
   /// After retyping: a gather or all_to_all that packs uneven pieces along
   /// `dim` gets its padded local result, sliced to the valid extent.
@@ -197,6 +198,60 @@ LogicalResult FunctionPartitioner::offsetIndices(linalg::LinalgOp op) {
     index.getResult().replaceAllUsesExcept(global, global.getDefiningOp());
   }
   return success();
+}
+
+/// A read of one element, at global indices, of a sharded tensor (a split
+/// gather's table) reads the local piece at indices relative to it, and zero
+/// where the element lies in another rank's piece: the partial sums of the
+/// gather add up to the element.
+void FunctionPartitioner::localizeExtract(tensor::ExtractOp extract) {
+  RankedTensorType type = extract.getTensor().getType();
+  ShardingAttr sharding = getShardingEncoding(type);
+  if (!sharding)
+    return;
+  // Where this rank's piece lies is the same for every element: work it out
+  // before the outermost linalg op around the read.
+  Operation *outside = extract;
+  while (auto parent = outside->getParentOfType<linalg::LinalgOp>())
+    outside = parent;
+  OpBuilder before(outside);
+  OpBuilder b(extract);
+  Location loc = extract.getLoc();
+  SmallVector<Value> indices(extract.getIndices());
+  SmallVector<int64_t> shardedDims;
+  Value inside;
+  for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+    SmallVector<int64_t> axes = sharding.getAxesShardingDim(dim);
+    if (axes.empty())
+      continue;
+    Value offset, valid;
+    if (unevenAxes(type, dim).empty()) {
+      int64_t localExtent = ::dt::maxLocalShape(type.getShape(), shape,
+                                                sharding.getPlacements())[dim];
+      offset = shardOffset(before, loc, mesh, axes, localExtent);
+      valid = arith::ConstantIndexOp::create(before, loc, localExtent);
+    } else {
+      std::tie(offset, valid) =
+          unevenPiece(before, loc, axes, type.getDimSize(dim));
+    }
+    indices[dim] = arith::SubIOp::create(b, loc, indices[dim], offset);
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     indices[dim], valid);
+    inside = inside ? arith::AndIOp::create(b, loc, inside, ok) : ok;
+    shardedDims.push_back(dim);
+  }
+  if (!inside)
+    return;
+  Value zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
+  for (int64_t dim : shardedDims)
+    indices[dim] =
+        arith::SelectOp::create(b, loc, inside, indices[dim], zeroIndex);
+  extract.getIndicesMutable().assign(indices);
+  b.setInsertionPointAfter(extract);
+  Value zero =
+      arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
+  Value kept = arith::SelectOp::create(b, loc, inside, extract, zero);
+  extract.getResult().replaceAllUsesExcept(kept, kept.getDefiningOp());
 }
 
 /// `value` (a tensor with the global type) with the elements at or beyond
@@ -453,6 +508,8 @@ LogicalResult FunctionPartitioner::run() {
                       "(run dt-lower-redistribute)");
       return WalkResult::interrupt();
     }
+    if (auto extract = dyn_cast<tensor::ExtractOp>(op))
+      localizeExtract(extract);
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
       if (failed(offsetIndices(linalgOp)))
         return WalkResult::interrupt();

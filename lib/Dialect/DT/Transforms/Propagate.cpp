@@ -243,13 +243,34 @@ LogicalResult FunctionPropagation::seed() {
     resultShardings[i] = sharding;
   }
 
+  // A tensor dt cannot type would stop the verifier after the pass: say
+  // which before anything is costed.
+  auto unsupportedElements = [&](Value value) {
+    auto tensor = dyn_cast<RankedTensorType>(value.getType());
+    if (!tensor || isSupportedElementType(tensor.getElementType()))
+      return false;
+    emitError(value.getLoc(), "dt cannot shard a tensor of ")
+        << tensor.getElementType()
+        << " elements; expected f32, f16, bf16, f64, i32, i64 or i1";
+    return true;
+  };
+  if (llvm::any_of(entry.getArguments(), unsupportedElements))
+    return failure();
   LogicalResult result = success();
   // Program order, a loop before its body: the loop decides its iter args
   // (from its inits) before the ops that use them.
   func.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (op == func.getOperation())
-      return;
+      return WalkResult::advance();
     ops.push_back(op);
+    // A linalg body is scalar code: the op's rule covers it (and the tensors
+    // it reads from above).
+    WalkResult next =
+        isa<linalg::LinalgOp>(op) ? WalkResult::skip() : WalkResult::advance();
+    if (llvm::any_of(op->getResults(), unsupportedElements)) {
+      result = failure();
+      return WalkResult::interrupt();
+    }
     // Values already typed by the user are decided.
     for (Value v : op->getResults())
       if (ShardingAttr sharding = getShardingEncoding(v.getType())) {
@@ -267,14 +288,14 @@ LogicalResult FunctionPropagation::seed() {
       assign(constrain.getResult(), constrain.getShardingAttr());
       fixed.insert(constrain.getResult());
       required[op] = {constrain.getShardingAttr()};
-      return;
+      return next;
     }
     if (auto redistribute = dyn_cast<RedistributeOp>(op)) {
       required[op] = {redistribute.getSourceSharding()};
-      return;
+      return next;
     }
     if (isa<func::ReturnOp, scf::ForOp, scf::YieldOp>(op) || !hasTensors(op))
-      return;
+      return next;
     if (auto call = dyn_cast<func::CallOp>(op)) {
       func::FuncOp callee = module.callee(call);
       if (!callee || callee.isExternal()) {
@@ -283,17 +304,18 @@ LogicalResult FunctionPropagation::seed() {
             << "; give it a body or keep its tensors out of sharded code";
         result = failure();
       }
-      return;
+      return next;
     }
     FailureOr<ShardingRule> rule = getShardingRule(op);
     if (failed(rule)) {
       op->emitError("dt has no sharding rule for '")
           << op->getName() << "'; it cannot be sharded";
       result = failure();
-      return;
+      return next;
     }
     ruleIndex[op] = rules.size();
     rules.push_back(std::move(*rule));
+    return next;
   });
   return result;
 }
@@ -312,7 +334,8 @@ bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
   const ShardingRule &rule = rules[ruleIndex.lookup(op)];
   StrategyContext known;
   bool informed = false;
-  for (Value operand : op->getOperands()) {
+  SmallVector<Value> operands = rule.operands(op);
+  for (Value operand : operands) {
     known.operands.push_back(assigned.lookup(operand));
     informed |= known.operands.back() != nullptr;
   }
@@ -345,12 +368,11 @@ bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
     required[op] = {};
     return true;
   }
-  SmallVector<ShardingAttr> needs(op->getNumOperands());
-  for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i) {
+  SmallVector<ShardingAttr> needs(operands.size());
+  for (auto [i, operand] : llvm::enumerate(operands)) {
     if (!rule.isTensorOperand(i))
       continue;
     needs[i] = shardingUnder(rule, *strategy, false, i, meshRef);
-    Value operand = op->getOperand(i);
     // A function's arguments have no producer to decide them: they adapt.
     // (A loop's iter args are the loop's to decide, from its inits.)
     auto arg = dyn_cast<BlockArgument>(operand);
@@ -598,9 +620,10 @@ LogicalResult FunctionPropagation::rewrite() {
     auto it = required.find(op);
     if (it == required.end() || !ruleIndex.count(op))
       continue;
+    const ShardingRule &rule = rules[ruleIndex.lookup(op)];
     for (auto [i, need] : llvm::enumerate(it->second))
-      if (need && getShardingEncoding(op->getOperand(i).getType()) != need) {
-        redistributeOperand(op->getOpOperand(i), need);
+      if (need && getShardingEncoding(rule.operand(op, i).getType()) != need) {
+        redistributeRuleOperand(op, rule, i, need);
         ++numRedistributions;
       }
   }

@@ -28,6 +28,7 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
                          const MeshInfo &mesh, const StrategyContext &known,
                          SmallVectorImpl<AxisDecision> *explanation) {
   SmallVector<AxisChoice> options = enumerateAxisChoices(rule);
+  SmallVector<Value> operands = rule.operands(op);
   SmallVector<int64_t> factorPieces(rule.factors.size(), 1);
   SmallVector<AxisChoice> strategy;
   // On equal cost, moving a result beats moving an operand: communication
@@ -67,7 +68,7 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
       for (auto [i, current] : llvm::enumerate(known.operands)) {
         if (!rule.isTensorOperand(i))
           continue;
-        auto type = cast<RankedTensorType>(op->getOperand(i).getType());
+        auto type = cast<RankedTensorType>(operands[i].getType());
         Placement wanted = placementUnder(rule, option, false, i);
         if (!isMeaningful(wanted, type)) {
           allowed = false;
@@ -138,15 +139,21 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
 
 std::string mlir::dt::describeChoice(const ShardingRule &rule,
                                      AxisChoice choice) {
-  auto placements = [&](unsigned count, bool isResult) {
+  auto placements = [&](unsigned begin, unsigned end, bool isResult) {
     SmallVector<std::string> names;
-    for (unsigned i = 0; i < count; ++i)
+    for (unsigned i = begin; i < end; ++i)
       if (isResult ? rule.isTensorResult(i) : rule.isTensorOperand(i))
         names.push_back(placementUnder(rule, choice, isResult, i).str());
     return llvm::join(names, ", ");
   };
-  std::string results = placements(rule.resultIsTensor.size(), true);
-  return "(" + placements(rule.operandIsTensor.size(), false) + ") -> " +
+  std::string results = placements(0, rule.resultIsTensor.size(), true);
+  // The tensors a body reads come after the op's own operands.
+  unsigned numOperands = rule.operandIsTensor.size();
+  unsigned own = numOperands - rule.captured.size();
+  std::string operands = placements(0, own, false);
+  if (own != numOperands)
+    operands += "; reads " + placements(own, numOperands, false);
+  return "(" + operands + ") -> " +
          (rule.resultIsTensor.size() == 1 ? results : "(" + results + ")");
 }
 
@@ -180,10 +187,27 @@ void mlir::dt::redistributeOperand(OpOperand &operand, ShardingAttr sharding) {
   operand.set(moved);
 }
 
+void mlir::dt::redistributeRuleOperand(Operation *op, const ShardingRule &rule,
+                                       unsigned i, ShardingAttr sharding) {
+  if (i < op->getNumOperands())
+    return redistributeOperand(op->getOpOperand(i), sharding);
+  Value tensor = rule.operand(op, i);
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (getShardingEncoding(type) == sharding)
+    return;
+  // Once before the op, however many reads its body makes.
+  OpBuilder builder(op);
+  Value moved = RedistributeOp::create(builder, op->getLoc(),
+                                       withSharding(type, sharding), tensor);
+  tensor.replaceUsesWithIf(moved, [&](OpOperand &use) {
+    return op->isProperAncestor(use.getOwner());
+  });
+}
+
 StrategyContext mlir::dt::currentShardings(Operation *op,
                                            const ShardingRule &rule) {
   StrategyContext known;
-  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+  for (auto [i, operand] : llvm::enumerate(rule.operands(op)))
     known.operands.push_back(rule.isTensorOperand(i)
                                  ? getShardingEncoding(operand.getType())
                                  : ShardingAttr());
@@ -229,7 +253,7 @@ mlir::dt::findMismatch(const ShardingRule &rule, ArrayRef<int64_t> meshShape,
   return std::nullopt;
 }
 
-bool mlir::dt::isFullyReplicated(Operation *op) {
+bool mlir::dt::isFullyReplicated(Operation *op, const ShardingRule *rule) {
   auto replicated = [](Type type) {
     ShardingAttr sharding = getShardingEncoding(type);
     if (!sharding)
@@ -237,6 +261,8 @@ bool mlir::dt::isFullyReplicated(Operation *op) {
     return llvm::all_of(sharding.getPlacements(),
                         [](const Placement &p) { return p.isReplicate(); });
   };
+  auto replicatedValue = [&](Value v) { return replicated(v.getType()); };
   return llvm::all_of(op->getOperandTypes(), replicated) &&
-         llvm::all_of(op->getResultTypes(), replicated);
+         llvm::all_of(op->getResultTypes(), replicated) &&
+         (!rule || llvm::all_of(rule->captured, replicatedValue));
 }

@@ -39,7 +39,7 @@ struct TestPrintShardingRulesPass
           enumerateAxisChoices(*rule), os,
           [&](AxisChoice choice) {
             os << " ";
-            print(op->getNumOperands(), false, choice);
+            print(rule->operands(op).size(), false, choice);
             os << " -> ";
             print(op->getNumResults(), true, choice);
             if (choice.kind == AxisChoice::Kind::ShardFactor)

@@ -63,6 +63,10 @@ RankedTensorType withSharding(RankedTensorType type, ShardingAttr sharding);
 
 /// Checks `sharding` against a tensor of `shape` and `elementType`: static
 /// shape, each S(d) within the rank, partials meaningful for the element type.
+/// The element types of the input language: f32, f16, bf16, f64, i32, i64
+/// and i1.
+bool isSupportedElementType(Type type);
+
 LogicalResult verifyShardingForTensor(ShardingAttr sharding,
                                       ArrayRef<int64_t> shape, Type elementType,
                                       function_ref<InFlightDiagnostic()> emitError);

@@ -57,6 +57,23 @@ struct ShardingRule {
   /// reduction factor is sharded they hold partial values too.
   llvm::SmallVector<unsigned, 1> accumulators;
   llvm::SmallVector<PartialRule, 2> partialRules;
+  /// Tensors the op's body reads from above with tensor.extract (a gather's
+  /// table), in order of first use. They are the rule's operands after the
+  /// op's own: operandFactors, operandIsTensor and partial rules number them
+  /// from op->getNumOperands() on.
+  llvm::SmallVector<Value, 1> captured;
+
+  /// Operand `i` of the rule: the op's own operand or a captured tensor.
+  Value operand(Operation *op, unsigned i) const {
+    unsigned own = op->getNumOperands();
+    return i < own ? op->getOperand(i) : captured[i - own];
+  }
+  /// The op's operands, then the captured tensors.
+  llvm::SmallVector<Value> operands(Operation *op) const {
+    llvm::SmallVector<Value> all(op->getOperands());
+    all.append(captured.begin(), captured.end());
+    return all;
+  }
 
   bool isTensorOperand(unsigned i) const {
     return i < operandIsTensor.size() && operandIsTensor[i];

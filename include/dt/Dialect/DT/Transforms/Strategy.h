@@ -59,10 +59,11 @@ ShardingAttr shardingUnder(const ShardingRule &rule,
 /// fixed (null entries for non-tensors).
 StrategyContext currentShardings(Operation *op, const ShardingRule &rule);
 
-/// True when every tensor operand and result of `op` is replicated on every
-/// mesh axis: any op computes its single-device result that way, so no rule
-/// is needed to prove it.
-bool isFullyReplicated(Operation *op);
+/// True when every tensor operand and result of `op` (and every tensor its
+/// body reads from above, given its `rule`) is replicated on every mesh axis:
+/// any op computes its single-device result that way, so no rule is needed
+/// to prove it.
+bool isFullyReplicated(Operation *op, const ShardingRule *rule = nullptr);
 
 /// Why an op's current shardings are no strategy of its rule.
 struct StrategyMismatch {
@@ -83,6 +84,12 @@ std::optional<StrategyMismatch> findMismatch(const ShardingRule &rule,
 /// unless it already has that sharding or an earlier redistribution of the
 /// same value to the same sharding in the same block can serve.
 void redistributeOperand(OpOperand &operand, ShardingAttr sharding);
+
+/// Moves operand `i` of `op`'s rule to `sharding`: an operand of the op as
+/// redistributeOperand does; a tensor its body reads from above once, before
+/// the op, for every read in the body.
+void redistributeRuleOperand(Operation *op, const ShardingRule &rule,
+                             unsigned i, ShardingAttr sharding);
 
 } // namespace mlir::dt
 
