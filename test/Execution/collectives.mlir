@@ -26,13 +26,15 @@
 #rs0 = #dt.sharding<@mesh, [R, S(0)]>
 #rp = #dt.sharding<@mesh, [R, P(sum)]>
 dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
-func.func @main(%x: tensor<8x8xf32, #s0>, %a: tensor<8x8xf32, #rs1>, %b: tensor<8x8xf32, #rs0>)
+func.func @main(%x: tensor<8x8xf32, #s0>, %y: tensor<8x8xf32, #s0>,
+                %a: tensor<8x8xf32, #rs1>, %b: tensor<8x8xf32, #rs0>, %c: tensor<8x8xf32, #rs0>)
     -> (tensor<8x8xf32, #rr>, tensor<8x8xf32, #s1>, tensor<8x8xf32, #s01>,
         tensor<8x8xf32, #rs0>, tensor<8x8xf32, #rr>, tensor<8x8xf32, #rp>,
         tensor<8x8xf32, #rp>) {
-  // all_gather, all_to_all, local_slice.
+  // all_gather, all_to_all, local_slice. (The all_to_all gets a value of its
+  // own: after the all_gather of %x, slicing that would be cheaper.)
   %gathered = dt.redistribute %x : tensor<8x8xf32, #s0> -> tensor<8x8xf32, #rr>
-  %moved = dt.redistribute %x : tensor<8x8xf32, #s0> -> tensor<8x8xf32, #s1>
+  %moved = dt.redistribute %y : tensor<8x8xf32, #s0> -> tensor<8x8xf32, #s1>
   %sliced = dt.redistribute %x : tensor<8x8xf32, #s0> -> tensor<8x8xf32, #s01>
   // A contraction over a tp-sharded dim is a partial sum over tp.
   %zero = arith.constant 0.0 : f32
@@ -40,9 +42,13 @@ func.func @main(%x: tensor<8x8xf32, #s0>, %a: tensor<8x8xf32, #rs1>, %b: tensor<
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32, #rp>) -> tensor<8x8xf32, #rp>
   %p = linalg.matmul ins(%a, %b : tensor<8x8xf32, #rs1>, tensor<8x8xf32, #rs0>)
                      outs(%z : tensor<8x8xf32, #rp>) -> tensor<8x8xf32, #rp>
-  // reduce_scatter, all_reduce; the partial value also leaves as it is.
+  %q = linalg.matmul ins(%a, %c : tensor<8x8xf32, #rs1>, tensor<8x8xf32, #rs0>)
+                     outs(%z : tensor<8x8xf32, #rp>) -> tensor<8x8xf32, #rp>
+  // reduce_scatter, all_reduce (of another partial sum: after the
+  // reduce_scatter of %p, an all_gather would finish the job); the partial
+  // value also leaves as it is.
   %scattered = dt.redistribute %p : tensor<8x8xf32, #rp> -> tensor<8x8xf32, #rs0>
-  %reduced = dt.redistribute %p : tensor<8x8xf32, #rp> -> tensor<8x8xf32, #rr>
+  %reduced = dt.redistribute %q : tensor<8x8xf32, #rp> -> tensor<8x8xf32, #rr>
   // to_partial: a replicated value made partial (first rank of tp keeps it).
   %partial = dt.redistribute %gathered : tensor<8x8xf32, #rr> -> tensor<8x8xf32, #rp>
   return %gathered, %moved, %sliced, %scattered, %reduced, %p, %partial

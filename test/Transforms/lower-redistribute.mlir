@@ -19,17 +19,56 @@ dt.mesh @mesh = <["tp" = 4]>
 // P(sum) -> P(max) goes through R.
 // CHECK: %[[R:.*]] = dt.all_reduce %{{.*}} on @mesh ["tp"] sum
 // CHECK-NEXT: dt.to_partial %[[R]] on @mesh ["tp"] max
-func.func @one_axis(%s: tensor<8x8xf32, #dt.sharding<@mesh, [S(0)]>>,
-                    %p: tensor<8x8xf32, #dt.sharding<@mesh, [P(sum)]>>,
-                    %r: tensor<8x8xf32, #dt.sharding<@mesh, [R]>>) {
-  %0 = dt.redistribute %s : tensor<8x8xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [R]>>
-  %1 = dt.redistribute %p : tensor<8x8xf32, #dt.sharding<@mesh, [P(sum)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [R]>>
-  %2 = dt.redistribute %p : tensor<8x8xf32, #dt.sharding<@mesh, [P(sum)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [S(1)]>>
+// (Each transition from its own value: redistributions of one value may
+// start from each other, @reuse below.)
+func.func @one_axis(%s0: tensor<8x8xf32, #dt.sharding<@mesh, [S(0)]>>,
+                    %s1: tensor<8x8xf32, #dt.sharding<@mesh, [S(0)]>>,
+                    %s2: tensor<8x8xf32, #dt.sharding<@mesh, [S(0)]>>,
+                    %p0: tensor<8x8xf32, #dt.sharding<@mesh, [P(sum)]>>,
+                    %p1: tensor<8x8xf32, #dt.sharding<@mesh, [P(sum)]>>,
+                    %p2: tensor<8x8xf32, #dt.sharding<@mesh, [P(sum)]>>,
+                    %r0: tensor<8x8xf32, #dt.sharding<@mesh, [R]>>,
+                    %r1: tensor<8x8xf32, #dt.sharding<@mesh, [R]>>) {
+  %0 = dt.redistribute %s0 : tensor<8x8xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [R]>>
+  %1 = dt.redistribute %p0 : tensor<8x8xf32, #dt.sharding<@mesh, [P(sum)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [R]>>
+  %2 = dt.redistribute %p1 : tensor<8x8xf32, #dt.sharding<@mesh, [P(sum)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [S(1)]>>
+  %3 = dt.redistribute %s1 : tensor<8x8xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [S(1)]>>
+  %4 = dt.redistribute %r0 : tensor<8x8xf32, #dt.sharding<@mesh, [R]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [S(1)]>>
+  %5 = dt.redistribute %r1 : tensor<8x8xf32, #dt.sharding<@mesh, [R]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [P(sum)]>>
+  %6 = dt.redistribute %s2 : tensor<8x8xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [P(max)]>>
+  %7 = dt.redistribute %p2 : tensor<8x8xf32, #dt.sharding<@mesh, [P(sum)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [P(max)]>>
+  return
+}
+
+// -----
+
+// One value redistributed for several users: a later redistribution starts
+// from an earlier one's result when that costs less. The partial sum reduced
+// to R is sliced for the S(1) user, not reduce-scattered again; the gathered
+// shards are sliced, not exchanged all_to_all. Only an earlier result that
+// dominates the later use serves (not one inside scf.if's other region).
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-LABEL: func.func @reuse
+// CHECK: %[[SUM:.*]] = dt.all_reduce %arg0 on @mesh ["tp"] sum
+// CHECK-NEXT: dt.local_slice %[[SUM]] on @mesh ["tp"] dim 1
+// CHECK-NEXT: %[[ROWS:.*]] = dt.all_gather %arg1 on @mesh ["tp"] dim 0
+// CHECK-NEXT: dt.local_slice %[[ROWS]] on @mesh ["tp"] dim 1
+// CHECK: scf.if
+// CHECK: dt.all_gather %arg2 on @mesh ["tp"] dim 0
+// CHECK: else
+// CHECK: dt.all_to_all %arg2 on @mesh ["tp"] split 1 concat 0
+func.func @reuse(%p: tensor<8x8xf32, #dt.sharding<@mesh, [P(sum)]>>,
+                 %s: tensor<8x8xf32, #dt.sharding<@mesh, [S(0)]>>,
+                 %t: tensor<8x8xf32, #dt.sharding<@mesh, [S(0)]>>, %c: i1) {
+  %0 = dt.redistribute %p : tensor<8x8xf32, #dt.sharding<@mesh, [P(sum)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [R]>>
+  %1 = dt.redistribute %p : tensor<8x8xf32, #dt.sharding<@mesh, [P(sum)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [S(1)]>>
+  %2 = dt.redistribute %s : tensor<8x8xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [R]>>
   %3 = dt.redistribute %s : tensor<8x8xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [S(1)]>>
-  %4 = dt.redistribute %r : tensor<8x8xf32, #dt.sharding<@mesh, [R]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [S(1)]>>
-  %5 = dt.redistribute %r : tensor<8x8xf32, #dt.sharding<@mesh, [R]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [P(sum)]>>
-  %6 = dt.redistribute %s : tensor<8x8xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [P(max)]>>
-  %7 = dt.redistribute %p : tensor<8x8xf32, #dt.sharding<@mesh, [P(sum)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [P(max)]>>
+  scf.if %c {
+    %4 = dt.redistribute %t : tensor<8x8xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [R]>>
+  } else {
+    %5 = dt.redistribute %t : tensor<8x8xf32, #dt.sharding<@mesh, [S(0)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [S(1)]>>
+  }
   return
 }
 

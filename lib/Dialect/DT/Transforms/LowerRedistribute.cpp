@@ -7,6 +7,11 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
+
+#include "llvm/ADT/MapVector.h"
+
+#include <cmath>
 
 namespace mlir::dt {
 #define GEN_PASS_DEF_LOWERREDISTRIBUTEPASS
@@ -102,6 +107,67 @@ static bool mergeSummedReductions(Operation *op) {
   return true;
 }
 
+/// The cheapest plan that moves a `type` tensor from `from` to `to`.
+static std::optional<::dt::Plan> planFor(RankedTensorType type,
+                                         const MeshInfo &mesh,
+                                         ShardingAttr from, ShardingAttr to) {
+  ::dt::PlanProblem problem{
+      std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+      elementBytes(type.getElementType()),
+      std::vector<int64_t>(mesh.shape.begin(), mesh.shape.end()),
+      mesh.topology};
+  return ::dt::planRedistribution(
+      problem,
+      std::vector<Placement>(from.getPlacements().begin(),
+                             from.getPlacements().end()),
+      std::vector<Placement>(to.getPlacements().begin(),
+                             to.getPlacements().end()));
+}
+
+/// A value redistributed for several users: a later redistribution starts
+/// from an earlier one's result when that costs less. A partial sum reduced
+/// to R for one user is then sliced for another (free), not reduced again.
+static LogicalResult
+reuseEarlierRedistributions(ArrayRef<RedistributeOp> redistributes,
+                            MeshCache &meshes, DominanceInfo &dominance,
+                            unsigned &reused) {
+  llvm::MapVector<Value, SmallVector<RedistributeOp, 2>> bySource;
+  for (RedistributeOp op : redistributes)
+    bySource[op.getInput()].push_back(op);
+  for (auto &[source, ops] : bySource) {
+    if (ops.size() < 2)
+      continue;
+    const MeshInfo *mesh =
+        meshes.lookup(ops.front(), ops.front().getSourceSharding().getMesh());
+    if (!mesh)
+      return failure();
+    auto type = cast<RankedTensorType>(source.getType());
+    for (RedistributeOp later : ops) {
+      std::optional<::dt::Plan> direct = planFor(
+          type, *mesh, later.getSourceSharding(), later.getTargetSharding());
+      double best = direct ? direct->seconds : INFINITY;
+      RedistributeOp from;
+      for (RedistributeOp earlier : ops) {
+        if (earlier == later || earlier.getInput() != source ||
+            !dominance.properlyDominates(earlier.getOperation(), later))
+          continue;
+        std::optional<::dt::Plan> via =
+            planFor(type, *mesh, earlier.getTargetSharding(),
+                    later.getTargetSharding());
+        if (via && via->seconds < best) {
+          best = via->seconds;
+          from = earlier;
+        }
+      }
+      if (from) {
+        later.getInputMutable().assign(from.getResult());
+        ++reused;
+      }
+    }
+  }
+  return success();
+}
+
 namespace {
 struct LowerRedistributePass
     : public mlir::dt::impl::LowerRedistributePassBase<LowerRedistributePass> {
@@ -141,24 +207,20 @@ struct LowerRedistributePass
     for (RedistributeOp op : all)
       if (!erased.contains(op))
         redistributes.push_back(op);
+    DominanceInfo dominance(getOperation());
+    unsigned reused = 0;
+    if (failed(reuseEarlierRedistributions(redistributes, meshes, dominance,
+                                           reused)))
+      return signalPassFailure();
+    numReused += reused;
     for (RedistributeOp op : redistributes) {
       ShardingAttr source = op.getSourceSharding();
       ShardingAttr target = op.getTargetSharding();
       const MeshInfo *mesh = meshes.lookup(op, source.getMesh());
       if (!mesh)
         return signalPassFailure();
-      RankedTensorType type = op.getInput().getType();
-      ::dt::PlanProblem problem{
-          std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
-          elementBytes(type.getElementType()),
-          std::vector<int64_t>(mesh->shape.begin(), mesh->shape.end()),
-          mesh->topology};
-      std::optional<::dt::Plan> plan = ::dt::planRedistribution(
-          problem,
-          std::vector<Placement>(source.getPlacements().begin(),
-                                 source.getPlacements().end()),
-          std::vector<Placement>(target.getPlacements().begin(),
-                                 target.getPlacements().end()));
+      std::optional<::dt::Plan> plan =
+          planFor(op.getInput().getType(), *mesh, source, target);
       if (!plan) {
         op.emitOpError("found no plan from ")
             << source << " to " << target;

@@ -180,7 +180,10 @@ def LowerRedistributePass : Pass<"dt-lower-redistribute", "ModuleOp"> {
     (or difference) of two reductions of partial sums becomes one reduction
     of the sum. Chains of redistributions fold first (dt.redistribute's
     folder), and `dt-shard` runs CSE afterwards, which merges identical
-    collectives of one value.
+    collectives of one value. A value redistributed for several users
+    starts a later redistribution from an earlier one's result (one that
+    dominates it) when that plan costs less: a partial sum reduced to R for
+    one user is sliced locally for another, not reduce-scattered again.
 
     Before:
     ```mlir
@@ -204,7 +207,9 @@ def LowerRedistributePass : Pass<"dt-lower-redistribute", "ModuleOp"> {
     Statistic<"numCollectives", "collectives-created",
               "Number of collectives (communicating steps) created">,
     Statistic<"numMergedReductions", "reductions-merged",
-              "Number of sums of two reductions turned into one reduction">
+              "Number of sums of two reductions turned into one reduction">,
+    Statistic<"numReused", "redistributions-reused",
+              "Number of redistributions started from an earlier one's result">
   ];
 }
 
