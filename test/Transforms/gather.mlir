@@ -86,3 +86,37 @@ func.func @nonlinear(%ids: tensor<32xi64> {dt.sharding = #dt.sharding<@mesh, [R]
   } -> tensor<32x64xf32>
   return %r : tensor<32x64xf32>
 }
+
+// -----
+
+// Cross entropy's target logit, logits[t, target[t]], read from the LM
+// head's logits split by vocabulary: each rank reads the column if it holds
+// it, and the partial sums of a value per token are all-reduced, not the
+// logits gathered.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-LABEL: func.func @target_logit
+// CHECK: %[[LOGITS:.*]] = linalg.matmul {{.*}} -> tensor<4096x32000xf32, #dt.sharding<@mesh, [S(1)]>>
+// CHECK-NOT: dt.redistribute %[[LOGITS]]
+// CHECK: tensor.extract %[[LOGITS]]
+// CHECK: -> tensor<4096xf32, #dt.sharding<@mesh, [P(sum)]>>
+// CHECK: dt.redistribute %{{.*}} : tensor<4096xf32, #dt.sharding<@mesh, [P(sum)]>> -> tensor<4096xf32, #dt.sharding<@mesh, [R]>>
+// EXPLAIN: remark: linalg.generic, mesh axis "tp": chose (R, P(sum); reads S(1)) -> P(sum)
+func.func @target_logit(%h: tensor<4096x1024xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
+                        %w: tensor<1024x32000xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},
+                        %target: tensor<4096xi64> {dt.sharding = #dt.sharding<@mesh, [R]>})
+    -> (tensor<4096xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
+  %zero = arith.constant 0.0 : f32
+  %le = tensor.empty() : tensor<4096x32000xf32>
+  %lz = linalg.fill ins(%zero : f32) outs(%le : tensor<4096x32000xf32>) -> tensor<4096x32000xf32>
+  %logits = linalg.matmul ins(%h, %w : tensor<4096x1024xf32>, tensor<1024x32000xf32>) outs(%lz : tensor<4096x32000xf32>) -> tensor<4096x32000xf32>
+  %e = tensor.empty() : tensor<4096xf32>
+  %tl = linalg.generic {indexing_maps = [affine_map<(t) -> (t)>, affine_map<(t) -> (t)>], iterator_types = ["parallel"]}
+      ins(%target : tensor<4096xi64>) outs(%e : tensor<4096xf32>) {
+    ^bb0(%id: i64, %o: f32):
+      %t = linalg.index 0 : index
+      %col = arith.index_cast %id : i64 to index
+      %v = tensor.extract %logits[%t, %col] : tensor<4096x32000xf32>
+      linalg.yield %v : f32
+  } -> tensor<4096xf32>
+  return %tl : tensor<4096xf32>
+}
