@@ -402,3 +402,33 @@ func.func @row_of_sharded_rows(%x: tensor<8x16xf32> {dt.sharding = #dt.sharding<
   %r = tensor.extract_slice %x[%i, 0] [1, 16] [1, 1] : tensor<8x16xf32> to tensor<16xf32>
   return %r : tensor<16xf32>
 }
+
+// -----
+
+// A value from outside a loop that the body needs in another sharding moves
+// once, before the loop (outermost first), not at every iteration; a value
+// the body computes moves inside.
+dt.mesh @mesh = <["dp" = 2]>
+// CHECK-DAG: #[[ROWS:.*]] = #dt.sharding<@mesh, [S(0)]>
+// CHECK-DAG: #[[REP:.*]] = #dt.sharding<@mesh, [R]>
+// CHECK-LABEL: func.func @loop_invariant_redistribution
+// CHECK: %[[WHOLE:.*]] = dt.redistribute %arg0 : tensor<16xi64, #[[ROWS]]> -> tensor<16xi64, #[[REP]]>
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: tensor.extract %[[WHOLE]]
+func.func @loop_invariant_redistribution(%ids: tensor<16xi64> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) -> i64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0 : i64
+  %sum = scf.for %j = %c0 to %c4 step %c1 iter_args(%outer = %zero) -> (i64) {
+    %inner = scf.for %t = %c0 to %c16 step %c1 iter_args(%acc = %outer) -> (i64) {
+      %id = tensor.extract %ids[%t] : tensor<16xi64>
+      %next = arith.addi %acc, %id : i64
+      scf.yield %next : i64
+    }
+    scf.yield %inner : i64
+  }
+  return %sum : i64
+}

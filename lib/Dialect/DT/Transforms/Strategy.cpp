@@ -3,6 +3,7 @@
 #include "dt/Dialect/DT/Transforms/Strategy.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -167,11 +168,25 @@ ShardingAttr mlir::dt::shardingUnder(const ShardingRule &rule,
   return ShardingAttr::get(meshRef.getContext(), meshRef, placements);
 }
 
+/// Where a redistribution of `value` for `user` goes: before the user, or
+/// before the outermost loop around it that `value` comes from outside of
+/// (the value is the same at every iteration, so it moves once).
+static Operation *placeRedistribution(Value value, Operation *user) {
+  Operation *definedIn = value.getParentRegion()->getParentOp();
+  Operation *at = user;
+  while (auto loop = dyn_cast_or_null<LoopLikeOpInterface>(at->getParentOp())) {
+    if (loop->isAncestor(definedIn))
+      break;
+    at = loop;
+  }
+  return at;
+}
+
 void mlir::dt::redistributeOperand(OpOperand &operand, ShardingAttr sharding) {
   auto type = cast<RankedTensorType>(operand.get().getType());
   if (getShardingEncoding(type) == sharding)
     return;
-  Operation *owner = operand.getOwner();
+  Operation *owner = placeRedistribution(operand.get(), operand.getOwner());
   RankedTensorType target = withSharding(type, sharding);
   for (Operation *user : operand.get().getUsers())
     if (auto earlier = dyn_cast<RedistributeOp>(user))
@@ -196,7 +211,7 @@ void mlir::dt::redistributeRuleOperand(Operation *op, const ShardingRule &rule,
   if (getShardingEncoding(type) == sharding)
     return;
   // Once before the op, however many reads its body makes.
-  OpBuilder builder(op);
+  OpBuilder builder(placeRedistribution(tensor, op));
   Value moved = RedistributeOp::create(builder, op->getLoc(),
                                        withSharding(type, sharding), tensor);
   tensor.replaceUsesWithIf(moved, [&](OpOperand &use) {
