@@ -40,3 +40,42 @@ func.func @main(
   %y = linalg.matmul ins(%relu, %w2 : tensor<16x256xf32>, tensor<256x64xf32>) outs(%y_zero : tensor<16x64xf32>) -> tensor<16x64xf32>
   return %y : tensor<16x64xf32>
 }
+
+// A collective in loops runs once per iteration: the row says how often one
+// call runs it (the product of the constant trip counts around it), and the
+// total counts every run. A loop whose trip count is not a constant is
+// counted once, and said so.
+// CHECK: dt-cost-report @layers on @mesh [tp=4]
+// CHECK: dt.redistribute (cost-report.mlir:{{[0-9]+}}) P(sum) -> S(1) reduce_scatter tp 3.0 KiB 9.0 us x8 (in loops)
+// CHECK: dt.redistribute (cost-report.mlir:{{[0-9]+}}) P(sum) -> S(1) reduce_scatter tp 3.0 KiB 9.0 us x? (a loop's trip count is not constant: counted once)
+// CHECK: total: 2 collectives run 9+ times, 27.0 KiB per rank, 81.{{[0-9]}} us
+// JSON: "runs": 8
+// JSON: "runs": null
+// JSON: "function": "layers"
+func.func @layers(
+    %x: tensor<16x64xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},
+    %w: tensor<64x64xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}, %n: index)
+    -> (tensor<16x64xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c7 = arith.constant 7 : index
+  %zero = arith.constant 0.0 : f32
+  // 2 x ceil(7 / 2) = 8 runs.
+  %a = scf.for %i = %c0 to %c2 step %c1 iter_args(%h0 = %x) -> tensor<16x64xf32> {
+    %b = scf.for %j = %c0 to %c7 step %c2 iter_args(%h = %h0) -> tensor<16x64xf32> {
+      %e = tensor.empty() : tensor<16x64xf32>
+      %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+      %y = linalg.matmul ins(%h, %w : tensor<16x64xf32>, tensor<64x64xf32>) outs(%z : tensor<16x64xf32>) -> tensor<16x64xf32>
+      scf.yield %y : tensor<16x64xf32>
+    }
+    scf.yield %b : tensor<16x64xf32>
+  }
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%h = %a) -> tensor<16x64xf32> {
+    %e = tensor.empty() : tensor<16x64xf32>
+    %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+    %y = linalg.matmul ins(%h, %w : tensor<16x64xf32>, tensor<64x64xf32>) outs(%z : tensor<16x64xf32>) -> tensor<16x64xf32>
+    scf.yield %y : tensor<16x64xf32>
+  }
+  return %r : tensor<16x64xf32>
+}

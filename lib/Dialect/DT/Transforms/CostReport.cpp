@@ -14,6 +14,8 @@
 #include "dt/Sharding/ShardLayout.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Location.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
@@ -34,6 +36,9 @@ namespace {
 struct CollectiveCost {
   std::string op, location, change, kind, axis;
   double bytesPerRank = 0, seconds = 0;
+  /// How often one call runs it: the product of the trip counts of the
+  /// loops around it; none when one of them is not a constant.
+  std::optional<int64_t> runs = 1;
 };
 
 struct FunctionCost {
@@ -49,6 +54,22 @@ static std::string locationOf(Operation *op) {
             Twine(loc.getLine()))
         .str();
   return "";
+}
+
+/// How often one call of the function runs `op`: the product of the constant
+/// trip counts of the scf.for loops around it (none if one is not constant).
+static std::optional<int64_t> runsOf(Operation *op) {
+  int64_t runs = 1;
+  for (auto loop = op->getParentOfType<scf::ForOp>(); loop;
+       loop = loop->getParentOfType<scf::ForOp>()) {
+    std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    if (!lower || !upper || !step || *step <= 0)
+      return std::nullopt;
+    runs *= std::max<int64_t>(0, llvm::divideCeil(*upper - *lower, *step));
+  }
+  return runs;
 }
 
 /// Bytes one rank holds of a value: its largest shard.
@@ -119,6 +140,7 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh) {
           bytes /= static_cast<double>(mesh->shape[axis]);
         c.bytesPerRank = ::dt::ringBytesPerRank(*kind, mesh->shape[axis], bytes);
         c.seconds = axisTransitionSeconds(*mesh, axis, type, current, from, to);
+        c.runs = runsOf(redistribute);
         cost.collectives.push_back(std::move(c));
       }
       current[axis] = to;
@@ -176,6 +198,7 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh) {
     c.bytesPerRank = ::dt::ringBytesPerRank(*kind, groupSize, bytes);
     c.seconds = ::dt::ringSeconds(*kind, groupSize, bytes,
                                   mesh->topology.groupLink(group));
+    c.runs = runsOf(op);
     cost.collectives.push_back(std::move(c));
   });
 
@@ -218,18 +241,32 @@ static void printTable(const FunctionCost &cost, const MeshInfo &mesh,
   os << llvm::format("  %-34s %-14s %-15s %-6s %12s %10s\n", "op", "change",
                      "collective", "axis", "bytes/rank", "time");
   double bytes = 0, seconds = 0;
+  int64_t runs = 0;
+  bool unknownRuns = false;
   for (const CollectiveCost &c : cost.collectives) {
     std::string op = c.op + (c.location.empty() ? "" : " (" + c.location + ")");
-    os << llvm::format("  %-34s %-14s %-15s %-6s %12s %10s\n", op.c_str(),
+    os << llvm::format("  %-34s %-14s %-15s %-6s %12s %10s", op.c_str(),
                        c.change.c_str(), c.kind.c_str(), c.axis.c_str(),
                        formatBytes(c.bytesPerRank).c_str(),
                        formatSeconds(c.seconds).c_str());
-    bytes += c.bytesPerRank;
-    seconds += c.seconds;
+    // In loops: each run is priced; the total counts every run.
+    if (!c.runs)
+      os << "  x? (a loop's trip count is not constant: counted once)";
+    else if (*c.runs != 1)
+      os << "  x" << *c.runs << " (in loops)";
+    os << "\n";
+    int64_t times = c.runs.value_or(1);
+    unknownRuns |= !c.runs;
+    runs += times;
+    bytes += c.bytesPerRank * static_cast<double>(times);
+    seconds += c.seconds * static_cast<double>(times);
   }
   size_t n = cost.collectives.size();
-  os << "  total: " << n << " collective" << (n == 1 ? "" : "s") << ", "
-     << formatBytes(bytes) << " per rank, " << formatSeconds(seconds) << "\n";
+  os << "  total: " << n << " collective" << (n == 1 ? "" : "s");
+  if (runs != static_cast<int64_t>(n))
+    os << " run " << runs << (unknownRuns ? "+" : "") << " times";
+  os << ", " << formatBytes(bytes) << " per rank, " << formatSeconds(seconds)
+     << "\n";
   os << "  memory per rank: arguments " << formatBytes(cost.argumentBytes)
      << ", largest live set " << formatBytes(cost.peakLiveBytes) << "\n";
 }
@@ -238,15 +275,19 @@ static llvm::json::Value toJson(const FunctionCost &cost) {
   llvm::json::Array collectives;
   double bytes = 0, seconds = 0;
   for (const CollectiveCost &c : cost.collectives) {
-    collectives.push_back(llvm::json::Object{{"op", c.op},
-                                             {"location", c.location},
-                                             {"change", c.change},
-                                             {"collective", c.kind},
-                                             {"axes", llvm::json::Array{c.axis}},
-                                             {"bytes_per_rank", c.bytesPerRank},
-                                             {"seconds", c.seconds}});
-    bytes += c.bytesPerRank;
-    seconds += c.seconds;
+    collectives.push_back(
+        llvm::json::Object{{"op", c.op},
+                           {"location", c.location},
+                           {"change", c.change},
+                           {"collective", c.kind},
+                           {"axes", llvm::json::Array{c.axis}},
+                           {"bytes_per_rank", c.bytesPerRank},
+                           {"seconds", c.seconds},
+                           {"runs", c.runs ? llvm::json::Value(*c.runs)
+                                           : llvm::json::Value(nullptr)}});
+    double times = static_cast<double>(c.runs.value_or(1));
+    bytes += c.bytesPerRank * times;
+    seconds += c.seconds * times;
   }
   return llvm::json::Object{
       {"function", cost.name},

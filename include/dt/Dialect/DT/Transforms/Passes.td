@@ -147,8 +147,12 @@ def CostReportPass : Pass<"dt-cost-report", "ModuleOp"> {
     For each function on global tensors, prints a table of its
     redistributions and collectives (kind, mesh axes, bytes sent per rank,
     estimated time under the alpha-beta model) with totals, and the per-rank
-    memory of its arguments and of its largest live set. `--json` prints the
-    same as JSON. The IR is unchanged.
+    memory of its arguments and of its largest live set. A collective inside
+    `scf.for` loops is priced per run, with how often one call runs it (the
+    product of the constant trip counts around it, `x8`; `x?` where a trip
+    count is not constant, counted once), and the totals count every run.
+    `--json` prints the same as JSON (`runs`: a number, or null). The IR is
+    unchanged.
 
     ```
     dt-cost-report @main on @mesh [tp=4]
