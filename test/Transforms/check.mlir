@@ -143,3 +143,24 @@ func.func @negative_gather_rows(%ids: tensor<8xi64, #dt.sharding<@mesh, [R]>>,
   } -> tensor<8x16xf32, #dt.sharding<@mesh, [R]>>
   return %r : tensor<8x16xf32, #dt.sharding<@mesh, [R]>>
 }
+
+// -----
+
+// Typed by hand, the same body has no rule, so dt-check cannot prove it.
+dt.mesh @mesh = <["tp" = 4]>
+func.func @negative_other_use_from_above(%ids: tensor<8xi64, #dt.sharding<@mesh, [R]>>,
+                                         %table: tensor<64x16xf32, #dt.sharding<@mesh, [S(0)]>>) -> tensor<8x16xf32, #dt.sharding<@mesh, [R]>> {
+  %e = tensor.empty() : tensor<8x16xf32, #dt.sharding<@mesh, [R]>>
+  // expected-error @+1 {{'linalg.generic' op has no sharding rule; dt cannot prove it correct on sharded tensors}}
+  %r = linalg.generic {indexing_maps = [affine_map<(t, d) -> (t)>, affine_map<(t, d) -> (t, d)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<8xi64, #dt.sharding<@mesh, [R]>>) outs(%e : tensor<8x16xf32, #dt.sharding<@mesh, [R]>>) {
+    ^bb0(%id: i64, %o: f32):
+      %c0 = arith.constant 0 : index
+      %n = tensor.dim %table, %c0 : tensor<64x16xf32, #dt.sharding<@mesh, [S(0)]>>
+      %ni = arith.index_cast %n : index to i64
+      %f = arith.sitofp %ni : i64 to f32
+      linalg.yield %f : f32
+  } -> tensor<8x16xf32, #dt.sharding<@mesh, [R]>>
+  return %r : tensor<8x16xf32, #dt.sharding<@mesh, [R]>>
+}

@@ -70,3 +70,26 @@ dt.mesh @mesh = <["tp" = 4]>
 func.func @negative_index_argument(%ids: tensor<8xindex>, %x: tensor<8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) -> tensor<8xf32> {
   return %x : tensor<8xf32>
 }
+
+// -----
+
+// A body may read a tensor from above only with tensor.extract (a gather);
+// tensor.dim of it would see the local shape after partitioning.
+dt.mesh @mesh = <["tp" = 4]>
+func.func @negative_other_use_from_above(%ids: tensor<8xi64> {dt.sharding = #dt.sharding<@mesh, [R]>},
+                                         %table: tensor<64x16xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  // expected-error @+2 {{dt has no sharding rule for 'linalg.generic'; it cannot be sharded}}
+  // expected-note @+1 {{its body uses a tensor from above other than as the source of a tensor.extract in its block}}
+  %r = linalg.generic {indexing_maps = [affine_map<(t, d) -> (t)>, affine_map<(t, d) -> (t, d)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<8xi64>) outs(%e : tensor<8x16xf32>) {
+    ^bb0(%id: i64, %o: f32):
+      %c0 = arith.constant 0 : index
+      %n = tensor.dim %table, %c0 : tensor<64x16xf32>
+      %ni = arith.index_cast %n : index to i64
+      %f = arith.sitofp %ni : i64 to f32
+      linalg.yield %f : f32
+  } -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}

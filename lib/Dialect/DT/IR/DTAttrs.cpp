@@ -186,7 +186,7 @@ RankedTensorType mlir::dt::withSharding(RankedTensorType type,
                                sharding);
 }
 
-/// DESIGN.md section 3.
+/// The input language's (DESIGN.md section 3).
 bool mlir::dt::isSupportedElementType(Type type) {
   return type.isF32() || type.isF16() || type.isBF16() || type.isF64() ||
          type.isInteger(32) || type.isInteger(64) || type.isInteger(1);

@@ -113,16 +113,18 @@ struct CheckPass : public mlir::dt::impl::CheckPassBase<CheckPass> {
                                                     : WalkResult::advance();
         if (isa<ConstrainOp>(op))
           return next;
-        FailureOr<ShardingRule> rule = getShardingRule(op);
-        if (isFullyReplicated(op, succeeded(rule) ? &*rule : nullptr))
+        if (isFullyReplicated(op))
           return next;
+        FailureOr<ShardingRule> rule = getShardingRule(op);
         if (failed(rule)) {
           // Structural ops move values whole; their verifiers compare types.
-          bool structural = op->getDialect() &&
-                            (isa<DTDialect>(op->getDialect()) ||
-                             op->hasTrait<OpTrait::IsTerminator>() ||
-                             op->getNumRegions() > 0 ||
-                             isa<CallOpInterface>(op));
+          // (A linalg op without a rule reads a tensor from above in a way
+          // dt cannot shard.)
+          bool structural =
+              !isa<linalg::LinalgOp>(op) && op->getDialect() &&
+              (isa<DTDialect>(op->getDialect()) ||
+               op->hasTrait<OpTrait::IsTerminator>() ||
+               op->getNumRegions() > 0 || isa<CallOpInterface>(op));
           if (!structural &&
               llvm::any_of(op->getResultTypes(),
                            [](Type t) { return isa<RankedTensorType>(t); })) {

@@ -32,8 +32,10 @@ struct InsertRedistributePass
         // A linalg body is scalar code: its op's rule covers it.
         if (op->getParentOfType<linalg::LinalgOp>())
           return;
+        if (isFullyReplicated(op))
+          return;
         FailureOr<ShardingRule> rule = getShardingRule(op);
-        if (failed(rule) || isFullyReplicated(op, &*rule))
+        if (failed(rule))
           return;
         StrategyContext known = currentShardings(op, *rule);
         ShardingAttr any;

@@ -308,8 +308,11 @@ LogicalResult FunctionPropagation::seed() {
     }
     FailureOr<ShardingRule> rule = getShardingRule(op);
     if (failed(rule)) {
-      op->emitError("dt has no sharding rule for '")
-          << op->getName() << "'; it cannot be sharded";
+      InFlightDiagnostic diag = op->emitError("dt has no sharding rule for '")
+                                << op->getName() << "'; it cannot be sharded";
+      if (isa<linalg::LinalgOp>(op))
+        diag.attachNote() << "its body uses a tensor from above other than as "
+                             "the source of a tensor.extract in its block";
       result = failure();
       return next;
     }

@@ -268,7 +268,7 @@ mlir::dt::findMismatch(const ShardingRule &rule, ArrayRef<int64_t> meshShape,
   return std::nullopt;
 }
 
-bool mlir::dt::isFullyReplicated(Operation *op, const ShardingRule *rule) {
+bool mlir::dt::isFullyReplicated(Operation *op) {
   auto replicated = [](Type type) {
     ShardingAttr sharding = getShardingEncoding(type);
     if (!sharding)
@@ -276,8 +276,16 @@ bool mlir::dt::isFullyReplicated(Operation *op, const ShardingRule *rule) {
     return llvm::all_of(sharding.getPlacements(),
                         [](const Placement &p) { return p.isReplicate(); });
   };
-  auto replicatedValue = [&](Value v) { return replicated(v.getType()); };
-  return llvm::all_of(op->getOperandTypes(), replicated) &&
-         llvm::all_of(op->getResultTypes(), replicated) &&
-         (!rule || llvm::all_of(rule->captured, replicatedValue));
+  if (!llvm::all_of(op->getOperandTypes(), replicated) ||
+      !llvm::all_of(op->getResultTypes(), replicated))
+    return false;
+  // Tensors its regions use from above (a gather's table).
+  WalkResult walk = op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (!op->isAncestor(v.getParentRegion()->getParentOp()) &&
+          !replicated(v.getType()))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !walk.wasInterrupted();
 }

@@ -61,12 +61,12 @@ ShardingAttr getShardingEncoding(Type type);
 /// `type` with its encoding replaced by `sharding` (dropped when null).
 RankedTensorType withSharding(RankedTensorType type, ShardingAttr sharding);
 
-/// Checks `sharding` against a tensor of `shape` and `elementType`: static
-/// shape, each S(d) within the rank, partials meaningful for the element type.
 /// The element types of the input language: f32, f16, bf16, f64, i32, i64
 /// and i1.
 bool isSupportedElementType(Type type);
 
+/// Checks `sharding` against a tensor of `shape` and `elementType`: static
+/// shape, each S(d) within the rank, partials meaningful for the element type.
 LogicalResult verifyShardingForTensor(ShardingAttr sharding,
                                       ArrayRef<int64_t> shape, Type elementType,
                                       function_ref<InFlightDiagnostic()> emitError);

@@ -59,11 +59,11 @@ ShardingAttr shardingUnder(const ShardingRule &rule,
 /// fixed (null entries for non-tensors).
 StrategyContext currentShardings(Operation *op, const ShardingRule &rule);
 
-/// True when every tensor operand and result of `op` (and every tensor its
-/// body reads from above, given its `rule`) is replicated on every mesh axis:
-/// any op computes its single-device result that way, so no rule is needed
-/// to prove it.
-bool isFullyReplicated(Operation *op, const ShardingRule *rule = nullptr);
+/// True when every tensor operand and result of `op`, and every tensor its
+/// regions use from above (a gather's table), is replicated on every mesh
+/// axis: any op computes its single-device result that way, so no rule is
+/// needed to prove it.
+bool isFullyReplicated(Operation *op);
 
 /// Why an op's current shardings are no strategy of its rule.
 struct StrategyMismatch {
