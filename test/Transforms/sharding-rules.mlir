@@ -64,7 +64,11 @@ func.func @f(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %c: tensor<8x4xf32>, %v
 // CHECK-NEXT: linalg.generic: [R, R, R] -> [R] | [S(0), S(0), R] -> [S(0)] | [R, S(1), S(1)] -> [S(1)] | [R, P(max), P(max)] -> [P(max)] | [R, P(min), P(min)] -> [P(min)]
 // CHECK-NEXT: tensor.extract: [R, -, -] -> [-]
 // CHECK-NEXT: tensor.insert: [-, R, -, -] -> [R]
-func.func @gathers(%ids: tensor<8xi64>, %table: tensor<64x4xf32>, %e: tensor<8x4xf32>) {
+// A rank-expanding insert_slice (into y[i]): the source's dims are the
+// kept ones; the dropped dim is sliced.
+// CHECK-NEXT: tensor.insert_slice: [R, R, -] -> [R] | [S(0), S(1), -] -> [S(1)] | [S(1), S(2), -] -> [S(2)] | [P(sum), P(sum), -] -> [P(sum)] | [P(max), P(max), -] -> [P(max)] | [P(min), P(min), -] -> [P(min)]
+func.func @gathers(%ids: tensor<8xi64>, %table: tensor<64x4xf32>, %e: tensor<8x4xf32>,
+                   %stack: tensor<2x8x4xf32>) {
   %0 = linalg.generic {indexing_maps = [affine_map<(t, d) -> (t)>, affine_map<(t, d) -> (t, d)>],
                        iterator_types = ["parallel", "parallel"]}
       ins(%ids : tensor<8xi64>) outs(%e : tensor<8x4xf32>) {
@@ -87,5 +91,6 @@ func.func @gathers(%ids: tensor<8xi64>, %table: tensor<64x4xf32>, %e: tensor<8x4
   %c0 = arith.constant 0 : index
   %2 = tensor.extract %table[%c0, %c0] : tensor<64x4xf32>
   %3 = tensor.insert %2 into %e[%c0, %c0] : tensor<8x4xf32>
+  %4 = tensor.insert_slice %e into %stack[%c0, 0, 0] [1, 8, 4] [1, 1, 1] : tensor<8x4xf32> into tensor<2x8x4xf32>
   return
 }

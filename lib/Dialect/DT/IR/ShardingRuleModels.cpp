@@ -569,15 +569,21 @@ struct InsertSliceRuleModel
                                                     tensor::InsertSliceOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto insert = cast<tensor::InsertSliceOp>(op);
-    RankedTensorType source = insert.getSourceType();
     RankedTensorType dest = insert.getDestType();
-    if (source.getRank() != dest.getRank())
-      return failure();
-    ShardingRule rule = slicingRule(op, dest.getRank(), [&](int64_t dim) {
-      return insert.getStaticOffsets()[dim] != 0 ||
-             source.getDimSize(dim) != dest.getDimSize(dim) ||
+    // A rank-expanding insert (a micro-batch's result into `y[i]`) drops
+    // dims of the slice: they are sliced to one element; the source's dims
+    // are the kept ones, in order.
+    llvm::SmallBitVector dropped = insert.getDroppedDims();
+    auto sliced = [&](int64_t dim) {
+      return dropped[dim] || insert.getStaticOffsets()[dim] != 0 ||
+             insert.getStaticSizes()[dim] != dest.getDimSize(dim) ||
              insert.getStaticStrides()[dim] != 1;
-    });
+    };
+    ShardingRule rule = slicingRule(op, dest.getRank(), sliced);
+    rule.operandFactors[0].clear();
+    for (int64_t dim = 0; dim < dest.getRank(); ++dim)
+      if (!dropped[dim])
+        rule.operandFactors[0].push_back(dim);
     addDataMovementPartials(rule);
     return rule;
   }

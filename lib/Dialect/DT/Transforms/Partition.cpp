@@ -483,7 +483,15 @@ LogicalResult FunctionPartitioner::localizeAttributes(Operation *op) {
     return success();
   }
   if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
-    insert.setStaticSizes(localShapeOf(insert.getSource()));
+    // The kept dims take the source's local sizes, in order; dropped dims
+    // stay 1.
+    SmallVector<int64_t> sizes(insert.getStaticSizes());
+    ArrayRef<int64_t> source = localShapeOf(insert.getSource());
+    llvm::SmallBitVector dropped = insert.getDroppedDims();
+    for (size_t dim = 0, kept = 0; dim < sizes.size(); ++dim)
+      if (!dropped[dim])
+        sizes[dim] = source[kept++];
+    insert.setStaticSizes(sizes);
     return success();
   }
   if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
