@@ -462,6 +462,18 @@ void FunctionPartitioner::lowerToPartial(ToPartialOp op) {
   op.erase();
 }
 
+/// A slice's `sizes` with its kept (not dropped) dims set to `kept`, in
+/// order; the dropped dims stay 1.
+static SmallVector<int64_t> keptSizes(ArrayRef<int64_t> sizes,
+                                      const llvm::SmallBitVector &dropped,
+                                      ArrayRef<int64_t> kept) {
+  SmallVector<int64_t> result(sizes);
+  for (size_t dim = 0, next = 0; dim < result.size(); ++dim)
+    if (!dropped[dim])
+      result[dim] = kept[next++];
+  return result;
+}
+
 LogicalResult FunctionPartitioner::localizeAttributes(Operation *op) {
   auto localShapeOf = [](Value v) {
     return cast<RankedTensorType>(v.getType()).getShape();
@@ -473,25 +485,16 @@ LogicalResult FunctionPartitioner::localizeAttributes(Operation *op) {
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
     // Sharded dims are whole (not sliced): their size is the local extent.
     // A rank-reducing slice's kept dims are the result's, in order.
-    SmallVector<int64_t> sizes(slice.getStaticSizes());
-    ArrayRef<int64_t> result = localShapeOf(slice.getResult());
-    llvm::SmallBitVector dropped = slice.getDroppedDims();
-    for (size_t dim = 0, kept = 0; dim < sizes.size(); ++dim)
-      if (!dropped[dim])
-        sizes[dim] = result[kept++];
-    slice.setStaticSizes(sizes);
+    slice.setStaticSizes(keptSizes(slice.getStaticSizes(),
+                                   slice.getDroppedDims(),
+                                   localShapeOf(slice.getResult())));
     return success();
   }
   if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
-    // The kept dims take the source's local sizes, in order; dropped dims
-    // stay 1.
-    SmallVector<int64_t> sizes(insert.getStaticSizes());
-    ArrayRef<int64_t> source = localShapeOf(insert.getSource());
-    llvm::SmallBitVector dropped = insert.getDroppedDims();
-    for (size_t dim = 0, kept = 0; dim < sizes.size(); ++dim)
-      if (!dropped[dim])
-        sizes[dim] = source[kept++];
-    insert.setStaticSizes(sizes);
+    // Likewise: a rank-expanding insert's kept dims are the source's.
+    insert.setStaticSizes(keptSizes(insert.getStaticSizes(),
+                                    insert.getDroppedDims(),
+                                    localShapeOf(insert.getSource())));
     return success();
   }
   if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
