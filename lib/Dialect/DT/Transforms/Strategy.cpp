@@ -2,6 +2,7 @@
 
 #include "dt/Dialect/DT/Transforms/Strategy.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/StringExtras.h"
@@ -169,16 +170,17 @@ ShardingAttr mlir::dt::shardingUnder(const ShardingRule &rule,
 }
 
 /// Where a redistribution of `value` for `user` goes: before the user, or
-/// before the outermost loop around it that `value` comes from outside of
-/// (the value is the same at every iteration, so it moves once).
+/// before the outermost loop or linalg op around it that `value` comes from
+/// outside of (the value is the same at every iteration and for every
+/// element, so it moves once).
 static Operation *placeRedistribution(Value value, Operation *user) {
   Operation *definedIn = value.getParentRegion()->getParentOp();
   Operation *at = user;
-  while (auto loop = dyn_cast_or_null<LoopLikeOpInterface>(at->getParentOp())) {
-    if (loop->isAncestor(definedIn))
-      break;
-    at = loop;
-  }
+  for (Operation *parent = at->getParentOp();
+       parent && isa<LoopLikeOpInterface, linalg::LinalgOp>(parent) &&
+       !parent->isAncestor(definedIn);
+       parent = at->getParentOp())
+    at = parent;
   return at;
 }
 
@@ -206,17 +208,15 @@ void mlir::dt::redistributeRuleOperand(Operation *op, const ShardingRule &rule,
                                        unsigned i, ShardingAttr sharding) {
   if (i < op->getNumOperands())
     return redistributeOperand(op->getOpOperand(i), sharding);
+  // Every read in the body: the first moves the tensor before the op, the
+  // others share that move.
   Value tensor = rule.operand(op, i);
-  auto type = cast<RankedTensorType>(tensor.getType());
-  if (getShardingEncoding(type) == sharding)
-    return;
-  // Once before the op, however many reads its body makes.
-  OpBuilder builder(placeRedistribution(tensor, op));
-  Value moved = RedistributeOp::create(builder, op->getLoc(),
-                                       withSharding(type, sharding), tensor);
-  tensor.replaceUsesWithIf(moved, [&](OpOperand &use) {
-    return op->isProperAncestor(use.getOwner());
-  });
+  SmallVector<OpOperand *> reads;
+  for (OpOperand &use : tensor.getUses())
+    if (op->isProperAncestor(use.getOwner()))
+      reads.push_back(&use);
+  for (OpOperand *read : reads)
+    redistributeOperand(*read, sharding);
 }
 
 StrategyContext mlir::dt::currentShardings(Operation *op,

@@ -80,14 +80,16 @@ std::optional<StrategyMismatch> findMismatch(const ShardingRule &rule,
                                              ArrayRef<int64_t> meshShape,
                                              const StrategyContext &known);
 
-/// Inserts `dt.redistribute` of `operand` to `sharding` before its owner,
-/// unless it already has that sharding or an earlier redistribution of the
-/// same value to the same sharding in the same block can serve.
+/// Inserts `dt.redistribute` of `operand` to `sharding` before its owner (or
+/// before the outermost loop or linalg op around the owner that the value
+/// comes from outside of), unless it already has that sharding or an earlier
+/// redistribution of the same value to the same sharding in the same block
+/// can serve.
 void redistributeOperand(OpOperand &operand, ShardingAttr sharding);
 
-/// Moves operand `i` of `op`'s rule to `sharding`: an operand of the op as
-/// redistributeOperand does; a tensor its body reads from above once, before
-/// the op, for every read in the body.
+/// Moves operand `i` of `op`'s rule to `sharding` with redistributeOperand:
+/// an operand of the op, or every read of a tensor its body reads from above
+/// (one move, before the op, that all the reads share).
 void redistributeRuleOperand(Operation *op, const ShardingRule &rule,
                              unsigned i, ShardingAttr sharding);
 
