@@ -48,6 +48,12 @@ double ringSeconds(CollectiveKind kind, int64_t groupSize, double bytes,
          ringBytesPerRank(kind, groupSize, bytes) / link.bytesPerSecond;
 }
 
+double DeviceModel::seconds(double flops, double bytes,
+                            unsigned elementBits) const {
+  return std::max(flops / flopsPerSecond(elementBits),
+                  bytes / memoryBytesPerSecond);
+}
+
 Topology Topology::defaults(Span<int64_t> meshShape, int64_t ranksPerNode) {
   Topology topology;
   topology.links_.resize(meshShape.size());
@@ -70,6 +76,7 @@ bool Topology::parse(std::string_view text, Span<std::string> axisNames,
                      std::string &error) {
   topology = defaults(meshShape);
   std::vector<bool> seen(axisNames.size(), false);
+  bool deviceSeen = false;
   std::istringstream lines{std::string(text)};
   std::string line;
   for (int lineNumber = 1; std::getline(lines, line); ++lineNumber) {
@@ -82,8 +89,24 @@ bool Topology::parse(std::string_view text, Span<std::string> axisNames,
       error = "topology line " + std::to_string(lineNumber) + ": " + what;
       return false;
     };
-    double latencyMicros, gigabytesPerSecond;
     std::string extra;
+    if (name == "device") {
+      double tflops16, tflops32, memoryGigabytes;
+      if (!(fields >> tflops16 >> tflops32 >> memoryGigabytes) ||
+          (fields >> extra))
+        return fail("expected 'device <16-bit TFLOP/s> <32-bit TFLOP/s> "
+                    "<memory GB/s>', got '" +
+                    line + "'");
+      if (deviceSeen)
+        return fail("the device is described twice");
+      if (!(tflops16 > 0) || !(tflops32 > 0) || !(memoryGigabytes > 0))
+        return fail("the device's rates must be > 0");
+      deviceSeen = true;
+      topology.device_ = {tflops16 * 1e12, tflops32 * 1e12,
+                          memoryGigabytes * 1e9};
+      continue;
+    }
+    double latencyMicros, gigabytesPerSecond;
     if (!(fields >> latencyMicros >> gigabytesPerSecond) || (fields >> extra))
       return fail("expected '<axis> <latency us> <bandwidth GB/s>', got '" +
                   line + "'");

@@ -55,8 +55,37 @@ TEST(CostModelTest, ParsesADescription) {
       << error;
   EXPECT_DOUBLE_EQ(topology.link(0).latencySeconds, 12.5e-6);
   EXPECT_DOUBLE_EQ(topology.link(0).bytesPerSecond, 25e9);
-  // Axes the description leaves out keep their defaults.
+  // Axes the description leaves out keep their defaults, and so does the
+  // device.
   EXPECT_EQ(topology.link(1).bytesPerSecond, Topology::kIntraNode.bytesPerSecond);
+  EXPECT_EQ(topology.device().flopsPerSecond32,
+            dt::DeviceModel().flopsPerSecond32);
+}
+
+TEST(CostModelTest, ParsesADevice) {
+  std::vector<std::string> names = {"dp", "tp"};
+  std::vector<int64_t> mesh = {2, 4};
+  Topology topology;
+  std::string error;
+  ASSERT_TRUE(Topology::parse("device 2 0.5 100 # a CPU node\n", names, mesh,
+                              topology, error))
+      << error;
+  const dt::DeviceModel &device = topology.device();
+  EXPECT_DOUBLE_EQ(device.flopsPerSecond(16), 2e12);
+  EXPECT_DOUBLE_EQ(device.flopsPerSecond(8), 2e12);
+  EXPECT_DOUBLE_EQ(device.flopsPerSecond(32), 0.5e12);
+  EXPECT_DOUBLE_EQ(device.flopsPerSecond(64), 0.5e12);
+  EXPECT_DOUBLE_EQ(device.memoryBytesPerSecond, 100e9);
+}
+
+TEST(CostModelTest, DeviceTimeIsTheSlowerSide) {
+  dt::DeviceModel device{100e12, 10e12, 1e12};
+  // 1e9 f32 flops take 100 us; 1e6 bytes 1 us: compute-bound.
+  EXPECT_DOUBLE_EQ(device.seconds(1e9, 1e6, 32), 100e-6);
+  // The same in bf16: 10 us.
+  EXPECT_DOUBLE_EQ(device.seconds(1e9, 1e6, 16), 10e-6);
+  // 1e8 bytes take 100 us: memory-bound.
+  EXPECT_DOUBLE_EQ(device.seconds(1e9, 1e8, 16), 100e-6);
 }
 
 TEST(CostModelTest, RejectsBadDescriptions) {
@@ -75,6 +104,11 @@ TEST(CostModelTest, RejectsBadDescriptions) {
       {"tp 1 1\ntp 2 2", "topology line 2: axis 'tp' is described twice"},
       {"dp x 1", "topology line 1: expected '<axis> <latency us> <bandwidth "
                  "GB/s>', got 'dp x 1'"},
+      {"device 1 1", "topology line 1: expected 'device <16-bit TFLOP/s> "
+                     "<32-bit TFLOP/s> <memory GB/s>', got 'device 1 1'"},
+      {"device 1 1 1\ndevice 2 2 2",
+       "topology line 2: the device is described twice"},
+      {"device 1 0 1", "topology line 1: the device's rates must be > 0"},
   };
   for (const Case &c : cases) {
     Topology topology;

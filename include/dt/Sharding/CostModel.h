@@ -11,6 +11,12 @@
 // where n is the group size and S the size in bytes of the whole tensor the
 // group gathers or reduces (for all_to_all, of one rank's piece).
 //
+// Each device computes at a roofline: an op takes as long as the slower of
+// its arithmetic (flops at the peak rate of its element width) and its memory
+// traffic (bytes at the memory bandwidth). Propagation adds that time on each
+// rank to the collectives a choice causes, so splitting work is worth
+// something and replicating it has a price.
+//
 // Plain C++17: no LLVM/MLIR types.
 //
 //===----------------------------------------------------------------------===//
@@ -46,7 +52,24 @@ double ringBytesPerRank(CollectiveKind kind, int64_t groupSize, double bytes);
 double ringSeconds(CollectiveKind kind, int64_t groupSize, double bytes,
                    const AxisLink &link);
 
-/// The links of every axis of one mesh.
+/// The speed of one device. Defaults: an H200 (dense bf16/f16 tensor-core
+/// and plain f32 rates, HBM3e bandwidth), at what real kernels reach.
+struct DeviceModel {
+  double flopsPerSecond16 = 800e12;
+  double flopsPerSecond32 = 60e12;
+  double memoryBytesPerSecond = 4e12;
+
+  /// The rate for elements of `elementBits` bits: 16-bit and narrower use
+  /// tensor cores, wider types the f32 rate.
+  double flopsPerSecond(unsigned elementBits) const {
+    return elementBits <= 16 ? flopsPerSecond16 : flopsPerSecond32;
+  }
+  /// Seconds for `flops` on elements of `elementBits` bits that move `bytes`
+  /// to and from memory: the slower of the two.
+  double seconds(double flops, double bytes, unsigned elementBits) const;
+};
+
+/// The links of every axis of one mesh, and the device at each rank.
 class Topology {
 public:
   /// Default links (docs/Design.md): ranks are row-major, so the last axes
@@ -56,13 +79,16 @@ public:
   /// inter-node network.
   static Topology defaults(Span<int64_t> meshShape, int64_t ranksPerNode = 8);
 
-  /// Defaults overridden by a description with one line per axis to change:
+  /// Defaults overridden by a description with one line per axis to change,
+  /// and optionally one line for the devices:
   ///
   ///   # comment
   ///   <axis name> <latency in microseconds> <bandwidth in GB/s>
+  ///   device <16-bit TFLOP/s> <32-bit TFLOP/s> <memory GB/s>
   ///
-  /// On a malformed line, an unknown or repeated axis, or a non-positive
-  /// number, returns false and sets `error` to a message naming the line.
+  /// On a malformed line, an unknown or repeated axis (or device line), or a
+  /// non-positive number, returns false and sets `error` to a message naming
+  /// the line.
   static bool parse(std::string_view text, Span<std::string> axisNames,
                     Span<int64_t> meshShape, Topology &topology,
                     std::string &error);
@@ -75,6 +101,7 @@ public:
 
   size_t rank() const { return links_.size(); }
   const AxisLink &link(size_t axis) const { return links_[axis]; }
+  const DeviceModel &device() const { return device_; }
 
   /// The link a ring over the ranks of several axes runs at: it crosses
   /// every axis, so it is as slow as the slowest (lowest bandwidth, highest
@@ -83,6 +110,7 @@ public:
 
 private:
   std::vector<AxisLink> links_;
+  DeviceModel device_;
 };
 
 } // namespace dt

@@ -18,14 +18,15 @@
 #include "dt/Dialect/DT/Transforms/Strategy.h"
 
 #include "mlir/Analysis/CallGraph.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::dt {
@@ -506,8 +507,19 @@ LogicalResult FunctionPropagation::run() {
 }
 
 void FunctionPropagation::emitExplanations() {
-  auto cost = [](double seconds) {
-    return llvm::formatv("[{0:f1} us]", seconds * 1e6).str();
+  // A contraction's own compute is part of its cost: said apart, since it
+  // is often far below the 0.1 us the total is rounded to.
+  auto cost = [](const AxisDecision::Considered &c) {
+    if (c.computeSeconds == 0)
+      return llvm::formatv("[{0:f1} us]", c.seconds * 1e6).str();
+    // Two significant digits below 0.1 us, where the total shows nothing.
+    double micros = c.computeSeconds * 1e6;
+    std::string compute;
+    llvm::raw_string_ostream(compute)
+        << llvm::format(micros < 0.1 ? "%.2g" : "%.1f", micros);
+    return llvm::formatv("[{0:f1} us with {1} us compute]", c.seconds * 1e6,
+                         compute)
+        .str();
   };
   for (Operation *op : ops) {
     auto it = explanations.find(op);
@@ -521,10 +533,12 @@ void FunctionPropagation::emitExplanations() {
       remark << op->getName() << ", mesh axis \""
              << mesh.axisNames[decision.axis] << "\": chose ";
       SmallVector<const AxisDecision::Considered *> others, ruledOut;
+      double chosenSeconds = 0;
       for (const AxisDecision::Considered &c : decision.considered) {
-        if (c.choice == decision.chosen)
-          remark << describeChoice(rule, c.choice) << " " << cost(c.seconds);
-        else
+        if (c.choice == decision.chosen) {
+          remark << describeChoice(rule, c.choice) << " " << cost(c);
+          chosenSeconds = c.seconds;
+        } else
           (c.ruledOut.empty() ? others : ruledOut).push_back(&c);
       }
       llvm::stable_sort(
@@ -532,8 +546,11 @@ void FunctionPropagation::emitExplanations() {
       if (!others.empty())
         remark << " over ";
       llvm::interleaveComma(others, remark, [&](auto *c) {
-        remark << describeChoice(rule, c->choice) << " " << cost(c->seconds);
+        remark << describeChoice(rule, c->choice) << " " << cost(*c);
       });
+      if (!others.empty() && others.front()->seconds < chosenSeconds)
+        remark << "; a tie within 0.1 us, which the least time on the wire "
+                  "breaks";
       if (!ruledOut.empty())
         remark << "; ruled out: ";
       llvm::interleaveComma(ruledOut, remark, [&](auto *c) {

@@ -2,6 +2,7 @@
 
 #include "dt/Dialect/DT/Transforms/ShardingCost.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace mlir;
@@ -85,4 +86,56 @@ double mlir::dt::axisTransitionSeconds(const MeshInfo &mesh, unsigned axis,
   if (kind == CollectiveKind::AllToAll)
     bytes /= static_cast<double>(n);
   return ::dt::ringSeconds(kind, n, bytes, link);
+}
+
+OpWork mlir::dt::estimateWork(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalg::isaContractionOpInterface(linalgOp))
+    return OpWork();
+  OpWork work;
+  // A multiply and an add per point of the iteration space.
+  work.flops = 2;
+  for (int64_t range : linalgOp.getStaticLoopRanges()) {
+    if (ShapedType::isDynamic(range))
+      return OpWork();
+    work.flops *= static_cast<double>(range);
+  }
+  work.loops = linalgOp.getNumLoops();
+  if (auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType()))
+    if (type.getElementType().isIntOrFloat())
+      work.elementBits = type.getElementType().getIntOrFloatBitWidth();
+  return work;
+}
+
+double mlir::dt::rankComputeSeconds(const OpWork &work, Operation *op,
+                                    const ShardingRule &rule,
+                                    const MeshInfo &mesh,
+                                    ArrayRef<AxisChoice> strategy) {
+  if (work.flops == 0)
+    return 0;
+  double flops = work.flops;
+  for (auto [axis, choice] : llvm::enumerate(strategy))
+    if (choice.kind == AxisChoice::Kind::ShardFactor &&
+        choice.index < work.loops)
+      flops /= static_cast<double>(mesh.shape[axis]);
+  // The op's own tensors, each divided by its shards; a table a body reads
+  // from above is read at a few rows, not whole.
+  double bytes = 0;
+  auto addTensor = [&](Type type, bool isResult, unsigned index) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape())
+      return;
+    double local = tensorBytes(tensor);
+    for (auto [axis, choice] : llvm::enumerate(strategy))
+      if (placementUnder(rule, choice, isResult, index).isShard())
+        local /= static_cast<double>(mesh.shape[axis]);
+    bytes += local;
+  };
+  for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
+    if (rule.isTensorOperand(i))
+      addTensor(op->getOperand(i).getType(), false, i);
+  for (unsigned j = 0, e = op->getNumResults(); j < e; ++j)
+    if (rule.isTensorResult(j))
+      addTensor(op->getResult(j).getType(), true, j);
+  return mesh.topology.device().seconds(flops, bytes, work.elementBits);
 }

@@ -16,6 +16,13 @@ using ::dt::Placement;
 /// this keeps ties on the choice that leaves a value as it is.
 static constexpr double kLocalMoveSeconds = 1e-12;
 
+/// Totals closer than this to the cheapest (the 0.1 us explanations print)
+/// are a tie, which the wire time alone breaks, with its preferences for
+/// moving nothing and for moving results. A few picoseconds of compute saved
+/// by a split must not outvote those: they stand for the collectives the
+/// choice leaves to later ops, which the greedy choice cannot see.
+static constexpr double kTieSeconds = 1e-7;
+
 static constexpr const char *kBooleanSum =
     "a partial sum of booleans means nothing";
 
@@ -33,6 +40,7 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
   SmallVector<Value> operands = rule.operands(op);
   SmallVector<int64_t> factorPieces(rule.factors.size(), 1);
   SmallVector<AxisChoice> strategy;
+  OpWork work = estimateWork(op);
   // On equal cost, moving a result beats moving an operand: communication
   // happens as late as possible, where values tend to be smaller (after
   // reductions) and more of it can be merged.
@@ -44,8 +52,11 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
     return from == to ? seconds : seconds + localCost;
   };
   for (unsigned axis = 0, e = mesh.shape.size(); axis < e; ++axis) {
-    std::optional<AxisChoice> best;
-    double bestCost = 0;
+    struct Candidate {
+      AxisChoice choice;
+      double wire, total;
+    };
+    SmallVector<Candidate> allowedOptions;
     AxisDecision decision{axis, {}, {}};
     for (AxisChoice option : options) {
       if (option.kind == AxisChoice::Kind::ShardFactor) {
@@ -54,10 +65,10 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
         if (factor.mustDivide && *factor.mustDivide % pieces != 0) {
           if (explanation)
             decision.considered.push_back(
-                {option, 0,
+                {option, 0, 0,
                  llvm::formatv(
-                     "{0} pieces do not divide the reshaped extent {1}",
-                     pieces, *factor.mustDivide)});
+                     "{0} pieces do not divide the reshaped extent {1}", pieces,
+                     *factor.mustDivide)});
           continue;
         }
       }
@@ -117,12 +128,27 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
           cost += axisTransitionSeconds(mesh, axis, type, {}, produced,
                                         Placement::replicate());
       }
+      // The op's own time on each rank: splitting its loops divides it,
+      // replicating or passing partial values through does not.
+      strategy.push_back(option);
+      double compute = rankComputeSeconds(work, op, rule, mesh, strategy);
+      strategy.pop_back();
       if (explanation)
-        decision.considered.push_back({option, cost, std::move(ruledOut)});
-      if (allowed && (!best || cost < bestCost)) {
-        best = option;
-        bestCost = cost;
-      }
+        decision.considered.push_back(
+            {option, cost + compute, compute, std::move(ruledOut)});
+      if (allowed)
+        allowedOptions.push_back({option, cost, cost + compute});
+    }
+    std::optional<AxisChoice> best;
+    if (!allowedOptions.empty()) {
+      double cheapest = llvm::min_element(allowedOptions, [](auto &a, auto &b) {
+                          return a.total < b.total;
+                        })->total;
+      const Candidate *pick = nullptr;
+      for (const Candidate &c : allowedOptions)
+        if (c.total <= cheapest + kTieSeconds && (!pick || c.wire < pick->wire))
+          pick = &c;
+      best = pick->choice;
     }
     if (!best)
       return op->emitOpError("has no sharding strategy that gives its result "

@@ -38,22 +38,25 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
     carries a `#dt.sharding` encoding. Annotations are hard constraints. Every
     other op picks, per mesh axis, the choice of its sharding rule (replicate,
     shard one factor, let partial values through where it is linear) whose
-    redistributions cost least under the alpha-beta model, given what is
-    already decided around it; sweeps run forward and backward in program
-    order until nothing changes, and what no information reaches replicates.
-    Ties go to the choice that moves nothing, then to the first in a fixed
-    order, so the same input gives the same output.
+    redistributions cost least under the alpha-beta model, with a
+    contraction's own compute on each rank added (a roofline of the device),
+    given what is already decided around it; sweeps run forward and backward
+    in program order until nothing changes, and what no information reaches
+    replicates. Totals within 0.1 us are a tie; ties go to the choice that
+    moves nothing, then to the first in a fixed order, so the same input
+    gives the same output.
 
     With `explain`, each op decided by its sharding rule gets a remark per
     mesh axis: the choice made, as the placements of its tensor operands
     and results, and its modelled cost (the redistributions it causes
-    around the op, under the alpha-beta model), then every other choice
-    with its cost or the reason it was ruled out:
+    around the op, under the alpha-beta model, and for a contraction its
+    compute, said apart), then every other choice with its cost or the
+    reason it was ruled out:
 
     ```
     f.mlir:9:8: remark: linalg.matmul, mesh axis "tp": chose
-      (R, S(1), S(1)) -> S(1) [0.0 us] over (R, R, R) -> R [9.1 us],
-      (S(0), R, S(0)) -> S(0) [18.2 us], ...
+      (R, S(1), S(1)) -> S(1) [0.0 us with 0.0072 us compute] over
+      (R, R, R) -> R [9.2 us with 0.026 us compute], ...
     ```
 
     Where an op needs an operand in another sharding than the one it has,
@@ -77,7 +80,8 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
   }];
   let options = [
     Option<"topology", "topology", "std::string", /*default=*/"\"\"",
-           "File describing the links of mesh axes (see docs/Design.md)">,
+           "File describing the links of mesh axes and the devices (see "
+           "docs/Design.md)">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Remark at each op on the choice each mesh axis made and what the "
            "other choices would have cost">

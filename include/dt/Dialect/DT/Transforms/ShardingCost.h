@@ -10,6 +10,7 @@
 #define DT_DIALECT_DT_TRANSFORMS_SHARDINGCOST_H
 
 #include "dt/Dialect/DT/IR/DTOps.h"
+#include "dt/Dialect/DT/IR/ShardingRule.h"
 #include "dt/Sharding/CostModel.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -67,6 +68,36 @@ double axisTransitionSeconds(const MeshInfo &mesh, unsigned axis,
                              RankedTensorType type,
                              ArrayRef<::dt::Placement> placements,
                              ::dt::Placement from, ::dt::Placement to);
+
+/// The arithmetic an op does on one device: its flops, how many of its rule's
+/// factors are loops of its iteration space (factors 0 to loops-1; splitting
+/// one of them splits the flops), and the width of its elements.
+struct OpWork {
+  double flops = 0;
+  unsigned loops = 0;
+  unsigned elementBits = 32;
+};
+
+/// What `op` computes, for contractions (matmul, batch_matmul, generics that
+/// multiply and accumulate) with static loops: two flops per point of the
+/// iteration space. Other ops count as no work: elementwise ops, reductions
+/// and data movement read and write each element once, at a memory
+/// bandwidth ten times the links', so whether they run split or replicated
+/// weighs little beside the collectives around them; counting them would
+/// only break ties of equal wire time, against the rule that a tie goes to
+/// the choice that moves nothing (a Megatron MLP keeps its one all_reduce
+/// rather than a reduce_scatter, an add on a slice and an all_gather).
+OpWork estimateWork(Operation *op);
+
+/// Modelled seconds each rank spends computing `op` (of `work`) when mesh
+/// axes 0 to strategy.size()-1 make `strategy`'s choices and the later axes
+/// replicate: the flops divided by the loops the strategy splits, the bytes
+/// of each of the op's tensors divided by that tensor's shards, at the
+/// roofline of the mesh's devices. Partial choices split nothing: each rank
+/// runs the whole op on its partial values.
+double rankComputeSeconds(const OpWork &work, Operation *op,
+                          const ShardingRule &rule, const MeshInfo &mesh,
+                          ArrayRef<AxisChoice> strategy);
 
 } // namespace mlir::dt
 

@@ -23,11 +23,15 @@ struct StrategyContext {
 };
 
 /// How one mesh axis chose, for explanations: every choice of the rule with
-/// its modelled cost in seconds, or why it was ruled out.
+/// its modelled cost in seconds (the collectives it causes and the op's own
+/// compute on each rank), or why it was ruled out.
 struct AxisDecision {
   struct Considered {
     AxisChoice choice;
     double seconds = 0;
+    /// The part of `seconds` that is the op's own compute on each rank (for
+    /// contractions; zero for other ops).
+    double computeSeconds = 0;
     /// Empty when the choice was possible.
     std::string ruledOut;
   };
