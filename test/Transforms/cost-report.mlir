@@ -49,8 +49,15 @@ func.func @main(
 // CHECK: dt.redistribute (cost-report.mlir:{{[0-9]+}}) P(sum) -> S(1) reduce_scatter tp 3.0 KiB 9.0 us x8 (in loops)
 // CHECK: dt.redistribute (cost-report.mlir:{{[0-9]+}}) P(sum) -> S(1) reduce_scatter tp 3.0 KiB 9.0 us x? (a loop's trip count is not constant: counted once)
 // CHECK: total: 2 collectives run 9+ times, 27.0 KiB per rank, 81.{{[0-9]}} us
+// The contractions' compute counts every run too: 9 runs of a matmul split
+// four ways (a partial product), each memory-bound on the default device
+// (13 KiB per rank at 4 TB/s: 3.328 ns).
+// CHECK: compute per rank: 2 contractions, 0.0 us
 // JSON: "runs": 8
 // JSON: "runs": null
+// JSON: "compute_per_rank": {
+// JSON-NEXT: "contractions": 2,
+// JSON-NEXT: "seconds": 2.9952{{0*[0-9]?}}e-08
 // JSON: "function": "layers"
 func.func @layers(
     %x: tensor<16x64xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},

@@ -9,6 +9,16 @@
 // RUN: dt-opt %s -dt-propagate=explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=GPU
 // RUN: echo "device 1 0.5 100 # a CPU node" > %t.topology
 // RUN: dt-opt %s -dt-propagate="explain topology=%t.topology" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
+// dt-cost-report prices the contractions as they ended up split, under the
+// same device: the replicated product on the default device, a quarter of
+// it on the CPU node.
+// RUN: dt-opt %s -dt-propagate -dt-insert-redistribute -dt-cost-report -o /dev/null | FileCheck %s --check-prefix=GPU-REPORT
+// RUN: dt-opt %s -dt-propagate="topology=%t.topology" -dt-insert-redistribute -dt-cost-report="topology=%t.topology json=true" -o /dev/null | FileCheck %s --check-prefix=CPU-REPORT
+// GPU-REPORT: total: 2 collectives, 1.5 MiB per rank, 22.4 us
+// GPU-REPORT-NEXT: compute per rank: 1 contraction, 8.9 us
+// CPU-REPORT: "compute_per_rank": {
+// CPU-REPORT-NEXT: "contractions": 1,
+// CPU-REPORT-NEXT: "seconds": 0.000268435
 // A malformed device line is an error naming the line.
 // RUN: echo "device 1 0.5" > %t.bad
 // RUN: not dt-opt %s -dt-propagate="topology=%t.bad" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD

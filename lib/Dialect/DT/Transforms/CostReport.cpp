@@ -1,6 +1,7 @@
 //===- CostReport.cpp - dt-cost-report ------------------------------------===//
 //
 // Prices every change of placement of each function under the alpha-beta
+// model, the compute of its contractions on each rank under the device
 // model, and the per-rank memory of its arguments and largest live set.
 // A redistribution is priced one mesh axis at a time, with the one-step
 // collective of DESIGN.md's table for each axis that changes (the planner of
@@ -11,6 +12,7 @@
 #include "dt/Dialect/DT/IR/DTOps.h"
 #include "dt/Dialect/DT/Transforms/Passes.h"
 #include "dt/Dialect/DT/Transforms/ShardingCost.h"
+#include "dt/Dialect/DT/Transforms/Strategy.h"
 #include "dt/Sharding/ShardLayout.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -44,6 +46,10 @@ struct CollectiveCost {
 struct FunctionCost {
   std::string name, mesh;
   SmallVector<CollectiveCost> collectives;
+  /// The contractions' compute on each rank, every run counted (a loop with
+  /// a trip count that is not constant counts once).
+  int64_t contractions = 0;
+  double computeSeconds = 0;
   double argumentBytes = 0, peakLiveBytes = 0;
 };
 } // namespace
@@ -202,6 +208,24 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh) {
     cost.collectives.push_back(std::move(c));
   });
 
+  // The contractions, split as their shardings say.
+  func.walk([&](Operation *op) {
+    OpWork work = estimateWork(op);
+    if (work.flops == 0)
+      return;
+    FailureOr<ShardingRule> rule = getShardingRule(op);
+    if (failed(rule))
+      return;
+    SmallVector<AxisChoice> strategy;
+    if (findMismatch(*rule, mesh->shape, currentShardings(op, *rule),
+                     &strategy))
+      return; // dt-check's to report.
+    ++cost.contractions;
+    cost.computeSeconds +=
+        rankComputeSeconds(work, op, *rule, *mesh, strategy) *
+        static_cast<double>(runsOf(op).value_or(1));
+  });
+
   // Largest live set, in program order over the function's top-level block:
   // a value lives from its definition to its last use there.
   Block &body = func.getBody().front();
@@ -267,6 +291,9 @@ static void printTable(const FunctionCost &cost, const MeshInfo &mesh,
     os << " run " << runs << (unknownRuns ? "+" : "") << " times";
   os << ", " << formatBytes(bytes) << " per rank, " << formatSeconds(seconds)
      << "\n";
+  os << "  compute per rank: " << cost.contractions << " contraction"
+     << (cost.contractions == 1 ? "" : "s") << ", "
+     << formatSeconds(cost.computeSeconds) << "\n";
   os << "  memory per rank: arguments " << formatBytes(cost.argumentBytes)
      << ", largest live set " << formatBytes(cost.peakLiveBytes) << "\n";
 }
@@ -293,9 +320,13 @@ static llvm::json::Value toJson(const FunctionCost &cost) {
       {"function", cost.name},
       {"mesh", cost.mesh},
       {"collectives", std::move(collectives)},
-      {"total", llvm::json::Object{{"collectives", int64_t(cost.collectives.size())},
-                                   {"bytes_per_rank", bytes},
-                                   {"seconds", seconds}}},
+      {"total",
+       llvm::json::Object{{"collectives", int64_t(cost.collectives.size())},
+                          {"bytes_per_rank", bytes},
+                          {"seconds", seconds}}},
+      {"compute_per_rank",
+       llvm::json::Object{{"contractions", cost.contractions},
+                          {"seconds", cost.computeSeconds}}},
       {"memory_per_rank",
        llvm::json::Object{{"arguments_bytes", cost.argumentBytes},
                           {"largest_live_set_bytes", cost.peakLiveBytes}}}};

@@ -275,7 +275,8 @@ static bool matches(const ShardingRule &rule, AxisChoice choice,
 
 std::optional<StrategyMismatch>
 mlir::dt::findMismatch(const ShardingRule &rule, ArrayRef<int64_t> meshShape,
-                       const StrategyContext &known) {
+                       const StrategyContext &known,
+                       SmallVectorImpl<AxisChoice> *strategy) {
   SmallVector<AxisChoice> choices = enumerateAxisChoices(rule);
   SmallVector<int64_t> factorPieces(rule.factors.size(), 1);
   for (unsigned axis = 0, e = meshShape.size(); axis < e; ++axis) {
@@ -283,6 +284,8 @@ mlir::dt::findMismatch(const ShardingRule &rule, ArrayRef<int64_t> meshShape,
         choices, [&](AxisChoice c) { return matches(rule, c, known, axis); });
     if (found == choices.end())
       return StrategyMismatch{axis, std::nullopt};
+    if (strategy)
+      strategy->push_back(*found);
     if (found->kind != AxisChoice::Kind::ShardFactor)
       continue;
     int64_t &pieces = factorPieces[found->index];

@@ -116,7 +116,8 @@ def InsertRedistributePass : Pass<"dt-insert-redistribute", "ModuleOp"> {
   }];
   let options = [
     Option<"topology", "topology", "std::string", /*default=*/"\"\"",
-           "File describing the links of mesh axes (see docs/Design.md)">
+           "File describing the links of mesh axes and the devices (see "
+           "docs/Design.md)">
   ];
   let statistics = [
     Statistic<"numRedistributes", "redistributes-inserted",
@@ -146,30 +147,35 @@ def CheckPass : Pass<"dt-check", "ModuleOp"> {
 }
 
 def CostReportPass : Pass<"dt-cost-report", "ModuleOp"> {
-  let summary = "Prints each function's communication and per-rank memory";
+  let summary = "Prints each function's communication, compute and per-rank "
+                "memory";
   let description = [{
     For each function on global tensors, prints a table of its
     redistributions and collectives (kind, mesh axes, bytes sent per rank,
-    estimated time under the alpha-beta model) with totals, and the per-rank
-    memory of its arguments and of its largest live set. A collective inside
-    `scf.for` loops is priced per run, with how often one call runs it (the
-    product of the constant trip counts around it, `x8`; `x?` where a trip
-    count is not constant, counted once), and the totals count every run.
-    `--json` prints the same as JSON (`runs`: a number, or null). The IR is
-    unchanged.
+    estimated time under the alpha-beta model) with totals, the compute of
+    its contractions on each rank as their shardings split them (the device
+    model propagation uses), and the per-rank memory of its arguments and of
+    its largest live set. A collective or contraction inside `scf.for` loops
+    is priced per run; a collective's row says how often one call runs it
+    (the product of the constant trip counts around it, `x8`; `x?` where a
+    trip count is not constant, counted once), and the totals count every
+    run. `--json` prints the same as JSON (`runs`: a number, or null). The
+    IR is unchanged.
 
     ```
     dt-cost-report @main on @mesh [tp=4]
       op                         change         collective   axes  bytes/rank  time
       dt.redistribute (f.mlir:9) P(sum) -> R    all_reduce   tp    6.0 KiB     4.3 us
       total: 1 collective, 6.0 KiB per rank, 4.3 us
+      compute per rank: 2 contractions, 0.1 us
       memory per rank: arguments 44.0 KiB, largest live set 52.0 KiB
     ```
   }];
   let options = [
     Option<"json", "json", "bool", /*default=*/"false", "Print JSON">,
     Option<"topology", "topology", "std::string", /*default=*/"\"\"",
-           "File describing the links of mesh axes (see docs/Design.md)">
+           "File describing the links of mesh axes and the devices (see "
+           "docs/Design.md)">
   ];
 }
 

@@ -80,9 +80,11 @@ struct StrategyMismatch {
 
 /// Checks that `known.operands` and `known.fixedResults` are exactly what one
 /// choice per mesh axis gives; the first axis where they are not otherwise.
-std::optional<StrategyMismatch> findMismatch(const ShardingRule &rule,
-                                             ArrayRef<int64_t> meshShape,
-                                             const StrategyContext &known);
+/// With `strategy`, fills in the choice that matched on each axis.
+std::optional<StrategyMismatch>
+findMismatch(const ShardingRule &rule, ArrayRef<int64_t> meshShape,
+             const StrategyContext &known,
+             SmallVectorImpl<AxisChoice> *strategy = nullptr);
 
 /// Inserts `dt.redistribute` of `operand` to `sharding` before its owner (or
 /// before the outermost loop or linalg op around the owner that the value
