@@ -101,9 +101,16 @@ OpWork mlir::dt::estimateWork(Operation *op) {
     work.flops *= static_cast<double>(range);
   }
   work.loops = linalgOp.getNumLoops();
-  if (auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType()))
-    if (type.getElementType().isIntOrFloat())
-      work.elementBits = type.getElementType().getIntOrFloatBitWidth();
+  // The multiplied elements set the rate: bf16 inputs run on tensor cores
+  // even into an f32 result.
+  unsigned widest = 0;
+  for (OpOperand *input : linalgOp.getDpsInputOperands())
+    if (auto type = dyn_cast<RankedTensorType>(input->get().getType()))
+      if (type.getElementType().isIntOrFloat())
+        widest =
+            std::max(widest, type.getElementType().getIntOrFloatBitWidth());
+  if (widest)
+    work.elementBits = widest;
   return work;
 }
 

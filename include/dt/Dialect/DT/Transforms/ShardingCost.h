@@ -71,7 +71,8 @@ double axisTransitionSeconds(const MeshInfo &mesh, unsigned axis,
 
 /// The arithmetic an op does on one device: its flops, how many of its rule's
 /// factors are loops of its iteration space (factors 0 to loops-1; splitting
-/// one of them splits the flops), and the width of its elements.
+/// one of them splits the flops), and the width of the elements it
+/// multiplies (the widest of its inputs).
 struct OpWork {
   double flops = 0;
   unsigned loops = 0;
