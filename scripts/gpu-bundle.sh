@@ -45,7 +45,12 @@ programs=(
   test/Execution/row-kernels test/Execution/row-kernels-large
   test/Execution/row-kernels-wide test/Execution/row-kernels-narrow
   test/Execution/row-kernel-clashes
-  test/Execution/matmul-epilogue test/Execution/matmul-transposed)
+  test/Execution/matmul-epilogue test/Execution/matmul-transposed
+  test/Execution/layer-loop test/Execution/stacked-layers
+  test/Execution/micro-batch-outputs test/Execution/grad-accumulation
+  test/Execution/embedding test/Execution/lm-loss-grad
+  test/Execution/uneven-columns test/Execution/reshape-uneven
+  test/Execution/half-matmul test/Execution/llama-block)
 python3 "$root/bench/gen_gpu_programs.py" "$out/bench"
 for p in "${programs[@]}"; do
   "$build/bin/dt-compile" --target=cuda --mcpu=x86-64-v3 "$root/$p.mlir" \
