@@ -3,6 +3,7 @@
 #include "dt/Sharding/CostModel.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 
@@ -91,19 +92,30 @@ bool Topology::parse(std::string_view text, Span<std::string> axisNames,
     };
     std::string extra;
     if (name == "device") {
-      double tflops16, tflops32, memoryGigabytes;
-      if (!(fields >> tflops16 >> tflops32 >> memoryGigabytes) ||
-          (fields >> extra))
+      // Three rates, then optionally the memory.
+      std::vector<double> numbers;
+      bool numeric = true;
+      for (std::string field; fields >> field;) {
+        char *end = nullptr;
+        numbers.push_back(std::strtod(field.c_str(), &end));
+        numeric &= *end == '\0';
+      }
+      if (!numeric || numbers.size() < 3 || numbers.size() > 4)
         return fail("expected 'device <16-bit TFLOP/s> <32-bit TFLOP/s> "
-                    "<memory GB/s>', got '" +
+                    "<memory GB/s> [<memory GB>]', got '" +
                     line + "'");
       if (deviceSeen)
         return fail("the device is described twice");
-      if (!(tflops16 > 0) || !(tflops32 > 0) || !(memoryGigabytes > 0))
-        return fail("the device's rates must be > 0");
+      if (!std::all_of(numbers.begin(), numbers.end(),
+                       [](double x) { return x > 0 && std::isfinite(x); }))
+        return fail("the device's rates and memory must be > 0");
       deviceSeen = true;
-      topology.device_ = {tflops16 * 1e12, tflops32 * 1e12,
-                          memoryGigabytes * 1e9};
+      DeviceModel &device = topology.device_;
+      device.flopsPerSecond16 = numbers[0] * 1e12;
+      device.flopsPerSecond32 = numbers[1] * 1e12;
+      device.memoryBytesPerSecond = numbers[2] * 1e9;
+      if (numbers.size() == 4)
+        device.memoryBytes = numbers[3] * 1e9;
       continue;
     }
     double latencyMicros, gigabytesPerSecond;

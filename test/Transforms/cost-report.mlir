@@ -3,6 +3,13 @@
 // RUN: echo "tp 50 10" > %t.topology
 // RUN: dt-opt %s -dt-propagate -dt-cost-report="topology=%t.topology" -o /dev/null | FileCheck %s --check-prefix=TOPO
 // RUN: not dt-opt %s -dt-propagate -dt-cost-report="topology=%t.missing" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MISSING
+// A device of 40 KB (the topology's 'device' line: three rates, then the
+// memory in GB) cannot hold @main's largest live set: a warning, and the
+// report says so.
+// RUN: echo "device 1 1 100 0.00004" > %t.small
+// RUN: dt-opt %s -dt-propagate -dt-cost-report="topology=%t.small" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMALL
+// SMALL: cost-report.mlir:[[# @LINE + 24]]:1: warning: needs 48.0 KiB per rank at its largest live set, more than the 39.1 KiB a device holds (the topology's 'device' line sets it)
+// SMALL: memory per rank: arguments 36.0 KiB, largest live set 48.0 KiB, more than the 39.1 KiB a device holds
 
 // The Megatron MLP: one all_reduce of the 16x64 f32 output over tp=4. Ring
 // all_reduce sends 2 (n-1)/n S = 1.5 x 4 KiB = 6 KiB per rank; with the

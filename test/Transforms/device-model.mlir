@@ -25,7 +25,7 @@
 
 // GPU: remark: linalg.matmul, mesh axis "tp": chose (R, R, R) -> R [31.3 us with 8.9 us compute] over (S(1), S(0), P(sum)) -> P(sum) [37.7 us with 2.2 us compute]
 // CPU: remark: linalg.matmul, mesh axis "tp": chose (S(1), S(0), P(sum)) -> P(sum) [303.9 us with 268.4 us compute] over {{.*}}(R, R, R) -> R [1096.1 us with 1073.7 us compute]
-// BAD: error: {{.*}}: topology line 1: expected 'device <16-bit TFLOP/s> <32-bit TFLOP/s> <memory GB/s>', got 'device 1 0.5'
+// BAD: error: {{.*}}: topology line 1: expected 'device <16-bit TFLOP/s> <32-bit TFLOP/s> <memory GB/s> [<memory GB>]', got 'device 1 0.5'
 
 dt.mesh @mesh = <["tp" = 4]>
 func.func @wide(%x: tensor<1024x256xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},

@@ -76,6 +76,12 @@ TEST(CostModelTest, ParsesADevice) {
   EXPECT_DOUBLE_EQ(device.flopsPerSecond(32), 0.5e12);
   EXPECT_DOUBLE_EQ(device.flopsPerSecond(64), 0.5e12);
   EXPECT_DOUBLE_EQ(device.memoryBytesPerSecond, 100e9);
+  // Without a fourth number the memory keeps its default.
+  EXPECT_DOUBLE_EQ(device.memoryBytes, dt::DeviceModel().memoryBytes);
+  ASSERT_TRUE(
+      Topology::parse("device 2 0.5 100 512", names, mesh, topology, error))
+      << error;
+  EXPECT_DOUBLE_EQ(topology.device().memoryBytes, 512e9);
 }
 
 TEST(CostModelTest, DeviceTimeIsTheSlowerSide) {
@@ -105,10 +111,20 @@ TEST(CostModelTest, RejectsBadDescriptions) {
       {"dp x 1", "topology line 1: expected '<axis> <latency us> <bandwidth "
                  "GB/s>', got 'dp x 1'"},
       {"device 1 1", "topology line 1: expected 'device <16-bit TFLOP/s> "
-                     "<32-bit TFLOP/s> <memory GB/s>', got 'device 1 1'"},
+                     "<32-bit TFLOP/s> <memory GB/s> [<memory GB>]', got "
+                     "'device 1 1'"},
+      {"device 1 1 1 1 1", "topology line 1: expected 'device <16-bit "
+                           "TFLOP/s> <32-bit TFLOP/s> <memory GB/s> [<memory "
+                           "GB>]', got 'device 1 1 1 1 1'"},
+      {"device 1 1 1 8x", "topology line 1: expected 'device <16-bit "
+                          "TFLOP/s> <32-bit TFLOP/s> <memory GB/s> [<memory "
+                          "GB>]', got 'device 1 1 1 8x'"},
       {"device 1 1 1\ndevice 2 2 2",
        "topology line 2: the device is described twice"},
-      {"device 1 0 1", "topology line 1: the device's rates must be > 0"},
+      {"device 1 0 1",
+       "topology line 1: the device's rates and memory must be > 0"},
+      {"device 1 1 1 inf",
+       "topology line 1: the device's rates and memory must be > 0"},
   };
   for (const Case &c : cases) {
     Topology topology;

@@ -52,12 +52,14 @@ double ringBytesPerRank(CollectiveKind kind, int64_t groupSize, double bytes);
 double ringSeconds(CollectiveKind kind, int64_t groupSize, double bytes,
                    const AxisLink &link);
 
-/// The speed of one device. Defaults: an H200 (dense bf16/f16 tensor-core
-/// and plain f32 rates, HBM3e bandwidth), at what real kernels reach.
+/// The speed and memory of one device. Defaults: an H200 (dense bf16/f16
+/// tensor-core and plain f32 rates, HBM3e bandwidth, at what real kernels
+/// reach; 141 GB of memory).
 struct DeviceModel {
   double flopsPerSecond16 = 800e12;
   double flopsPerSecond32 = 60e12;
   double memoryBytesPerSecond = 4e12;
+  double memoryBytes = 141e9;
 
   /// The rate for elements of `elementBits` bits: 16-bit and narrower use
   /// tensor cores, wider types the f32 rate.
@@ -84,7 +86,7 @@ public:
   ///
   ///   # comment
   ///   <axis name> <latency in microseconds> <bandwidth in GB/s>
-  ///   device <16-bit TFLOP/s> <32-bit TFLOP/s> <memory GB/s>
+  ///   device <16-bit TFLOP/s> <32-bit TFLOP/s> <memory GB/s> [<memory GB>]
   ///
   /// On a malformed line, an unknown or repeated axis (or device line), or a
   /// non-positive number, returns false and sets `error` to a message naming

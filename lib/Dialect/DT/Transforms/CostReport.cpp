@@ -295,10 +295,14 @@ static void printTable(const FunctionCost &cost, const MeshInfo &mesh,
      << (cost.contractions == 1 ? "" : "s") << ", "
      << formatSeconds(cost.computeSeconds) << "\n";
   os << "  memory per rank: arguments " << formatBytes(cost.argumentBytes)
-     << ", largest live set " << formatBytes(cost.peakLiveBytes) << "\n";
+     << ", largest live set " << formatBytes(cost.peakLiveBytes);
+  double capacity = mesh.topology.device().memoryBytes;
+  if (cost.peakLiveBytes > capacity)
+    os << ", more than the " << formatBytes(capacity) << " a device holds";
+  os << "\n";
 }
 
-static llvm::json::Value toJson(const FunctionCost &cost) {
+static llvm::json::Value toJson(const FunctionCost &cost, double capacity) {
   llvm::json::Array collectives;
   double bytes = 0, seconds = 0;
   for (const CollectiveCost &c : cost.collectives) {
@@ -329,7 +333,8 @@ static llvm::json::Value toJson(const FunctionCost &cost) {
                           {"seconds", cost.computeSeconds}}},
       {"memory_per_rank",
        llvm::json::Object{{"arguments_bytes", cost.argumentBytes},
-                          {"largest_live_set_bytes", cost.peakLiveBytes}}}};
+                          {"largest_live_set_bytes", cost.peakLiveBytes},
+                          {"device_bytes", capacity}}}};
 }
 
 namespace {
@@ -350,8 +355,17 @@ struct CostReportPass
       if (!mesh)
         return signalPassFailure();
       FunctionCost cost = analyze(func, mesh);
+      double capacity = mesh->topology.device().memoryBytes;
+      if (cost.peakLiveBytes > capacity)
+        emitWarning(func.getLoc())
+            << "needs " << formatBytes(cost.peakLiveBytes)
+            << " per rank at its largest live set, more than "
+               "the "
+            << formatBytes(capacity)
+            << " a device holds (the topology's 'device' "
+               "line sets it)";
       if (json)
-        reports.push_back(toJson(cost));
+        reports.push_back(toJson(cost, capacity));
       else
         printTable(cost, *mesh, llvm::outs());
     }

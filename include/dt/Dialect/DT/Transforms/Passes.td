@@ -155,7 +155,8 @@ def CostReportPass : Pass<"dt-cost-report", "ModuleOp"> {
     estimated time under the alpha-beta model) with totals, the compute of
     its contractions on each rank as their shardings split them (the device
     model propagation uses), and the per-rank memory of its arguments and of
-    its largest live set. A collective or contraction inside `scf.for` loops
+    its largest live set (with a warning when that exceeds the device's
+    memory). A collective or contraction inside `scf.for` loops
     is priced per run; a collective's row says how often one call runs it
     (the product of the constant trip counts around it, `x8`; `x?` where a
     trip count is not constant, counted once), and the totals count every
