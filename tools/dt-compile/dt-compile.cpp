@@ -156,6 +156,10 @@ int main(int argc, char **argv) {
   dt::registerAllDTDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // An error names the value and what was expected at its location; the
+  // generic form of the op around it, which dt-opt prints for compiler
+  // work, would bury that (dt-run shows these errors too).
+  context.printOpOnDiagnostic(false);
 
   std::string error;
   auto file = openInputFile(inputFile, &error);

@@ -359,11 +359,9 @@ struct CostReportPass
       if (cost.peakLiveBytes > capacity)
         emitWarning(func.getLoc())
             << "needs " << formatBytes(cost.peakLiveBytes)
-            << " per rank at its largest live set, more than "
-               "the "
+            << " per rank at its largest live set, more than the "
             << formatBytes(capacity)
-            << " a device holds (the topology's 'device' "
-               "line sets it)";
+            << " a device holds (the topology's 'device' line sets it)";
       if (json)
         reports.push_back(toJson(cost, capacity));
       else
