@@ -432,3 +432,28 @@ func.func @loop_invariant_redistribution(%ids: tensor<16xi64> {dt.sharding = #dt
   }
   return %sum : i64
 }
+
+// -----
+
+// A move another user needs anyway is shared: %t is returned whole, so it is
+// gathered in any case, and the matmul takes that gathered copy (one
+// all_gather) rather than splitting its rows and gathering its product too.
+dt.mesh @mesh = <["dp" = 2]>
+// CHECK-DAG: #[[ROWS:.*]] = #dt.sharding<@mesh, [S(0)]>
+// CHECK-DAG: #[[REP:.*]] = #dt.sharding<@mesh, [R]>
+// CHECK-LABEL: func.func @shared_move
+// CHECK: %[[WHOLE:.*]] = dt.redistribute %arg0 : tensor<8x10xf32, #[[ROWS]]> -> tensor<8x10xf32, #[[REP]]>
+// CHECK-NOT: dt.redistribute
+// CHECK: %[[Y:.*]] = linalg.matmul ins(%[[WHOLE]], %arg1 : {{.*}}) -> tensor<8x6xf32, #[[REP]]>
+// CHECK-NOT: dt.redistribute
+// CHECK: return %[[Y]], %[[WHOLE]]
+func.func @shared_move(%t: tensor<8x10xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
+                       %w: tensor<10x6xf32> {dt.sharding = #dt.sharding<@mesh, [R]>})
+    -> (tensor<8x6xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
+        tensor<8x10xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x6xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x6xf32>) -> tensor<8x6xf32>
+  %y = linalg.matmul ins(%t, %w : tensor<8x10xf32>, tensor<10x6xf32>) outs(%f : tensor<8x6xf32>) -> tensor<8x6xf32>
+  return %y, %t : tensor<8x6xf32>, tensor<8x10xf32>
+}

@@ -339,9 +339,23 @@ bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
   StrategyContext known;
   bool informed = false;
   SmallVector<Value> operands = rule.operands(op);
-  for (Value operand : operands) {
+  for (auto [i, operand] : llvm::enumerate(operands)) {
     known.operands.push_back(assigned.lookup(operand));
     informed |= known.operands.back() != nullptr;
+    SmallVector<ShardingAttr, 1> &shared = known.sharedMoves.emplace_back();
+    // Only a tensor moves (a scalar, such as the constant of every fill,
+    // would only cost a walk over its many uses).
+    if (!known.operands.back() || !rule.isTensorOperand(i))
+      continue;
+    for (OpOperand &use : operand.getUses()) {
+      Operation *user = use.getOwner();
+      if (op->isAncestor(user) || user->getBlock() != op->getBlock())
+        continue;
+      ShardingAttr need = requestFor(use);
+      if (need && need != known.operands.back() &&
+          !llvm::is_contained(shared, need))
+        shared.push_back(need);
+    }
   }
   known.fixedResults.resize(op->getNumResults());
   known.resultRequests.resize(op->getNumResults());
@@ -509,17 +523,21 @@ LogicalResult FunctionPropagation::run() {
 void FunctionPropagation::emitExplanations() {
   // A contraction's own compute is part of its cost: said apart, since it
   // is often far below the 0.1 us the total is rounded to.
+  // A move another user needs anyway is shared, and said so.
   auto cost = [](const AxisDecision::Considered &c) {
-    if (c.computeSeconds == 0)
-      return llvm::formatv("[{0:f1} us]", c.seconds * 1e6).str();
-    // Two significant digits below 0.1 us, where the total shows nothing.
-    double micros = c.computeSeconds * 1e6;
-    std::string compute;
-    llvm::raw_string_ostream(compute)
-        << llvm::format(micros < 0.1 ? "%.2g" : "%.1f", micros);
-    return llvm::formatv("[{0:f1} us with {1} us compute]", c.seconds * 1e6,
-                         compute)
-        .str();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::format("[%.1f us", c.seconds * 1e6);
+    if (c.computeSeconds != 0) {
+      // Two significant digits below 0.1 us, where the total shows nothing.
+      double micros = c.computeSeconds * 1e6;
+      os << " with " << llvm::format(micros < 0.1 ? "%.2g" : "%.1f", micros)
+         << " us compute";
+    }
+    if (c.sharesMove)
+      os << ", sharing a move another user needs";
+    os << "]";
+    return text;
   };
   for (Operation *op : ops) {
     auto it = explanations.find(op);

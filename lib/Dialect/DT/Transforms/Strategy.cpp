@@ -65,7 +65,7 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
         if (factor.mustDivide && *factor.mustDivide % pieces != 0) {
           if (explanation)
             decision.considered.push_back(
-                {option, 0, 0,
+                {option, 0, 0, false,
                  llvm::formatv(
                      "{0} pieces do not divide the reshaped extent {1}", pieces,
                      *factor.mustDivide)});
@@ -78,6 +78,7 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
       bool allowed = true;
       // Whether some operand already holds the factor this option shards.
       bool factorAlreadySharded = false;
+      bool sharesMove = false;
       for (auto [i, current] : llvm::enumerate(known.operands)) {
         if (!rule.isTensorOperand(i))
           continue;
@@ -89,8 +90,19 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
         }
         if (!current)
           continue;
-        cost += move(axis, type, current.getPlacements(),
-                     current.getPlacements()[axis], wanted, kLocalMoveSeconds);
+        // A move another user needs anyway is shared: only its local part
+        // is this op's.
+        bool shared =
+            i < known.sharedMoves.size() &&
+            llvm::any_of(known.sharedMoves[i], [&](ShardingAttr other) {
+              return other.getPlacements()[axis] == wanted;
+            });
+        shared &= current.getPlacements()[axis] != wanted;
+        sharesMove |= shared;
+        cost += shared ? kLocalMoveSeconds
+                       : move(axis, type, current.getPlacements(),
+                              current.getPlacements()[axis], wanted,
+                              kLocalMoveSeconds);
         factorAlreadySharded |=
             wanted.isShard() && current.getPlacements()[axis] == wanted;
       }
@@ -135,7 +147,7 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
       strategy.pop_back();
       if (explanation)
         decision.considered.push_back(
-            {option, cost + compute, compute, std::move(ruledOut)});
+            {option, cost + compute, compute, sharesMove, std::move(ruledOut)});
       if (allowed)
         allowedOptions.push_back({option, cost, cost + compute});
     }

@@ -20,6 +20,10 @@ struct StrategyContext {
   SmallVector<ShardingAttr> operands;
   SmallVector<ShardingAttr> fixedResults;
   SmallVector<SmallVector<ShardingAttr, 1>> resultRequests;
+  /// Per operand, the shardings other decided users in the same block need
+  /// of the same value: those redistributions happen anyway, and an op that
+  /// needs one of them shares it.
+  SmallVector<SmallVector<ShardingAttr, 1>> sharedMoves;
 };
 
 /// How one mesh axis chose, for explanations: every choice of the rule with
@@ -32,6 +36,9 @@ struct AxisDecision {
     /// The part of `seconds` that is the op's own compute on each rank (for
     /// contractions; zero for other ops).
     double computeSeconds = 0;
+    /// Whether it takes an operand in a sharding another user needs anyway
+    /// (that move is shared, so it costs this op nothing).
+    bool sharesMove = false;
     /// Empty when the choice was possible.
     std::string ruledOut;
   };
