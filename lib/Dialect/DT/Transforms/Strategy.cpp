@@ -90,19 +90,18 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
         }
         if (!current)
           continue;
-        // A move another user needs anyway is shared: only its local part
-        // is this op's.
+        double seconds =
+            move(axis, type, current.getPlacements(),
+                 current.getPlacements()[axis], wanted, kLocalMoveSeconds);
+        // A collective another user needs anyway is shared: only its local
+        // part is this op's.
         bool shared =
-            i < known.sharedMoves.size() &&
+            seconds > kLocalMoveSeconds && i < known.sharedMoves.size() &&
             llvm::any_of(known.sharedMoves[i], [&](ShardingAttr other) {
               return other.getPlacements()[axis] == wanted;
             });
-        shared &= current.getPlacements()[axis] != wanted;
         sharesMove |= shared;
-        cost += shared ? kLocalMoveSeconds
-                       : move(axis, type, current.getPlacements(),
-                              current.getPlacements()[axis], wanted,
-                              kLocalMoveSeconds);
+        cost += shared ? kLocalMoveSeconds : seconds;
         factorAlreadySharded |=
             wanted.isShard() && current.getPlacements()[axis] == wanted;
       }
