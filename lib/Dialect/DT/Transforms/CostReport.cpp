@@ -51,6 +51,8 @@ struct FunctionCost {
   int64_t contractions = 0;
   double computeSeconds = 0;
   double argumentBytes = 0, peakLiveBytes = 0;
+  /// The memory of one device (the topology's).
+  double deviceBytes = 0;
 };
 } // namespace
 
@@ -120,6 +122,7 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh) {
   FunctionCost cost;
   cost.name = func.getSymName().str();
   cost.mesh = MeshOp(mesh->op).getSymName().str();
+  cost.deviceBytes = mesh->topology.device().memoryBytes;
   for (BlockArgument arg : func.getArguments())
     cost.argumentBytes += localBytes(arg, mesh);
 
@@ -296,13 +299,13 @@ static void printTable(const FunctionCost &cost, const MeshInfo &mesh,
      << formatSeconds(cost.computeSeconds) << "\n";
   os << "  memory per rank: arguments " << formatBytes(cost.argumentBytes)
      << ", largest live set " << formatBytes(cost.peakLiveBytes);
-  double capacity = mesh.topology.device().memoryBytes;
-  if (cost.peakLiveBytes > capacity)
-    os << ", more than the " << formatBytes(capacity) << " a device holds";
+  if (cost.peakLiveBytes > cost.deviceBytes)
+    os << ", more than the " << formatBytes(cost.deviceBytes)
+       << " a device holds";
   os << "\n";
 }
 
-static llvm::json::Value toJson(const FunctionCost &cost, double capacity) {
+static llvm::json::Value toJson(const FunctionCost &cost) {
   llvm::json::Array collectives;
   double bytes = 0, seconds = 0;
   for (const CollectiveCost &c : cost.collectives) {
@@ -334,7 +337,7 @@ static llvm::json::Value toJson(const FunctionCost &cost, double capacity) {
       {"memory_per_rank",
        llvm::json::Object{{"arguments_bytes", cost.argumentBytes},
                           {"largest_live_set_bytes", cost.peakLiveBytes},
-                          {"device_bytes", capacity}}}};
+                          {"device_bytes", cost.deviceBytes}}}};
 }
 
 namespace {
@@ -355,15 +358,14 @@ struct CostReportPass
       if (!mesh)
         return signalPassFailure();
       FunctionCost cost = analyze(func, mesh);
-      double capacity = mesh->topology.device().memoryBytes;
-      if (cost.peakLiveBytes > capacity)
+      if (cost.peakLiveBytes > cost.deviceBytes)
         emitWarning(func.getLoc())
             << "needs " << formatBytes(cost.peakLiveBytes)
             << " per rank at its largest live set, more than the "
-            << formatBytes(capacity)
+            << formatBytes(cost.deviceBytes)
             << " a device holds (the topology's 'device' line sets it)";
       if (json)
-        reports.push_back(toJson(cost, capacity));
+        reports.push_back(toJson(cost));
       else
         printTable(cost, *mesh, llvm::outs());
     }

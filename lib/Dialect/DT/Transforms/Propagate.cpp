@@ -339,23 +339,9 @@ bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
   StrategyContext known;
   bool informed = false;
   SmallVector<Value> operands = rule.operands(op);
-  for (auto [i, operand] : llvm::enumerate(operands)) {
+  for (Value operand : operands) {
     known.operands.push_back(assigned.lookup(operand));
     informed |= known.operands.back() != nullptr;
-    SmallVector<ShardingAttr, 1> &shared = known.sharedMoves.emplace_back();
-    // Only a tensor moves (a scalar, such as the constant of every fill,
-    // would only cost a walk over its many uses).
-    if (!known.operands.back() || !rule.isTensorOperand(i))
-      continue;
-    for (OpOperand &use : operand.getUses()) {
-      Operation *user = use.getOwner();
-      if (op->isAncestor(user) || user->getBlock() != op->getBlock())
-        continue;
-      ShardingAttr need = requestFor(use);
-      if (need && need != known.operands.back() &&
-          !llvm::is_contained(shared, need))
-        shared.push_back(need);
-    }
   }
   known.fixedResults.resize(op->getNumResults());
   known.resultRequests.resize(op->getNumResults());
@@ -372,6 +358,22 @@ bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
   }
   if (!informed && !force)
     return false;
+  // What other users in the same block need of each decided operand: those
+  // moves happen anyway. (Scalars have no sharding, so the constant of every
+  // fill costs no walk over its many uses.)
+  for (auto [operand, current] : llvm::zip(operands, known.operands)) {
+    SmallVector<ShardingAttr, 1> &shared = known.sharedMoves.emplace_back();
+    if (!current)
+      continue;
+    for (OpOperand &use : operand.getUses()) {
+      Operation *user = use.getOwner();
+      if (op->isAncestor(user) || user->getBlock() != op->getBlock())
+        continue;
+      ShardingAttr need = requestFor(use);
+      if (need && need != current && !llvm::is_contained(shared, need))
+        shared.push_back(need);
+    }
+  }
 
   SmallVector<AxisDecision> *explanation = nullptr;
   if (explain) {
