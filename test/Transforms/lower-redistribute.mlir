@@ -152,3 +152,20 @@ func.func @max_not_merged(%a: tensor<8xf32, #dt.sharding<@mesh, [P(max)]>>, %b: 
   %s = arith.addf %ra, %rb : tensor<8xf32, #dt.sharding<@mesh, [R]>>
   return %s : tensor<8xf32, #dt.sharding<@mesh, [R]>>
 }
+
+// -----
+
+// An axis of size 1 splits nothing, so the planner moves its placement
+// without the nesting order, and the verifiers accept the collective it
+// writes: a local_slice on "one" while "tp" already splits dim 0 (found by
+// scripts/fuzz-programs.py).
+dt.mesh @unit = <["one" = 1, "tp" = 3]>
+// CHECK-LABEL: func.func @unit_axis
+// CHECK: %[[S:.*]] = dt.local_slice %{{.*}} on @unit ["one"] dim 0
+// CHECK-NEXT: dt.all_to_all %[[S]] on @unit ["tp"] split 1 concat 0
+func.func @unit_axis(%x: tensor<12x6xf32, #dt.sharding<@unit, [R, S(0)]>>)
+    -> tensor<12x6xf32, #dt.sharding<@unit, [S(0), S(1)]>> {
+  %y = dt.redistribute %x : tensor<12x6xf32, #dt.sharding<@unit, [R, S(0)]>>
+                          -> tensor<12x6xf32, #dt.sharding<@unit, [S(0), S(1)]>>
+  return %y : tensor<12x6xf32, #dt.sharding<@unit, [S(0), S(1)]>>
+}

@@ -8,6 +8,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/SmallVectorExtras.h"
 
 using namespace mlir;
 using namespace mlir::dt;
@@ -311,13 +312,17 @@ resolveGroup(Operation *op, FlatSymbolRefAttr meshRef, ArrayAttr axes,
 }
 
 /// Checks that `groupAxes` are the last axes that shard `dim` in `sharding`.
+/// An axis of size 1 splits nothing, so where it sits in the nesting changes
+/// no rank's piece: such axes are left out on both sides.
 static LogicalResult verifyInnermost(Operation *op, StringRef which,
-                                     ShardingAttr sharding, int64_t dim,
-                                     ArrayRef<int64_t> groupAxes) {
-  SmallVector<int64_t> axes = sharding.getAxesShardingDim(dim);
-  ArrayRef<int64_t> all(axes);
-  if (all.size() >= groupAxes.size() &&
-      all.take_back(groupAxes.size()) == groupAxes)
+                                     MeshOp mesh, ShardingAttr sharding,
+                                     int64_t dim, ArrayRef<int64_t> groupAxes) {
+  auto splits = [&](int64_t axis) { return mesh.getShape()[axis] != 1; };
+  SmallVector<int64_t> all =
+      llvm::filter_to_vector(sharding.getAxesShardingDim(dim), splits);
+  SmallVector<int64_t> group = llvm::filter_to_vector(groupAxes, splits);
+  if (ArrayRef<int64_t>(all).take_back(std::min(all.size(), group.size())) ==
+      ArrayRef<int64_t>(group))
     return success();
   return op->emitOpError("group axes must be the last mesh axes sharding dim ")
          << dim << " of the " << which << ", but it is " << sharding;
@@ -360,11 +365,11 @@ static LogicalResult verifyGlobalForm(Operation *op, const CollectiveGroup &grou
              << " and the result " << after.str();
   }
   if (rule.innermostInputDim &&
-      failed(verifyInnermost(op, "input", in, *rule.innermostInputDim,
+      failed(verifyInnermost(op, "input", mesh, in, *rule.innermostInputDim,
                              group.axes)))
     return failure();
   if (rule.innermostResultDim &&
-      failed(verifyInnermost(op, "result", out, *rule.innermostResultDim,
+      failed(verifyInnermost(op, "result", mesh, out, *rule.innermostResultDim,
                              group.axes)))
     return failure();
   return success();
