@@ -38,6 +38,13 @@ std::string Placement::str() const {
   return "R";
 }
 
+bool partialKindsCommute(ReductionKind a, ReductionKind b) {
+  auto linear = [](ReductionKind k) {
+    return k == ReductionKind::Sum || k == ReductionKind::Avg;
+  };
+  return a == b || (linear(a) && linear(b));
+}
+
 std::optional<Placement> parsePlacement(std::string_view text) {
   if (text == "R")
     return Placement::replicate();

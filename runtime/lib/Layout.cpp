@@ -90,18 +90,23 @@ absl::StatusOr<HostTensor>
 assembleGlobal(absl::Span<const HostTensor *const> locals,
                const TensorSpec &spec, const Mesh &mesh) {
   std::vector<Placement> placements = placementsOf(spec, mesh);
+  // Partial axes of sum and avg add up; the averaging axes then divide by
+  // their ranks. Max and min each stand alone (the verifier rejects other
+  // mixes).
   std::optional<ReductionKind> kind;
-  int64_t partialRanks = 1;
+  int64_t averagedRanks = 1;
   for (size_t axis = 0; axis < placements.size(); ++axis) {
     if (!placements[axis].isPartial())
       continue;
-    if (kind && *kind != placements[axis].reduction())
-      return absl::UnimplementedError(absl::StrCat(
-          spec.label("result"),
-          " is partial with two different reductions; dt-run gathers "
-          "partial results of one kind"));
-    kind = placements[axis].reduction();
-    partialRanks *= mesh.shape[axis];
+    ReductionKind k = placements[axis].reduction();
+    if (kind && !partialKindsCommute(*kind, k))
+      return absl::InvalidArgumentError(absl::StrCat(
+          spec.label("result"), " is partial with reductions ",
+          std::string(reductionKindName(*kind)), " and ",
+          std::string(reductionKindName(k)), ", which do not commute"));
+    if (k == ReductionKind::Avg)
+      averagedRanks *= mesh.shape[axis];
+    kind = k == ReductionKind::Avg ? ReductionKind::Sum : k;
   }
   // Partial pieces are reduced in double precision for floats, then
   // converted once: the gather adds no rounding of its own.
@@ -163,13 +168,12 @@ assembleGlobal(absl::Span<const HostTensor *const> locals,
     return global;
   for (int64_t i = 0; i < n; ++i) {
     if (wide) {
-      global.set(i, *kind == ReductionKind::Avg ? accD[i] / partialRanks
-                                                : accD[i]);
+      global.set(i, accD[i] / static_cast<double>(averagedRanks));
       continue;
     }
     // Integers stay exact: only an average goes through division.
     char *p = static_cast<char *>(global.data()) + i * dtypeSize(spec.dtype);
-    int64_t v = *kind == ReductionKind::Avg ? accI[i] / partialRanks : accI[i];
+    int64_t v = accI[i] / averagedRanks;
     if (spec.dtype == DType::I32)
       *reinterpret_cast<int32_t *>(p) = static_cast<int32_t>(v);
     else

@@ -31,11 +31,11 @@ protected:
 };
 
 TEST_F(ShardingAttrTest, PrintsCanonically) {
-  ShardingAttr attr = parse("#dt.sharding<@mesh, [S(1), P, R, P(max)]>");
+  ShardingAttr attr = parse("#dt.sharding<@mesh, [S(1), P, R, P(avg)]>");
   ASSERT_TRUE(attr);
-  EXPECT_EQ(print(attr), "#dt.sharding<@mesh, [S(1), P(sum), R, P(max)]>");
+  EXPECT_EQ(print(attr), "#dt.sharding<@mesh, [S(1), P(sum), R, P(avg)]>");
   EXPECT_EQ(attr, parse(print(attr)));
-  EXPECT_EQ(attr, parse("#dt.sharding<@mesh, [S(1), P(sum), R, P(max)]>"));
+  EXPECT_EQ(attr, parse("#dt.sharding<@mesh, [S(1), P(sum), R, P(avg)]>"));
 }
 
 TEST_F(ShardingAttrTest, Queries) {

@@ -75,6 +75,12 @@ private:
 /// a sum); nothing on any other text.
 std::optional<Placement> parsePlacement(std::string_view text);
 
+/// True when partial values of kinds `a` and `b` on two mesh axes reduce to
+/// the same global value in either order: sum and avg (both linear), or the
+/// same kind. Max after sum is not sum after max, so a sharding whose partial
+/// axes mix kinds that do not commute has no single meaning.
+bool partialKindsCommute(ReductionKind a, ReductionKind b);
+
 } // namespace dt
 
 #endif // DT_SHARDING_PLACEMENT_H

@@ -22,6 +22,20 @@ func.func private @negative_shard_dim(tensor<4xf32, #dt.sharding<@mesh, [S(-1)]>
 
 // -----
 
+// Partial kinds that do not commute: the sum of maxima is not the maximum
+// of sums.
+dt.mesh @grid = <["a" = 2, "b" = 2]>
+// expected-error @+1 {{P(sum) on mesh axis 0 and P(max) on mesh axis 1 do not commute: the global value would depend on which is reduced first (partial axes may mix sum and avg, or share one kind)}}
+func.func private @sum_then_max(tensor<4xf32, #dt.sharding<@grid, [P(sum), P(max)]>>)
+
+// -----
+
+dt.mesh @grid = <["a" = 2, "b" = 2]>
+// expected-error @+1 {{P(max) on mesh axis 0 and P(min) on mesh axis 1 do not commute}}
+func.func private @max_then_min(tensor<4xf32, #dt.sharding<@grid, [P(max), P(min)]>>)
+
+// -----
+
 // No placements at all.
 // expected-error @+1 {{dt.sharding needs one placement per mesh axis, got none}}
 func.func private @negative_no_placements(tensor<4xf32, #dt.sharding<@mesh, []>>)

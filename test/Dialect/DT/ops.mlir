@@ -35,13 +35,17 @@ func.func @annotated(%x: tensor<32x64xf32> {dt.sharding = #dt.sharding<@mesh, [S
 // Every placement spelling, as the encoding of a tensor type.
 dt.mesh @cube = <["a" = 2, "b" = 2, "c" = 2]>
 // CHECK-DAG: #[[A:.*]] = #dt.sharding<@cube, [S(1), S(1), R]>
-// CHECK-DAG: #[[B:.*]] = #dt.sharding<@cube, [P(avg), P(max), P(min)]>
+// CHECK-DAG: #[[B:.*]] = #dt.sharding<@cube, [P(avg), P(sum), P(avg)]>
 // CHECK-DAG: #[[C:.*]] = #dt.sharding<@cube, [S(0), P(sum), S(1)]>
+// CHECK-DAG: #[[D:.*]] = #dt.sharding<@cube, [P(max), R, P(max)]>
+// CHECK-DAG: #[[E:.*]] = #dt.sharding<@cube, [R, P(min), S(0)]>
 // CHECK-LABEL: func.func @placements
-// CHECK-SAME: tensor<8x8xf32, #[[A]]>, %{{.*}}: tensor<8x8xf64, #[[B]]>, %{{.*}}: tensor<8x8xbf16, #[[C]]>
+// CHECK-SAME: tensor<8x8xf32, #[[A]]>, %{{.*}}: tensor<8x8xf64, #[[B]]>, %{{.*}}: tensor<8x8xbf16, #[[C]]>, %{{.*}}: tensor<8x8xf32, #[[D]]>, %{{.*}}: tensor<8x8xf32, #[[E]]>
 func.func @placements(%a: tensor<8x8xf32, #dt.sharding<@cube, [S(1), S(1), R]>>,
-                      %b: tensor<8x8xf64, #dt.sharding<@cube, [P(avg), P(max), P(min)]>>,
-                      %c: tensor<8x8xbf16, #dt.sharding<@cube, [S(0), P, S(1)]>>) {
+                      %b: tensor<8x8xf64, #dt.sharding<@cube, [P(avg), P(sum), P(avg)]>>,
+                      %c: tensor<8x8xbf16, #dt.sharding<@cube, [S(0), P, S(1)]>>,
+                      %d: tensor<8x8xf32, #dt.sharding<@cube, [P(max), R, P(max)]>>,
+                      %e: tensor<8x8xf32, #dt.sharding<@cube, [R, P(min), S(0)]>>) {
   return
 }
 

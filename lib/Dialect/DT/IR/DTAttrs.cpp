@@ -144,6 +144,16 @@ ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   for (const Placement &p : placements)
     if (p.isShard() && p.dim() < 0)
       return emitError() << p.str() << " names a negative tensor dim";
+  for (auto [axis, p] : llvm::enumerate(placements))
+    for (size_t other = 0; other < axis && p.isPartial(); ++other)
+      if (placements[other].isPartial() &&
+          !partialKindsCommute(placements[other].reduction(), p.reduction()))
+        return emitError()
+               << placements[other].str() << " on mesh axis " << other
+               << " and " << p.str() << " on mesh axis " << axis
+               << " do not commute: the global value would depend on which "
+                  "is reduced first (partial axes may mix sum and avg, or "
+                  "share one kind)";
   return success();
 }
 

@@ -24,7 +24,9 @@ def DT_ShardingAttr : DT_Attr<"Sharding", "sharding",
       ceil(n / k); trailing pieces may be short or empty);
     - `P(sum)`, `P(avg)`, `P(max)`, `P(min)`: each rank holds a partial
       value; the global value is their reduction. `P` alone means `P(sum)`
-      and prints as `P(sum)`.
+      and prints as `P(sum)`. Partial axes of one sharding reduce in any
+      order, so their kinds must commute: sum and avg mix, max and min
+      each stand alone (`[P(sum), P(max)]` is an error).
 
     Several axes may shard one dim: `[S(0), S(0)]` splits dim 0 over axis 0
     first, then each piece over axis 1.
