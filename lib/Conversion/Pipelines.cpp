@@ -70,7 +70,13 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
           "dt-distinct-result-buffers,"
           "buffer-results-to-out-params{hoist-static-allocs "
           "modify-public-functions},"
-          "buffer-deallocation-pipeline,"
+          // buffer-deallocation-pipeline, with deallocs of several buffers
+          // lowered without upstream's helper, whose bookkeeping buffers
+          // would be device memory on the CUDA target.
+          "expand-realloc{emit-deallocs=false},canonicalize,"
+          "ownership-based-buffer-deallocation,canonicalize,"
+          "buffer-deallocation-simplification,dt-lower-deallocations,"
+          "bufferization-lower-deallocations,cse,canonicalize,"
           "dt-convert-matmul-to-blas{library=" +
           matmulLibrary + "},dt-emit-entry-points{prefix=" + entryPrefix + "}")
       .str();

@@ -170,6 +170,36 @@ def ConvertMatmulToBlasPass : Pass<"dt-convert-matmul-to-blas", "ModuleOp"> {
   ];
 }
 
+def LowerDeallocationsPass : Pass<"dt-lower-deallocations", "ModuleOp"> {
+  let summary = "Lowers bufferization.dealloc of several buffers to pointer comparisons in registers";
+  let description = [{
+    Runs inside the buffer deallocation pipeline, before upstream's
+    `bufferization-lower-deallocations`, whose general case calls a helper
+    that keeps its bookkeeping in buffers allocated for each dealloc. On the
+    CUDA target every buffer is device memory, so the host could not run
+    that helper (a loop carrying a buffer whose ownership is known only at
+    run time needs it). Here each buffer is freed when its condition holds
+    and neither a retained value nor an earlier buffer in the list is the
+    same allocation, and a retained value is owned when a buffer with a true
+    condition is the same allocation: the helper's answers, computed by
+    comparing aligned pointers.
+
+    ```mlir
+    %own = bufferization.dealloc (%a, %b : memref<f32>, memref<f32>)
+        if (%ca, %cb) retain (%r : memref<4xf32>)
+    // becomes, with pa, pb, pr the aligned pointers
+    %own = (ca && pa == pr) || (cb && pb == pr)
+    scf.if (ca && pa != pr) { memref.dealloc %a }
+    scf.if (cb && pb != pr && pb != pa) { memref.dealloc %b }
+    ```
+
+    A dealloc of one buffer is left to upstream's lowering, which has no
+    helper.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def DistinctResultBuffersPass : Pass<"dt-distinct-result-buffers", "ModuleOp"> {
   let summary = "Gives each returned buffer its own allocation";
   let description = [{
