@@ -624,3 +624,40 @@ func.func @prime_row(%x: memref<1x16411xf32>, %l: memref<1xf32>) {
   linalg.reduce { arith.addf } ins(%x : memref<1x16411xf32>) outs(%l : memref<1xf32>) dimensions = [1]
   return
 }
+
+// -----
+
+// A fill that joins a kernel as one of its ops (the 1-d fill of %r, over
+// the first kernel's loops) is not also folded into the reduction that
+// reads it next: that kernel loads its initial value. Folding it too erased
+// the fill twice (found by scripts/fuzz-programs.py, a softmax then a row
+// sum).
+// ANY-LABEL: func.func @fill_in_earlier_kernel
+// ANY: gpu.launch
+// ANY: memref.load %arg0
+// ANY: memref.store %{{.*}}, %arg2[]
+// ANY: memref.store %cst, %arg3
+// ANY: gpu.launch
+// ANY: memref.load %arg1
+// ANY: memref.load %arg3
+// ANY: memref.store %{{.*}}, %arg3
+// ANY-NOT: linalg.
+func.func @fill_in_earlier_kernel(%x: memref<12xf32>, %m: memref<12x12xf32>,
+                                  %acc: memref<f32>, %r: memref<12xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%acc : memref<f32>)
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                  iterator_types = ["reduction"]}
+      ins(%x : memref<12xf32>) outs(%acc : memref<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %s = arith.addf %in, %out : f32
+      linalg.yield %s : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%r : memref<12xf32>)
+  linalg.reduce ins(%m : memref<12x12xf32>) outs(%r : memref<12xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %s = arith.addf %in, %init : f32
+      linalg.yield %s : f32
+    }
+  return
+}

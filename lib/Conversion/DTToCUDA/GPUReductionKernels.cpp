@@ -359,11 +359,15 @@ struct RowKernel {
   }
 };
 
-/// The reduction's output's fill, when it can be folded in.
-linalg::FillOp foldableFill(linalg::LinalgOp op) {
+/// The reduction's output's fill, when it can be folded in: not one that a
+/// row kernel already runs as one of its ops (`taken`), which would then be
+/// erased twice.
+linalg::FillOp foldableFill(linalg::LinalgOp op,
+                            const llvm::SmallPtrSetImpl<Operation *> &taken) {
   Value output = op.getDpsInitOperand(0)->get();
   linalg::FillOp fill = lastFillBefore(op, output);
-  if (fill && fill.getInputs()[0].getType() == getElementTypeOrSelf(output))
+  if (fill && !taken.contains(fill) &&
+      fill.getInputs()[0].getType() == getElementTypeOrSelf(output))
     return fill;
   return nullptr;
 }
@@ -451,7 +455,11 @@ struct GPUReductionKernelsPass
           GPUReductionKernelsPass> {
   using Base::Base;
 
+  /// The ops the row kernels so far run (their fills are not folded).
+  llvm::SmallPtrSet<Operation *, 32> taken;
+
   void runOnOperation() override {
+    taken.clear();
     // Split reductions first: their second halves are row reductions that
     // the row kernels then take.
     SmallVector<linalg::LinalgOp> candidates;
@@ -691,6 +699,7 @@ struct GPUReductionKernelsPass
       if (linalgOp && !linalgOp.hasPureBufferSemantics())
         linalgOp = nullptr;
       if (open && linalgOp && join(*open, linalgOp)) {
+        taken.insert(&op);
         // The prefix would move past it, into a later kernel.
         if (mayAccessAny(&op, prefixAliases))
           forget();
@@ -706,6 +715,8 @@ struct GPUReductionKernelsPass
         if (std::optional<RowKernel> kernel = start(linalgOp, prefix)) {
           close();
           open = std::move(kernel);
+          for (linalg::LinalgOp taking : open->ops)
+            taken.insert(taking);
           forget();
           continue;
         }
@@ -752,7 +763,7 @@ struct GPUReductionKernelsPass
     else
       kernel.lanes = kernel.row >= 1024 || kernel.rows <= 128 ? kBlock : kWarp;
     kernel.fusible = anySize || kernel.rows * kernel.lanes >= kMinFusedThreads;
-    linalg::FillOp fill = foldableFill(op);
+    linalg::FillOp fill = foldableFill(op, taken);
     if (kernel.fusible) {
       // The prefix's ops over the same loops move into the kernel; the
       // others stay where they are, so none may touch the buffers of a
@@ -772,12 +783,14 @@ struct GPUReductionKernelsPass
         }
       }
       RowKernel led = kernel;
+      linalg::FillOp ledFill =
+          fill && llvm::is_contained(chosen, fill) ? nullptr : fill;
       if (!chosen.empty() &&
           llvm::all_of(chosen,
                        [&](linalg::LinalgOp p) {
                          return led.admit(p, nullptr, nullptr);
                        }) &&
-          led.admit(op, &*acc, fill))
+          led.admit(op, &*acc, ledFill))
         return led;
     }
     if (!kernel.admit(op, &*acc, fill))
@@ -786,7 +799,7 @@ struct GPUReductionKernelsPass
   }
 
   /// Adds `op` to `kernel` when it runs over the same rows without races.
-  static bool join(RowKernel &kernel, linalg::LinalgOp op) {
+  bool join(RowKernel &kernel, linalg::LinalgOp op) {
     if (!kernel.fusible)
       return false;
     SmallVector<int64_t> ranges = kernel.loopRanges();
@@ -795,7 +808,7 @@ struct GPUReductionKernelsPass
               static_cast<int64_t>(kernel.rowShape.size()) ||
           !llvm::equal(op.getStaticLoopRanges(), ranges))
         return false;
-      return kernel.admit(op, &*acc, foldableFill(op));
+      return kernel.admit(op, &*acc, foldableFill(op, taken));
     }
     return isPointwiseOver(op, ranges) && kernel.admit(op, nullptr, nullptr);
   }
