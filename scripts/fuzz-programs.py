@@ -1,0 +1,585 @@
+#!/usr/bin/env python3
+"""Differential fuzzing of the whole compiler: random valid sharded programs,
+each run by dt-run with --verify against the single-device program.
+
+Each program is a random mesh (1 to 3 axes, sizes 1 to 4), random arguments
+with random shardings (even and uneven, nested axes, shards smaller than the
+axis, partial inputs), and a random chain of ops over 1-D and 2-D tensors:
+elementwise maps, matmuls, transposes, sum and max reductions, broadcasts,
+softmax, reshapes and dt.constrain to random shardings (partial ones
+included), returning one or two values with or without a sharding. Nothing
+about a program is chosen to suit dt: whatever the planner, the collectives,
+the partitioning or the code generation get wrong shows up as a verify
+failure, a crash or a rejected program.
+
+Every program must pass --verify. A failure, a crash (a signal or an exit
+code other than 0 and 1), a run without a verdict, or an error (exit 1) is
+reported, and the program is written to --out with dt-run's output, so
+that it can be minimized into a regression test. Errors are counted apart:
+a program the generator wrote is valid, so each one is a limitation to look
+at, but not a wrong answer.
+
+Usage: fuzz-programs.py --dt-run PATH [--programs N] [--seed S] [--out DIR]
+                        [--jobs J] [--dt-run-args "ARGS"]
+                        [--dt-compile PATH [--compile-args "ARGS"]]
+                        [--mpirun "COMMAND"] [--compile-only] [--print]
+  --dt-compile compiles each program first (--compile-args "--target=cuda
+  --emulate-gpu" for the CUDA lowering's kernels run on the CPU;
+  --compile-only stops there, for --target=cuda without a GPU); --mpirun
+  runs each on the MPI backend, one process per rank; --print writes the
+  programs to stdout instead of running them.
+"""
+
+import argparse
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+DIMS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 12]
+UNARY = ["math.tanh", "arith.negf", "math.absf"]
+BINARY = ["arith.addf", "arith.subf", "arith.mulf", "arith.maximumf"]
+
+
+def parallel(rank):
+    return ", ".join(['"parallel"'] * rank)
+
+
+ELEMENT = "f32"  # the element type of the program being written
+
+
+def ttype(shape):
+    return "tensor<" + "x".join(map(str, shape)) + f"x{ELEMENT}>"
+
+
+class Program:
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        naxes = rng.choice([1, 1, 2, 2, 2, 3])
+        while True:
+            self.mesh = [rng.choice([1, 2, 2, 3, 4]) for _ in range(naxes)]
+            ranks = 1
+            for s in self.mesh:
+                ranks *= s
+            if ranks <= 8:
+                break
+        self.args = []  # (name, shape, sharding)
+        self.body = []
+        self.values = []  # (name, shape)
+        self.counter = 0
+
+    def fresh(self):
+        self.counter += 1
+        return f"%v{self.counter}"
+
+    def sharding(self, rank, partial=0.0, kinds=None):
+        """A random placement per mesh axis: R, S(d) or, with the given
+        probability, P of one of `kinds` (by default kinds that commute:
+        sum and avg, or max alone, or min alone)."""
+        if kinds is None:
+            kinds = self.rng.choice([("sum", "sum", "avg"), ("sum",), ("max",), ("min",)])
+        placements = []
+        for _ in self.mesh:
+            r = self.rng.random()
+            if r < partial:
+                placements.append(f"P({self.rng.choice(kinds)})")
+            elif r < partial + (1 - partial) * 0.45 or rank == 0:
+                placements.append("R")
+            else:
+                placements.append(f"S({self.rng.randrange(rank)})")
+        return "#dt.sharding<@mesh, [" + ", ".join(placements) + "]>"
+
+    def new_arg(self, shape):
+        name = f"%a{len(self.args)}"
+        self.args.append((name, shape, self.sharding(len(shape), partial=0.08)))
+        self.values.append((name, shape))
+        return name
+
+    def emit(self, line):
+        self.body.append("  " + line)
+
+    def pick(self, pred=lambda shape: True):
+        choices = [v for v in self.values if pred(v[1])]
+        return self.rng.choice(choices) if choices else None
+
+    def filled(self, shape, value="%zero"):
+        empty, fill = self.fresh(), self.fresh()
+        t = ttype(shape)
+        self.emit(f"{empty} = tensor.empty() : {t}")
+        self.emit(f"{fill} = linalg.fill ins({value} : {ELEMENT}) outs({empty} : {t}) -> {t}")
+        return fill
+
+    # --- ops; each appends its result to self.values -------------------
+    def op_unary(self):
+        name, shape = self.pick()
+        op = self.rng.choice(UNARY + ["exp"])
+        out = self.fresh()
+        if op == "exp":  # exp of a tanh stays in [1/e, e]
+            mid = self.fresh()
+            self.emit(f"{mid} = math.tanh {name} : {ttype(shape)}")
+            self.emit(f"{out} = math.exp {mid} : {ttype(shape)}")
+        else:
+            self.emit(f"{out} = {op} {name} : {ttype(shape)}")
+        self.values.append((out, shape))
+
+    def op_binary(self):
+        name, shape = self.pick()
+        other = self.pick(lambda s: s == shape and self.rng.random() < 0.8)
+        other_name = other[0] if other else self.new_arg(shape)
+        out = self.fresh()
+        op = self.rng.choice(BINARY)
+        self.emit(f"{out} = {op} {name}, {other_name} : {ttype(shape)}")
+        self.values.append((out, shape))
+
+    def op_matmul(self):
+        """linalg.matmul on 2-D values, batch_matmul on 3-D ones."""
+        lhs = self.pick(lambda s: len(s) in (2, 3))
+        if not lhs:
+            return
+        batch, (m, k) = lhs[1][:-2], lhs[1][-2:]
+        rhs = self.pick(lambda s: s[:-1] == batch + [k] and self.rng.random() < 0.5)
+        if rhs:
+            rhs_name, n = rhs[0], rhs[1][-1]
+        else:
+            n = self.rng.choice(DIMS)
+            rhs_name = self.new_arg(batch + [k, n])
+        shape = batch + [m, n]
+        init = self.filled(shape)
+        out = self.fresh()
+        op = "linalg.batch_matmul" if batch else "linalg.matmul"
+        self.emit(
+            f"{out} = {op} ins({lhs[0]}, {rhs_name} : {ttype(lhs[1])}, "
+            f"{ttype(batch + [k, n])}) outs({init} : {ttype(shape)}) -> {ttype(shape)}"
+        )
+        # Keep magnitudes near 1 so that tolerances stay meaningful.
+        squashed = self.fresh()
+        self.emit(f"{squashed} = math.tanh {out} : {ttype(shape)}")
+        self.values.append((squashed, shape))
+
+    def op_transpose(self):
+        v = self.pick(lambda s: len(s) >= 2)
+        if not v:
+            return
+        perm = list(range(len(v[1])))
+        while perm == sorted(perm):
+            self.rng.shuffle(perm)
+        shape = [v[1][p] for p in perm]
+        empty, out = self.fresh(), self.fresh()
+        self.emit(f"{empty} = tensor.empty() : {ttype(shape)}")
+        self.emit(
+            f"{out} = linalg.transpose ins({v[0]} : {ttype(v[1])}) "
+            f"outs({empty} : {ttype(shape)}) permutation = {perm}"
+        )
+        self.values.append((out, shape))
+
+    def op_reduce(self):
+        v = self.pick(lambda s: len(s) >= 2)
+        if not v:
+            return
+        dim = self.rng.randrange(len(v[1]))
+        shape = v[1][:dim] + v[1][dim + 1 :]
+        kind = self.rng.choice(["sum", "max"])
+        init = self.filled(shape, "%zero" if kind == "sum" else "%ninf")
+        out = self.fresh()
+        combiner = "arith.addf" if kind == "sum" else "arith.maximumf"
+        self.emit(
+            f"{out} = linalg.reduce ins({v[0]} : {ttype(v[1])}) outs({init} : {ttype(shape)}) "
+            f"dimensions = [{dim}]"
+        )
+        self.emit(f"    (%in: {ELEMENT}, %acc: {ELEMENT}) {{")
+        self.emit(f"      %r = {combiner} %in, %acc : {ELEMENT}")
+        self.emit(f"      linalg.yield %r : {ELEMENT}")
+        self.emit("    }")
+        if kind == "sum":  # a sum of up to 12 values in [-1, 1]
+            squashed = self.fresh()
+            self.emit(f"{squashed} = math.tanh {out} : {ttype(shape)}")
+            out = squashed
+        self.values.append((out, shape))
+
+    def op_broadcast(self):
+        v = self.pick(lambda s: len(s) <= 2)
+        if not v:
+            return
+        dim = self.rng.randrange(len(v[1]) + 1)
+        shape = v[1][:dim] + [self.rng.choice(DIMS)] + v[1][dim:]
+        empty, out = self.fresh(), self.fresh()
+        self.emit(f"{empty} = tensor.empty() : {ttype(shape)}")
+        self.emit(
+            f"{out} = linalg.broadcast ins({v[0]} : {ttype(v[1])}) "
+            f"outs({empty} : {ttype(shape)}) dimensions = [{dim}]"
+        )
+        self.values.append((out, shape))
+
+    def op_bias(self):
+        """A generic adding a 1-D value along one dim of a 2-D or 3-D one."""
+        v = self.pick(lambda s: len(s) >= 2)
+        if not v:
+            return
+        rank = len(v[1])
+        dim = self.rng.randrange(rank)
+        bias = self.pick(lambda s: s == [v[1][dim]])
+        bias_name = bias[0] if bias else self.new_arg([v[1][dim]])
+        loops = ", ".join(f"d{i}" for i in range(rank))
+        out = self.fresh()
+        t = ttype(v[1])
+        self.emit(
+            f"{out} = linalg.generic {{indexing_maps = [affine_map<({loops}) -> ({loops})>, "
+            f"affine_map<({loops}) -> (d{dim})>, affine_map<({loops}) -> ({loops})>], "
+            f"iterator_types = [{parallel(rank)}]}} "
+            f"ins({v[0]}, {bias_name} : {t}, {ttype([v[1][dim]])}) outs({v[0]} : {t}) {{"
+        )
+        self.emit(f"    ^bb0(%x: {ELEMENT}, %b: {ELEMENT}, %o: {ELEMENT}):")
+        self.emit(f"      %r = arith.addf %x, %b : {ELEMENT}")
+        self.emit(f"      linalg.yield %r : {ELEMENT}")
+        self.emit(f"  }} -> {t}")
+        self.values.append((out, v[1]))
+
+    def op_index(self):
+        """Adds a value of the global index along one dim (linalg.index)."""
+        name, shape = self.pick()
+        rank = len(shape)
+        dim = self.rng.randrange(rank)
+        loops = ", ".join(f"d{i}" for i in range(rank))
+        empty, out = self.fresh(), self.fresh()
+        t = ttype(shape)
+        self.emit(f"{empty} = tensor.empty() : {t}")
+        self.emit(
+            f"{out} = linalg.generic {{indexing_maps = [affine_map<({loops}) -> ({loops})>, "
+            f"affine_map<({loops}) -> ({loops})>], "
+            f"iterator_types = [{parallel(rank)}]}} "
+            f"ins({name} : {t}) outs({empty} : {t}) {{"
+        )
+        self.emit(f"    ^bb0(%x: {ELEMENT}, %o: {ELEMENT}):")
+        self.emit(f"      %i = linalg.index {dim} : index")
+        self.emit("      %c = arith.index_cast %i : index to i64")
+        self.emit(f"      %f = arith.sitofp %c : i64 to {ELEMENT}")
+        self.emit(f"      %s = arith.mulf %f, %eighth : {ELEMENT}")
+        self.emit(f"      %r = arith.addf %x, %s : {ELEMENT}")
+        self.emit(f"      linalg.yield %r : {ELEMENT}")
+        self.emit(f"  }} -> {t}")
+        self.values.append((out, shape))
+
+    def op_softmax(self):
+        name, shape = self.pick()
+        dim = self.rng.randrange(len(shape))
+        empty, out = self.fresh(), self.fresh()
+        t = ttype(shape)
+        self.emit(f"{empty} = tensor.empty() : {t}")
+        self.emit(f"{out} = linalg.softmax dimension({dim}) ins({name} : {t}) outs({empty} : {t}) -> {t}")
+        self.values.append((out, shape))
+
+    def op_reshape(self):
+        name, shape = self.pick()
+        out = self.fresh()
+        if len(shape) >= 2 and self.rng.random() < 0.5:
+            d = self.rng.randrange(len(shape) - 1)
+            new = shape[:d] + [shape[d] * shape[d + 1]] + shape[d + 2 :]
+            groups = [[i] for i in range(d)] + [[d, d + 1]] + [[i + 1] for i in range(d + 1, len(new))]
+            self.emit(f"{out} = tensor.collapse_shape {name} {groups} : {ttype(shape)} into {ttype(new)}")
+        elif len(shape) < 3:
+            d = self.rng.randrange(len(shape))
+            n = shape[d]
+            a = self.rng.choice([f for f in range(1, n + 1) if n % f == 0])
+            new = shape[:d] + [a, n // a] + shape[d + 1 :]
+            groups = [[i] for i in range(d)] + [[d, d + 1]] + [[i + 1] for i in range(d + 1, len(shape))]
+            self.emit(
+                f"{out} = tensor.expand_shape {name} {groups} output_shape {new} : "
+                f"{ttype(shape)} into {ttype(new)}"
+            )
+        else:
+            return
+        self.values.append((out, new))
+
+    def op_slice(self):
+        """extract_slice of a window; sometimes inserted back elsewhere."""
+        name, shape = self.pick()
+        sizes = [self.rng.randint(1, n) for n in shape]
+        offsets = [self.rng.randint(0, n - s) for n, s in zip(shape, sizes)]
+        out = self.fresh()
+        self.emit(
+            f"{out} = tensor.extract_slice {name}{offsets} {sizes} {[1] * len(shape)} : "
+            f"{ttype(shape)} to {ttype(sizes)}"
+        )
+        if self.rng.random() < 0.5:
+            into = self.pick(lambda s: s == shape)
+            at = [self.rng.randint(0, n - s) for n, s in zip(shape, sizes)]
+            inserted = self.fresh()
+            self.emit(
+                f"{inserted} = tensor.insert_slice {out} into {into[0]}{at} {sizes} "
+                f"{[1] * len(shape)} : {ttype(sizes)} into {ttype(shape)}"
+            )
+            self.values.append((inserted, shape))
+        else:
+            self.values.append((out, sizes))
+
+    def op_concat(self):
+        name, shape = self.pick()
+        dim = self.rng.randrange(len(shape))
+        other = self.pick(lambda s: len(s) == len(shape) and all(
+            a == b for i, (a, b) in enumerate(zip(s, shape)) if i != dim))
+        new = list(shape)
+        new[dim] += other[1][dim]
+        out = self.fresh()
+        self.emit(
+            f"{out} = tensor.concat dim({dim}) {name}, {other[0]} : "
+            f"({ttype(shape)}, {ttype(other[1])}) -> {ttype(new)}"
+        )
+        self.values.append((out, new))
+
+    def op_pad(self):
+        name, shape = self.pick()
+        low = [self.rng.randint(0, 2) for _ in shape]
+        high = [self.rng.randint(0, 2) for _ in shape]
+        new = [n + a + b for n, a, b in zip(shape, low, high)]
+        out = self.fresh()
+        indices = ", ".join(f"%i{i}: index" for i in range(len(shape)))
+        self.emit(f"{out} = tensor.pad {name} low{low} high{high} {{")
+        self.emit(f"    ^bb0({indices}):")
+        self.emit(f"      tensor.yield %eighth : {ELEMENT}")
+        self.emit(f"  }} : {ttype(shape)} to {ttype(new)}")
+        self.values.append((out, new))
+
+    def op_reduce2(self):
+        """A generic summing a 3-D value over two of its dims at once."""
+        v = self.pick(lambda s: len(s) == 3)
+        if not v:
+            return
+        keep = self.rng.randrange(3)
+        shape = [v[1][keep]]
+        init = self.filled(shape)
+        out, squashed = self.fresh(), self.fresh()
+        iterators = ", ".join('"parallel"' if d == keep else '"reduction"' for d in range(3))
+        self.emit(
+            f"{out} = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, "
+            f"affine_map<(d0, d1, d2) -> (d{keep})>], iterator_types = [{iterators}]}} "
+            f"ins({v[0]} : {ttype(v[1])}) outs({init} : {ttype(shape)}) {{"
+        )
+        self.emit(f"    ^bb0(%x: {ELEMENT}, %acc: {ELEMENT}):")
+        self.emit(f"      %r = arith.addf %x, %acc : {ELEMENT}")
+        self.emit(f"      linalg.yield %r : {ELEMENT}")
+        self.emit(f"  }} -> {ttype(shape)}")
+        self.emit(f"{squashed} = math.tanh {out} : {ttype(shape)}")
+        self.values.append((squashed, shape))
+
+    def op_gather(self):
+        """Rows of a 2-D table at computed indices, read with tensor.extract
+        (as an embedding lookup is written)."""
+        table = self.pick(lambda s: len(s) == 2)
+        if not table:
+            return
+        rows, cols = table[1]
+        count = self.rng.choice(DIMS)
+        stride = self.rng.choice([1, 2, 3, 5])
+        shape = [count, cols]
+        empty, out = self.fresh(), self.fresh()
+        self.emit(f"{empty} = tensor.empty() : {ttype(shape)}")
+        self.emit(
+            f"{out} = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], "
+            f'iterator_types = ["parallel", "parallel"]}} outs({empty} : {ttype(shape)}) {{'
+        )
+        self.emit(f"    ^bb0(%o: {ELEMENT}):")
+        self.emit("      %i = linalg.index 0 : index")
+        self.emit("      %j = linalg.index 1 : index")
+        self.emit(f"      %stride = arith.constant {stride} : index")
+        self.emit(f"      %rows = arith.constant {rows} : index")
+        self.emit("      %k = arith.muli %i, %stride : index")
+        self.emit("      %row = arith.remui %k, %rows : index")
+        self.emit(f"      %x = tensor.extract {table[0]}[%row, %j] : {ttype(table[1])}")
+        self.emit(f"      linalg.yield %x : {ELEMENT}")
+        self.emit(f"  }} -> {ttype(shape)}")
+        self.values.append((out, shape))
+
+    def op_loop(self):
+        """An scf.for carrying a value through a few steps of
+        tanh(x * w + b), w and b loop-invariant."""
+        name, shape = self.pick()
+        w = self.pick(lambda s: s == shape)
+        b = self.pick(lambda s: s == shape)
+        out = self.fresh()
+        t = ttype(shape)
+        trips = self.rng.randint(0, 3)
+        self.emit(f"{out} = scf.for %i{out[1:]} = %c0 to %c{trips} step %c1 iter_args(%h{out[1:]} = {name}) -> ({t}) {{")
+        self.emit(f"    %m{out[1:]} = arith.mulf %h{out[1:]}, {w[0]} : {t}")
+        self.emit(f"    %a{out[1:]} = arith.addf %m{out[1:]}, {b[0]} : {t}")
+        self.emit(f"    %y{out[1:]} = math.tanh %a{out[1:]} : {t}")
+        self.emit(f"    scf.yield %y{out[1:]} : {t}")
+        self.emit("  }")
+        self.values.append((out, shape))
+
+    def op_constrain(self):
+        name, shape = self.pick()
+        out = self.fresh()
+        sharding = self.sharding(len(shape), partial=0.2)
+        self.emit(f"{out} = dt.constrain {name} to {sharding} : {ttype(shape)}")
+        self.values.append((out, shape))
+
+    def generate(self, nops):
+        first = [self.rng.choice(DIMS) for _ in range(self.rng.choice([1, 2, 2, 2, 3]))]
+        self.new_arg(first)
+        ops = [
+            (self.op_unary, 2),
+            (self.op_binary, 3),
+            (self.op_matmul, 3),
+            (self.op_transpose, 1),
+            (self.op_reduce, 2),
+            (self.op_broadcast, 2),
+            (self.op_bias, 1),
+            (self.op_index, 1),
+            (self.op_softmax, 1),
+            (self.op_reshape, 2),
+            (self.op_slice, 1),
+            (self.op_concat, 1),
+            (self.op_pad, 1),
+            (self.op_reduce2, 1),
+            (self.op_gather, 1),
+            (self.op_loop, 1),
+            (self.op_constrain, 4),
+        ]
+        funcs = [f for f, w in ops for _ in range(w)]
+        for _ in range(nops):
+            self.rng.choice(funcs)()
+        # The last value and up to two others nothing uses, so that little
+        # of the program is dead.
+        body = "\n".join(self.body)
+        unused = [
+            v for v in self.values[:-1]
+            if v[0].startswith("%v") and not re.search(re.escape(v[0]) + r"\b(?!\s*=)", body)
+        ]
+        results = [self.values[-1]] + self.rng.sample(unused, min(len(unused), self.rng.randint(0, 2)))
+        return self.text(results)
+
+    def text(self, results):
+        axes = ", ".join(f'"m{i}" = {s}' for i, s in enumerate(self.mesh))
+        lines = [f"dt.mesh @mesh = <[{axes}]>"]
+        args = ",\n    ".join(f"{n}: {ttype(s)} {{dt.sharding = {sh}}}" for n, s, sh in self.args)
+        outs = []
+        for _, shape in results:
+            if self.rng.random() < 0.7:
+                # dt-run gathers a partial result of one kind only.
+                kind = self.rng.choice(["sum", "max"])
+                sharding = self.sharding(len(shape), partial=0.1, kinds=(kind,))
+                outs.append(f"{ttype(shape)} {{dt.sharding = {sharding}}}")
+            else:
+                outs.append(ttype(shape))
+        lines.append(f"func.func @main(\n    {args})\n    -> ({', '.join(outs)}) {{")
+        lines.append(f"  %zero = arith.constant 0.0 : {ELEMENT}")
+        lines.append(f"  %ninf = arith.constant -1.0e30 : {ELEMENT}")
+        lines.append(f"  %eighth = arith.constant 0.125 : {ELEMENT}")
+        lines += [f"  %c{i} = arith.constant {i} : index" for i in range(4)]
+        lines += self.body
+        names = ", ".join(n for n, _ in results)
+        types = ", ".join(ttype(s) for _, s in results)
+        lines.append(f"  return {names} : {types}")
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+
+def program(seed):
+    """The program of `seed` and its number of ranks."""
+    global ELEMENT
+    rng = random.Random(seed)
+    ELEMENT = rng.choice(["f32"] * 6 + ["f64", "bf16"])
+    prog = Program(rng)
+    text = prog.generate(rng.randint(2, 16))
+    ranks = 1
+    for size in prog.mesh:
+        ranks *= size
+    return text, ranks
+
+
+def run_one(args, seed, text, ranks):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "program.mlir")
+        with open(path, "w") as f:
+            f.write(text)
+        command = [args.dt_run]
+        if args.mpirun:
+            command = args.mpirun.split() + ["-np", str(ranks), args.dt_run, "--backend=mpi"]
+        try:
+            if args.dt_compile:
+                artifact = os.path.join(tmp, "program.so")
+                proc = subprocess.run(
+                    [args.dt_compile, path, "-o", artifact] + args.compile_args.split(),
+                    capture_output=True,
+                    timeout=180,
+                )
+                if proc.returncode != 0:
+                    output = proc.stdout.decode(errors="replace") + proc.stderr.decode(errors="replace")
+                    verdict = "error" if proc.returncode == 1 and "error:" in output else "crash"
+                    return verdict, f"dt-compile: exit code {proc.returncode}\n{output}"
+                path = artifact
+                if args.compile_only:
+                    return "pass", ""
+            proc = subprocess.run(
+                command + [path, "--seed", str(seed % 1000), "--verify"] + args.dt_run_args.split(),
+                capture_output=True,
+                timeout=180,
+            )
+        except subprocess.TimeoutExpired:
+            return "crash", "timed out after 180 s"
+    output = proc.stdout.decode(errors="replace") + proc.stderr.decode(errors="replace")
+    if proc.returncode == 0 and "verify: PASS" in output:
+        return "pass", output
+    if proc.returncode != 0 and "verify: FAIL" in output:
+        return "wrong", output
+    if proc.returncode == 1 and "error:" in output:
+        return "error", output
+    return "crash", f"exit code {proc.returncode}\n{output}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dt-run", required=False)
+    parser.add_argument("--programs", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", default=None)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--dt-run-args", default="")
+    parser.add_argument("--dt-compile", help="compile with it first (then dt-run runs the artifact)")
+    parser.add_argument("--compile-args", default="", help="dt-compile's options, as --target=cuda --emulate-gpu")
+    parser.add_argument("--mpirun", help="run under this mpirun command (-np is added) on the MPI backend")
+    parser.add_argument("--compile-only", action="store_true", help="with --dt-compile: compile, run nothing")
+    parser.add_argument("--print", action="store_true")
+    args = parser.parse_args()
+
+    seeds = [args.seed * 100003 + i for i in range(args.programs)]
+    if args.print:
+        for seed in seeds:
+            text, ranks = program(seed)
+            print(f"// seed {seed}, {ranks} ranks\n{text}")
+        return 0
+    if not args.dt_run:
+        parser.error("--dt-run is required unless --print")
+
+    counts = {"pass": 0, "wrong": 0, "error": 0, "crash": 0}
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        programs = {seed: program(seed) for seed in seeds}
+        futures = {seed: pool.submit(run_one, args, seed, *programs[seed]) for seed in seeds}
+        for seed in seeds:
+            verdict, output = futures[seed].result()
+            counts[verdict] += 1
+            if verdict == "pass":
+                continue
+            first = next((l for l in output.splitlines() if "error" in l or "FAIL" in l), output[:200])
+            print(f"{verdict}: seed {seed}: {first.strip()}")
+            if args.out:
+                os.makedirs(args.out, exist_ok=True)
+                with open(os.path.join(args.out, f"{verdict}-{seed}.mlir"), "w") as f:
+                    f.write(
+                        f"// {verdict}: {programs[seed][1]} ranks; dt-run PROGRAM --seed {seed % 1000} "
+                        f"--verify {args.dt_run_args} (compiled with: {args.compile_args})\n"
+                    )
+                    f.write("".join(f"// {l}\n" for l in output.splitlines()[-40:]))
+                    f.write(programs[seed][0])
+    print(
+        f"fuzz-programs: {args.programs} programs, {counts['pass']} pass, "
+        f"{counts['wrong']} wrong, {counts['crash']} crashes, {counts['error']} errors"
+    )
+    return 0 if counts["wrong"] == counts["crash"] == counts["error"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
