@@ -40,6 +40,11 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 DIMS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 12]
+# Now and then a larger extent, so that the library matmuls, the GPU row
+# kernels at their real thresholds and uneven pieces of some size show up;
+# a tensor stays under LARGEST elements.
+LARGE_DIMS = [16, 33, 64, 130, 257]
+LARGEST = 40000
 UNARY = ["math.tanh", "arith.negf", "math.absf"]
 BINARY = ["arith.addf", "arith.subf", "arith.mulf", "arith.maximumf"]
 
@@ -70,6 +75,18 @@ class Program:
         self.body = []
         self.values = []  # (name, shape)
         self.counter = 0
+
+    def dim(self, *others):
+        """An extent for a new dim of a tensor whose other dims are
+        `others`."""
+        rest = 1
+        for n in others:
+            rest *= n
+        if self.rng.random() < 0.15:
+            large = self.rng.choice(LARGE_DIMS)
+            if rest * large <= LARGEST:
+                return large
+        return self.rng.choice(DIMS)
 
     def fresh(self):
         self.counter += 1
@@ -144,7 +161,7 @@ class Program:
         if rhs:
             rhs_name, n = rhs[0], rhs[1][-1]
         else:
-            n = self.rng.choice(DIMS)
+            n = self.dim(*batch, m, k)
             rhs_name = self.new_arg(batch + [k, n])
         shape = batch + [m, n]
         init = self.filled(shape)
@@ -204,7 +221,7 @@ class Program:
         if not v:
             return
         dim = self.rng.randrange(len(v[1]) + 1)
-        shape = v[1][:dim] + [self.rng.choice(DIMS)] + v[1][dim:]
+        shape = v[1][:dim] + [self.dim(*v[1])] + v[1][dim:]
         empty, out = self.fresh(), self.fresh()
         self.emit(f"{empty} = tensor.empty() : {ttype(shape)}")
         self.emit(
@@ -371,7 +388,7 @@ class Program:
         if not table:
             return
         rows, cols = table[1]
-        count = self.rng.choice(DIMS)
+        count = self.dim(cols)
         stride = self.rng.choice([1, 2, 3, 5])
         shape = [count, cols]
         empty, out = self.fresh(), self.fresh()
@@ -417,7 +434,9 @@ class Program:
         self.values.append((out, shape))
 
     def generate(self, nops):
-        first = [self.rng.choice(DIMS) for _ in range(self.rng.choice([1, 2, 2, 2, 3]))]
+        first = []
+        for _ in range(self.rng.choice([1, 2, 2, 2, 3])):
+            first.append(self.dim(*first))
         self.new_arg(first)
         ops = [
             (self.op_unary, 2),
