@@ -56,8 +56,8 @@ def parallel(rank):
 ELEMENT = "f32"  # the element type of the program being written
 
 
-def ttype(shape):
-    return "tensor<" + "x".join(map(str, shape)) + f"x{ELEMENT}>"
+def ttype(shape, element=None):
+    return "tensor<" + "".join(f"{n}x" for n in shape) + f"{element or ELEMENT}>"
 
 
 class Program:
@@ -71,8 +71,9 @@ class Program:
                 ranks *= s
             if ranks <= 8:
                 break
-        self.args = []  # (name, shape, sharding)
+        self.args = []  # (name, shape, sharding, element type)
         self.body = []
+        self.functions = []  # private callees, as text
         self.values = []  # (name, shape)
         self.counter = 0
 
@@ -111,8 +112,14 @@ class Program:
 
     def new_arg(self, shape):
         name = f"%a{len(self.args)}"
-        self.args.append((name, shape, self.sharding(len(shape), partial=0.08)))
+        self.args.append((name, shape, self.sharding(len(shape), partial=0.08), ELEMENT))
         self.values.append((name, shape))
+        return name
+
+    def new_index_arg(self, shape):
+        """An i64 argument (seeded in [-8, 8]), split or replicated."""
+        name = f"%a{len(self.args)}"
+        self.args.append((name, shape, self.sharding(len(shape)), "i64"))
         return name
 
     def emit(self, line):
@@ -426,6 +433,86 @@ class Program:
         self.emit("  }")
         self.values.append((out, shape))
 
+    def op_select(self):
+        """A mask from a comparison, then a select (a ReLU's shape)."""
+        name, shape = self.pick()
+        other = self.pick(lambda s: s == shape)
+        mask, out = self.fresh(), self.fresh()
+        t = ttype(shape)
+        self.emit(f"{mask} = arith.cmpf ogt, {name}, {other[0]} : {t}")
+        self.emit(f"{out} = arith.select {mask}, {name}, {other[0]} : {ttype(shape, 'i1')}, {t}")
+        self.values.append((out, shape))
+
+    def op_call(self):
+        """A call of a private function of a few maps (propagation goes
+        through calls)."""
+        name, shape = self.pick()
+        t = ttype(shape)
+        callee = f"@f{len(self.functions)}"
+        self.functions.append(
+            f"func.func private {callee}(%x: {t}) -> {t} {{\n"
+            f"  %t = math.tanh %x : {t}\n"
+            f"  %m = arith.mulf %t, %x : {t}\n"
+            f"  return %m : {t}\n"
+            "}"
+        )
+        out = self.fresh()
+        self.emit(f"{out} = func.call {callee}({name}) : ({t}) -> {t}")
+        self.values.append((out, shape))
+
+    def op_two_outputs(self):
+        """One generic reducing a 2-D value's rows to their max and their
+        sum at once."""
+        v = self.pick(lambda s: len(s) == 2)
+        if not v:
+            return
+        rows = [v[1][0]]
+        most, total = self.filled(rows, "%ninf"), self.filled(rows)
+        out, squashed = self.fresh(), self.fresh()
+        t, r = ttype(v[1]), ttype(rows)
+        self.emit(
+            f"{out}:2 = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+            f"affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], "
+            f'iterator_types = ["parallel", "reduction"]}} ins({v[0]} : {t}) outs({most}, {total} : {r}, {r}) {{'
+        )
+        self.emit(f"    ^bb0(%x: {ELEMENT}, %m: {ELEMENT}, %s: {ELEMENT}):")
+        self.emit(f"      %m2 = arith.maximumf %x, %m : {ELEMENT}")
+        self.emit(f"      %s2 = arith.addf %x, %s : {ELEMENT}")
+        self.emit(f"      linalg.yield %m2, %s2 : {ELEMENT}, {ELEMENT}")
+        self.emit(f"  }} -> ({r}, {r})")
+        self.emit(f"{squashed} = math.tanh {out}#1 : {r}")
+        self.values.append((f"{out}#0", rows))
+        self.values.append((squashed, rows))
+
+    def op_lookup(self):
+        """Rows of a 2-D table at indices from an i64 argument (an
+        embedding lookup: |i| mod rows)."""
+        table = self.pick(lambda s: len(s) == 2)
+        if not table:
+            return
+        rows, cols = table[1]
+        count = self.dim(cols)
+        ids = self.new_index_arg([count])
+        shape = [count, cols]
+        empty, out = self.fresh(), self.fresh()
+        self.emit(f"{empty} = tensor.empty() : {ttype(shape)}")
+        self.emit(
+            f"{out} = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0)>, "
+            f"affine_map<(d0, d1) -> (d0, d1)>], "
+            f'iterator_types = ["parallel", "parallel"]}} ins({ids} : {ttype([count], "i64")}) '
+            f"outs({empty} : {ttype(shape)}) {{"
+        )
+        self.emit(f"    ^bb0(%id: i64, %o: {ELEMENT}):")
+        self.emit("      %j = linalg.index 1 : index")
+        self.emit("      %abs = math.absi %id : i64")
+        self.emit(f"      %rows = arith.constant {rows} : i64")
+        self.emit("      %k = arith.remui %abs, %rows : i64")
+        self.emit("      %row = arith.index_cast %k : i64 to index")
+        self.emit(f"      %x = tensor.extract {table[0]}[%row, %j] : {ttype(table[1])}")
+        self.emit(f"      linalg.yield %x : {ELEMENT}")
+        self.emit(f"  }} -> {ttype(shape)}")
+        self.values.append((out, shape))
+
     def op_constrain(self):
         name, shape = self.pick()
         out = self.fresh()
@@ -455,6 +542,10 @@ class Program:
             (self.op_reduce2, 1),
             (self.op_gather, 1),
             (self.op_loop, 1),
+            (self.op_select, 1),
+            (self.op_call, 1),
+            (self.op_two_outputs, 1),
+            (self.op_lookup, 1),
             (self.op_constrain, 4),
         ]
         funcs = [f for f, w in ops for _ in range(w)]
@@ -473,7 +564,9 @@ class Program:
     def text(self, results):
         axes = ", ".join(f'"m{i}" = {s}' for i, s in enumerate(self.mesh))
         lines = [f"dt.mesh @mesh = <[{axes}]>"]
-        args = ",\n    ".join(f"{n}: {ttype(s)} {{dt.sharding = {sh}}}" for n, s, sh in self.args)
+        args = ",\n    ".join(
+            f"{n}: {ttype(s, e)} {{dt.sharding = {sh}}}" for n, s, sh, e in self.args
+        )
         outs = []
         for _, shape in results:
             if self.rng.random() < 0.7:
@@ -485,7 +578,7 @@ class Program:
                 outs.append(ttype(shape))
         lines.append(f"func.func @main(\n    {args})\n    -> ({', '.join(outs)}) {{")
         lines.append(f"  %zero = arith.constant 0.0 : {ELEMENT}")
-        lines.append(f"  %ninf = arith.constant -1.0e30 : {ELEMENT}")
+        lines.append(f"  %ninf = arith.constant {'-65504.0' if ELEMENT == 'f16' else '-1.0e30'} : {ELEMENT}")
         lines.append(f"  %eighth = arith.constant 0.125 : {ELEMENT}")
         lines += [f"  %c{i} = arith.constant {i} : index" for i in range(4)]
         lines += self.body
@@ -493,6 +586,7 @@ class Program:
         types = ", ".join(ttype(s) for _, s in results)
         lines.append(f"  return {names} : {types}")
         lines.append("}")
+        lines += self.functions
         return "\n".join(lines) + "\n"
 
 
@@ -500,7 +594,7 @@ def program(seed):
     """The program of `seed` and its number of ranks."""
     global ELEMENT
     rng = random.Random(seed)
-    ELEMENT = rng.choice(["f32"] * 6 + ["f64", "bf16"])
+    ELEMENT = rng.choice(["f32"] * 6 + ["f64", "bf16", "f16"])
     prog = Program(rng)
     text = prog.generate(rng.randint(2, 16))
     ranks = 1
