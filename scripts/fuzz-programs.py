@@ -2,12 +2,17 @@
 """Differential fuzzing of the whole compiler: random valid sharded programs,
 each run by dt-run with --verify against the single-device program.
 
-Each program is a random mesh (1 to 3 axes, sizes 1 to 4), random arguments
-with random shardings (even and uneven, nested axes, shards smaller than the
-axis, partial inputs), and a random chain of ops over 1-D and 2-D tensors:
-elementwise maps, matmuls, transposes, sum and max reductions, broadcasts,
-softmax, reshapes and dt.constrain to random shardings (partial ones
-included), returning one or two values with or without a sharding. Nothing
+Each program is a random mesh (1 to 3 axes, sizes 1 to 4, at most 8 ranks),
+an element type (f32, f64, f16, bf16), random arguments with random
+shardings (even and uneven, nested axes, shards smaller than the axis,
+partial inputs of kinds that commute), and a random chain of ops over 1-D to
+3-D tensors: elementwise maps, compare-and-select, matmuls and batch
+matmuls, transposes, reductions (sum, max, over two dims, two at once),
+broadcasts, bias adds, linalg.index arithmetic, softmax, reshapes, slices,
+inserts, concats, pads, gathers at computed rows or at an i64 argument's,
+calls of private functions, loops (zero trips included) and dt.constrain to
+random shardings, returning the last value and up to two others nothing
+uses, with or without a sharding. Nothing
 about a program is chosen to suit dt: whatever the planner, the collectives,
 the partitioning or the code generation get wrong shows up as a verify
 failure, a crash or a rejected program.
@@ -129,6 +134,12 @@ class Program:
         choices = [v for v in self.values if pred(v[1])]
         return self.rng.choice(choices) if choices else None
 
+    def empty(self, shape):
+        """A tensor.empty of `shape`, and a name for the op that writes it."""
+        empty, out = self.fresh(), self.fresh()
+        self.emit(f"{empty} = tensor.empty() : {ttype(shape)}")
+        return empty, out
+
     def filled(self, shape, value="%zero"):
         empty, fill = self.fresh(), self.fresh()
         t = ttype(shape)
@@ -191,8 +202,7 @@ class Program:
         while perm == sorted(perm):
             self.rng.shuffle(perm)
         shape = [v[1][p] for p in perm]
-        empty, out = self.fresh(), self.fresh()
-        self.emit(f"{empty} = tensor.empty() : {ttype(shape)}")
+        empty, out = self.empty(shape)
         self.emit(
             f"{out} = linalg.transpose ins({v[0]} : {ttype(v[1])}) "
             f"outs({empty} : {ttype(shape)}) permutation = {perm}"
@@ -229,8 +239,7 @@ class Program:
             return
         dim = self.rng.randrange(len(v[1]) + 1)
         shape = v[1][:dim] + [self.dim(*v[1])] + v[1][dim:]
-        empty, out = self.fresh(), self.fresh()
-        self.emit(f"{empty} = tensor.empty() : {ttype(shape)}")
+        empty, out = self.empty(shape)
         self.emit(
             f"{out} = linalg.broadcast ins({v[0]} : {ttype(v[1])}) "
             f"outs({empty} : {ttype(shape)}) dimensions = [{dim}]"
@@ -267,9 +276,8 @@ class Program:
         rank = len(shape)
         dim = self.rng.randrange(rank)
         loops = ", ".join(f"d{i}" for i in range(rank))
-        empty, out = self.fresh(), self.fresh()
+        empty, out = self.empty(shape)
         t = ttype(shape)
-        self.emit(f"{empty} = tensor.empty() : {t}")
         self.emit(
             f"{out} = linalg.generic {{indexing_maps = [affine_map<({loops}) -> ({loops})>, "
             f"affine_map<({loops}) -> ({loops})>], "
@@ -289,9 +297,8 @@ class Program:
     def op_softmax(self):
         name, shape = self.pick()
         dim = self.rng.randrange(len(shape))
-        empty, out = self.fresh(), self.fresh()
+        empty, out = self.empty(shape)
         t = ttype(shape)
-        self.emit(f"{empty} = tensor.empty() : {t}")
         self.emit(f"{out} = linalg.softmax dimension({dim}) ins({name} : {t}) outs({empty} : {t}) -> {t}")
         self.values.append((out, shape))
 
@@ -398,8 +405,7 @@ class Program:
         count = self.dim(cols)
         stride = self.rng.choice([1, 2, 3, 5])
         shape = [count, cols]
-        empty, out = self.fresh(), self.fresh()
-        self.emit(f"{empty} = tensor.empty() : {ttype(shape)}")
+        empty, out = self.empty(shape)
         self.emit(
             f"{out} = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], "
             f'iterator_types = ["parallel", "parallel"]}} outs({empty} : {ttype(shape)}) {{'
@@ -494,8 +500,7 @@ class Program:
         count = self.dim(cols)
         ids = self.new_index_arg([count])
         shape = [count, cols]
-        empty, out = self.fresh(), self.fresh()
-        self.emit(f"{empty} = tensor.empty() : {ttype(shape)}")
+        empty, out = self.empty(shape)
         self.emit(
             f"{out} = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0)>, "
             f"affine_map<(d0, d1) -> (d0, d1)>], "
