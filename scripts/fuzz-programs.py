@@ -631,10 +631,13 @@ def run_one(args, seed, text, ranks):
                 path = artifact
                 if args.compile_only:
                     return "pass", ""
+            # Each mpirun keeps its session directory in the program's own
+            # temporary directory: two at once in one TMPDIR race to make it.
             proc = subprocess.run(
                 command + [path, "--seed", str(seed % 1000), "--verify"] + args.dt_run_args.split(),
                 capture_output=True,
                 timeout=180,
+                env=dict(os.environ, TMPDIR=tmp),
             )
         except subprocess.TimeoutExpired:
             return "crash", "timed out after 180 s"
