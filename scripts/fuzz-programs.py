@@ -45,9 +45,9 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 DIMS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 12]
-# Now and then a larger extent, so that the library matmuls, the GPU row
-# kernels at their real thresholds and uneven pieces of some size show up;
-# a tensor stays under LARGEST elements.
+# Now and then a larger extent (in f32 and f64 programs), so that the library
+# matmuls, the GPU row kernels at their real thresholds and uneven pieces of
+# some size show up; a tensor stays under LARGEST elements.
 LARGE_DIMS = [16, 33, 64, 130, 257]
 LARGEST = 40000
 UNARY = ["math.tanh", "arith.negf", "math.absf"]
@@ -88,7 +88,9 @@ class Program:
         rest = 1
         for n in others:
             rest *= n
-        if self.rng.random() < 0.15:
+        # Not in 16-bit programs: a sum of hundreds of bf16 terms rounds by
+        # more than any tolerance, differently in each order of the adds.
+        if ELEMENT in ("f32", "f64") and self.rng.random() < 0.15:
             large = self.rng.choice(LARGE_DIMS)
             if rest * large <= LARGEST:
                 return large

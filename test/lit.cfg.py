@@ -74,7 +74,11 @@ config.substitutions.append(("%npy", f"{config.python_executable} {config.dt_src
 mpirun = shutil.which("mpirun")
 if mpirun:
     config.available_features.add("mpi")
-    config.substitutions.append(("%mpirun", f"{mpirun} --allow-run-as-root --oversubscribe --bind-to none"))
+    # Each job with a TMPDIR of its own (Open MPI's session directory).
+    config.substitutions.append((
+        "%mpirun",
+        f"{config.dt_src_root}/scripts/mpirun-own-tmp.sh {mpirun} "
+        "--allow-run-as-root --oversubscribe --bind-to none"))
 # Open MPI looks for network interfaces and a resource manager; loopback only.
 config.environment["OMPI_MCA_btl"] = "self,vader"
 config.environment["OMPI_MCA_plm_rsh_agent"] = ""
