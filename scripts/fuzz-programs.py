@@ -577,9 +577,7 @@ class Program:
         outs = []
         for _, shape in results:
             if self.rng.random() < 0.7:
-                # dt-run gathers a partial result of one kind only.
-                kind = self.rng.choice(["sum", "max"])
-                sharding = self.sharding(len(shape), partial=0.1, kinds=(kind,))
+                sharding = self.sharding(len(shape), partial=0.1)
                 outs.append(f"{ttype(shape)} {{dt.sharding = {sharding}}}")
             else:
                 outs.append(ttype(shape))
