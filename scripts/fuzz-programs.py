@@ -3,7 +3,9 @@
 each run by dt-run with --verify against the single-device program.
 
 Each program is a random mesh (1 to 3 axes, sizes 1 to 4, at most 8 ranks),
-an element type (f32, f64, f16, bf16), random arguments with random
+an element type (f32, f64, f16, bf16, i32, i64: integer programs spell
+the same ops in integers, keep values small by a remainder instead of tanh,
+and verify exactly), random arguments with random
 shardings (even and uneven, nested axes, shards smaller than the axis,
 partial inputs of kinds that commute), and a random chain of ops over 1-D to
 3-D tensors: elementwise maps, compare-and-select, matmuls and batch
@@ -52,6 +54,15 @@ LARGE_DIMS = [16, 33, 64, 130, 257]
 LARGEST = 40000
 UNARY = ["math.tanh", "arith.negf", "math.absf"]
 BINARY = ["arith.addf", "arith.subf", "arith.mulf", "arith.maximumf"]
+# The integer spelling of each float op the programs use.
+INTEGER_OPS = {
+    "arith.addf": "arith.addi",
+    "arith.subf": "arith.subi",
+    "arith.mulf": "arith.muli",
+    "arith.maximumf": "arith.maxsi",
+    "math.absf": "math.absi",
+    "arith.cmpf ogt": "arith.cmpi sgt",
+}
 
 
 def parallel(rank):
@@ -59,6 +70,15 @@ def parallel(rank):
 
 
 ELEMENT = "f32"  # the element type of the program being written
+
+
+def integer():
+    return ELEMENT in ("i32", "i64")
+
+
+def spelled(name):
+    """`name`, a float op, in the program's element type."""
+    return INTEGER_OPS[name] if integer() else name
 
 
 def ttype(shape, element=None):
@@ -105,7 +125,9 @@ class Program:
         probability, P of one of `kinds` (by default kinds that commute:
         sum and avg, or max alone, or min alone)."""
         if kinds is None:
-            kinds = self.rng.choice([("sum", "sum", "avg"), ("sum",), ("max",), ("min",)])
+            kinds = self.rng.choice(
+                [("sum",), ("max",), ("min",)] if integer() else [("sum", "sum", "avg"), ("sum",), ("max",), ("min",)]
+            )
         placements = []
         for _ in self.mesh:
             r = self.rng.random()
@@ -136,6 +158,21 @@ class Program:
         choices = [v for v in self.values if pred(v[1])]
         return self.rng.choice(choices) if choices else None
 
+    def squash(self, name, shape):
+        """Keeps values small after a sum: tanh, or a remainder by 7 for
+        integers. Returns the new value's name."""
+        out = self.fresh()
+        self.squash_into(out, name, shape)
+        return out
+
+    def squash_into(self, out, name, shape, indent=""):
+        t = ttype(shape)
+        if integer():
+            self.emit(f"{indent}{out}_7 = arith.constant dense<7> : {t}")
+            self.emit(f"{indent}{out} = arith.remsi {name}, {out}_7 : {t}")
+        else:
+            self.emit(f"{indent}{out} = math.tanh {name} : {t}")
+
     def empty(self, shape):
         """A tensor.empty of `shape`, and a name for the op that writes it."""
         empty, out = self.fresh(), self.fresh()
@@ -152,6 +189,15 @@ class Program:
     # --- ops; each appends its result to self.values -------------------
     def op_unary(self):
         name, shape = self.pick()
+        if integer():  # |x|, or x * x kept small
+            out = self.fresh()
+            if self.rng.random() < 0.5:
+                self.emit(f"{out} = math.absi {name} : {ttype(shape)}")
+            else:
+                self.emit(f"{out} = arith.muli {name}, {name} : {ttype(shape)}")
+                out = self.squash(out, shape)
+            self.values.append((out, shape))
+            return
         op = self.rng.choice(UNARY + ["exp"])
         out = self.fresh()
         if op == "exp":  # exp of a tanh stays in [1/e, e]
@@ -167,7 +213,7 @@ class Program:
         other = self.pick(lambda s: s == shape and self.rng.random() < 0.8)
         other_name = other[0] if other else self.new_arg(shape)
         out = self.fresh()
-        op = self.rng.choice(BINARY)
+        op = spelled(self.rng.choice(BINARY))
         self.emit(f"{out} = {op} {name}, {other_name} : {ttype(shape)}")
         self.values.append((out, shape))
 
@@ -192,9 +238,7 @@ class Program:
             f"{ttype(batch + [k, n])}) outs({init} : {ttype(shape)}) -> {ttype(shape)}"
         )
         # Keep magnitudes near 1 so that tolerances stay meaningful.
-        squashed = self.fresh()
-        self.emit(f"{squashed} = math.tanh {out} : {ttype(shape)}")
-        self.values.append((squashed, shape))
+        self.values.append((self.squash(out, shape), shape))
 
     def op_transpose(self):
         v = self.pick(lambda s: len(s) >= 2)
@@ -220,7 +264,7 @@ class Program:
         kind = self.rng.choice(["sum", "max"])
         init = self.filled(shape, "%zero" if kind == "sum" else "%ninf")
         out = self.fresh()
-        combiner = "arith.addf" if kind == "sum" else "arith.maximumf"
+        combiner = spelled("arith.addf" if kind == "sum" else "arith.maximumf")
         self.emit(
             f"{out} = linalg.reduce ins({v[0]} : {ttype(v[1])}) outs({init} : {ttype(shape)}) "
             f"dimensions = [{dim}]"
@@ -230,9 +274,7 @@ class Program:
         self.emit(f"      linalg.yield %r : {ELEMENT}")
         self.emit("    }")
         if kind == "sum":  # a sum of up to 12 values in [-1, 1]
-            squashed = self.fresh()
-            self.emit(f"{squashed} = math.tanh {out} : {ttype(shape)}")
-            out = squashed
+            out = self.squash(out, shape)
         self.values.append((out, shape))
 
     def op_broadcast(self):
@@ -267,7 +309,7 @@ class Program:
             f"ins({v[0]}, {bias_name} : {t}, {ttype([v[1][dim]])}) outs({v[0]} : {t}) {{"
         )
         self.emit(f"    ^bb0(%x: {ELEMENT}, %b: {ELEMENT}, %o: {ELEMENT}):")
-        self.emit(f"      %r = arith.addf %x, %b : {ELEMENT}")
+        self.emit(f"      %r = {spelled('arith.addf')} %x, %b : {ELEMENT}")
         self.emit(f"      linalg.yield %r : {ELEMENT}")
         self.emit(f"  }} -> {t}")
         self.values.append((out, v[1]))
@@ -288,15 +330,21 @@ class Program:
         )
         self.emit(f"    ^bb0(%x: {ELEMENT}, %o: {ELEMENT}):")
         self.emit(f"      %i = linalg.index {dim} : index")
-        self.emit("      %c = arith.index_cast %i : index to i64")
-        self.emit(f"      %f = arith.sitofp %c : i64 to {ELEMENT}")
-        self.emit(f"      %s = arith.mulf %f, %eighth : {ELEMENT}")
-        self.emit(f"      %r = arith.addf %x, %s : {ELEMENT}")
+        if integer():
+            self.emit(f"      %c = arith.index_cast %i : index to {ELEMENT}")
+            self.emit(f"      %r = arith.addi %x, %c : {ELEMENT}")
+        else:
+            self.emit("      %c = arith.index_cast %i : index to i64")
+            self.emit(f"      %f = arith.sitofp %c : i64 to {ELEMENT}")
+            self.emit(f"      %s = arith.mulf %f, %eighth : {ELEMENT}")
+            self.emit(f"      %r = arith.addf %x, %s : {ELEMENT}")
         self.emit(f"      linalg.yield %r : {ELEMENT}")
         self.emit(f"  }} -> {t}")
         self.values.append((out, shape))
 
     def op_softmax(self):
+        if integer():
+            return
         name, shape = self.pick()
         dim = self.rng.randrange(len(shape))
         empty, out = self.empty(shape)
@@ -391,10 +439,10 @@ class Program:
             f"ins({v[0]} : {ttype(v[1])}) outs({init} : {ttype(shape)}) {{"
         )
         self.emit(f"    ^bb0(%x: {ELEMENT}, %acc: {ELEMENT}):")
-        self.emit(f"      %r = arith.addf %x, %acc : {ELEMENT}")
+        self.emit(f"      %r = {spelled('arith.addf')} %x, %acc : {ELEMENT}")
         self.emit(f"      linalg.yield %r : {ELEMENT}")
         self.emit(f"  }} -> {ttype(shape)}")
-        self.emit(f"{squashed} = math.tanh {out} : {ttype(shape)}")
+        self.squash_into(squashed, out, shape)
         self.values.append((squashed, shape))
 
     def op_gather(self):
@@ -434,9 +482,9 @@ class Program:
         t = ttype(shape)
         trips = self.rng.randint(0, 3)
         self.emit(f"{out} = scf.for %i{out[1:]} = %c0 to %c{trips} step %c1 iter_args(%h{out[1:]} = {name}) -> ({t}) {{")
-        self.emit(f"    %m{out[1:]} = arith.mulf %h{out[1:]}, {w[0]} : {t}")
-        self.emit(f"    %a{out[1:]} = arith.addf %m{out[1:]}, {b[0]} : {t}")
-        self.emit(f"    %y{out[1:]} = math.tanh %a{out[1:]} : {t}")
+        self.emit(f"    %m{out[1:]} = {spelled('arith.mulf')} %h{out[1:]}, {w[0]} : {t}")
+        self.emit(f"    %a{out[1:]} = {spelled('arith.addf')} %m{out[1:]}, {b[0]} : {t}")
+        self.squash_into(f"%y{out[1:]}", f"%a{out[1:]}", shape, indent="  ")
         self.emit(f"    scf.yield %y{out[1:]} : {t}")
         self.emit("  }")
         self.values.append((out, shape))
@@ -447,7 +495,7 @@ class Program:
         other = self.pick(lambda s: s == shape)
         mask, out = self.fresh(), self.fresh()
         t = ttype(shape)
-        self.emit(f"{mask} = arith.cmpf ogt, {name}, {other[0]} : {t}")
+        self.emit(f"{mask} = {spelled('arith.cmpf ogt')}, {name}, {other[0]} : {t}")
         self.emit(f"{out} = arith.select {mask}, {name}, {other[0]} : {ttype(shape, 'i1')}, {t}")
         self.values.append((out, shape))
 
@@ -457,10 +505,11 @@ class Program:
         name, shape = self.pick()
         t = ttype(shape)
         callee = f"@f{len(self.functions)}"
+        first, then = ("math.absi", "arith.subi") if integer() else ("math.tanh", "arith.mulf")
         self.functions.append(
             f"func.func private {callee}(%x: {t}) -> {t} {{\n"
-            f"  %t = math.tanh %x : {t}\n"
-            f"  %m = arith.mulf %t, %x : {t}\n"
+            f"  %t = {first} %x : {t}\n"
+            f"  %m = {then} %t, %x : {t}\n"
             f"  return %m : {t}\n"
             "}"
         )
@@ -484,11 +533,11 @@ class Program:
             f'iterator_types = ["parallel", "reduction"]}} ins({v[0]} : {t}) outs({most}, {total} : {r}, {r}) {{'
         )
         self.emit(f"    ^bb0(%x: {ELEMENT}, %m: {ELEMENT}, %s: {ELEMENT}):")
-        self.emit(f"      %m2 = arith.maximumf %x, %m : {ELEMENT}")
-        self.emit(f"      %s2 = arith.addf %x, %s : {ELEMENT}")
+        self.emit(f"      %m2 = {spelled('arith.maximumf')} %x, %m : {ELEMENT}")
+        self.emit(f"      %s2 = {spelled('arith.addf')} %x, %s : {ELEMENT}")
         self.emit(f"      linalg.yield %m2, %s2 : {ELEMENT}, {ELEMENT}")
         self.emit(f"  }} -> ({r}, {r})")
-        self.emit(f"{squashed} = math.tanh {out}#1 : {r}")
+        self.squash_into(squashed, f"{out}#1", rows)
         self.values.append((f"{out}#0", rows))
         self.values.append((squashed, rows))
 
@@ -582,9 +631,13 @@ class Program:
             else:
                 outs.append(ttype(shape))
         lines.append(f"func.func @main(\n    {args})\n    -> ({', '.join(outs)}) {{")
-        lines.append(f"  %zero = arith.constant 0.0 : {ELEMENT}")
-        lines.append(f"  %ninf = arith.constant {'-65504.0' if ELEMENT == 'f16' else '-1.0e30'} : {ELEMENT}")
-        lines.append(f"  %eighth = arith.constant 0.125 : {ELEMENT}")
+        if integer():
+            lowest = "-2147483648" if ELEMENT == "i32" else "-9223372036854775808"
+            constants = {"zero": "0", "ninf": lowest, "eighth": "1"}
+        else:
+            lowest = "-65504.0" if ELEMENT == "f16" else "-1.0e30"
+            constants = {"zero": "0.0", "ninf": lowest, "eighth": "0.125"}
+        lines += [f"  %{name} = arith.constant {value} : {ELEMENT}" for name, value in constants.items()]
         lines += [f"  %c{i} = arith.constant {i} : index" for i in range(4)]
         lines += self.body
         names = ", ".join(n for n, _ in results)
@@ -599,7 +652,7 @@ def program(seed):
     """The program of `seed` and its number of ranks."""
     global ELEMENT
     rng = random.Random(seed)
-    ELEMENT = rng.choice(["f32"] * 6 + ["f64", "bf16", "f16"])
+    ELEMENT = rng.choice(["f32"] * 6 + ["f64", "bf16", "f16", "i32", "i64"])
     prog = Program(rng)
     text = prog.generate(rng.randint(2, 16))
     ranks = 1
