@@ -96,6 +96,7 @@ static constexpr const char *kCPUTail =
 LogicalResult mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm,
                                                 StringRef entryPrefix) {
   pm.addPass(createLowerAxisIndexPass());
+  pm.addPass(createWidenPredicateCollectivesPass());
   pm.addPass(createDecomposeAggregatesPass());
   std::string pipeline =
       bufferizationPipeline(entryPrefix, "blas") + "," + kCPUTail;
@@ -119,6 +120,7 @@ LogicalResult
 mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
                                    const CUDATargetOptions &target) {
   pm.addPass(createLowerAxisIndexPass());
+  pm.addPass(createWidenPredicateCollectivesPass());
   pm.addPass(createDecomposeAggregatesPass());
   // The CPU emulation runs the GPU's kernels on small programs: row
   // kernels and splits at any size (and so does a GPU build with anySize,

@@ -5,6 +5,26 @@
 
 include "mlir/Pass/PassBase.td"
 
+def WidenPredicateCollectivesPass : Pass<"dt-widen-predicate-collectives", "ModuleOp"> {
+  let summary = "Runs collectives on i1 tensors as collectives on i32";
+  let description = [{
+    The runtime's collectives take f16, bf16, f32, f64, i32 and i64. A
+    collective on i1, a mask the planner moves because it is smaller than
+    the values it selects, or a `P(max)` predicate, becomes one on i32,
+    extended before and truncated after. Max and min over 0 and 1 are or and
+    and, the only partial kinds an i1 may have.
+
+    ```mlir
+    %m = dt.all_to_all %mask on @mesh ["tp"] split 1 concat 0 : tensor<8x4xi1> -> tensor<4x8xi1>
+    // becomes
+    %w = arith.extui %mask : tensor<8x4xi1> to tensor<8x4xi32>
+    %c = dt.all_to_all %w on @mesh ["tp"] split 1 concat 0 : tensor<8x4xi32> -> tensor<4x8xi32>
+    %m = arith.trunci %c : tensor<4x8xi32> to tensor<4x8xi1>
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def LowerAxisIndexPass : Pass<"dt-lower-axis-index", "ModuleOp"> {
   let summary = "Turns dt.axis_index into a call of the runtime";
   let description = [{
