@@ -1,12 +1,15 @@
-// Predicates (i1) across ranks: masks computed on split rows are gathered
-// whole, one for a reduction by ori (whether any row of a column is
-// positive; the planner gathers the 1-byte mask rather than reducing into a
-// P(max)), one returned. The runtime's collectives have no i1:
+// Predicates (i1) across ranks: whether any row of a column is positive is a
+// reduction by ori over row-split data, a P(max) (ori on i1 is a max
+// combiner) that an all_reduce max makes whole; a mask computed on split
+// rows is gathered whole. The runtime's collectives have no i1:
 // dt-widen-predicate-collectives runs them on i32 (found by
 // scripts/fuzz-programs.py, where the planner moved a compare's mask rather
-// than the four-byte values it selects).
+// than the four-byte values it selects). Left to itself the planner gathers
+// the 1-byte mask for the reduction (one latency, not two): the P(max) is
+// pinned.
 // RUN: dt-opt %s -dt-shard | FileCheck %s --check-prefix=PLAN
-// PLAN-COUNT-2: dt.all_gather {{.*}} : tensor<4x6xi1> -> tensor<8x6xi1>
+// PLAN-DAG: dt.all_reduce {{.*}} max : tensor<6xi1> -> tensor<6xi1>
+// PLAN-DAG: dt.all_gather {{.*}} : tensor<4x6xi1> -> tensor<8x6xi1>
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
 // RUN: %npy pattern-run %dt_run %s > %t.dtrun
 // RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.dtrun | FileCheck %s --check-prefix=COMPARE
@@ -34,7 +37,8 @@ func.func @main(%x: tensor<8x6xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>})
       %o = arith.ori %in, %acc : i1
       linalg.yield %o : i1
     }
-  %anyr = dt.constrain %any to #dt.sharding<@mesh, [R]> : tensor<6xi1>
+  %anyp = dt.constrain %any to #dt.sharding<@mesh, [P(max)]> : tensor<6xi1>
+  %anyr = dt.constrain %anyp to #dt.sharding<@mesh, [R]> : tensor<6xi1>
   %anyf = arith.uitofp %anyr : tensor<6xi1> to tensor<6xf32>
   %negative = arith.cmpf olt, %x, %zeros : tensor<8x6xf32>
   %whole = dt.constrain %negative to #dt.sharding<@mesh, [R]> : tensor<8x6xi1>

@@ -202,8 +202,14 @@ static std::optional<ReductionKind> combinerKind(linalg::LinalgOp linalgOp) {
         !llvm::is_contained(combiner->getOperands(), Value(acc)))
       return std::nullopt;
     std::optional<ReductionKind> thisKind;
+    // On i1, or is max and and is min (the partial kinds of predicates).
+    bool predicate = getElementTypeOrSelf(acc.getType()).isInteger(1);
     if (isa<arith::AddFOp, arith::AddIOp>(combiner))
       thisKind = ReductionKind::Sum;
+    else if (predicate && isa<arith::OrIOp>(combiner))
+      thisKind = ReductionKind::Max;
+    else if (predicate && isa<arith::AndIOp>(combiner))
+      thisKind = ReductionKind::Min;
     else if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp,
                  arith::MaxUIOp>(combiner))
       thisKind = ReductionKind::Max;
