@@ -22,12 +22,6 @@ using namespace mlir;
 using namespace mlir::dt;
 
 namespace {
-RankedTensorType withElement(Type type, Type element) {
-  auto tensor = cast<RankedTensorType>(type);
-  return RankedTensorType::get(tensor.getShape(), element,
-                               tensor.getEncoding());
-}
-
 struct WidenPredicateCollectivesPass
     : public mlir::dt::impl::WidenPredicateCollectivesPassBase<
           WidenPredicateCollectivesPass> {
@@ -45,11 +39,12 @@ struct WidenPredicateCollectivesPass
       Type wide = b.getI32Type();
       Value input = op->getOperand(0);
       Value widened = arith::ExtUIOp::create(
-          b, loc, withElement(input.getType(), wide), input);
+          b, loc, cast<RankedTensorType>(input.getType()).clone(wide), input);
       Operation *collective = b.clone(*op);
       collective->setOperand(0, widened);
       Value result = op->getResult(0);
-      collective->getResult(0).setType(withElement(result.getType(), wide));
+      collective->getResult(0).setType(
+          cast<RankedTensorType>(result.getType()).clone(wide));
       Value narrowed = arith::TruncIOp::create(b, loc, result.getType(),
                                                collective->getResult(0));
       result.replaceAllUsesWith(narrowed);
