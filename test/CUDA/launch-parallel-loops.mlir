@@ -51,10 +51,47 @@ func.func @sequential(%x: memref<8xf32>, %s: memref<f32>) {
 
 // -----
 
-// Host code must not touch device memory.
-func.func @host_read(%x: memref<8xf32>) -> f32 {
+// A scalar the host reads from device memory: a one-thread kernel copies
+// it to an 8-byte device buffer, and the runtime copies that to the host
+// buffer in the function's frame (allocated once, outside the loop).
+// CHECK-LABEL: func.func @host_read
+// CHECK-NEXT: %[[HOST:.*]] = memref.alloca() : memref<8xi8>
+// CHECK: scf.for
+// CHECK: %[[DEV:[^,]*]], %{{.*}} = gpu.alloc async [%{{.*}}] () : memref<8xi8>
+// CHECK: %[[STAGE:.*]] = memref.view %[[DEV]][%{{.*}}][] : memref<8xi8> to memref<1xf32>
+// CHECK: gpu.launch
+// CHECK: %[[V:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<8xf32>
+// CHECK: memref.store %[[V]], %[[STAGE]]
+// CHECK: %[[H:.*]] = memref.cast %[[HOST]] : memref<8xi8> to memref<*xi8>
+// CHECK: %[[D:.*]] = memref.cast %[[DEV]] : memref<8xi8> to memref<*xi8>
+// CHECK: call @dt_rt_gpu_read_scalar(%[[H]], %[[D]])
+// CHECK: gpu.dealloc async [%{{.*}}] %[[DEV]]
+// CHECK: %[[VIEW:.*]] = memref.view %[[HOST]][%{{.*}}][] : memref<8xi8> to memref<1xf32>
+// CHECK: memref.load %[[VIEW]][%{{.*}}] : memref<1xf32>
+// CHECK-NOT: memref.load
+// CHECK: return
+func.func @host_read(%x: memref<8xf32>, %n: index) -> f32 {
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{dt-lower-to-cuda: host code reads a buffer, which lives in device memory on the CUDA target}}
-  %v = memref.load %x[%c0] : memref<8xf32>
-  return %v : f32
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> f32 {
+    %v = memref.load %x[%i] : memref<8xf32>
+    %a = arith.addf %acc, %v : f32
+    scf.yield %a : f32
+  }
+  return %sum : f32
+}
+
+// -----
+
+// A scalar the host writes into device memory: a one-thread kernel, the
+// value its argument.
+// CHECK-LABEL: func.func @host_write
+// CHECK: gpu.launch
+// CHECK-NEXT: memref.store %arg1, %arg0[%{{.*}}] : memref<8xf32>
+// CHECK-NEXT: gpu.terminator
+func.func @host_write(%x: memref<8xf32>, %v: f32) {
+  %c3 = arith.constant 3 : index
+  memref.store %v, %x[%c3] : memref<8xf32>
+  return
 }

@@ -97,6 +97,12 @@ inline constexpr llvm::StringLiteral kCollectivesEnd =
 inline constexpr llvm::StringLiteral kCollectivesWait =
     "dt_rt_gpu_collectives_wait";
 
+/// The runtime call by which the host reads a scalar of device memory:
+/// `dt_rt_gpu_read_scalar(host, device)`, both memref<8xi8> cast to
+/// unranked; it copies the bytes once the rank's stream has reached it.
+inline constexpr llvm::StringLiteral kReadScalar = "dt_rt_gpu_read_scalar";
+inline constexpr int64_t kScalarReadBytes = 8;
+
 /// A collective dt-overlap-collectives bracketed: `begin; collective; %h =
 /// end` where it is issued (it runs on the communication stream), and
 /// `wait(%h)` where the rank's stream needs it.

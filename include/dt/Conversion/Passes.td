@@ -310,8 +310,12 @@ def LaunchParallelLoopsPass : Pass<"dt-launch-parallel-loops", "ModuleOp"> {
     consecutive elements (coalesced). Sequential loops (reductions) stay in
     each thread's body. A loop nest with no parallel dim (a reduction to a
     scalar) runs as one thread. Host code that still reads or writes a
-    buffer after that (a `tensor.extract` the program needs on the host) is
-    an error: device memory is not host memory.
+    buffer after that is a scalar the program moves between a tensor and
+    the host (`tensor.extract` for an `scf.if` condition or a trip count,
+    `tensor.insert`): a write runs as a one-thread kernel with the value as
+    its argument; a read is copied out by a one-thread kernel and a
+    device-to-host copy, and the host waits for the rank's stream there,
+    the one place a step synchronizes before its end.
 
     ```mlir
     scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1) { ... }

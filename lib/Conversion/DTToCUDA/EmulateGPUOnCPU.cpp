@@ -803,6 +803,29 @@ struct EmulateGPUOnCPUPass
       if (failed(Emulation(launch).run()))
         return signalPassFailure();
 
+    // The host's reads of device scalars: on the CPU the work before them
+    // is done, and the bytes are copied.
+    SmallVector<func::CallOp> reads;
+    getOperation().walk([&](func::CallOp call) {
+      if (call.getCallee() == kReadScalar)
+        reads.push_back(call);
+    });
+    for (func::CallOp read : reads) {
+      auto host = read.getOperand(0).getDefiningOp<memref::CastOp>();
+      auto device = read.getOperand(1).getDefiningOp<memref::CastOp>();
+      if (!host || !device) {
+        read.emitError("dt-emulate-gpu-on-cpu: expected the operands of a "
+                       "scalar read to be casts of 8-byte buffers");
+        return signalPassFailure();
+      }
+      OpBuilder b(read);
+      memref::CopyOp::create(b, read.getLoc(), device.getSource(),
+                             host.getSource());
+      read.erase();
+    }
+    if (auto decl = getOperation().lookupSymbol<func::FuncOp>(kReadScalar))
+      decl.erase();
+
     SmallVector<Operation *> memoryOps;
     getOperation().walk([&](Operation *op) {
       if (isa<gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp>(op))

@@ -14,6 +14,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir::dt {
 #define GEN_PASS_DEF_LAUNCHPARALLELLOOPSPASS
@@ -64,14 +65,17 @@ bool isHostLoop(scf::ForOp loop) {
 }
 
 /// The outermost loops that become kernels: scf.parallel nests, and
-/// scf.for nests that touch memory, neither inside another such nest.
+/// scf.for nests that touch memory, neither inside another such nest. A
+/// loop with results (a scalar the program folds over a tensor's elements)
+/// stays on the host, which uses them: its reads are the host's.
 bool isKernelNest(Operation *op) {
   if (!onHost(op))
     return false;
   if (isa<scf::ParallelOp>(op))
     return true;
   auto loop = dyn_cast<scf::ForOp>(op);
-  return loop && !isHostLoop(loop) && touchesMemory(loop);
+  return loop && loop.getNumResults() == 0 && !isHostLoop(loop) &&
+         touchesMemory(loop);
 }
 
 struct LaunchParallelLoopsPass
@@ -93,19 +97,73 @@ struct LaunchParallelLoopsPass
       else
         runAsOneThread(nest); // No parallel dim: one thread does it all.
     }
-    // What is left on the host must not touch buffers.
-    WalkResult result = getOperation().walk([&](Operation *op) {
-      if (isa<memref::LoadOp, memref::StoreOp>(op) && onHost(op)) {
-        op->emitError("dt-lower-to-cuda: host code ")
-            << (isa<memref::LoadOp>(op) ? "reads" : "writes")
-            << " a buffer, which lives in device memory on the CUDA target; "
-               "keep the value in a tensor (a 0-d tensor for a scalar)";
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
+    // What is left on the host touches buffers one scalar at a time: a
+    // tensor.insert or tensor.extract the program does outside any linalg
+    // op (the condition of an scf.if, a loop's trip count).
+    SmallVector<Operation *> scalarAccesses;
+    getOperation().walk([&](Operation *op) {
+      if (isa<memref::LoadOp, memref::StoreOp>(op) && onHost(op))
+        scalarAccesses.push_back(op);
     });
-    if (result.wasInterrupted())
-      signalPassFailure();
+    for (Operation *op : scalarAccesses) {
+      if (auto load = dyn_cast<memref::LoadOp>(op))
+        readOnHost(load);
+      else
+        runAsOneThread(op); // Its value travels as a kernel argument.
+    }
+  }
+
+  /// `load` reads device memory on the host: a one-thread kernel copies the
+  /// element to a device scalar, and the runtime copies that to the host
+  /// once the rank's stream has run everything before it (the host waits
+  /// here: the program needs the value). Both scalars are 8 bytes viewed
+  /// as the element, so one runtime function serves every element type.
+  void readOnHost(memref::LoadOp load) {
+    OpBuilder b(load);
+    Location loc = load.getLoc();
+    MLIRContext *ctx = b.getContext();
+    auto bytes = MemRefType::get({kScalarReadBytes}, b.getI8Type());
+    auto element = MemRefType::get({1}, load.getType());
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value deviceBytes =
+        gpu::AllocOp::create(b, loc, bytes, gpu::AsyncTokenType::get(ctx),
+                             rankStreamToken(b, loc), ValueRange(),
+                             ValueRange(), /*hostShared=*/false)
+            .getMemref();
+    Value staging = memref::ViewOp::create(b, loc, element, deviceBytes, zero,
+                                           ValueRange());
+    gpu::LaunchOp launch = createRankLaunch(b, loc, one, one);
+    {
+      OpBuilder inner(launch.getBody().front().getTerminator());
+      Value value = memref::LoadOp::create(inner, loc, load.getMemref(),
+                                           load.getIndices());
+      memref::StoreOp::create(inner, loc, value, staging, zero);
+    }
+    // The host's copy lives in the function's frame, allocated once at
+    // its entry (an alloca in a loop would grow the stack each trip).
+    Value hostBytes;
+    {
+      auto func = load->getParentOfType<FunctionOpInterface>();
+      OpBuilder entry =
+          OpBuilder::atBlockBegin(&func.getFunctionBody().front());
+      hostBytes = memref::AllocaOp::create(entry, loc, bytes);
+    }
+    auto unranked = UnrankedMemRefType::get(b.getI8Type(), 0);
+    func::FuncOp read = getOrInsertRuntimeFunction(
+        load->getParentOfType<ModuleOp>(), kReadScalar,
+        b.getFunctionType({unranked, unranked}, {}));
+    func::CallOp::create(
+        b, loc, read,
+        ValueRange{memref::CastOp::create(b, loc, unranked, hostBytes),
+                   memref::CastOp::create(b, loc, unranked, deviceBytes)});
+    gpu::DeallocOp::create(b, loc, gpu::AsyncTokenType::get(ctx),
+                           rankStreamToken(b, loc), deviceBytes);
+    Value host =
+        memref::ViewOp::create(b, loc, element, hostBytes, zero, ValueRange());
+    load.getResult().replaceAllUsesWith(
+        memref::LoadOp::create(b, loc, host, zero).getResult());
+    load.erase();
   }
 
   void launchParallel(scf::ParallelOp loop) {

@@ -136,6 +136,10 @@ DT_RT_DECLARE_MATMULS(dt_rt_gpu_, bf16)
 void dt_rt_gpu_collectives_begin(void);
 int64_t dt_rt_gpu_collectives_end(void);
 void dt_rt_gpu_collectives_wait(int64_t handle);
+/* The host reads a scalar of device memory (an scf.if condition, a trip
+ * count): copies `device` (8 bytes) to `host` once the rank's stream has run
+ * the work queued before, watching the job meanwhile. */
+void dt_rt_gpu_read_scalar(int64_t, DtMemRef *host, int64_t, DtMemRef *device);
 
 /*===----------------------------------------------------------------------===*
  * Host API: load an artifact and run an entry from C (dt-run uses the C++

@@ -57,6 +57,17 @@ public:
   absl::Status wait(absl::Duration timeout,
                     const std::function<absl::Status()> &poll);
 
+  /// How the host waits for the rank's stream inside a step (to read a
+  /// value the program needs): set by the job, which knows what to watch
+  /// and what to abort if the wait fails.
+  void setHostWait(std::function<absl::Status()> hostWait) {
+    hostWait_ = std::move(hostWait);
+  }
+  const std::function<absl::Status()> &hostWait() const { return hostWait_; }
+  /// Pinned host memory the rank's stream copies a scalar into.
+  void *scalarSlot() const { return scalarSlot_; }
+  static constexpr size_t kScalarSlot = 64;
+
 private:
   static constexpr size_t kWorkspace = 32 << 20;
   RankDevice() = default;
@@ -71,6 +82,8 @@ private:
   std::vector<CUevent> events_;
   size_t nextEvent_ = 0;
   CUevent ready_ = nullptr; ///< The rank stream's point at a bracket's start.
+  std::function<absl::Status()> hostWait_;
+  void *scalarSlot_ = nullptr;
 };
 
 /// The device the calling thread runs a rank on (null when none).

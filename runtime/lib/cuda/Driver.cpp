@@ -21,6 +21,7 @@
 #include "Device.h"
 
 #include "../Context.h"
+#include "dt/runtime.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -64,6 +65,7 @@ absl::StatusOr<std::unique_ptr<RankDevice>> RankDevice::create(int device) {
   DT_CU(cuStreamCreate(&rank->stream_, CU_STREAM_NON_BLOCKING));
   DT_CU(cuStreamCreate(&rank->commStream_, CU_STREAM_NON_BLOCKING));
   DT_CU(cuMemAlloc(&rank->workspace_, kWorkspace));
+  DT_CU(cuMemAllocHost(&rank->scalarSlot_, kScalarSlot));
   // The device's pool keeps what is freed into it: by default it returns
   // memory to the OS at every synchronization, and the next step would map
   // its temporaries again (a caching allocator's job, as in PyTorch).
@@ -122,6 +124,8 @@ RankDevice::~RankDevice() {
     cublasLtDestroy(lt_);
   if (workspace_)
     cuMemFree(workspace_);
+  if (scalarSlot_)
+    cuMemFreeHost(scalarSlot_);
   if (commStream_)
     cuStreamDestroy(commStream_);
   if (stream_)
@@ -389,6 +393,39 @@ void dt_rt_gpu_collectives_wait(int64_t handle) {
     return; // The failure was reported by the bracket.
   if (absl::Status s = device->waitCollectives(handle); !s.ok())
     reportError(std::move(s));
+}
+
+void dt_rt_gpu_read_scalar(int64_t, DtMemRef *host, int64_t, DtMemRef *device) {
+  // A read that fails leaves zeros (a loop of no trips, a false condition):
+  // the job has failed, and the host must not wander on a stale value
+  // until its step ends.
+  int64_t bytes = host->sizesAndStrides[0];
+  char *to = static_cast<char *>(host->aligned) + host->offset;
+  std::memset(to, 0, bytes);
+  RankDevice *rank = currentDevice();
+  if (!rank)
+    return reportError(absl::FailedPreconditionError(
+        "dt_rt_gpu_read_scalar on a thread bound to no device"));
+  if (bytes > static_cast<int64_t>(RankDevice::kScalarSlot) ||
+      device->sizesAndStrides[0] != bytes)
+    return reportError(absl::InternalError(
+        absl::StrCat("dt_rt_gpu_read_scalar reads ", device->sizesAndStrides[0],
+                     " bytes into ", bytes)));
+  auto from = reinterpret_cast<CUdeviceptr>(device->aligned) + device->offset;
+  // Pinned memory: the copy is queued, and the wait below is the host's
+  // only block (a pageable copy would block inside the driver, blind to a
+  // failing job).
+  if (failedCall(
+          cuMemcpyDtoHAsync(rank->scalarSlot(), from, bytes, rank->stream()),
+          "cuMemcpyDtoHAsync"))
+    return;
+  if (!rank->hostWait()) {
+    if (failedCall(cuStreamSynchronize(rank->stream()), "cuStreamSynchronize"))
+      return;
+  } else if (absl::Status waited = rank->hostWait()(); !waited.ok()) {
+    return reportError(std::move(waited));
+  }
+  std::memcpy(to, rank->scalarSlot(), bytes);
 }
 
 void mgpuSetDefaultDevice(int32_t /*device*/) {

@@ -570,26 +570,36 @@ absl::Status download(DeviceRank &rank, RankBuffers &host) {
   return absl::OkStatus();
 }
 
-/// The end of a step: wait for the rank's stream, watching the job and the
-/// communicators.
-std::function<absl::Status()> stepEnd(RankContext &rank, RankDevice &device,
-                                      NcclBackend *nccl) {
-  return [&rank, &device, nccl]() -> absl::Status {
-    absl::Status status = device.wait(rank.timeout(), [&]() -> absl::Status {
-      if (rank.job().failed())
-        return rank.job().status();
-      return nccl ? nccl->asyncError(rank.rank()) : absl::OkStatus();
-    });
-    if (!status.ok()) {
-      if (nccl)
-        nccl->abortAll();
-      return rank.job().fail(status);
-    }
+/// Waits for the rank's stream, watching the job and the communicators. A
+/// failed wait aborts the communicators, so that no rank is left waiting on
+/// this one, and fails the job.
+absl::Status waitForStream(RankContext &rank, RankDevice &device,
+                           NcclBackend *nccl) {
+  absl::Status status = device.wait(rank.timeout(), [&]() -> absl::Status {
+    if (rank.job().failed())
+      return rank.job().status();
+    return nccl ? nccl->asyncError(rank.rank()) : absl::OkStatus();
+  });
+  if (status.ok())
+    return status;
+  if (nccl)
+    nccl->abortAll();
+  return rank.job().fail(status);
+}
+
+/// How `rank` waits for its device: inside a step, where the host needs a
+/// value (dt_rt_gpu_read_scalar), and at the step's end.
+void watchDevice(RankContext &rank, RankDevice &device, NcclBackend *nccl) {
+  device.setHostWait(
+      [&rank, &device, nccl] { return waitForStream(rank, device, nccl); });
+  rank.setAfterEntry([&rank, &device, nccl]() -> absl::Status {
+    if (absl::Status s = waitForStream(rank, device, nccl); !s.ok())
+      return s;
     device.resetCollectives();
     if (rank.job().failed())
       return rank.job().status();
     return absl::OkStatus();
-  };
+  });
 }
 
 absl::StatusOr<RunStats> runThreadsOnGpus(Artifact::EntryFn entry,
@@ -633,7 +643,7 @@ absl::StatusOr<RunStats> runThreadsOnGpus(Artifact::EntryFn entry,
   hooks.enter = [&](RankContext &rank) {
     RankDevice &device = *devices[rank.rank()].device;
     bindings[rank.rank()] = std::make_unique<DeviceBinding>(&device);
-    rank.setAfterEntry(stepEnd(rank, device, nccl));
+    watchDevice(rank, device, nccl);
     return absl::OkStatus();
   };
   hooks.leave = [&](RankContext &rank) { bindings[rank.rank()].reset(); };
@@ -684,7 +694,7 @@ absl::StatusOr<RunStats> runMpiRankOnGpu(Artifact::EntryFn entry,
   NcclBackend backend(std::make_unique<MpiBootstrap>());
   RankContext context(worldRank, spec.mesh, backend, job, options.timeout);
   DeviceBinding binding(device.device.get());
-  context.setAfterEntry(stepEnd(context, *device.device, &backend));
+  watchDevice(context, *device.device, &backend);
   RunStats stats;
   stats.ranks.push_back(worldRank);
   stats.seconds.emplace_back();
@@ -709,7 +719,7 @@ absl::Status runReferenceOnGpu(Artifact::EntryFn entry,
     Mesh single;
     RankContext context(0, single, *backend, job, absl::Seconds(600));
     DeviceBinding binding(device.device.get());
-    context.setAfterEntry(stepEnd(context, *device.device, nullptr));
+    watchDevice(context, *device.device, nullptr);
     std::vector<double> seconds;
     status = callEntry(entry, context, device.pointers.data(), 1, seconds);
     if (status.ok())
