@@ -41,6 +41,9 @@ struct CollectiveCost {
   /// How often one call runs it: the product of the trip counts of the
   /// loops around it; none when one of them is not a constant.
   std::optional<int64_t> runs = 1;
+  /// In a branch of an scf.if: it runs only when the data says so, and is
+  /// counted as if it did.
+  bool inBranch = false;
 };
 
 struct FunctionCost {
@@ -150,6 +153,7 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh) {
         c.bytesPerRank = ::dt::ringBytesPerRank(*kind, mesh->shape[axis], bytes);
         c.seconds = axisTransitionSeconds(*mesh, axis, type, current, from, to);
         c.runs = runsOf(redistribute);
+        c.inBranch = redistribute->getParentOfType<scf::IfOp>() != nullptr;
         cost.collectives.push_back(std::move(c));
       }
       current[axis] = to;
@@ -208,6 +212,7 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh) {
     c.seconds = ::dt::ringSeconds(*kind, groupSize, bytes,
                                   mesh->topology.groupLink(group));
     c.runs = runsOf(op);
+    c.inBranch = op->getParentOfType<scf::IfOp>() != nullptr;
     cost.collectives.push_back(std::move(c));
   });
 
@@ -281,6 +286,8 @@ static void printTable(const FunctionCost &cost, const MeshInfo &mesh,
       os << "  x? (a loop's trip count is not constant: counted once)";
     else if (*c.runs != 1)
       os << "  x" << *c.runs << " (in loops)";
+    if (c.inBranch)
+      os << "  (in a branch: counted as taken)";
     os << "\n";
     int64_t times = c.runs.value_or(1);
     unknownRuns |= !c.runs;
@@ -318,7 +325,8 @@ static llvm::json::Value toJson(const FunctionCost &cost) {
                            {"bytes_per_rank", c.bytesPerRank},
                            {"seconds", c.seconds},
                            {"runs", c.runs ? llvm::json::Value(*c.runs)
-                                           : llvm::json::Value(nullptr)}});
+                                           : llvm::json::Value(nullptr)},
+                           {"in_branch", c.inBranch}});
     double times = static_cast<double>(c.runs.value_or(1));
     bytes += c.bytesPerRank * times;
     seconds += c.seconds * times;

@@ -61,6 +61,7 @@ private:
   bool tryDecide(Operation *op, bool force);
   bool decideRuleOp(Operation *op, bool force);
   bool decideLoop(scf::ForOp loop, bool force);
+  bool decideBranch(scf::IfOp branch, bool force);
   bool decideCall(func::CallOp call, bool force);
   void assign(Value value, ShardingAttr sharding);
   ShardingAttr requestFor(OpOperand &use);
@@ -295,7 +296,8 @@ LogicalResult FunctionPropagation::seed() {
       required[op] = {redistribute.getSourceSharding()};
       return next;
     }
-    if (isa<func::ReturnOp, scf::ForOp, scf::YieldOp>(op) || !hasTensors(op))
+    if (isa<func::ReturnOp, scf::ForOp, scf::IfOp, scf::YieldOp>(op) ||
+        !hasTensors(op))
       return next;
     if (auto call = dyn_cast<func::CallOp>(op)) {
       func::FuncOp callee = module.callee(call);
@@ -453,6 +455,42 @@ bool FunctionPropagation::decideLoop(scf::ForOp loop, bool force) {
   return true;
 }
 
+bool FunctionPropagation::decideBranch(scf::IfOp branch, bool force) {
+  // Every rank takes the same branch: the condition is a scalar, and dt's
+  // scalars are the same on every rank (tensor.extract reads replicated
+  // tensors only). So a result has one sharding whichever branch ran, and
+  // the other branch moves its value there.
+  SmallVector<ShardingAttr> shardings(branch.getNumResults());
+  for (auto [i, result] : llvm::enumerate(branch.getResults())) {
+    if (!isa<RankedTensorType>(result.getType()))
+      continue;
+    // What a branch yields comes first (the then branch's before the
+    // else's): that branch then needs no move.
+    for (Block *block : {branch.thenBlock(), branch.elseBlock()})
+      if (!shardings[i] && block)
+        shardings[i] = assigned.lookup(block->getTerminator()->getOperand(i));
+    // Then what the users ask, once nothing else will decide.
+    if (!shardings[i] && force)
+      for (OpOperand &use : result.getUses())
+        if ((shardings[i] = requestFor(use)))
+          break;
+    if (!shardings[i] && force)
+      shardings[i] = makeSharding(
+          SmallVector<Placement>(mesh.shape.size(), Placement::replicate()));
+    // All results at once: a decision is final.
+    if (!shardings[i])
+      return false;
+  }
+  for (auto [result, sharding] : llvm::zip(branch.getResults(), shardings))
+    if (sharding)
+      assign(result, sharding);
+  required[branch] = {ShardingAttr()}; // The condition is a scalar.
+  for (Block *block : {branch.thenBlock(), branch.elseBlock()})
+    if (block)
+      required[block->getTerminator()] = shardings;
+  return true;
+}
+
 bool FunctionPropagation::tryDecide(Operation *op, bool force) {
   if (required.count(op))
     return false;
@@ -460,6 +498,8 @@ bool FunctionPropagation::tryDecide(Operation *op, bool force) {
     return decideRuleOp(op, force);
   if (auto loop = dyn_cast<scf::ForOp>(op))
     return decideLoop(loop, force);
+  if (auto branch = dyn_cast<scf::IfOp>(op))
+    return decideBranch(branch, force);
   if (auto call = dyn_cast<func::CallOp>(op))
     return decideCall(call, force);
   return false;
@@ -632,12 +672,15 @@ LogicalResult FunctionPropagation::rewrite() {
       continue;
     }
     if (auto yield = dyn_cast<scf::YieldOp>(op)) {
-      if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp()))
+      // A loop's body and a branch yield the parent's results.
+      Operation *parent = yield->getParentOp();
+      if (isa<scf::ForOp, scf::IfOp>(parent))
         for (OpOperand &operand : yield->getOpOperands())
           if (isa<RankedTensorType>(operand.get().getType()))
             redistributeOperand(
-                operand, getShardingEncoding(
-                             loop.getResult(operand.getOperandNumber()).getType()));
+                operand,
+                getShardingEncoding(
+                    parent->getResult(operand.getOperandNumber()).getType()));
       continue;
     }
     if (auto call = dyn_cast<func::CallOp>(op)) {
