@@ -12,8 +12,10 @@ partial inputs of kinds that commute), and a random chain of ops over 1-D to
 matmuls, transposes, reductions (sum, max, over two dims, two at once),
 broadcasts, bias adds, linalg.index arithmetic, softmax, reshapes, slices,
 inserts, concats, pads, gathers at computed rows or at an i64 argument's,
-calls of private functions, loops (zero trips included) and dt.constrain to
-random shardings, returning the last value and up to two others nothing
+calls of private functions, loops (zero trips included, or as many as an
+argument's positive entries mod 4), scf.if on whether most of an argument is
+positive (a count, exact in every element type, so that the reference takes
+the same branch) and dt.constrain to random shardings, returning the last value and up to two others nothing
 uses, with or without a sharding. Nothing
 about a program is chosen to suit dt: whatever the planner, the collectives,
 the partitioning or the code generation get wrong shows up as a verify
@@ -472,22 +474,96 @@ class Program:
         self.emit(f"  }} -> {ttype(shape)}")
         self.values.append((out, shape))
 
-    def op_loop(self):
+    def op_loop(self, trips=None):
         """An scf.for carrying a value through a few steps of
-        tanh(x * w + b), w and b loop-invariant."""
+        tanh(x * w + b), w and b loop-invariant; `trips` names the trip
+        count when the data gives it."""
         name, shape = self.pick()
         w = self.pick(lambda s: s == shape)
         b = self.pick(lambda s: s == shape)
         out = self.fresh()
         t = ttype(shape)
-        trips = self.rng.randint(0, 3)
-        self.emit(f"{out} = scf.for %i{out[1:]} = %c0 to %c{trips} step %c1 iter_args(%h{out[1:]} = {name}) -> ({t}) {{")
+        trips = trips or f"%c{self.rng.randint(0, 3)}"
+        self.emit(f"{out} = scf.for %i{out[1:]} = %c0 to {trips} step %c1 iter_args(%h{out[1:]} = {name}) -> ({t}) {{")
         self.emit(f"    %m{out[1:]} = {spelled('arith.mulf')} %h{out[1:]}, {w[0]} : {t}")
         self.emit(f"    %a{out[1:]} = {spelled('arith.addf')} %m{out[1:]}, {b[0]} : {t}")
         self.squash_into(f"%y{out[1:]}", f"%a{out[1:]}", shape, indent="  ")
         self.emit(f"    scf.yield %y{out[1:]} : {t}")
         self.emit("  }")
         self.values.append((out, shape))
+
+    def positives(self):
+        """How many entries of an argument are positive, as an i32 scalar,
+        and how many entries it has. Exact: the reference counts the same
+        inputs, so it takes the same branch (a count of computed values
+        could differ by a rounding near zero)."""
+        arg = self.rng.choice([a for a in self.args if a[3] == ELEMENT])
+        name, shape = arg[0], arg[1]
+        rank = len(shape)
+        dims = ", ".join(f"d{i}" for i in range(rank))
+        reductions = ", ".join(['"reduction"'] * rank)
+        zero, init, count, scalar = self.fresh(), self.fresh(), self.fresh(), self.fresh()
+        self.emit(f"{zero} = arith.constant 0 : i32")
+        self.emit(f"{init}_e = tensor.empty() : tensor<i32>")
+        self.emit(f"{init} = linalg.fill ins({zero} : i32) outs({init}_e : tensor<i32>) -> tensor<i32>")
+        self.emit(
+            f"{count} = linalg.generic {{indexing_maps = [affine_map<({dims}) -> ({dims})>, "
+            f"affine_map<({dims}) -> ()>], iterator_types = [{reductions}]}} "
+            f"ins({name} : {ttype(shape)}) outs({init} : tensor<i32>) {{"
+        )
+        self.emit(f"    ^bb0(%x: {ELEMENT}, %n: i32):")
+        self.emit(f"      %p = {spelled('arith.cmpf ogt')}, %x, %zero : {ELEMENT}")
+        self.emit("      %one = arith.extui %p : i1 to i32")
+        self.emit("      %r = arith.addi %n, %one : i32")
+        self.emit("      linalg.yield %r : i32")
+        self.emit("  } -> tensor<i32>")
+        self.emit(f"{scalar} = tensor.extract {count}[] : tensor<i32>")
+        entries = 1
+        for n in shape:
+            entries *= n
+        return scalar, entries
+
+    def op_branch(self):
+        """An scf.if on whether most of an argument is positive: each branch
+        maps a value its own way, or yields it as it is, and may constrain
+        what it yields (the other branch then moves its value there)."""
+        count, entries = self.positives()
+        half, cond = self.fresh(), self.fresh()
+        self.emit(f"{half} = arith.constant {entries // 2} : i32")
+        self.emit(f"{cond} = arith.cmpi sgt, {count}, {half} : i32")
+        name, shape = self.pick()
+        t = ttype(shape)
+        out = self.fresh()
+        self.emit(f"{out} = scf.if {cond} -> ({t}) {{")
+        for branch in ("then", "else"):
+            if branch == "else":
+                self.emit("} else {")
+            how = self.rng.choice(["map", "map", "same"])
+            result = name
+            if how == "map":
+                result = self.fresh()
+                if integer():
+                    self.emit(f"  {result} = math.absi {name} : {t}")
+                else:
+                    self.emit(f"  {result} = {self.rng.choice(UNARY)} {name} : {t}")
+            if self.rng.random() < 0.3:
+                constrained = self.fresh()
+                sharding = self.sharding(len(shape), partial=0.2)
+                self.emit(f"  {constrained} = dt.constrain {result} to {sharding} : {t}")
+                result = constrained
+            self.emit(f"  scf.yield {result} : {t}")
+        self.emit("  }")
+        self.values.append((out, shape))
+
+    def op_counted_loop(self):
+        """A loop of as many trips as an argument has positive entries,
+        mod 4: a trip count the host reads from a tensor."""
+        count, _ = self.positives()
+        four, trips32, trips = self.fresh(), self.fresh(), self.fresh()
+        self.emit(f"{four} = arith.constant 4 : i32")
+        self.emit(f"{trips32} = arith.remsi {count}, {four} : i32")
+        self.emit(f"{trips} = arith.index_cast {trips32} : i32 to index")
+        self.op_loop(trips)
 
     def op_select(self):
         """A mask from a comparison, then a select (a ReLU's shape)."""
@@ -598,6 +674,8 @@ class Program:
             (self.op_reduce2, 1),
             (self.op_gather, 1),
             (self.op_loop, 1),
+            (self.op_branch, 1),
+            (self.op_counted_loop, 1),
             (self.op_select, 1),
             (self.op_call, 1),
             (self.op_two_outputs, 1),
