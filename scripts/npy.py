@@ -2,7 +2,7 @@
 """Small .npy helpers for dt's tests, without numpy.
 
   npy.py print FILE
-      Prints the values of FILE one per line (f32, f64, i32, i64), in the
+      Prints the values of FILE one per line (f32, f64, f16, bf16, i32, i64, bool as 0 or 1), in the
       form scripts/compare-printed.py reads.
   npy.py rewrite IN OUT [--descr D] [--shape A,B] [--fortran] [--truncate N]
       Copies IN to OUT with a changed header or N bytes cut off the end:
@@ -16,6 +16,9 @@
       Writes an f32 array of SHAPE (A,B,...) holding the values
       dt-test-add-driver feeds ((7k mod 11) - 5), element I (row-major)
       set to VALUE (a float: nan, inf, -0.0 are fine).
+  npy.py mask OUT SHAPE [I=BYTE...]
+      Writes a bool array (|b1) of SHAPE: element k is 1 when k mod 3 is 0,
+      element I set to the raw BYTE (2 makes a malformed bool).
   npy.py pattern-run DT_RUN PROGRAM [DT_RUN_ARGS...]
       Writes every argument of the entry as a .npy of the values that
       dt-test-add-driver feeds mlir-runner ((7k mod 11) - 5, f32), runs
@@ -31,7 +34,7 @@ import subprocess
 import sys
 import tempfile
 
-FORMATS = {"<f4": "f", "<f8": "d", "<i4": "i", "<i8": "q", "<f2": "e"}
+FORMATS = {"<f4": "f", "<f8": "d", "<i4": "i", "<i8": "q", "<f2": "e", "|b1": "B"}
 
 
 def read(path):
@@ -178,9 +181,22 @@ def cmd_pattern(args):
     write(target, header, struct.pack(f"<{count}f", *data))
 
 
+def cmd_mask(args):
+    target, shape = args[0], tuple(int(x) for x in args[1].split(",") if x)
+    count = 1
+    for extent in shape:
+        count *= extent
+    data = [1 if k % 3 == 0 else 0 for k in range(count)]
+    for setting in args[2:]:
+        index, value = setting.split("=")
+        data[int(index)] = int(value)
+    header = {"descr": "|b1", "fortran_order": False, "shape": shape}
+    write(target, header, bytes(data))
+
+
 def main():
     commands = {"print": cmd_print, "rewrite": cmd_rewrite, "pattern-run": cmd_pattern_run,
-                "compare": cmd_compare, "pattern": cmd_pattern}
+                "compare": cmd_compare, "pattern": cmd_pattern, "mask": cmd_mask}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(__doc__)
     commands[sys.argv[1]](sys.argv[2:])

@@ -47,12 +47,17 @@ LogicalResult describeValue(llvm::raw_ostream &os, StringRef kind,
     return func->emitError() << kind << " #" << index << " has type " << type
                              << "; an entry takes and returns statically "
                                 "shaped tensors only";
-  std::optional<StringRef> dtype = runtimeTypeSuffix(tensor.getElementType());
+  // i1 crosses the entry as bytes; the runtime's collectives never see it
+  // (dt-widen-predicate-collectives).
+  Type element = tensor.getElementType();
+  std::optional<StringRef> dtype = element.isSignlessInteger(1)
+                                       ? std::optional<StringRef>("i1")
+                                       : runtimeTypeSuffix(element);
   if (!dtype)
     return func->emitError()
-           << kind << " #" << index << " has element type "
-           << tensor.getElementType()
-           << "; the runtime reads and writes f32, f64, f16, bf16, i32, i64";
+           << kind << " #" << index << " has element type " << element
+           << "; the runtime reads and writes f32, f64, f16, bf16, i32, i64, "
+              "i1";
   std::string label = name ? name.str() : "-";
   if (label.empty() ||
       llvm::any_of(label, [](char c) { return std::isspace(c) || c == ','; }))

@@ -237,6 +237,8 @@ void reduceTile(DType dtype, void *out, const std::vector<const void *> &inputs,
     return reduceHalf(static_cast<uint16_t *>(out), inputs, count, kind, false);
   case DType::BF16:
     return reduceHalf(static_cast<uint16_t *>(out), inputs, count, kind, true);
+  case DType::I1: // Compiled collectives run on i32; a gather may combine.
+    return reduceTyped(static_cast<uint8_t *>(out), inputs, count, kind);
   }
 }
 
@@ -351,6 +353,7 @@ int64_t streamWholeLines(DType dtype, const std::vector<void *> &outs,
   case DType::F16:
   case DType::BF16:
     // Widened to f32 and combined a block at a time (reduceHalf): tiles.
+  case DType::I1:
     return 0;
   }
   // The streamed lines are weakly ordered: fence them before the barrier

@@ -110,7 +110,7 @@ assembleGlobal(absl::Span<const HostTensor *const> locals,
   }
   // Partial pieces are reduced in double precision for floats, then
   // converted once: the gather adds no rounding of its own.
-  bool wide = spec.dtype != DType::I32 && spec.dtype != DType::I64;
+  bool wide = !isIntegerDType(spec.dtype);
   int64_t n = numElements(spec.shape);
   std::vector<double> accD(kind ? n : 0);
   std::vector<int64_t> accI(kind && !wide ? n : 0);
@@ -174,10 +174,10 @@ assembleGlobal(absl::Span<const HostTensor *const> locals,
     // Integers stay exact: only an average goes through division.
     char *p = static_cast<char *>(global.data()) + i * dtypeSize(spec.dtype);
     int64_t v = accI[i] / averagedRanks;
-    if (spec.dtype == DType::I32)
-      *reinterpret_cast<int32_t *>(p) = static_cast<int32_t>(v);
-    else
+    if (spec.dtype == DType::I64)
       *reinterpret_cast<int64_t *>(p) = v;
+    else
+      storeElement(spec.dtype, p, static_cast<double>(v));
   }
   return global;
 }
@@ -213,9 +213,12 @@ void fillSeeded(HostTensor &local, const TensorSpec &spec, const Mesh &mesh,
     }
     uint64_t bits = splitmix64(stream ^ static_cast<uint64_t>(globalFlat));
     double unit = static_cast<double>(bits >> 11) * 0x1.0p-53; // [0, 1)
-    bool integer = spec.dtype == DType::I32 || spec.dtype == DType::I64;
-    local.set(localFlat, integer ? static_cast<double>(bits % 17) - 8
-                                 : 2 * unit - 1);
+    if (spec.dtype == DType::I1)
+      local.set(localFlat, static_cast<double>(bits % 2));
+    else if (isIntegerDType(spec.dtype))
+      local.set(localFlat, static_cast<double>(bits % 17) - 8);
+    else
+      local.set(localFlat, 2 * unit - 1);
   }
 }
 

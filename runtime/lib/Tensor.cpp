@@ -30,9 +30,10 @@ struct DTypeInfo {
   absl::string_view npyDescr; ///< bf16: numpy's 2-byte void.
 };
 constexpr DTypeInfo kDTypes[] = {
-    {DType::F32, 4, "f32", "<f4"},  {DType::F64, 8, "f64", "<f8"},
-    {DType::F16, 2, "f16", "<f2"},  {DType::BF16, 2, "bf16", "<V2"},
-    {DType::I32, 4, "i32", "<i4"},  {DType::I64, 8, "i64", "<i8"},
+    {DType::F32, 4, "f32", "<f4"}, {DType::F64, 8, "f64", "<f8"},
+    {DType::F16, 2, "f16", "<f2"}, {DType::BF16, 2, "bf16", "<V2"},
+    {DType::I32, 4, "i32", "<i4"}, {DType::I64, 8, "i64", "<i8"},
+    {DType::I1, 1, "i1", "|b1"},
 };
 const DTypeInfo &info(DType dtype) {
   return kDTypes[static_cast<int>(dtype)];
@@ -72,20 +73,26 @@ HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
 }
 
 double HostTensor::at(int64_t i) const {
-  const char *p = static_cast<const char *>(data()) + i * dtypeSize(dtype_);
-  switch (dtype_) {
+  return loadElement(dtype_,
+                     static_cast<const char *>(data()) + i * dtypeSize(dtype_));
+}
+
+double loadElement(DType dtype, const void *at) {
+  switch (dtype) {
   case DType::F32:
-    return *reinterpret_cast<const float *>(p);
+    return *static_cast<const float *>(at);
   case DType::F64:
-    return *reinterpret_cast<const double *>(p);
+    return *static_cast<const double *>(at);
   case DType::F16:
-    return halfToFloat(*reinterpret_cast<const uint16_t *>(p));
+    return halfToFloat(*static_cast<const uint16_t *>(at));
   case DType::BF16:
-    return bf16ToFloat(*reinterpret_cast<const uint16_t *>(p));
+    return bf16ToFloat(*static_cast<const uint16_t *>(at));
   case DType::I32:
-    return *reinterpret_cast<const int32_t *>(p);
+    return *static_cast<const int32_t *>(at);
   case DType::I64:
-    return static_cast<double>(*reinterpret_cast<const int64_t *>(p));
+    return static_cast<double>(*static_cast<const int64_t *>(at));
+  case DType::I1:
+    return *static_cast<const uint8_t *>(at) != 0;
   }
   return 0;
 }
@@ -114,6 +121,9 @@ void storeElement(DType dtype, void *at, double value) {
     return;
   case DType::I64:
     *static_cast<int64_t *>(at) = static_cast<int64_t>(value);
+    return;
+  case DType::I1:
+    *static_cast<uint8_t *>(at) = value != 0;
     return;
   }
 }
@@ -469,9 +479,9 @@ absl::StatusOr<NpyHeader> readNpyHeader(const std::string &path,
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": ", path, " holds big-endian data ('", d,
                        "'); dt reads little-endian"));
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": ", path, " has dtype '", d,
-                     "'; dt reads <f4, <f8, <f2, <V2 (bf16), <i4, <i8"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": ", path, " has dtype '", d,
+        "'; dt reads <f4, <f8, <f2, <V2 (bf16), <i4, <i8, |b1 (bool)"));
   }
   absl::string_view dims =
       absl::StripSuffix(absl::StripPrefix(*shape, "("), ")");
@@ -540,6 +550,15 @@ absl::Status readNpyBox(const std::string &path, absl::string_view what,
                         header->dataOffset + flat * element, path, what);
         !s.ok())
       return s;
+    // An i1 is loaded as a byte that must be 0 or 1 (anything else is no
+    // boolean LLVM promises anything about).
+    if (dtype == DType::I1)
+      for (size_t k = 0; k < row.size(); ++k)
+        if (static_cast<unsigned char>(row[k]) > 1)
+          return absl::InvalidArgumentError(
+              absl::StrCat(what, ": ", path, " holds the byte ",
+                           static_cast<unsigned char>(row[k]), " at element ",
+                           flat + k, " of a bool array; bools are 0 or 1"));
     // Place the run at the box position index (trailing dims from 0).
     std::vector<int64_t> at(rank, 0);
     for (size_t d = 0; d < inner; ++d)

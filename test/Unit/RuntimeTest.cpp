@@ -465,44 +465,12 @@ TEST(PieceCopies, PlaceAndTailMatchTheHostLayoutCode) {
 namespace {
 /// Element `i` of `data` (of `dtype`) as a double, and back.
 double elementAt(DType dtype, const void *data, int64_t i) {
-  switch (dtype) {
-  case DType::F32:
-    return static_cast<const float *>(data)[i];
-  case DType::F64:
-    return static_cast<const double *>(data)[i];
-  case DType::I32:
-    return static_cast<const int32_t *>(data)[i];
-  case DType::I64:
-    return static_cast<const int64_t *>(data)[i];
-  case DType::F16:
-    return halfToFloat(static_cast<const uint16_t *>(data)[i]);
-  case DType::BF16:
-    return bf16ToFloat(static_cast<const uint16_t *>(data)[i]);
-  }
-  return 0;
+  return loadElement(dtype,
+                     static_cast<const char *>(data) + i * dtypeSize(dtype));
 }
 
 void setElement(DType dtype, void *data, int64_t i, double value) {
-  switch (dtype) {
-  case DType::F32:
-    static_cast<float *>(data)[i] = value;
-    return;
-  case DType::F64:
-    static_cast<double *>(data)[i] = value;
-    return;
-  case DType::I32:
-    static_cast<int32_t *>(data)[i] = value;
-    return;
-  case DType::I64:
-    static_cast<int64_t *>(data)[i] = value;
-    return;
-  case DType::F16:
-    static_cast<uint16_t *>(data)[i] = floatToHalf(value);
-    return;
-  case DType::BF16:
-    static_cast<uint16_t *>(data)[i] = floatToBF16(value);
-    return;
-  }
+  storeElement(dtype, static_cast<char *>(data) + i * dtypeSize(dtype), value);
 }
 
 /// Three inputs' element i (small integers, exact in every type) combined
@@ -527,6 +495,7 @@ double combined(DType dtype, ReductionKind kind, int64_t i) {
     return sum / 3.0;
   case DType::I32:
   case DType::I64:
+  case DType::I1:
     return static_cast<int64_t>(sum) / 3;
   case DType::F16:
     return halfToFloat(floatToHalf(static_cast<float>(sum) / 3.0f));

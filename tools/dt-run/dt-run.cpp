@@ -231,6 +231,7 @@ Tolerance toleranceFor(DType dtype) {
     return {4e-2, 8e-3};
   case DType::I32:
   case DType::I64:
+  case DType::I1:
     return {0, 0};
   }
   return {0, 0};

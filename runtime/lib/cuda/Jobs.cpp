@@ -230,6 +230,8 @@ ncclDataType_t ncclType(DType dtype) {
     return ncclInt32;
   case DType::I64:
     return ncclInt64;
+  case DType::I1:
+    return ncclUint8;
   }
   return ncclFloat32;
 }

@@ -18,13 +18,19 @@
 
 namespace dt::rt {
 
-enum class DType { F32, F64, F16, BF16, I32, I64 };
+/// I1 is a byte per element, 0 or 1 (numpy's bool, and what LLVM stores for
+/// an i1).
+enum class DType { F32, F64, F16, BF16, I32, I64, I1 };
 
 /// Bytes per element.
 size_t dtypeSize(DType dtype);
-/// The name artifacts use: "f32", "f64", "f16", "bf16", "i32", "i64".
+/// The name artifacts use: "f32", "f64", "f16", "bf16", "i32", "i64", "i1".
 absl::string_view dtypeName(DType dtype);
 std::optional<DType> parseDType(absl::string_view name);
+/// i32, i64 and i1: exact, compared exactly.
+inline bool isIntegerDType(DType dtype) {
+  return dtype == DType::I32 || dtype == DType::I64 || dtype == DType::I1;
+}
 
 /// Number of elements of `shape` (1 for a scalar).
 int64_t numElements(absl::Span<const int64_t> shape);
@@ -62,6 +68,8 @@ private:
 /// Stores `value` at `at` as a `dtype` element (rounded to nearest; integers
 /// truncate, so pass integral values for them).
 void storeElement(DType dtype, void *at, double value);
+/// The `dtype` element at `at`, as a double (f16/bf16 decoded).
+double loadElement(DType dtype, const void *at);
 
 /// Half-precision conversions (IEEE binary16 and bfloat16), round to nearest
 /// even.
