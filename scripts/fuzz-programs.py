@@ -15,7 +15,9 @@ inserts, concats, pads, gathers at computed rows or at an i64 argument's,
 calls of private functions, loops (zero trips included, or as many as an
 argument's positive entries mod 4), scf.if on whether most of an argument is
 positive (a count, exact in every element type, so that the reference takes
-the same branch) and dt.constrain to random shardings, returning the last value and up to two others nothing
+the same branch), selects by bool arguments whose combination (or, and,
+xor, perhaps reduced by or) may be a bool result, and dt.constrain to
+random shardings, returning the last value and up to two others nothing
 uses, with or without a sharding. Nothing
 about a program is chosen to suit dt: whatever the planner, the collectives,
 the partitioning or the code generation get wrong shows up as a verify
@@ -102,6 +104,7 @@ class Program:
         self.body = []
         self.functions = []  # private callees, as text
         self.values = []  # (name, shape)
+        self.masks = []  # bool values that may be returned: (name, shape)
         self.counter = 0
 
     def dim(self, *others):
@@ -565,6 +568,47 @@ class Program:
         self.emit(f"{trips} = arith.index_cast {trips32} : i32 to index")
         self.op_loop(trips)
 
+    def op_masked(self):
+        """A select by a bool argument (a padding mask); the mask combined
+        with another bool argument (by or, and or xor), perhaps reduced by
+        or over a dim, may be returned. Bools are compared exactly, so they
+        come from arguments only: a compare of computed values could flip
+        where the reference rounds differently."""
+        name, shape = self.pick()
+        other = self.pick(lambda s: s == shape)
+        b = ttype(shape, "i1")
+        mask, mask2 = self.new_bool_arg(shape), self.new_bool_arg(shape)
+        out = self.fresh()
+        self.emit(f"{out} = arith.select {mask}, {name}, {other[0]} : {b}, {ttype(shape)}")
+        self.values.append((out, shape))
+        both = self.fresh()
+        self.emit(f"{both} = arith.{self.rng.choice(['ori', 'andi', 'xori'])} {mask}, {mask2} : {b}")
+        if len(shape) >= 2 and self.rng.random() < 0.5:
+            dim = self.rng.randrange(len(shape))
+            rows = shape[:dim] + shape[dim + 1 :]
+            false, empty, init, reduced = self.fresh(), self.fresh(), self.fresh(), self.fresh()
+            r = ttype(rows, "i1")
+            self.emit(f"{false} = arith.constant false")
+            self.emit(f"{empty} = tensor.empty() : {r}")
+            self.emit(f"{init} = linalg.fill ins({false} : i1) outs({empty} : {r}) -> {r}")
+            self.emit(f"{reduced} = linalg.reduce ins({both} : {b}) outs({init} : {r}) dimensions = [{dim}]")
+            self.emit("    (%in: i1, %acc: i1) {")
+            self.emit("      %r = arith.ori %in, %acc : i1")
+            self.emit("      linalg.yield %r : i1")
+            self.emit("    }")
+            both, shape = reduced, rows
+        self.masks.append((both, shape))
+
+    def new_bool_arg(self, shape):
+        """An i1 argument (seeded 0 or 1); partial only as or (max) or and
+        (min), the kinds a bool has."""
+        name = f"%a{len(self.args)}"
+        self.args.append((name, shape, self.sharding(len(shape), partial=0.08, kinds=self.bool_kinds()), "i1"))
+        return name
+
+    def bool_kinds(self):
+        return (self.rng.choice(["max", "min"]),)
+
     def op_select(self):
         """A mask from a comparison, then a select (a ReLU's shape)."""
         name, shape = self.pick()
@@ -677,6 +721,7 @@ class Program:
             (self.op_branch, 1),
             (self.op_counted_loop, 1),
             (self.op_select, 1),
+            (self.op_masked, 1),
             (self.op_call, 1),
             (self.op_two_outputs, 1),
             (self.op_lookup, 1),
@@ -693,6 +738,10 @@ class Program:
             if v[0].startswith("%v") and not re.search(re.escape(v[0]) + r"\b(?!\s*=)", body)
         ]
         results = [self.values[-1]] + self.rng.sample(unused, min(len(unused), self.rng.randint(0, 2)))
+        results = [(n, s, ELEMENT) for n, s in results]
+        if self.masks:
+            n, s = self.rng.choice(self.masks)
+            results.append((n, s, "i1"))
         return self.text(results)
 
     def text(self, results):
@@ -702,12 +751,13 @@ class Program:
             f"{n}: {ttype(s, e)} {{dt.sharding = {sh}}}" for n, s, sh, e in self.args
         )
         outs = []
-        for _, shape in results:
+        for _, shape, element in results:
             if self.rng.random() < 0.7:
-                sharding = self.sharding(len(shape), partial=0.1)
-                outs.append(f"{ttype(shape)} {{dt.sharding = {sharding}}}")
+                kinds = self.bool_kinds() if element == "i1" else None
+                sharding = self.sharding(len(shape), partial=0.1, kinds=kinds)
+                outs.append(f"{ttype(shape, element)} {{dt.sharding = {sharding}}}")
             else:
-                outs.append(ttype(shape))
+                outs.append(ttype(shape, element))
         lines.append(f"func.func @main(\n    {args})\n    -> ({', '.join(outs)}) {{")
         if integer():
             lowest = "-2147483648" if ELEMENT == "i32" else "-9223372036854775808"
@@ -718,8 +768,8 @@ class Program:
         lines += [f"  %{name} = arith.constant {value} : {ELEMENT}" for name, value in constants.items()]
         lines += [f"  %c{i} = arith.constant {i} : index" for i in range(4)]
         lines += self.body
-        names = ", ".join(n for n, _ in results)
-        types = ", ".join(ttype(s) for _, s in results)
+        names = ", ".join(n for n, _, _ in results)
+        types = ", ".join(ttype(s, e) for _, s, e in results)
         lines.append(f"  return {names} : {types}")
         lines.append("}")
         lines += self.functions
