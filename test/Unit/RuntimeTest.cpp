@@ -365,6 +365,18 @@ TEST(GemmPlan, RejectsLayoutsItCannotReadInPlace) {
       cuda::planColumnMajorGemm({4, 4, 4, 1}, {4, 4, 4, 1}, {4, 4, 1, 4}));
 }
 
+// cuBLASLt assumes 256-byte aligned matrices unless told: a view's start,
+// and every batch's, lowers what the matmul may assume.
+TEST(GemmPlan, MatrixAlignmentIsTheLeastOfEveryStart) {
+  EXPECT_EQ(cuda::matrixAlignment(0x7f0000000000, 1, 0), 256u);
+  EXPECT_EQ(cuda::matrixAlignment(0x7f0000000000 + 64 * 2, 1, 0), 128u);
+  EXPECT_EQ(cuda::matrixAlignment(0x7f0000000000 + 3 * 4, 1, 0), 4u);
+  // One batch: its stride is never stepped.
+  EXPECT_EQ(cuda::matrixAlignment(0x7f0000000000, 1, 6), 256u);
+  EXPECT_EQ(cuda::matrixAlignment(0x7f0000000000, 4, 48 * 2), 32u);
+  EXPECT_EQ(cuda::matrixAlignment(0x7f0000000000 + 8, 4, 1024), 8u);
+}
+
 //===----------------------------------------------------------------------===//
 // The CUDA collectives' piece copies (runtime/lib/cuda/PieceCopies.h): the
 // 2-D copy plans, executed with memcpy, against the threads backend's host

@@ -62,6 +62,17 @@ planColumnMajorGemm(RowMajorOperand a, RowMajorOperand b, RowMajorOperand c) {
   return ColumnMajorGemm{*first, *second, *result};
 }
 
+/// The alignment in bytes (a power of two, at most the 256 cuBLASLt assumes
+/// unless told) of every address a GEMM starts one operand's matrix at: its
+/// base and, batched, each batch's (`batchBytes` apart).
+inline uint32_t matrixAlignment(uint64_t base, int64_t batches,
+                                int64_t batchBytes) {
+  uint64_t bits = base | 256u;
+  if (batches > 1)
+    bits |= static_cast<uint64_t>(batchBytes);
+  return static_cast<uint32_t>(bits & (~bits + 1));
+}
+
 } // namespace dt::rt::cuda
 
 #endif // DT_RUNTIME_LIB_CUDA_GEMMPLAN_H

@@ -13,7 +13,9 @@
 //
 // The algorithm of each distinct problem is chosen once per rank
 // (cublasLtMatmulAlgoGetHeuristic) and cached: a step's matmuls cost one
-// cublasLtMatmul call each on the host.
+// cublasLtMatmul call each on the host. A problem includes its operands'
+// alignment: cuBLASLt's heuristic assumes 256-byte aligned matrices unless
+// told, and a view (a head's columns) may start at any element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,7 +40,8 @@ struct TypeInfo {
 
 using ProblemKey =
     std::tuple<int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool,
-               bool, int64_t, int64_t, int64_t, int64_t, int32_t>;
+               bool, int64_t, int64_t, int64_t, int64_t, int32_t, uint32_t,
+               uint32_t, uint32_t>;
 
 /// The bits of the `into` forms' epilogue argument.
 enum EpilogueBits : int32_t { kBias = 1, kRelu = 2 };
@@ -160,6 +163,12 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
           sb = batchDims ? strides(b)[0] : 0,
           sc = batchDims ? strides(c)[0] : 0;
 
+  // Views (a head's columns, a slice's rows) may start anywhere: the
+  // algorithm must work at the operands' alignment, which is part of the
+  // problem.
+  uint32_t alignA = matrixAlignment(base(a), batches, sa * element),
+           alignB = matrixAlignment(base(b), batches, sb * element),
+           alignC = matrixAlignment(base(c), batches, sc * element);
   static thread_local absl::flat_hash_map<ProblemKey, std::unique_ptr<Plan>>
       plans;
   const StoredMatrix &first = gemm->first, &second = gemm->second,
@@ -177,7 +186,10 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
                  sa,
                  sb,
                  sc,
-                 epilogue};
+                 epilogue,
+                 alignA,
+                 alignB,
+                 alignC};
   std::unique_ptr<Plan> &plan = plans[key];
   if (!plan) {
     auto fresh = std::make_unique<Plan>();
@@ -213,6 +225,15 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
     cublasLtMatmulPreferenceSetAttribute(
         preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
         sizeof(workspace));
+    // cuBLASLt's A is the row-major B and its B the row-major A (the
+    // operands go in swapped); C and D are both the result.
+    for (auto [attribute, alignment] :
+         {std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignB},
+          std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignA},
+          std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignC},
+          std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignC}})
+      cublasLtMatmulPreferenceSetAttribute(preference, attribute, &alignment,
+                                           sizeof(alignment));
     cublasLtMatmulHeuristicResult_t result;
     int found = 0;
     cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
