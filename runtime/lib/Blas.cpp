@@ -303,11 +303,37 @@ void matmulHalf(int batchDims, DtMemRef *a, DtMemRef *b, DtMemRef *c, bool bf16,
   });
 }
 
+/// C = epilogue(A B + beta C) with f16 or bf16 A and B and an f32 C (and
+/// bias): the operands widened, C written as the f32 gemm leaves it.
+void matmulHalfToFloat(int batchDims, DtMemRef *a, DtMemRef *b, DtMemRef *c,
+                       bool bf16, float beta, DtMemRef *bias = nullptr,
+                       int32_t epilogue = 0) {
+  int rank = batchDims + 2;
+  auto sa = Strided<uint16_t>::of(a, rank), sb = Strided<uint16_t>::of(b, rank);
+  auto sc = Strided<float>::of(c, rank);
+  int64_t aWide = Widened::wideElements(sa, rank),
+          bWide = Widened::wideElements(sb, rank);
+  if (numElements(absl::MakeConstSpan(sc.sizes, rank)) == 0)
+    return;
+  HostBlock block = hostBlock((aWide + bWide) * sizeof(float));
+  float *storage = reinterpret_cast<float *>(block.get());
+  Widened wa(sa, rank, bf16, storage);
+  Widened wb(sb, rank, bf16, storage + aWide);
+  bool hasBias = bias && (epilogue & kBias);
+  matmul<float>(batchDims, wa.view, wb.view, sc, beta,
+                hasBias ? Strided<float>::of(bias, 1).base : nullptr,
+                hasBias ? bias->sizesAndStrides[1] : 0, epilogue);
+}
+
 struct Half {};
 struct BFloat16 {};
+/// 16-bit A and B, an f32 C.
+struct HalfToFloat {};
+struct BFloat16ToFloat {};
 
 /// What every entry point runs: C = epilogue(A B + C), or C = epilogue(A B)
-/// when `overwrite`, in element type E (float, double, Half or BFloat16).
+/// when `overwrite`, in element type E (float, double, Half or BFloat16), or
+/// from 16-bit A and B into an f32 C (HalfToFloat, BFloat16ToFloat).
 template <typename E>
 void matmulEntry(int batchDims, DtMemRef *a, DtMemRef *b, DtMemRef *c,
                  bool overwrite, DtMemRef *bias = nullptr,
@@ -318,6 +344,10 @@ void matmulEntry(int batchDims, DtMemRef *a, DtMemRef *b, DtMemRef *c,
            Strided<E>::of(c, rank), overwrite ? E(0) : E(1),
            bias ? Strided<E>::of(bias, 1).base : nullptr,
            bias ? bias->sizesAndStrides[1] : 0, epilogue);
+  } else if constexpr (std::is_same_v<E, HalfToFloat> ||
+                       std::is_same_v<E, BFloat16ToFloat>) {
+    matmulHalfToFloat(batchDims, a, b, c, std::is_same_v<E, BFloat16ToFloat>,
+                      overwrite ? 0.0f : 1.0f, bias, epilogue);
   } else {
     matmulHalf(batchDims, a, b, c, std::is_same_v<E, BFloat16>,
                overwrite ? 0.0f : 1.0f, bias, epilogue);
@@ -349,5 +379,7 @@ DT_RT_DEFINE_MATMULS(f32, float)
 DT_RT_DEFINE_MATMULS(f64, double)
 DT_RT_DEFINE_MATMULS(f16, Half)
 DT_RT_DEFINE_MATMULS(bf16, BFloat16)
+DT_RT_DEFINE_MATMULS(f16_f32, HalfToFloat)
+DT_RT_DEFINE_MATMULS(bf16_f32, BFloat16ToFloat)
 #undef DT_RT_DEFINE_MATMULS
 }

@@ -295,15 +295,18 @@ struct ConvertMatmulToBlasPass
       if (!gemm)
         return;
       Type element = getElementTypeOrSelf(op->getOperand(0).getType());
-      bool sameTypes = llvm::all_of(op->getOperandTypes(), [&](Type t) {
-        return getElementTypeOrSelf(t) == element;
-      });
-      bool supported = element.isF32() || element.isF64() || element.isF16() ||
-                       element.isBF16();
+      Type out = getElementTypeOrSelf(op->getOperand(2).getType());
+      bool sameInputs =
+          getElementTypeOrSelf(op->getOperand(1).getType()) == element;
+      // One type throughout, or mixed precision: 16-bit operands into f32.
+      bool supported =
+          out == element ? element.isF32() || element.isF64() ||
+                               element.isF16() || element.isBF16()
+                         : (element.isF16() || element.isBF16()) && out.isF32();
       bool readable = !gpu || llvm::all_of(llvm::seq(3u), [&](unsigned x) {
         return readableOnGPU(op->getOperand(x), gemm->order[x], x == 2);
       });
-      if (sameTypes && supported && readable)
+      if (sameInputs && supported && readable)
         candidates.emplace_back(op, *gemm);
     });
     for (auto &[op, gemm] : candidates)
@@ -313,6 +316,7 @@ struct ConvertMatmulToBlasPass
   void convert(ModuleOp module, linalg::LinalgOp op, const Gemm &gemm,
                bool gpu) {
     Type element = getElementTypeOrSelf(op->getOperand(0).getType());
+    Type resultElement = getElementTypeOrSelf(op->getOperand(2).getType());
     linalg::FillOp fill = zeroFillBefore(op);
     // On the GPU, epilogues are fused in f32, f16 and bf16 only: whether
     // cuBLASLt has an algorithm for a bias or relu epilogue in f64 has not
@@ -328,7 +332,6 @@ struct ConvertMatmulToBlasPass
     Operation *at = epilogue ? epilogue->op.getOperation() : op.getOperation();
     OpBuilder b(at);
     Location loc = op.getLoc();
-    auto unranked = UnrankedMemRefType::get(element, 0);
     // An operand stored in another order goes as a view in the library's
     // order: the library reads its strides.
     auto pass = [&](Value operand, ArrayRef<unsigned> order) -> Value {
@@ -337,6 +340,8 @@ struct ConvertMatmulToBlasPass
             b, loc, operand,
             AffineMapAttr::get(
                 AffineMap::getPermutationMap(order, b.getContext())));
+      auto unranked = UnrankedMemRefType::get(
+          cast<MemRefType>(operand.getType()).getElementType(), 0);
       return memref::CastOp::create(b, loc, unranked, operand);
     };
     static constexpr unsigned kRowMajor[] = {0, 1};
@@ -346,7 +351,7 @@ struct ConvertMatmulToBlasPass
         pass(op.getDpsInputs()[0], gemm.order[0]),
         pass(op.getDpsInputs()[1], gemm.order[1]),
         pass(out, epilogue ? ArrayRef(kRowMajor) : ArrayRef(gemm.order[2]))};
-    SmallVector<Type> types(3, unranked);
+    SmallVector<Type> types = llvm::to_vector(ValueRange(args).getTypes());
     std::string name = std::string(gpu ? "dt_rt_gpu_" : "dt_rt_") +
                        (gemm.batched ? "batch_matmul_" : "matmul_");
     if (fill) {
@@ -357,9 +362,11 @@ struct ConvertMatmulToBlasPass
                                                 : args.back());
       args.push_back(arith::ConstantIntOp::create(
           b, loc, epilogue ? epilogue->bits : 0, 32));
-      types.append({unranked, b.getI32Type()});
+      types.append({args[3].getType(), b.getI32Type()});
     }
     name += runtimeTypeSuffix(element)->str();
+    if (resultElement != element)
+      name += "_" + runtimeTypeSuffix(resultElement)->str();
     func::FuncOp callee =
         getOrInsertRuntimeFunction(module, name, b.getFunctionType(types, {}));
     func::CallOp::create(b, loc, callee, args);

@@ -108,7 +108,8 @@ int64_t dt_rt_axis_index(int32_t axis);
 /* C += A * B (linalg.matmul), its batched form, and their `into` forms,
  * through BLAS. f16 and bf16 are widened to f32, multiplied and epilogued
  * in f32 and rounded once (as cuBLASLt's f32 compute type does on the
- * GPU). */
+ * GPU). The f16_f32 and bf16_f32 forms take 16-bit A and B and an f32 C
+ * (and bias): mixed precision, nothing rounded. */
 #define DT_RT_DECLARE_MATMULS(PREFIX, T)                                       \
   void PREFIX##matmul_##T(int64_t, DtMemRef *, int64_t, DtMemRef *, int64_t,   \
                           DtMemRef *);                                         \
@@ -120,6 +121,8 @@ DT_RT_DECLARE_MATMULS(dt_rt_, f32)
 DT_RT_DECLARE_MATMULS(dt_rt_, f64)
 DT_RT_DECLARE_MATMULS(dt_rt_, f16)
 DT_RT_DECLARE_MATMULS(dt_rt_, bf16)
+DT_RT_DECLARE_MATMULS(dt_rt_, f16_f32)
+DT_RT_DECLARE_MATMULS(dt_rt_, bf16_f32)
 
 /* CUDA target (libdt_runtime_cuda.so, docs/CUDA.md): matmuls through
  * cuBLASLt on device buffers, and the bracket dt-overlap-collectives puts
@@ -131,6 +134,8 @@ DT_RT_DECLARE_MATMULS(dt_rt_gpu_, f32)
 DT_RT_DECLARE_MATMULS(dt_rt_gpu_, f64)
 DT_RT_DECLARE_MATMULS(dt_rt_gpu_, f16)
 DT_RT_DECLARE_MATMULS(dt_rt_gpu_, bf16)
+DT_RT_DECLARE_MATMULS(dt_rt_gpu_, f16_f32)
+DT_RT_DECLARE_MATMULS(dt_rt_gpu_, bf16_f32)
 #undef DT_RT_DECLARE_MATMULS
 #undef DT_RT_DECLARE_MATMUL_INTO
 void dt_rt_gpu_collectives_begin(void);

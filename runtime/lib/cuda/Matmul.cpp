@@ -33,15 +33,17 @@ namespace dt::rt::cuda {
 namespace {
 
 struct TypeInfo {
-  cudaDataType_t data;
+  cudaDataType_t data; ///< A and B.
   cublasComputeType_t compute;
   cudaDataType_t scale;
+  cudaDataType_t out; ///< C and D (and the bias).
+  size_t bytes, outBytes;
 };
 
 using ProblemKey =
-    std::tuple<int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool,
-               bool, int64_t, int64_t, int64_t, int64_t, int32_t, uint32_t,
-               uint32_t, uint32_t>;
+    std::tuple<int, int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+               bool, bool, int64_t, int64_t, int64_t, int64_t, int32_t,
+               uint32_t, uint32_t, uint32_t>;
 
 /// The bits of the `into` forms' epilogue argument.
 enum EpilogueBits : int32_t { kBias = 1, kRelu = 2 };
@@ -108,8 +110,8 @@ cublasStatus_t setBias(cublasLtMatmulDesc_t desc, CUdeviceptr bias) {
 /// C = epilogue(A B + beta C); beta is 1 (linalg.matmul's accumulation) or
 /// 0 (the `into` forms).
 absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
-                    DtMemRef *b, DtMemRef *c, size_t element, bool accumulate,
-                    DtMemRef *bias, int32_t epilogue) {
+                    DtMemRef *b, DtMemRef *c, bool accumulate, DtMemRef *bias,
+                    int32_t epilogue) {
   RankDevice *device = currentDevice();
   if (!device)
     return absl::FailedPreconditionError(
@@ -117,9 +119,12 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
   int rank = batchDims + 2;
   auto sizes = [&](DtMemRef *m) { return m->sizesAndStrides; };
   auto strides = [&](DtMemRef *m) { return m->sizesAndStrides + rank; };
+  // A and B hold `data`, C and the bias `out` (wider when mixed).
   auto base = [&](DtMemRef *m) {
+    size_t element = m == a || m == b ? type.bytes : type.outBytes;
     return reinterpret_cast<CUdeviceptr>(m->aligned) + m->offset * element;
   };
+  size_t element = type.bytes, outElement = type.outBytes;
   int64_t batches = batchDims ? sizes(c)[0] : 1;
   int64_t m = sizes(c)[batchDims], n = sizes(c)[batchDims + 1],
           k = sizes(a)[batchDims + 1];
@@ -140,8 +145,8 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
           "a GPU matmul result needs contiguous rows");
     for (int64_t i = 0; i < batches; ++i)
       DT_CU(cuMemsetD2D8Async(
-          base(c) + (batchDims ? i * strides(c)[0] * element : 0),
-          strides(c)[d] * element, 0, n * element, m, device->stream()));
+          base(c) + (batchDims ? i * strides(c)[0] * outElement : 0),
+          strides(c)[d] * outElement, 0, n * outElement, m, device->stream()));
     return absl::OkStatus();
   }
   if ((epilogue & kBias) && (batches > 1 || bias->sizesAndStrides[0] != n ||
@@ -168,12 +173,13 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
   // problem.
   uint32_t alignA = matrixAlignment(base(a), batches, sa * element),
            alignB = matrixAlignment(base(b), batches, sb * element),
-           alignC = matrixAlignment(base(c), batches, sc * element);
+           alignC = matrixAlignment(base(c), batches, sc * outElement);
   static thread_local absl::flat_hash_map<ProblemKey, std::unique_ptr<Plan>>
       plans;
   const StoredMatrix &first = gemm->first, &second = gemm->second,
                      &result = gemm->result;
   ProblemKey key{static_cast<int>(type.data),
+                 static_cast<int>(type.out),
                  m,
                  n,
                  k,
@@ -215,7 +221,7 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
                                 second.ld, batches, sa);
         !s.ok())
       return s;
-    if (absl::Status s = layout(fresh->c, type.data, result.rows, result.cols,
+    if (absl::Status s = layout(fresh->c, type.out, result.rows, result.cols,
                                 result.ld, batches, sc);
         !s.ok())
       return s;
@@ -270,44 +276,56 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
 }
 
 void run(const TypeInfo &type, int batchDims, DtMemRef *a, DtMemRef *b,
-         DtMemRef *c, size_t element, bool accumulate = true,
-         DtMemRef *bias = nullptr, int32_t epilogue = 0) {
+         DtMemRef *c, bool accumulate = true, DtMemRef *bias = nullptr,
+         int32_t epilogue = 0) {
   if (absl::Status s =
-          matmul(type, batchDims, a, b, c, element, accumulate, bias, epilogue);
+          matmul(type, batchDims, a, b, c, accumulate, bias, epilogue);
       !s.ok())
     reportError(std::move(s));
 }
 
-const TypeInfo kF32{CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
-const TypeInfo kF64{CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F};
-const TypeInfo kF16{CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
-const TypeInfo kBF16{CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+const TypeInfo kF32{CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, 4,
+                    4};
+const TypeInfo kF64{CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F, CUDA_R_64F, 8,
+                    8};
+const TypeInfo kF16{CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F, 2,
+                    2};
+const TypeInfo kBF16{
+    CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16BF, 2, 2};
+// Mixed precision: 16-bit operands, an f32 result (tensor cores, f32
+// accumulation; nothing rounded).
+const TypeInfo kF16ToF32{
+    CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, 2, 4};
+const TypeInfo kBF16ToF32{
+    CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, 2, 4};
 } // namespace
 } // namespace dt::rt::cuda
 
 using namespace dt::rt::cuda;
 
-#define DT_GPU_MATMUL(T, INFO, BYTES)                                          \
+#define DT_GPU_MATMUL(T, INFO)                                                 \
   extern "C" void dt_rt_gpu_matmul_##T(int64_t, DtMemRef *a, int64_t,          \
                                        DtMemRef *b, int64_t, DtMemRef *c) {    \
-    run(INFO, 0, a, b, c, BYTES);                                              \
+    run(INFO, 0, a, b, c);                                                     \
   }                                                                            \
   extern "C" void dt_rt_gpu_batch_matmul_##T(                                  \
       int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t, DtMemRef *c) {      \
-    run(INFO, 1, a, b, c, BYTES);                                              \
+    run(INFO, 1, a, b, c);                                                     \
   }                                                                            \
   extern "C" void dt_rt_gpu_matmul_into_##T(                                   \
       int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t, DtMemRef *c,        \
       int64_t, DtMemRef *bias, int32_t epilogue) {                             \
-    run(INFO, 0, a, b, c, BYTES, false, bias, epilogue);                       \
+    run(INFO, 0, a, b, c, false, bias, epilogue);                              \
   }                                                                            \
   extern "C" void dt_rt_gpu_batch_matmul_into_##T(                             \
       int64_t, DtMemRef *a, int64_t, DtMemRef *b, int64_t, DtMemRef *c,        \
       int64_t, DtMemRef *bias, int32_t epilogue) {                             \
-    run(INFO, 1, a, b, c, BYTES, false, bias, epilogue);                       \
+    run(INFO, 1, a, b, c, false, bias, epilogue);                              \
   }
-DT_GPU_MATMUL(f32, kF32, 4)
-DT_GPU_MATMUL(f64, kF64, 8)
-DT_GPU_MATMUL(f16, kF16, 2)
-DT_GPU_MATMUL(bf16, kBF16, 2)
+DT_GPU_MATMUL(f32, kF32)
+DT_GPU_MATMUL(f64, kF64)
+DT_GPU_MATMUL(f16, kF16)
+DT_GPU_MATMUL(bf16, kBF16)
+DT_GPU_MATMUL(f16_f32, kF16ToF32)
+DT_GPU_MATMUL(bf16_f32, kBF16ToF32)
 #undef DT_GPU_MATMUL
