@@ -12,6 +12,7 @@ partial inputs of kinds that commute), and a random chain of ops over 1-D to
 matmuls, transposes, reductions (sum, max, over two dims, two at once),
 broadcasts, bias adds, linalg.index arithmetic, softmax, reshapes, slices,
 inserts, concats, pads, gathers at computed rows or at an i64 argument's,
+mixed-precision matmuls in 16-bit programs (an f32 product rounded back),
 calls of private functions, loops (zero trips included, or as many as an
 argument's positive entries mod 4), scf.if on whether most of an argument is
 positive (a count, exact in every element type, so that the reference takes
@@ -235,13 +236,26 @@ class Program:
             n = self.dim(*batch, m, k)
             rhs_name = self.new_arg(batch + [k, n])
         shape = batch + [m, n]
-        init = self.filled(shape)
         out = self.fresh()
         op = "linalg.batch_matmul" if batch else "linalg.matmul"
+        # In 16-bit programs, now and then mixed precision: the product in
+        # f32, rounded back after.
+        result = "f32" if ELEMENT in ("f16", "bf16") and self.rng.random() < 0.4 else ELEMENT
+        if result == ELEMENT:
+            init = self.filled(shape)
+        else:
+            empty, init, zero = self.fresh(), self.fresh(), self.fresh()
+            self.emit(f"{zero} = arith.constant 0.0 : f32")
+            self.emit(f"{empty} = tensor.empty() : {ttype(shape, 'f32')}")
+            self.emit(f"{init} = linalg.fill ins({zero} : f32) outs({empty} : {ttype(shape, 'f32')}) -> {ttype(shape, 'f32')}")
         self.emit(
             f"{out} = {op} ins({lhs[0]}, {rhs_name} : {ttype(lhs[1])}, "
-            f"{ttype(batch + [k, n])}) outs({init} : {ttype(shape)}) -> {ttype(shape)}"
+            f"{ttype(batch + [k, n])}) outs({init} : {ttype(shape, result)}) -> {ttype(shape, result)}"
         )
+        if result != ELEMENT:
+            rounded = self.fresh()
+            self.emit(f"{rounded} = arith.truncf {out} : {ttype(shape, 'f32')} to {ttype(shape)}")
+            out = rounded
         # Keep magnitudes near 1 so that tolerances stay meaningful.
         self.values.append((self.squash(out, shape), shape))
 
