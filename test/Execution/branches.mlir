@@ -38,7 +38,7 @@
 // TRIPS: {{^}}0.0{{$}}
 // TRIPS-NEXT: {{^}}23.0{{$}}
 // TRIPS-NEXT: {{^}}0.0{{$}}
-// VERIFY-COUNT-4: : ok
+// VERIFY-COUNT-5: : ok
 // VERIFY: verify: PASS
 dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
 
@@ -47,8 +47,10 @@ dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
 
 // CHECK-LABEL: func.func @main
 func.func @main(%x: tensor<8x6xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(1)]>},
-                %w: tensor<6x4xf32> {dt.sharding = #dt.sharding<@mesh, [R, S(0)]>})
-    -> (tensor<8x4xf32>, tensor<8x6xf32>, tensor<8x6xf32>, tensor<4xf32>) {
+                %w: tensor<6x4xf32> {dt.sharding = #dt.sharding<@mesh, [R, S(0)]>},
+                %z: tensor<8x6xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(1)]>})
+    -> (tensor<8x4xf32>, tensor<8x6xf32>, tensor<8x6xf32>, tensor<4xf32>,
+        tensor<8x6xf32>) {
   %zero = arith.constant 0.0 : f32
   %half = arith.constant 0.5 : f32
   %e0 = tensor.empty() : tensor<f32>
@@ -145,12 +147,30 @@ func.func @main(%x: tensor<8x6xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(
     %g = arith.negf %x : tensor<8x6xf32>
     scf.yield %g : tensor<8x6xf32>
   }
+  // One branch yields a replicated value, the other a split one: slicing
+  // the replicated one is local, gathering the split one is not, so the
+  // result is split (the cheaper of the two yielded shardings, not the
+  // then branch's), and only the then branch moves, by a local slice.
+  // CHECK: scf.if
+  // CHECK: math.tanh %{{.*}} : tensor<8x6xf32>
+  // CHECK: dt.local_slice
+  // CHECK: } else {
+  // CHECK-NEXT: arith.negf %arg2 : tensor<4x3xf32>
+  // CHECK-NEXT: scf.yield
+  %whole = scf.if %positive -> tensor<8x6xf32> {
+    %t = math.tanh %z : tensor<8x6xf32>
+    %r = dt.constrain %t to #dt.sharding<@mesh, [R, R]> : tensor<8x6xf32>
+    scf.yield %r : tensor<8x6xf32>
+  } else {
+    %g = arith.negf %z : tensor<8x6xf32>
+    scf.yield %g : tensor<8x6xf32>
+  }
   // The trip count written back into a tensor: a host scalar stored into
   // device memory on the CUDA target (a one-thread kernel).
   %tripsf = arith.sitofp %trips32 : i32 to f32
   %e4 = tensor.empty() : tensor<4xf32>
   %z4 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<4xf32>) -> tensor<4xf32>
   %counted = tensor.insert %tripsf into %z4[%c1] : tensor<4xf32>
-  return %y, %decayed, %picked, %counted
-      : tensor<8x4xf32>, tensor<8x6xf32>, tensor<8x6xf32>, tensor<4xf32>
+  return %y, %decayed, %picked, %counted, %whole
+      : tensor<8x4xf32>, tensor<8x6xf32>, tensor<8x6xf32>, tensor<4xf32>, tensor<8x6xf32>
 }

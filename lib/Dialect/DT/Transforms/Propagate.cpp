@@ -462,13 +462,39 @@ bool FunctionPropagation::decideBranch(scf::IfOp branch, bool force) {
   // the other branch moves its value there.
   SmallVector<ShardingAttr> shardings(branch.getNumResults());
   for (auto [i, result] : llvm::enumerate(branch.getResults())) {
-    if (!isa<RankedTensorType>(result.getType()))
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    if (!type)
       continue;
-    // What a branch yields comes first (the then branch's before the
-    // else's): that branch then needs no move.
-    for (Block *block : {branch.thenBlock(), branch.elseBlock()})
-      if (!shardings[i] && block)
-        shardings[i] = assigned.lookup(block->getTerminator()->getOperand(i));
+    // What the branches yield comes first, once both are decided (or
+    // nothing else will decide): of those, the sharding that costs least to
+    // reach from both and to give the users what they ask wins; on a tie,
+    // the then branch's.
+    SmallVector<ShardingAttr, 2> yielded;
+    for (Block *block : {branch.thenBlock(), branch.elseBlock()}) {
+      if (!block)
+        continue;
+      if (ShardingAttr s =
+              assigned.lookup(block->getTerminator()->getOperand(i)))
+        yielded.push_back(s);
+      else if (!force)
+        return false;
+    }
+    auto cost = [&](ShardingAttr to) {
+      double seconds = 0;
+      auto add = [&](ShardingAttr from, ShardingAttr target) {
+        seconds += redistributionSeconds(mesh, type, from.getPlacements(),
+                                         target.getPlacements());
+      };
+      for (ShardingAttr from : yielded)
+        add(from, to);
+      for (OpOperand &use : result.getUses())
+        if (ShardingAttr request = requestFor(use))
+          add(to, request);
+      return seconds;
+    };
+    for (ShardingAttr candidate : yielded)
+      if (!shardings[i] || cost(candidate) < cost(shardings[i]))
+        shardings[i] = candidate;
     // Then what the users ask, once nothing else will decide.
     if (!shardings[i] && force)
       for (OpOperand &use : result.getUses())

@@ -88,6 +88,20 @@ double mlir::dt::axisTransitionSeconds(const MeshInfo &mesh, unsigned axis,
   return ::dt::ringSeconds(kind, n, bytes, link);
 }
 
+double mlir::dt::redistributionSeconds(const MeshInfo &mesh,
+                                       RankedTensorType type,
+                                       ArrayRef<Placement> from,
+                                       ArrayRef<Placement> to) {
+  SmallVector<Placement> current(from);
+  double seconds = 0;
+  for (unsigned axis = 0, e = current.size(); axis < e; ++axis) {
+    seconds += axisTransitionSeconds(mesh, axis, type, current, current[axis],
+                                     to[axis]);
+    current[axis] = to[axis];
+  }
+  return seconds;
+}
+
 OpWork mlir::dt::estimateWork(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || !linalg::isaContractionOpInterface(linalgOp))

@@ -69,6 +69,12 @@ double axisTransitionSeconds(const MeshInfo &mesh, unsigned axis,
                              ArrayRef<::dt::Placement> placements,
                              ::dt::Placement from, ::dt::Placement to);
 
+/// Estimated seconds to move a tensor of `type` from `from` to `to`, one
+/// mesh axis after another.
+double redistributionSeconds(const MeshInfo &mesh, RankedTensorType type,
+                             ArrayRef<::dt::Placement> from,
+                             ArrayRef<::dt::Placement> to);
+
 /// The arithmetic an op does on one device: its flops, how many of its rule's
 /// factors are loops of its iteration space (factors 0 to loops-1; splitting
 /// one of them splits the flops), and the width of the elements it
