@@ -164,3 +164,21 @@ func.func @negative_other_use_from_above(%ids: tensor<8xi64, #dt.sharding<@mesh,
   } -> tensor<8x16xf32, #dt.sharding<@mesh, [R]>>
   return %r : tensor<8x16xf32, #dt.sharding<@mesh, [R]>>
 }
+
+// -----
+
+// The proof does not hold where the program's meaning depends on the rank.
+dt.mesh @mesh = <["dp" = 2]>
+func.func @axis_index(%x: tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>) -> tensor<8xf32, #dt.sharding<@mesh, [S(0)]>> {
+  // expected-error @+1 {{'dt.axis_index' op dt.axis_index belongs to partitioned code}}
+  %i = dt.axis_index @mesh "dp"
+  %c0 = arith.constant 0 : index
+  %first = arith.cmpi eq, %i, %c0 : index
+  %r = scf.if %first -> tensor<8xf32, #dt.sharding<@mesh, [S(0)]>> {
+    %t = math.tanh %x : tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>
+    scf.yield %t : tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>
+  } else {
+    scf.yield %x : tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>
+  }
+  return %r : tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>
+}

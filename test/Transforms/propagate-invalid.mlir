@@ -93,3 +93,22 @@ func.func @negative_other_use_from_above(%ids: tensor<8xi64> {dt.sharding = #dt.
   } -> tensor<8x16xf32>
   return %r : tensor<8x16xf32>
 }
+
+// -----
+
+// A rank's coordinate in a program on global tensors: branching on it would
+// make each rank run different collectives.
+dt.mesh @mesh = <["dp" = 2]>
+func.func @axis_index_in_global_program(%x: tensor<8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) -> tensor<8xf32> {
+  // expected-error @+1 {{dt.axis_index belongs to partitioned code: in a program on global tensors it would make the program mean something else on each rank}}
+  %i = dt.axis_index @mesh "dp"
+  %c0 = arith.constant 0 : index
+  %first = arith.cmpi eq, %i, %c0 : index
+  %r = scf.if %first -> tensor<8xf32> {
+    %t = math.tanh %x : tensor<8xf32>
+    scf.yield %t : tensor<8xf32>
+  } else {
+    scf.yield %x : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}

@@ -113,6 +113,11 @@ struct CheckPass : public mlir::dt::impl::CheckPassBase<CheckPass> {
                                                     : WalkResult::advance();
         if (isa<ConstrainOp>(op))
           return next;
+        if (isa<AxisIndexOp>(op)) {
+          op->emitOpError() << kAxisIndexInGlobalProgram;
+          ok = false;
+          return next;
+        }
         if (isFullyReplicated(op))
           return next;
         FailureOr<ShardingRule> rule = getShardingRule(op);

@@ -296,6 +296,11 @@ LogicalResult FunctionPropagation::seed() {
       required[op] = {redistribute.getSourceSharding()};
       return next;
     }
+    if (isa<AxisIndexOp>(op)) {
+      op->emitError(kAxisIndexInGlobalProgram);
+      result = failure();
+      return next;
+    }
     if (isa<func::ReturnOp, scf::ForOp, scf::IfOp, scf::YieldOp>(op) ||
         !hasTensors(op))
       return next;

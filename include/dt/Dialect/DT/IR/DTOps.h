@@ -50,6 +50,14 @@ bool isMeshedFunction(FunctionOpInterface func);
 /// meshed are skipped.
 LogicalResult verifyEncodingsPreserved(Operation *root);
 
+/// Why a function on global tensors may not hold a dt.axis_index: its
+/// program would mean something else on every rank.
+inline constexpr llvm::StringLiteral kAxisIndexInGlobalProgram =
+    "dt.axis_index belongs to partitioned code: in a program on global "
+    "tensors it would make the program mean something else on each rank "
+    "(branches or loops that diverge, where every rank must run the same "
+    "collectives); express per-rank work through shardings";
+
 } // namespace mlir::dt
 
 #endif // DT_DIALECT_DT_IR_DTOPS_H
