@@ -62,6 +62,7 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
   // Upstream passes are named by their textual form, which is their stable
   // interface across LLVM releases.
   return ("func.func(convert-elementwise-to-linalg),dt-generalize-elementwise,"
+          "dt-guard-integer-division,"
           "func.func(dt-fuse-elementwise,canonicalize),"
           "dt-unshare-fills,"
           "one-shot-bufferize{bufferize-function-boundaries "

@@ -60,6 +60,32 @@ def DecomposeAggregatesPass : Pass<"dt-decompose-aggregates", "ModuleOp"> {
                            "mlir::math::MathDialect", "mlir::tensor::TensorDialect"];
 }
 
+def GuardIntegerDivisionPass : Pass<"dt-guard-integer-division", "ModuleOp"> {
+  let summary = "Keeps integer divisions from trapping on the padding of uneven shards";
+  let description = [{
+    A rank computes on the padding of its uneven shards, and padding is
+    zero: an integer division or remainder by a split tensor would divide
+    by zero there and trap (SIGFPE). Runs after elementwise ops became
+    `linalg.generic` bodies: every integer (not index) `divsi`, `divui`,
+    `remsi`, `remui`, `ceildivsi`, `ceildivui` and `floordivsi` whose
+    divisor is not a nonzero constant divides by `select(d == 0, 1, d)`.
+    The padding's results are discarded; a zero divisor the program holds
+    itself was undefined behaviour, and no longer crashes.
+
+    ```mlir
+    %r = arith.remsi %x, %d : i64
+    // becomes
+    %z = arith.cmpi eq, %d, %c0_i64 : i64
+    %s = arith.select %z, %c1_i64, %d : i64
+    %r = arith.remsi %x, %s : i64
+    ```
+  }];
+  let statistics = [
+    Statistic<"numGuarded", "guarded", "Divisions given a divisor guard">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def GeneralizeElementwisePass : Pass<"dt-generalize-elementwise", "ModuleOp"> {
   let summary = "Turns named elementwise linalg ops (broadcast, transpose, map, add, ...) into generics";
   let description = [{
