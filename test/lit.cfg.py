@@ -45,7 +45,8 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # (shared/TOOLCHAIN.md), running the driver dt-test-add-driver adds.
 lower_to_llvm = " ".join([
     "--convert-elementwise-to-linalg",
-    "--one-shot-bufferize=bufferize-function-boundaries",
+    # (Loops may yield fresh buffers, as a while loop's body does.)
+    "'--one-shot-bufferize=bufferize-function-boundaries allow-return-allocs-from-loops'",
     "--convert-linalg-to-loops", "--convert-scf-to-cf",
     "--expand-strided-metadata", "--lower-affine",
     "--finalize-memref-to-llvm", "--convert-math-to-llvm",

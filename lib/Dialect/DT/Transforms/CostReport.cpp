@@ -68,8 +68,11 @@ static std::string locationOf(Operation *op) {
 }
 
 /// How often one call of the function runs `op`: the product of the constant
-/// trip counts of the scf.for loops around it (none if one is not constant).
+/// trip counts of the scf.for loops around it (none if one is not constant,
+/// or a while loop is around it).
 static std::optional<int64_t> runsOf(Operation *op) {
+  if (op->getParentOfType<scf::WhileOp>())
+    return std::nullopt;
   int64_t runs = 1;
   for (auto loop = op->getParentOfType<scf::ForOp>(); loop;
        loop = loop->getParentOfType<scf::ForOp>()) {

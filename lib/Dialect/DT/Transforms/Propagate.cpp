@@ -62,6 +62,10 @@ private:
   bool decideRuleOp(Operation *op, bool force);
   bool decideLoop(scf::ForOp loop, bool force);
   bool decideBranch(scf::IfOp branch, bool force);
+  bool decideWhile(scf::WhileOp loop, bool force);
+  /// The second forced sweep: a while loop forced before its condition
+  /// region decided has waited for it; now it takes what it can.
+  bool lastResort = false;
   bool decideCall(func::CallOp call, bool force);
   void assign(Value value, ShardingAttr sharding);
   ShardingAttr requestFor(OpOperand &use);
@@ -301,7 +305,8 @@ LogicalResult FunctionPropagation::seed() {
       result = failure();
       return next;
     }
-    if (isa<func::ReturnOp, scf::ForOp, scf::IfOp, scf::YieldOp>(op) ||
+    if (isa<func::ReturnOp, scf::ForOp, scf::IfOp, scf::WhileOp,
+            scf::ConditionOp, scf::YieldOp>(op) ||
         !hasTensors(op))
       return next;
     if (auto call = dyn_cast<func::CallOp>(op)) {
@@ -522,6 +527,76 @@ bool FunctionPropagation::decideBranch(scf::IfOp branch, bool force) {
   return true;
 }
 
+bool FunctionPropagation::decideWhile(scf::WhileOp loop, bool force) {
+  // Two sets of values share a sharding per position: what enters the
+  // condition region (an init, its block argument, what the body yields)
+  // and what leaves it (what scf.condition forwards, the body's block
+  // argument, the loop's result). Every rank runs as many trips: the
+  // condition is a scalar, equal on every rank. Each position is decided
+  // as soon as it can be, so that the regions' ops decide from it.
+  Block *before = loop.getBeforeBody(), *after = loop.getAfterBody();
+  scf::ConditionOp condition = loop.getConditionOp();
+  scf::YieldOp yield = loop.getYieldOp();
+  auto replicated = [&] {
+    return makeSharding(
+        SmallVector<Placement>(mesh.shape.size(), Placement::replicate()));
+  };
+  bool progress = false, done = true;
+  // Entering: the block argument if typed, else the init's, else what the
+  // body yields, else (forced) replicated.
+  for (auto [i, init] : llvm::enumerate(loop.getInits())) {
+    BlockArgument arg = before->getArgument(i);
+    if (!isa<RankedTensorType>(arg.getType()) || assigned.count(arg))
+      continue;
+    ShardingAttr s = assigned.lookup(init);
+    if (!s)
+      s = assigned.lookup(yield.getOperand(i));
+    if (!s && force)
+      s = replicated();
+    if (!s) {
+      done = false;
+      continue;
+    }
+    assign(arg, s);
+    progress = true;
+  }
+  // Leaving: what the condition region forwards, once it has decided; as a
+  // last resort, what a user of the result asks, else replicated.
+  for (auto [j, result] : llvm::enumerate(loop.getResults())) {
+    BlockArgument arg = after->getArgument(j);
+    if (!isa<RankedTensorType>(arg.getType()) || assigned.count(arg))
+      continue;
+    ShardingAttr s = assigned.lookup(condition.getArgs()[j]);
+    if (!s && lastResort)
+      for (OpOperand &use : result.getUses())
+        if ((s = requestFor(use)))
+          break;
+    if (!s && lastResort)
+      s = replicated();
+    if (!s) {
+      done = false;
+      continue;
+    }
+    assign(arg, s);
+    assign(result, s);
+    progress = true;
+  }
+  if (!done)
+    return progress;
+  // The loop needs its inits, the body yields, and the condition forwards
+  // (after the condition itself) as the block arguments are.
+  auto shardingsOf = [&](ValueRange values) {
+    return llvm::map_to_vector(values,
+                               [&](Value v) { return assigned.lookup(v); });
+  };
+  required[loop] = shardingsOf(before->getArguments());
+  required[yield] = shardingsOf(before->getArguments());
+  SmallVector<ShardingAttr> forwarded = {ShardingAttr()};
+  llvm::append_range(forwarded, shardingsOf(after->getArguments()));
+  required[condition] = std::move(forwarded);
+  return true;
+}
+
 bool FunctionPropagation::tryDecide(Operation *op, bool force) {
   if (required.count(op))
     return false;
@@ -531,6 +606,8 @@ bool FunctionPropagation::tryDecide(Operation *op, bool force) {
     return decideLoop(loop, force);
   if (auto branch = dyn_cast<scf::IfOp>(op))
     return decideBranch(branch, force);
+  if (auto loop = dyn_cast<scf::WhileOp>(op))
+    return decideWhile(loop, force);
   if (auto call = dyn_cast<func::CallOp>(op))
     return decideCall(call, force);
   return false;
@@ -575,6 +652,9 @@ LogicalResult FunctionPropagation::run() {
     for (Operation *op : llvm::reverse(ops))
       progress |= tryDecide(op, /*force=*/false);
   }
+  for (Operation *op : ops)
+    tryDecide(op, /*force=*/true);
+  lastResort = true;
   for (Operation *op : ops)
     tryDecide(op, /*force=*/true);
   if (failedOps)
@@ -702,16 +782,38 @@ LogicalResult FunctionPropagation::rewrite() {
                         loop.getTiedLoopRegionIterArg(&init).getType()));
       continue;
     }
+    if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+      for (auto [init, arg] :
+           llvm::zip(loop->getOpOperands(), loop.getBeforeArguments()))
+        if (isa<RankedTensorType>(arg.getType()))
+          redistributeOperand(init, getShardingEncoding(arg.getType()));
+      continue;
+    }
+    if (auto condition = dyn_cast<scf::ConditionOp>(op)) {
+      Block *after = condition.getParentOp().getAfterBody();
+      for (auto [operand, arg] :
+           llvm::zip(condition.getArgsMutable(), after->getArguments()))
+        if (isa<RankedTensorType>(arg.getType()))
+          redistributeOperand(operand, getShardingEncoding(arg.getType()));
+      continue;
+    }
     if (auto yield = dyn_cast<scf::YieldOp>(op)) {
-      // A loop's body and a branch yield the parent's results.
+      // A loop's body and a branch yield the parent's results; a while's
+      // body yields the condition region's arguments.
       Operation *parent = yield->getParentOp();
-      if (isa<scf::ForOp, scf::IfOp>(parent))
+      if (auto loop = dyn_cast<scf::WhileOp>(parent)) {
+        for (auto [operand, arg] :
+             llvm::zip(yield->getOpOperands(), loop.getBeforeArguments()))
+          if (isa<RankedTensorType>(arg.getType()))
+            redistributeOperand(operand, getShardingEncoding(arg.getType()));
+      } else if (isa<scf::ForOp, scf::IfOp>(parent)) {
         for (OpOperand &operand : yield->getOpOperands())
           if (isa<RankedTensorType>(operand.get().getType()))
             redistributeOperand(
                 operand,
                 getShardingEncoding(
                     parent->getResult(operand.getOperandNumber()).getType()));
+      }
       continue;
     }
     if (auto call = dyn_cast<func::CallOp>(op)) {
