@@ -14,7 +14,8 @@ broadcasts, bias adds, linalg.index arithmetic, softmax, reshapes, slices,
 inserts, concats, pads, gathers at computed rows or at an i64 argument's,
 mixed-precision matmuls in 16-bit programs (an f32 product rounded back),
 calls of private functions, loops (zero trips included, or as many as an
-argument's positive entries mod 4), scf.if on whether most of an argument is
+argument's positive entries mod 4, or an scf.while counting up to that),
+scf.if on whether most of an argument is
 positive (a count, exact in every element type, so that the reference takes
 the same branch), selects by bool arguments whose combination (or, and,
 xor, perhaps reduced by or) may be a bool result, and dt.constrain to
@@ -623,6 +624,38 @@ class Program:
     def bool_kinds(self):
         return (self.rng.choice(["max", "min"]),)
 
+    def op_while(self):
+        """An scf.while carrying a value and an i32 counter through
+        tanh(x * w + b) until the counter reaches an argument's positive
+        entries mod 4 (exact, so the reference runs as many trips)."""
+        count, _ = self.positives()
+        four, trips = self.fresh(), self.fresh()
+        self.emit(f"{four} = arith.constant 4 : i32")
+        self.emit(f"{trips} = arith.remsi {count}, {four} : i32")
+        name, shape = self.pick()
+        w = self.pick(lambda s: s == shape)
+        b = self.pick(lambda s: s == shape)
+        t = ttype(shape)
+        out, start, one = self.fresh(), self.fresh(), self.fresh()
+        tag = out[1:]
+        self.emit(f"{start} = arith.constant dense<0> : tensor<i32>")
+        self.emit(f"{one} = arith.constant dense<1> : tensor<i32>")
+        self.emit(
+            f"{out}:2 = scf.while (%h{tag} = {name}, %n{tag} = {start}) : ({t}, tensor<i32>) -> ({t}, tensor<i32>) {{"
+        )
+        self.emit(f"    %k{tag} = tensor.extract %n{tag}[] : tensor<i32>")
+        self.emit(f"    %go{tag} = arith.cmpi slt, %k{tag}, {trips} : i32")
+        self.emit(f"    scf.condition(%go{tag}) %h{tag}, %n{tag} : {t}, tensor<i32>")
+        self.emit("  } do {")
+        self.emit(f"  ^bb0(%g{tag}: {t}, %m{tag}: tensor<i32>):")
+        self.emit(f"    %p{tag} = {spelled('arith.mulf')} %g{tag}, {w[0]} : {t}")
+        self.emit(f"    %a{tag} = {spelled('arith.addf')} %p{tag}, {b[0]} : {t}")
+        self.squash_into(f"%y{tag}", f"%a{tag}", shape, indent="  ")
+        self.emit(f"    %next{tag} = arith.addi %m{tag}, {one} : tensor<i32>")
+        self.emit(f"    scf.yield %y{tag}, %next{tag} : {t}, tensor<i32>")
+        self.emit("  }")
+        self.values.append((f"{out}#0", shape))
+
     def op_select(self):
         """A mask from a comparison, then a select (a ReLU's shape)."""
         name, shape = self.pick()
@@ -734,6 +767,7 @@ class Program:
             (self.op_loop, 1),
             (self.op_branch, 1),
             (self.op_counted_loop, 1),
+            (self.op_while, 1),
             (self.op_select, 1),
             (self.op_masked, 1),
             (self.op_call, 1),
