@@ -53,7 +53,8 @@ programs=(
   test/Execution/half-matmul test/Execution/llama-block
   test/Execution/loop-ownership test/Execution/predicates
   test/Execution/branches test/Execution/bool-tensors
-  test/Execution/mixed-matmul)
+  test/Execution/mixed-matmul test/Execution/while-loop
+  test/Execution/uneven-division)
 python3 "$root/bench/gen_gpu_programs.py" "$out/bench"
 for p in "${programs[@]}"; do
   "$build/bin/dt-compile" --target=cuda --mcpu=x86-64-v3 "$root/$p.mlir" \
