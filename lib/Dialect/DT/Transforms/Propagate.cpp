@@ -63,14 +63,22 @@ private:
   bool decideLoop(scf::ForOp loop, bool force);
   bool decideBranch(scf::IfOp branch, bool force);
   bool decideWhile(scf::WhileOp loop, bool force);
-  /// The second forced sweep: a while loop forced before its condition
-  /// region decided has waited for it; now it takes what it can.
-  bool lastResort = false;
   bool decideCall(func::CallOp call, bool force);
   void assign(Value value, ShardingAttr sharding);
   ShardingAttr requestFor(OpOperand &use);
   ShardingAttr makeSharding(ArrayRef<Placement> placements) {
     return ShardingAttr::get(func.getContext(), meshRef, placements);
+  }
+  ShardingAttr replicated() {
+    return makeSharding(
+        SmallVector<Placement>(mesh.shape.size(), Placement::replicate()));
+  }
+  /// What the first user of `value` that asks for a sharding asks.
+  ShardingAttr firstRequest(Value value) {
+    for (OpOperand &use : value.getUses())
+      if (ShardingAttr request = requestFor(use))
+        return request;
+    return {};
   }
   LogicalResult rewrite();
   void emitExplanations();
@@ -93,6 +101,9 @@ private:
   DenseMap<Operation *, SmallVector<ShardingAttr>> required;
   SmallVector<ShardingAttr> resultShardings;
   bool failedOps = false;
+  /// The second forced sweep: a while loop forced before its condition
+  /// region decided has waited for it; now it takes what it can.
+  bool lastResort = false;
   /// With `explain`: how each rule op chose, and whether it chose with
   /// nothing decided around it.
   bool explain;
@@ -438,12 +449,9 @@ bool FunctionPropagation::decideLoop(scf::ForOp loop, bool force) {
     // What the loop's users ask comes last (and only once nothing else
     // will decide), so that the body can speak first.
     if (!sharding && force)
-      for (OpOperand &use : result.getUses())
-        if ((sharding = requestFor(use)))
-          break;
+      sharding = firstRequest(result);
     if (!sharding && force)
-      sharding = makeSharding(SmallVector<Placement>(
-          mesh.shape.size(), Placement::replicate()));
+      sharding = replicated();
     if (!sharding)
       continue;
     assign(result, sharding);
@@ -507,12 +515,9 @@ bool FunctionPropagation::decideBranch(scf::IfOp branch, bool force) {
         shardings[i] = candidate;
     // Then what the users ask, once nothing else will decide.
     if (!shardings[i] && force)
-      for (OpOperand &use : result.getUses())
-        if ((shardings[i] = requestFor(use)))
-          break;
+      shardings[i] = firstRequest(result);
     if (!shardings[i] && force)
-      shardings[i] = makeSharding(
-          SmallVector<Placement>(mesh.shape.size(), Placement::replicate()));
+      shardings[i] = replicated();
     // All results at once: a decision is final.
     if (!shardings[i])
       return false;
@@ -537,10 +542,6 @@ bool FunctionPropagation::decideWhile(scf::WhileOp loop, bool force) {
   Block *before = loop.getBeforeBody(), *after = loop.getAfterBody();
   scf::ConditionOp condition = loop.getConditionOp();
   scf::YieldOp yield = loop.getYieldOp();
-  auto replicated = [&] {
-    return makeSharding(
-        SmallVector<Placement>(mesh.shape.size(), Placement::replicate()));
-  };
   bool progress = false, done = true;
   // Entering: the block argument if typed, else the init's, else what the
   // body yields, else (forced) replicated.
@@ -568,9 +569,7 @@ bool FunctionPropagation::decideWhile(scf::WhileOp loop, bool force) {
       continue;
     ShardingAttr s = assigned.lookup(condition.getArgs()[j]);
     if (!s && lastResort)
-      for (OpOperand &use : result.getUses())
-        if ((s = requestFor(use)))
-          break;
+      s = firstRequest(result);
     if (!s && lastResort)
       s = replicated();
     if (!s) {
@@ -662,11 +661,8 @@ LogicalResult FunctionPropagation::run() {
   // Arguments nothing decided take what their first user needs.
   for (BlockArgument arg : func.getArguments())
     if (!assigned.count(arg))
-      for (OpOperand &use : arg.getUses())
-        if (ShardingAttr request = requestFor(use)) {
-          assign(arg, request);
-          break;
-        }
+      if (ShardingAttr request = firstRequest(arg))
+        assign(arg, request);
   if (failed(rewrite()))
     return failure();
   emitExplanations();
@@ -736,14 +732,13 @@ void FunctionPropagation::emitExplanations() {
 
 LogicalResult FunctionPropagation::rewrite() {
   MLIRContext *ctx = func.getContext();
-  auto replicated = makeSharding(
-      SmallVector<Placement>(mesh.shape.size(), Placement::replicate()));
+  ShardingAttr replicatedSharding = replicated();
   auto typeOf = [&](Value v) -> Type {
     auto type = dyn_cast<RankedTensorType>(v.getType());
     if (!type)
       return v.getType();
     ShardingAttr sharding = assigned.lookup(v);
-    return withSharding(type, sharding ? sharding : replicated);
+    return withSharding(type, sharding ? sharding : replicatedSharding);
   };
   // Types first, everywhere.
   for (BlockArgument arg : func.getArguments())
@@ -857,10 +852,10 @@ LogicalResult FunctionPropagation::rewrite() {
   SmallVector<Type> resultTypes;
   for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
     auto tensor = dyn_cast<RankedTensorType>(type);
-    resultTypes.push_back(tensor ? withSharding(tensor, resultShardings[i]
-                                                            ? resultShardings[i]
-                                                            : replicated)
-                                 : type);
+    resultTypes.push_back(
+        tensor ? withSharding(tensor, resultShardings[i] ? resultShardings[i]
+                                                         : replicatedSharding)
+               : type);
   }
   func.setType(FunctionType::get(ctx, func.getBody().getArgumentTypes(),
                                  resultTypes));
