@@ -16,6 +16,8 @@
       Writes an f32 array of SHAPE (A,B,...) holding the values
       dt-test-add-driver feeds ((7k mod 11) - 5), element I (row-major)
       set to VALUE (a float: nan, inf, -0.0 are fine).
+  npy.py array OUT DESCR SHAPE V,V,...
+      Writes the values given, row-major, as DESCR (<f4, <i8, ...).
   npy.py mask OUT SHAPE [I=BYTE...]
       Writes a bool array (|b1) of SHAPE: element k is 1 when k mod 3 is 0,
       element I set to the raw BYTE (2 makes a malformed bool).
@@ -181,6 +183,16 @@ def cmd_pattern(args):
     write(target, header, struct.pack(f"<{count}f", *data))
 
 
+def cmd_array(args):
+    target, descr = args[0], args[1]
+    shape = tuple(int(x) for x in args[2].split(",") if x)
+    code = FORMATS[descr]
+    cast = float if code in "fde" else int
+    data = [cast(v) for v in args[3].split(",")]
+    header = {"descr": descr, "fortran_order": False, "shape": shape}
+    write(target, header, struct.pack(f"<{len(data)}{code}", *data))
+
+
 def cmd_mask(args):
     target, shape = args[0], tuple(int(x) for x in args[1].split(",") if x)
     count = 1
@@ -196,7 +208,8 @@ def cmd_mask(args):
 
 def main():
     commands = {"print": cmd_print, "rewrite": cmd_rewrite, "pattern-run": cmd_pattern_run,
-                "compare": cmd_compare, "pattern": cmd_pattern, "mask": cmd_mask}
+                "compare": cmd_compare, "pattern": cmd_pattern, "mask": cmd_mask,
+                "array": cmd_array}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(__doc__)
     commands[sys.argv[1]](sys.argv[2:])

@@ -22,9 +22,10 @@
 #include "absl/strings/str_join.h"
 
 #include <cmath>
-#include <cstring>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <sys/stat.h>
@@ -346,6 +347,36 @@ absl::StatusOr<HostTensor> globalInput(const TensorSpec &spec,
   return global;
 }
 
+/// A fault in the compiled program (the runtime's own errors are statuses)
+/// ends the run with a message rather than a bare signal. Most often it is
+/// a gather index outside its table (ids out of range in an input): the
+/// compiled program reads its indices unchecked, as a compiled gather
+/// does. Exit status 3.
+void reportFaults() {
+  static const auto handler = +[](int signal) {
+    const char *what =
+        signal == SIGFPE
+            ? "SIGFPE): an integer division overflowed (the most negative "
+              "value by -1)\n"
+        : signal == SIGILL
+            ? "SIGILL): an instruction this CPU lacks (compiled for another "
+              "one? dt-compile --mcpu)\n"
+            : "SIGSEGV or SIGBUS): most likely an index outside its tensor "
+              "(a gather's ids out of range?), which compiled code reads "
+              "unchecked\n";
+    // Only async-signal-safe calls here.
+    for (const char *text :
+         {"dt-run: error: the compiled program crashed (", what})
+      (void)!::write(STDERR_FILENO, text, std::strlen(text));
+    ::_exit(3);
+  };
+  struct sigaction action = {};
+  action.sa_handler = handler;
+  sigemptyset(&action.sa_mask);
+  for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL})
+    ::sigaction(signal, &action, nullptr);
+}
+
 /// True when mpirun started this process.
 bool underMpirun() {
   for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
@@ -371,6 +402,8 @@ int main(int argc, char **argv) {
       mpiAbort(status);
     die(status);
   };
+  // After MPI's initialization, which installs handlers of its own.
+  reportFaults();
 
   // The CUDA runtime first: a CUDA artifact's kernels and matmuls resolve
   // to it when the artifact loads.
