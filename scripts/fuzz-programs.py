@@ -503,9 +503,7 @@ class Program:
         t = ttype(shape)
         trips = trips or f"%c{self.rng.randint(0, 3)}"
         self.emit(f"{out} = scf.for %i{out[1:]} = %c0 to {trips} step %c1 iter_args(%h{out[1:]} = {name}) -> ({t}) {{")
-        self.emit(f"    %m{out[1:]} = {spelled('arith.mulf')} %h{out[1:]}, {w[0]} : {t}")
-        self.emit(f"    %a{out[1:]} = {spelled('arith.addf')} %m{out[1:]}, {b[0]} : {t}")
-        self.squash_into(f"%y{out[1:]}", f"%a{out[1:]}", shape, indent="  ")
+        self.loop_step(f"%h{out[1:]}", w[0], b[0], out[1:], shape)
         self.emit(f"    scf.yield %y{out[1:]} : {t}")
         self.emit("  }")
         self.values.append((out, shape))
@@ -647,14 +645,20 @@ class Program:
         self.emit(f"    %go{tag} = arith.cmpi slt, %k{tag}, {trips} : i32")
         self.emit(f"    scf.condition(%go{tag}) %h{tag}, %n{tag} : {t}, tensor<i32>")
         self.emit("  } do {")
-        self.emit(f"  ^bb0(%g{tag}: {t}, %m{tag}: tensor<i32>):")
-        self.emit(f"    %p{tag} = {spelled('arith.mulf')} %g{tag}, {w[0]} : {t}")
-        self.emit(f"    %a{tag} = {spelled('arith.addf')} %p{tag}, {b[0]} : {t}")
-        self.squash_into(f"%y{tag}", f"%a{tag}", shape, indent="  ")
-        self.emit(f"    %next{tag} = arith.addi %m{tag}, {one} : tensor<i32>")
+        self.emit(f"  ^bb0(%g{tag}: {t}, %trips{tag}: tensor<i32>):")
+        self.loop_step(f"%g{tag}", w[0], b[0], tag, shape)
+        self.emit(f"    %next{tag} = arith.addi %trips{tag}, {one} : tensor<i32>")
         self.emit(f"    scf.yield %y{tag}, %next{tag} : {t}, tensor<i32>")
         self.emit("  }")
         self.values.append((f"{out}#0", shape))
+
+    def loop_step(self, h, w, b, tag, shape):
+        """A loop body's %y<tag> = tanh(h * w + b) (a remainder for
+        integers)."""
+        t = ttype(shape)
+        self.emit(f"    %m{tag} = {spelled('arith.mulf')} {h}, {w} : {t}")
+        self.emit(f"    %a{tag} = {spelled('arith.addf')} %m{tag}, {b} : {t}")
+        self.squash_into(f"%y{tag}", f"%a{tag}", shape, indent="  ")
 
     def op_select(self):
         """A mask from a comparison, then a select (a ReLU's shape)."""

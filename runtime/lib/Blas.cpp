@@ -261,28 +261,44 @@ public:
   Strided<float> view;
 };
 
+/// A and B of a 16-bit matmul widened to f32, in one block with `extra`
+/// floats after them for the caller (a wide C and bias).
+class WidenedOperands {
+public:
+  WidenedOperands(DtMemRef *a, DtMemRef *b, int rank, bool bf16, int64_t extra)
+      : sa(Strided<uint16_t>::of(a, rank)), sb(Strided<uint16_t>::of(b, rank)),
+        aWide(Widened::wideElements(sa, rank)),
+        bWide(Widened::wideElements(sb, rank)),
+        block(hostBlock((aWide + bWide + extra) * sizeof(float))),
+        wa(sa, rank, bf16, storage()), wb(sb, rank, bf16, storage() + aWide) {}
+
+  Strided<float> a() const { return wa.view; }
+  Strided<float> b() const { return wb.view; }
+  float *extra() { return storage() + aWide + bWide; }
+
+private:
+  float *storage() { return reinterpret_cast<float *>(block.get()); }
+  Strided<uint16_t> sa, sb;
+  int64_t aWide, bWide;
+  HostBlock block;
+  Widened wa, wb;
+};
+
 /// C = epilogue(A B + beta C) in f16 or bf16, through an f32 gemm.
 void matmulHalf(int batchDims, DtMemRef *a, DtMemRef *b, DtMemRef *c, bool bf16,
                 float beta, DtMemRef *bias = nullptr, int32_t epilogue = 0) {
   int rank = batchDims + 2;
-  auto sa = Strided<uint16_t>::of(a, rank), sb = Strided<uint16_t>::of(b, rank),
-       sc = Strided<uint16_t>::of(c, rank);
+  auto sc = Strided<uint16_t>::of(c, rank);
   int64_t n = sc.sizes[rank - 1];
-  int64_t aWide = Widened::wideElements(sa, rank),
-          bWide = Widened::wideElements(sb, rank),
-          cWide = Widened::elements(sc, rank);
+  int64_t cWide = Widened::elements(sc, rank);
   // Without the bias bit, `bias` is C standing in (never read).
   bool hasBias = bias && (epilogue & kBias);
   int64_t biasWide = hasBias ? n : 0;
   if (cWide == 0)
     return;
-  HostBlock block =
-      hostBlock((aWide + bWide + cWide + biasWide) * sizeof(float));
-  float *storage = reinterpret_cast<float *>(block.get());
-  Widened wa(sa, rank, bf16, storage);
-  Widened wb(sb, rank, bf16, storage + aWide);
+  WidenedOperands wide(a, b, rank, bf16, cWide + biasWide);
   // C packed row-major in f32: read only when accumulated into.
-  float *wc = storage + aWide + bWide;
+  float *wc = wide.extra();
   std::vector<int64_t> cStrides =
       Widened::rowMajorStrides({sc.sizes, sc.sizes + rank});
   int64_t cInner = sc.strides[rank - 1];
@@ -296,7 +312,7 @@ void matmulHalf(int batchDims, DtMemRef *a, DtMemRef *b, DtMemRef *c, bool bf16,
     auto sbias = Strided<uint16_t>::of(bias, 1);
     widenRow(wideBias, sbias.base, n, sbias.strides[0], bf16);
   }
-  matmul<float>(batchDims, wa.view, wb.view, {wc, sc.sizes, cStrides.data()},
+  matmul<float>(batchDims, wide.a(), wide.b(), {wc, sc.sizes, cStrides.data()},
                 beta, wideBias, 1, epilogue);
   forEachRow(rank, sc.sizes, sc.strides, [&](int64_t offset, int64_t row) {
     narrowRow(sc.base + offset, cInner, wc + row * n, n, bf16);
@@ -309,18 +325,12 @@ void matmulHalfToFloat(int batchDims, DtMemRef *a, DtMemRef *b, DtMemRef *c,
                        bool bf16, float beta, DtMemRef *bias = nullptr,
                        int32_t epilogue = 0) {
   int rank = batchDims + 2;
-  auto sa = Strided<uint16_t>::of(a, rank), sb = Strided<uint16_t>::of(b, rank);
   auto sc = Strided<float>::of(c, rank);
-  int64_t aWide = Widened::wideElements(sa, rank),
-          bWide = Widened::wideElements(sb, rank);
   if (numElements(absl::MakeConstSpan(sc.sizes, rank)) == 0)
     return;
-  HostBlock block = hostBlock((aWide + bWide) * sizeof(float));
-  float *storage = reinterpret_cast<float *>(block.get());
-  Widened wa(sa, rank, bf16, storage);
-  Widened wb(sb, rank, bf16, storage + aWide);
+  WidenedOperands wide(a, b, rank, bf16, 0);
   bool hasBias = bias && (epilogue & kBias);
-  matmul<float>(batchDims, wa.view, wb.view, sc, beta,
+  matmul<float>(batchDims, wide.a(), wide.b(), sc, beta,
                 hasBias ? Strided<float>::of(bias, 1).base : nullptr,
                 hasBias ? bias->sizesAndStrides[1] : 0, epilogue);
 }

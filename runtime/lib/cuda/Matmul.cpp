@@ -119,12 +119,13 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
   int rank = batchDims + 2;
   auto sizes = [&](DtMemRef *m) { return m->sizesAndStrides; };
   auto strides = [&](DtMemRef *m) { return m->sizesAndStrides + rank; };
-  // A and B hold `data`, C and the bias `out` (wider when mixed).
-  auto base = [&](DtMemRef *m) {
-    size_t element = m == a || m == b ? type.bytes : type.outBytes;
+  auto base = [](DtMemRef *m, size_t element) {
     return reinterpret_cast<CUdeviceptr>(m->aligned) + m->offset * element;
   };
+  // A and B hold `data`, C and the bias `out` (wider when mixed).
   size_t element = type.bytes, outElement = type.outBytes;
+  CUdeviceptr baseA = base(a, element), baseB = base(b, element),
+              baseC = base(c, outElement);
   int64_t batches = batchDims ? sizes(c)[0] : 1;
   int64_t m = sizes(c)[batchDims], n = sizes(c)[batchDims + 1],
           k = sizes(a)[batchDims + 1];
@@ -145,7 +146,7 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
           "a GPU matmul result needs contiguous rows");
     for (int64_t i = 0; i < batches; ++i)
       DT_CU(cuMemsetD2D8Async(
-          base(c) + (batchDims ? i * strides(c)[0] * outElement : 0),
+          baseC + (batchDims ? i * strides(c)[0] * outElement : 0),
           strides(c)[d] * outElement, 0, n * outElement, m, device->stream()));
     return absl::OkStatus();
   }
@@ -171,9 +172,9 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
   // Views (a head's columns, a slice's rows) may start anywhere: the
   // algorithm must work at the operands' alignment, which is part of the
   // problem.
-  uint32_t alignA = matrixAlignment(base(a), batches, sa * element),
-           alignB = matrixAlignment(base(b), batches, sb * element),
-           alignC = matrixAlignment(base(c), batches, sc * outElement);
+  uint32_t alignA = matrixAlignment(baseA, batches, sa * element),
+           alignB = matrixAlignment(baseB, batches, sb * element),
+           alignC = matrixAlignment(baseC, batches, sc * outElement);
   static thread_local absl::flat_hash_map<ProblemKey, std::unique_ptr<Plan>>
       plans;
   const StoredMatrix &first = gemm->first, &second = gemm->second,
@@ -212,7 +213,7 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
     DT_LT(cublasLtMatmulDescSetAttribute(
         fresh->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &ep, sizeof(ep)));
     if (epilogue & kBias)
-      DT_LT(setBias(fresh->desc, base(bias)));
+      DT_LT(setBias(fresh->desc, base(bias, outElement)));
     if (absl::Status s = layout(fresh->a, type.data, first.rows, first.cols,
                                 first.ld, batches, sb);
         !s.ok())
@@ -256,7 +257,7 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
   // The plan is shared by every call of the same shape: each brings its
   // own bias.
   if (epilogue & kBias)
-    DT_LT(setBias(plan->desc, base(bias)));
+    DT_LT(setBias(plan->desc, base(bias, outElement)));
   float one32 = 1.0f, zero32 = 0.0f;
   double one64 = 1.0, zero64 = 0.0;
   bool f64 = type.scale == CUDA_R_64F;
@@ -265,13 +266,12 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
   const void *beta = accumulate ? one
                      : f64      ? static_cast<const void *>(&zero64)
                                 : static_cast<const void *>(&zero32);
-  DT_LT(cublasLtMatmul(device->lt(), plan->desc, one,
-                       reinterpret_cast<void *>(base(b)), plan->a,
-                       reinterpret_cast<void *>(base(a)), plan->b, beta,
-                       reinterpret_cast<void *>(base(c)), plan->c,
-                       reinterpret_cast<void *>(base(c)), plan->c, &plan->algo,
-                       reinterpret_cast<void *>(device->workspace()),
-                       device->workspaceSize(), device->stream()));
+  DT_LT(cublasLtMatmul(
+      device->lt(), plan->desc, one, reinterpret_cast<void *>(baseB), plan->a,
+      reinterpret_cast<void *>(baseA), plan->b, beta,
+      reinterpret_cast<void *>(baseC), plan->c, reinterpret_cast<void *>(baseC),
+      plan->c, &plan->algo, reinterpret_cast<void *>(device->workspace()),
+      device->workspaceSize(), device->stream()));
   return absl::OkStatus();
 }
 
