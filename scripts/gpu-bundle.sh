@@ -67,6 +67,11 @@ for p in "${programs[@]}"; do
 done
 # The benchmark programs run on the GPU only (bf16 matmuls as CPU loops
 # would take minutes). What a chain step queues: kernels and copies.
+# Programs whose CUDA build alone the GPU tests run (bounds-checks.test).
+for p in test/Execution/Inputs/gather-ids test/Execution/Inputs/gather-vocab; do
+  "$build/bin/dt-compile" --target=cuda --mcpu=x86-64-v3 "$root/$p.mlir" \
+    -o "$out/artifacts/cuda/$(basename "$p").so"
+done
 for src in "$out"/bench/*.mlir; do
   "$build/bin/dt-compile" --target=cuda --mcpu=x86-64-v3 "$src" \
     -o "$out/artifacts/cuda/$(basename "$src" .mlir).so"

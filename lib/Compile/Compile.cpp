@@ -141,6 +141,8 @@ mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
   // Up to dt-partition, the program is global: the signature then carries
   // the shardings the runtime needs to split inputs and gather results.
   PassManager global(module.getContext());
+  if (options.boundsChecks)
+    global.addPass(createInsertBoundsChecksPass());
   global.addPass(createPropagatePass({options.topology}));
   global.addPass(createInsertRedistributePass({options.topology}));
   global.addPass(createCheckPass());
@@ -167,6 +169,8 @@ mlir::dt::lowerReferenceProgram(ModuleOp module,
                                 const CompileOptions &options) {
   OwningOpRef<ModuleOp> reference(cast<ModuleOp>(module->clone()));
   PassManager pm(module.getContext());
+  if (options.boundsChecks)
+    pm.addPass(createInsertBoundsChecksPass());
   pm.addPass(createStripShardingsPass());
   if (failed(buildLowering(pm, "dt_ref_", options)) ||
       failed(pm.run(*reference)))

@@ -87,7 +87,8 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
 /// through MLIR's generic functions, which the runtime defines with a cache
 /// for large blocks (runtime/lib/HostMemory.cpp).
 static constexpr const char *kCPUTail =
-    "func.func(convert-linalg-to-loops),convert-scf-to-cf,"
+    "dt-lower-bounds-checks,func.func(convert-linalg-to-loops),"
+    "convert-scf-to-cf,"
     "expand-strided-metadata,lower-affine,"
     "finalize-memref-to-llvm{use-generic-functions},"
     "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
@@ -141,7 +142,7 @@ mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
   std::string pipeline =
       bufferizationPipeline(entryPrefix, "cublaslt") + kernels +
       ",canonicalize,gpu-launch-sink-index-computations,gpu-kernel-outlining,"
-      "dt-merge-gpu-modules,"
+      "dt-merge-gpu-modules,dt-lower-bounds-checks,"
       "gpu-lower-to-nvvm-pipeline{cubin-chip=" +
       target.arch + " cubin-features=" + ptxFeaturesFor(target.arch) +
       " cubin-format=" + target.format + " opt-level=3}";

@@ -642,6 +642,19 @@ DT_RT_DEFINE_COLLECTIVES(bf16, DType::BF16)
 DT_RT_DEFINE_COLLECTIVES(i32, DType::I32)
 DT_RT_DEFINE_COLLECTIVES(i64, DType::I64)
 
+extern "C" void dt_rt_index_out_of_range(int64_t index, int64_t bound,
+                                         const char *what) {
+  RankContext *rank = currentRank();
+  if (!rank || rank->job().failed())
+    return; // The first error is the one reported.
+  std::string who = rank->mesh().shape.empty()
+                        ? std::string("the single-device reference")
+                        : absl::StrCat("rank ", rank->rank());
+  rank->job().fail(absl::OutOfRangeError(
+      absl::StrCat(who, ": index ", index, " is out of bounds [0, ", bound,
+                   ") in ", what ? what : "a tensor access")));
+}
+
 extern "C" int64_t dt_rt_axis_index(int32_t axis) {
   RankContext *rank = currentRank();
   if (!rank || axis < 0 || axis >= static_cast<int32_t>(rank->coords().size()))

@@ -59,6 +59,12 @@ llvm::cl::opt<bool> gpuKernelsAnySize(
                    "kernels whatever the sizes, as --emulate-gpu makes them "
                    "(to run on a GPU the kernels the emulation checked)"),
     llvm::cl::init(false), llvm::cl::cat(options));
+llvm::cl::opt<bool> boundsChecks(
+    "bounds-checks",
+    llvm::cl::desc("Check each index computed from data (a gather's ids) "
+                   "against its tensor: an index outside fails the run with "
+                   "a message instead of reading outside (default: on)"),
+    llvm::cl::init(true), llvm::cl::cat(options));
 llvm::cl::opt<std::string>
     topology("topology", llvm::cl::desc("Topology file for the cost model"),
              llvm::cl::init(""), llvm::cl::cat(options));
@@ -181,6 +187,7 @@ int main(int argc, char **argv) {
   options.target = target == "cuda" ? dt::Target::CUDA : dt::Target::CPU;
   options.gpuArch = gpuArch;
   options.emulateGPU = emulateGPU;
+  options.boundsChecks = boundsChecks;
   options.gpuKernelsAnySize = gpuKernelsAnySize;
   if (emulateGPU && target != "cuda")
     return fail("--emulate-gpu goes with --target=cuda");

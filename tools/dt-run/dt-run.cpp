@@ -362,8 +362,8 @@ void reportFaults() {
             ? "SIGILL): an instruction this CPU lacks (compiled for another "
               "one? dt-compile --mcpu)\n"
             : "SIGSEGV or SIGBUS): most likely an index outside its tensor "
-              "(a gather's ids out of range?), which compiled code reads "
-              "unchecked\n";
+              "(a gather's ids out of range?) in a program compiled with "
+              "--bounds-checks=false\n";
     // Only async-signal-safe calls here.
     for (const char *text :
          {"dt-run: error: the compiled program crashed (", what})

@@ -31,6 +31,9 @@ struct CompileOptions {
   /// CUDA: cooperative reduction kernels whatever the sizes, as the
   /// emulation makes them (for testing those kernels on a GPU).
   bool gpuKernelsAnySize = false;
+  /// Check every index the program computes from data against its tensor
+  /// (dt-insert-bounds-checks); an index outside fails the run.
+  bool boundsChecks = true;
   /// Topology file for the cost model (empty: the documented defaults).
   std::string topology;
   /// LLVM optimization level, 0-3.

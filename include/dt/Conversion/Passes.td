@@ -86,6 +86,39 @@ def GuardIntegerDivisionPass : Pass<"dt-guard-integer-division", "ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def LowerBoundsChecksPass : Pass<"dt-lower-bounds-checks", "ModuleOp"> {
+  let summary = "Turns dt.bounds_check into a compare, a report and a clamp";
+  let description = [{
+    Each `dt.bounds_check %i below N, "what"` becomes an unsigned compare
+    (negative indices are outside too) and a select that gives 0 outside
+    the range, so that the access it guards stays in
+    its tensor; the report on failure depends on where the check runs:
+
+    - on the host (CPU code, the CUDA target's host code, emulated kernels),
+      a call of `dt_rt_index_out_of_range(index, bound, message)` in a
+      branch not taken: the runtime fails the calling rank's job with the
+      index, the bound and the message, which names the access and its
+      location. The program runs on, clamped, to its end or next collective.
+    - in a GPU kernel (`gpu.func`), a `cf.assert`, which NVVM lowers to
+      `__assertfail`: the device prints the message, and the launch fails
+      with a device-side assert that the rank's next wait reports.
+
+    ```mlir
+    %r = dt.bounds_check %id below 8, "dim 0 of a tensor.extract from tensor<8x4xf32>"
+    // becomes, on the host
+    %outside = arith.cmpi uge, %id, %c8 : index
+    scf.if %outside {
+      func.call @dt_rt_index_out_of_range(%id_i64, %c8_i64, %message) : (i64, i64, !llvm.ptr) -> ()
+    }
+    %r = arith.select %outside, %c0, %id : index
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::cf::ControlFlowDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::LLVM::LLVMDialect", "mlir::scf::SCFDialect"];
+}
+
 def GeneralizeElementwisePass : Pass<"dt-generalize-elementwise", "ModuleOp"> {
   let summary = "Turns named elementwise linalg ops (broadcast, transpose, map, add, ...) into generics";
   let description = [{

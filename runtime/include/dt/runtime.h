@@ -98,6 +98,12 @@ void memrefCopy(int64_t elementSize, DtUnrankedMemRef *source,
 /* The calling rank's coordinate on mesh axis `axis`. */
 int64_t dt_rt_axis_index(int32_t axis);
 
+/* A dt.bounds_check failed: `index` lies outside [0, bound) of the access
+ * `what` names (with its location). Fails the calling rank's job with that
+ * message and returns; the program runs on with the index clamped to 0, and
+ * the run ends with the error (dt-lower-bounds-checks). */
+void dt_rt_index_out_of_range(int64_t index, int64_t bound, const char *what);
+
 /* C = epilogue(A * B): the zero fill before the matmul became beta = 0;
  * epilogue bit 1 adds bias[j] to column j, bit 2 applies relu
  * (arith.maximumf(x, 0)); bias is unread without bit 1. */

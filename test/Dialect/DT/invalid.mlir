@@ -615,3 +615,12 @@ func.func @negative_nested_slice_sizes(%x: tensor<4x2xf32>) -> tensor<2x2xf32> {
   %0 = dt.local_slice %x on @mesh ["b"] dim 0 {extent = 10 : i64, outer_axes = ["a"]} : tensor<4x2xf32> -> tensor<2x2xf32>
   return %0 : tensor<2x2xf32>
 }
+
+// -----
+
+// A bounds check against nothing.
+func.func @negative_bounds_check_bound(%i: index) -> index {
+  // expected-error @+1 {{bound must be positive, got 0}}
+  %r = dt.bounds_check %i below 0, "dim 0 of a tensor.extract from tensor<0xf32>"
+  return %r : index
+}

@@ -167,6 +167,17 @@ func.func @axis_index() -> index {
 
 // -----
 
+// An index checked against an extent (dt-insert-bounds-checks).
+// CHECK-LABEL: func.func @bounds_check
+// CHECK: %[[R:.*]] = dt.bounds_check %arg0 below 8, "dim 0 of a tensor.extract from tensor<8x4xf32>"
+// CHECK: return %[[R]] : index
+func.func @bounds_check(%i: index) -> index {
+  %r = dt.bounds_check %i below 8, "dim 0 of a tensor.extract from tensor<8x4xf32>"
+  return %r : index
+}
+
+// -----
+
 // A mesh nested in a module resolves from functions of that module.
 // CHECK: #[[M:.*]] = #dt.sharding<@m, [S(0)]>
 // CHECK-LABEL: module @inner

@@ -596,3 +596,13 @@ LogicalResult AxisIndexOp::verifySymbolUses(SymbolTableCollection &tables) {
            << getMeshAttr() << " has no axis named \"" << getAxis() << "\"";
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// BoundsCheckOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BoundsCheckOp::verify() {
+  if (getBound() <= 0)
+    return emitOpError("bound must be positive, got ") << getBound();
+  return success();
+}

@@ -312,4 +312,37 @@ def DT_AxisIndexOp : DT_Op<"axis_index", [Pure,
   let assemblyFormat = "$mesh $axis attr-dict";
 }
 
+//===----------------------------------------------------------------------===//
+// Bounds checks
+//===----------------------------------------------------------------------===//
+
+def DT_BoundsCheckOp : DT_Op<"bounds_check", [NoMemoryEffect]> {
+  let summary = "An index the program computed from data, checked against an extent";
+  let description = [{
+    Returns `index` when it lies in [0, `bound`); otherwise reports the
+    error, naming the index, the bound, `what` and the op's location, and
+    returns 0, so that the access it guards stays inside its tensor. The
+    run then fails: through the runtime on the host (the rank's job ends
+    with the message), through `__assertfail` in a GPU kernel.
+
+    `dt-insert-bounds-checks` puts one before each tensor access whose index
+    is not provably in range (a gather's ids, typically), on the global
+    program, where the bound is the whole tensor's extent: the check means
+    the same before and after partitioning.
+
+    The op has no memory effect, so it is erased with the access it guards,
+    but it is not speculatable: nothing hoists it out of a branch that
+    guards it.
+
+    ```mlir
+    %row = dt.bounds_check %id below 8, "dim 0 of a tensor.extract from tensor<8x4xf32>"
+    ```
+  }];
+
+  let arguments = (ins Index:$index, I64Attr:$bound, StrAttr:$what);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$index `below` $bound `,` $what attr-dict";
+  let hasVerifier = 1;
+}
+
 #endif // DT_DIALECT_DT_IR_DTOPS_TD

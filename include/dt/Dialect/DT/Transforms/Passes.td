@@ -281,6 +281,34 @@ def StripShardingsPass : Pass<"dt-strip-shardings", "ModuleOp"> {
   }];
 }
 
+def InsertBoundsChecksPass : Pass<"dt-insert-bounds-checks", "ModuleOp"> {
+  let summary = "Checks each tensor access whose index may fall outside its tensor";
+  let description = [{
+    An index computed from data (a gather's ids, an embedding's tokens) may
+    lie outside the tensor it reads: MLIR leaves the read undefined, the
+    compiled code would read neighbouring memory, and a vocab-parallel
+    lookup would silently read zeros. PyTorch raises an error there; so does
+    dt. Each index of a `tensor.extract` or `tensor.insert` that is not
+    provably in range goes through a `dt.bounds_check` against the tensor's
+    extent.
+
+    Provably in range, and left alone: a constant in range, a `linalg.index`
+    of a loop no longer than the extent, an `scf.for` induction variable
+    whose constant bounds lie within it. Everything else is checked; a check
+    is a compare and a branch not taken.
+
+    The pass runs on the global program (dt-compile runs it before
+    propagation and before the reference is stripped), so the bound is the
+    whole tensor's: a vocab-parallel table's ids are checked against the
+    vocabulary, not the rank's rows.
+  }];
+  let statistics = [
+    Statistic<"numChecks", "checks", "Indices checked">,
+    Statistic<"numProven", "proven", "Indices proven in range">
+  ];
+  let dependentDialects = ["::mlir::dt::DTDialect"];
+}
+
 def TestPrintShardingRulesPass
     : Pass<"dt-test-print-sharding-rules", "ModuleOp"> {
   let summary = "Prints every op's sharding choices on one mesh axis (for tests)";
