@@ -271,6 +271,13 @@ mlir::dt::compileToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
         f.setLinkage(llvm::GlobalValue::InternalLinkage);
   if (llvm::Linker::linkModules(*llvmModule, std::move(referenceModule)))
     return module.emitError("linking the reference program failed");
+  // The runtime's allocator returns fresh blocks, as malloc does: saying so
+  // lets LLVM tell temporaries from the entry's buffers, hoist their reads
+  // out of loops (a gather's ids out of the loop over a row) and vectorize.
+  for (StringRef name :
+       {"_mlir_memref_to_llvm_alloc", "_mlir_memref_to_llvm_aligned_alloc"})
+    if (llvm::Function *alloc = llvmModule->getFunction(name))
+      alloc->addRetAttr(llvm::Attribute::NoAlias);
   addDescription(*llvmModule, description);
 
   llvmModule->setDataLayout(targetMachine.createDataLayout());

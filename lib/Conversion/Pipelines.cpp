@@ -90,7 +90,7 @@ static constexpr const char *kCPUTail =
     "dt-lower-bounds-checks,func.func(convert-linalg-to-loops),"
     "convert-scf-to-cf,"
     "expand-strided-metadata,lower-affine,"
-    "finalize-memref-to-llvm{use-generic-functions},"
+    "finalize-memref-to-llvm{use-aligned-alloc use-generic-functions},"
     "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
     "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
     "reconcile-unrealized-casts";

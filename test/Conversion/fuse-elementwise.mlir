@@ -77,3 +77,53 @@ func.func @reshape_after_matmul(%x: tensor<4x8xf32>, %w: tensor<8x6xf32>, %init:
   } -> tensor<4x2x3xf32>
   return %n : tensor<4x2x3xf32>
 }
+
+// -----
+
+// A producer that computes, read through a broadcast (each of its elements
+// at every column), stays its own loop: fused, the remainder would run once
+// per column instead of once per row (upstream fuses it). A producer read
+// point for point still fuses.
+// CHECK-LABEL: func.func @computed_ids_broadcast
+// CHECK: linalg.generic
+// CHECK: arith.remsi
+// CHECK: linalg.yield
+// CHECK: linalg.generic
+// CHECK-NOT: arith.remsi
+// CHECK: tensor.extract
+// CHECK-LABEL: func.func @computed_pointwise
+// CHECK: linalg.generic
+// CHECK: arith.negf
+// CHECK-NEXT: arith.mulf
+// CHECK-NOT: linalg.generic
+// UPSTREAM-LABEL: func.func @computed_ids_broadcast
+// UPSTREAM-COUNT-1: linalg.generic
+// UPSTREAM-NOT: linalg.generic
+// UPSTREAM: return
+func.func @computed_ids_broadcast(%x: tensor<4xi64>, %table: tensor<16x8xf32>) -> tensor<4x8xf32> {
+  %ie = tensor.empty() : tensor<4xi64>
+  %ids = linalg.generic {indexing_maps = [affine_map<(t) -> (t)>, affine_map<(t) -> (t)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xi64>) outs(%ie : tensor<4xi64>) {
+  ^bb0(%v: i64, %o: i64):
+    %c16 = arith.constant 16 : i64
+    %r = arith.remsi %v, %c16 : i64
+    linalg.yield %r : i64
+  } -> tensor<4xi64>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %rows = linalg.generic {indexing_maps = [affine_map<(t, d) -> (t)>, affine_map<(t, d) -> (t, d)>], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<4xi64>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %row = arith.index_cast %id : i64 to index
+    %d = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %d] : tensor<16x8xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  return %rows : tensor<4x8xf32>
+}
+
+func.func @computed_pointwise(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %n = linalg.negf ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %m = linalg.mul ins(%n, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %m : tensor<4x8xf32>
+}

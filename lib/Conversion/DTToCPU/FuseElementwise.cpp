@@ -12,6 +12,11 @@
 //   yields an input), into each of its uses: recomputing it costs a read
 //   of its smaller input, materializing it a write and a read of the
 //   bigger result.
+// - A producer that computes does not fuse into a use that broadcasts it
+//   (reads each element for many points of its loops): the fused loop would
+//   recompute every element as often (an embedding's ids, a float-to-int
+//   and a remainder per token, once per column of the looked-up row),
+//   where materializing it costs one small write and reads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,12 +55,22 @@ bool movesDataOnly(Operation *op) {
          arg.getArgNumber() < generic.getNumDpsInputs();
 }
 
+/// Whether `consumer` reads `operand` at fewer points than it has: its
+/// indexing map drops loops.
+bool broadcasts(OpOperand *operand) {
+  auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
+  return consumer && consumer.getMatchingIndexingMap(operand).getNumResults() <
+                         consumer.getNumLoops();
+}
+
 bool shouldFuse(OpOperand *fused) {
   Operation *producer = fused->get().getDefiningOp();
   Operation *consumer = fused->getOwner();
   if (!producer || isContraction(producer) || isContraction(consumer))
     return false;
-  return producer->hasOneUse() || movesDataOnly(producer);
+  if (movesDataOnly(producer))
+    return true;
+  return producer->hasOneUse() && !broadcasts(fused);
 }
 
 /// Reshapes move through anything but a contraction, whose dims must stay
