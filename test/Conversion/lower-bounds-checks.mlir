@@ -29,6 +29,40 @@ module attributes {gpu.container_module} {
     return %sum : f32
   }
 
+  // In a loop nest (a linalg op on buffers), no call in the loop: the body
+  // folds out-of-bounds indices into a scalar (umax of the index, or 0 when
+  // inside: an index outside is at least 1 unsigned), reported after the
+  // nest and reset for its next run.
+  // CHECK-LABEL: func.func @nest
+  // CHECK: %[[ACC:.*]] = memref.alloca() : memref<i64>
+  // CHECK: memref.store %{{.*}}, %[[ACC]][]
+  // CHECK: linalg.generic
+  // CHECK-NOT: call
+  // CHECK: %[[OUT:.*]] = arith.cmpi uge, %[[ROW:.*]], %{{.*}} : index
+  // CHECK: %[[I:.*]] = arith.index_cast %[[ROW]] : index to i64
+  // CHECK: %[[BAD:.*]] = arith.select %[[OUT]], %[[I]], %{{.*}} : i64
+  // CHECK: %[[OLD:.*]] = memref.load %[[ACC]][]
+  // CHECK: %[[NEW:.*]] = arith.maxui %[[OLD]], %[[BAD]] : i64
+  // CHECK: memref.store %[[NEW]], %[[ACC]][]
+  // CHECK: linalg.yield
+  // CHECK: %[[SEEN:.*]] = memref.load %[[ACC]][]
+  // CHECK: %[[FOUND:.*]] = arith.cmpi ne, %[[SEEN]], %{{.*}} : i64
+  // CHECK: scf.if %[[FOUND]] {
+  // CHECK:   func.call @dt_rt_index_out_of_range(%[[SEEN]],
+  // CHECK:   memref.store %{{.*}}, %[[ACC]][]
+  func.func @nest(%ids: memref<4xi64>, %table: memref<8x2xf32>, %out: memref<4x2xf32>) {
+    linalg.generic {indexing_maps = [affine_map<(t, d) -> (t)>, affine_map<(t, d) -> (t, d)>], iterator_types = ["parallel", "parallel"]}
+        ins(%ids : memref<4xi64>) outs(%out : memref<4x2xf32>) {
+    ^bb0(%id: i64, %o: f32):
+      %row = arith.index_cast %id : i64 to index
+      %d = linalg.index 1 : index
+      %safe = dt.bounds_check %row below 8, "dim 0 of a tensor.extract from tensor<8x2xf32>"
+      %v = memref.load %table[%safe, %d] : memref<8x2xf32>
+      linalg.yield %v : f32
+    }
+    return
+  }
+
   // In a kernel, which cannot call the host, the check asserts
   // (__assertfail after NVVM: ptx.mlir checks the PTX).
   // CHECK-LABEL: gpu.func @kernel

@@ -99,6 +99,10 @@ def LowerBoundsChecksPass : Pass<"dt-lower-bounds-checks", "ModuleOp"> {
       branch not taken: the runtime fails the calling rank's job with the
       index, the bound and the message, which names the access and its
       location. The program runs on, clamped, to its end or next collective.
+      Inside a linalg op on buffers (a loop nest), a call in the innermost
+      loop would keep LLVM from vectorizing it: the body instead folds the
+      indices out of bounds into a scalar, `umax(acc, outside ? i : 0)`,
+      and the report follows the op when the scalar is nonzero.
     - in a GPU kernel (`gpu.func`), a `cf.assert`, which NVVM lowers to
       `__assertfail`: the device prints the message, and the launch fails
       with a device-side assert that the rank's next wait reports.
