@@ -471,6 +471,22 @@ struct ConstantRuleModel
   }
 };
 
+/// A tensor built from scalars, which are equal on every rank: whole on
+/// every rank (or its own max and min), as a constant that is not a splat.
+struct FromElementsRuleModel
+    : public ShardingRuleOpInterface::ExternalModel<FromElementsRuleModel,
+                                                    tensor::FromElementsOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto type = cast<tensor::FromElementsOp>(op).getType();
+    ShardingRule rule = identityRule(op, type.getRank());
+    for (ShardingRule::Factor &factor : rule.factors)
+      factor.kind = FactorKind::NeedsReplication;
+    addPartialRule(rule, ReductionKind::Max, {});
+    addPartialRule(rule, ReductionKind::Min, {});
+    return rule;
+  }
+};
+
 /// collapse_shape and expand_shape: a group of dims on the multi-dim side
 /// maps to one dim on the other. The group's leading dim and the single dim
 /// share a factor that keeps torch.chunk layouts only when the number of
@@ -667,6 +683,7 @@ void mlir::dt::registerShardingRuleModels(DialectRegistry &registry) {
   });
   registry.addExtension(+[](MLIRContext *ctx, tensor::TensorDialect *) {
     tensor::EmptyOp::attachInterface<EmptyRuleModel>(*ctx);
+    tensor::FromElementsOp::attachInterface<FromElementsRuleModel>(*ctx);
     tensor::CollapseShapeOp::attachInterface<
         ReshapeRuleModel<tensor::CollapseShapeOp>>(*ctx);
     tensor::ExpandShapeOp::attachInterface<
