@@ -54,6 +54,12 @@ func.func @gather(%ids: tensor<32xi64> {dt.sharding = #dt.sharding<@mesh, [R]>},
 // CHECK: tensor.extract %{{.*}}[%[[OUTSIDE]]]
 // CHECK: %[[AT:.*]] = dt.bounds_check %{{.*}} below 4, "dim 0 of a tensor.insert into tensor<4xf32>"
 // CHECK: tensor.insert %{{.*}} into %{{.*}}[%[[AT]]]
+// An unsigned remainder by the extent, cast: proven; by more, or signed
+// (negative for a negative id): checked.
+// CHECK: %[[MOD:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK-NEXT: tensor.extract %{{.*}}[%[[MOD]]]
+// CHECK: dt.bounds_check %{{.*}} below 4,
+// CHECK: dt.bounds_check %{{.*}} below 4,
 // CHECK-NOT: dt.bounds_check
 // CHECK: return
 func.func @proofs(%x: tensor<4xf32>, %at: index) -> (tensor<8xf32>, f32, f32, tensor<4xf32>) {
@@ -84,5 +90,19 @@ func.func @proofs(%x: tensor<4xf32>, %at: index) -> (tensor<8xf32>, f32, f32, te
   %past = tensor.extract %x[%c4] : tensor<4xf32>
   %sum2 = arith.addf %first, %past : f32
   %w = tensor.insert %sum2 into %x[%at] : tensor<4xf32>
-  return %long, %over, %sum2, %w : tensor<8xf32>, f32, f32, tensor<4xf32>
+  %c4_i64 = arith.constant 4 : i64
+  %c5_i64 = arith.constant 5 : i64
+  %id = arith.index_cast %at : index to i64
+  %mod = arith.remui %id, %c4_i64 : i64
+  %mod_at = arith.index_cast %mod : i64 to index
+  %m = tensor.extract %x[%mod_at] : tensor<4xf32>
+  %wide = arith.remui %id, %c5_i64 : i64
+  %wide_at = arith.index_cast %wide : i64 to index
+  %n = tensor.extract %x[%wide_at] : tensor<4xf32>
+  %signed = arith.remsi %id, %c4_i64 : i64
+  %signed_at = arith.index_cast %signed : i64 to index
+  %o = tensor.extract %x[%signed_at] : tensor<4xf32>
+  %mn = arith.addf %m, %n : f32
+  %mno = arith.addf %mn, %o : f32
+  return %long, %over, %mno, %w : tensor<8xf32>, f32, f32, tensor<4xf32>
 }

@@ -31,11 +31,20 @@ std::optional<int64_t> constantIndex(Value value) {
 }
 
 /// Whether `index` lies in [0, extent) whatever the program's data: a
-/// constant, a linalg.index of a loop no longer than `extent`, or an scf.for
-/// induction variable whose constant bounds lie within it.
+/// constant, a linalg.index of a loop no longer than `extent`, an scf.for
+/// induction variable whose constant bounds lie within it, an unsigned
+/// remainder by a constant no larger (`id mod vocabulary`), or a cast of
+/// one of these (either extension keeps a value in [0, extent)).
 bool provablyWithin(Value index, int64_t extent) {
   if (std::optional<int64_t> constant = constantIndex(index))
     return *constant >= 0 && *constant < extent;
+  if (auto remainder = index.getDefiningOp<arith::RemUIOp>()) {
+    std::optional<int64_t> divisor = constantIndex(remainder.getRhs());
+    return divisor && *divisor > 0 && *divisor <= extent;
+  }
+  if (isa_and_nonnull<arith::IndexCastOp, arith::IndexCastUIOp>(
+          index.getDefiningOp()))
+    return provablyWithin(index.getDefiningOp()->getOperand(0), extent);
   if (auto loopIndex = index.getDefiningOp<linalg::IndexOp>()) {
     auto linalgOp = loopIndex->getParentOfType<linalg::LinalgOp>();
     if (!linalgOp)

@@ -294,8 +294,10 @@ def InsertBoundsChecksPass : Pass<"dt-insert-bounds-checks", "ModuleOp"> {
 
     Provably in range, and left alone: a constant in range, a `linalg.index`
     of a loop no longer than the extent, an `scf.for` induction variable
-    whose constant bounds lie within it. Everything else is checked; a check
-    is a compare and a branch not taken.
+    whose constant bounds lie within it, an unsigned remainder by a constant
+    no larger than the extent (`arith.remui`), and an `index_cast` of any of
+    these. Everything else is checked; a check is a compare and a branch not
+    taken.
 
     The pass runs on the global program (dt-compile runs it before
     propagation and before the reference is stripped), so the bound is the
