@@ -25,7 +25,9 @@ about a program is chosen to suit dt: whatever the planner, the collectives,
 the partitioning or the code generation get wrong shows up as a verify
 failure, a crash or a rejected program.
 
-Every program must pass --verify. A failure, a crash (a signal or an exit
+Every program must pass --verify, except that a program whose lookup reads
+its table at raw ids (marked on its first line) may instead end with dt's
+bounds error, counted as "out of bounds as expected". A failure, a crash (a signal or an exit
 code other than 0 and 1), a run without a verdict, or an error (exit 1) is
 reported, and the program is written to --out with dt-run's output, so
 that it can be minimized into a regression test. Errors are counted apart:
@@ -103,6 +105,7 @@ class Program:
             if ranks <= 8:
                 break
         self.args = []  # (name, shape, sharding, element type)
+        self.may_index_out_of_bounds = False
         self.body = []
         self.functions = []  # private callees, as text
         self.values = []  # (name, shape)
@@ -714,7 +717,11 @@ class Program:
 
     def op_lookup(self):
         """Rows of a 2-D table at indices from an i64 argument (an
-        embedding lookup: |i| mod rows)."""
+        embedding lookup): |i| mod rows, unsigned (which dt proves in range)
+        or signed (which it checks), or now and then |i| itself, which may
+        lie outside a small table: the run must then fail with dt's bounds
+        error (the program is marked OUT_OF_BOUNDS_MARK), never crash or
+        read outside."""
         table = self.pick(lambda s: len(s) == 2)
         if not table:
             return
@@ -733,8 +740,13 @@ class Program:
         self.emit("      %j = linalg.index 1 : index")
         self.emit("      %abs = math.absi %id : i64")
         self.emit(f"      %rows = arith.constant {rows} : i64")
-        self.emit("      %k = arith.remui %abs, %rows : i64")
-        self.emit("      %row = arith.index_cast %k : i64 to index")
+        mode = self.rng.choice(["remui"] * 4 + ["remsi"] * 4 + ["raw"])
+        if mode == "raw":
+            self.may_index_out_of_bounds = True
+            self.emit("      %row = arith.index_cast %abs : i64 to index")
+        else:
+            self.emit(f"      %k = arith.{mode} %abs, %rows : i64")
+            self.emit("      %row = arith.index_cast %k : i64 to index")
         self.emit(f"      %x = tensor.extract {table[0]}[%row, %j] : {ttype(table[1])}")
         self.emit(f"      linalg.yield %x : {ELEMENT}")
         self.emit(f"  }} -> {ttype(shape)}")
@@ -828,6 +840,12 @@ class Program:
         return "\n".join(lines) + "\n"
 
 
+# The first line of a program whose lookup may index outside its table.
+OUT_OF_BOUNDS_MARK = "// may index out of bounds"
+# dt's report of such an index (dt_rt_index_out_of_range).
+OUT_OF_BOUNDS_ERROR = re.compile(r"rank \d+: index -?\d+ is out of bounds \[0, \d+\)|the single-device reference: index")
+
+
 def program(seed):
     """The program of `seed` and its number of ranks."""
     global ELEMENT
@@ -835,6 +853,8 @@ def program(seed):
     ELEMENT = rng.choice(["f32"] * 6 + ["f64", "bf16", "f16", "i32", "i64"])
     prog = Program(rng)
     text = prog.generate(rng.randint(2, 16))
+    if prog.may_index_out_of_bounds:
+        text = OUT_OF_BOUNDS_MARK + "\n" + text
     ranks = 1
     for size in prog.mesh:
         ranks *= size
@@ -879,6 +899,8 @@ def run_one(args, seed, text, ranks):
         return "pass", output
     if proc.returncode != 0 and "verify: FAIL" in output:
         return "wrong", output
+    if proc.returncode == 1 and text.startswith(OUT_OF_BOUNDS_MARK) and OUT_OF_BOUNDS_ERROR.search(output):
+        return "bounds", output
     if proc.returncode == 1 and "error:" in output:
         return "error", output
     return "crash", f"exit code {proc.returncode}\n{output}"
@@ -908,14 +930,14 @@ def main():
     if not args.dt_run:
         parser.error("--dt-run is required unless --print")
 
-    counts = {"pass": 0, "wrong": 0, "error": 0, "crash": 0}
+    counts = {"pass": 0, "bounds": 0, "wrong": 0, "error": 0, "crash": 0}
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         programs = {seed: program(seed) for seed in seeds}
         futures = {seed: pool.submit(run_one, args, seed, *programs[seed]) for seed in seeds}
         for seed in seeds:
             verdict, output = futures[seed].result()
             counts[verdict] += 1
-            if verdict == "pass":
+            if verdict in ("pass", "bounds"):
                 continue
             first = next((l for l in output.splitlines() if "error" in l or "FAIL" in l), output[:200])
             print(f"{verdict}: seed {seed}: {first.strip()}")
@@ -930,6 +952,7 @@ def main():
                     f.write(programs[seed][0])
     print(
         f"fuzz-programs: {args.programs} programs, {counts['pass']} pass, "
+        f"{counts['bounds']} out of bounds as expected, "
         f"{counts['wrong']} wrong, {counts['crash']} crashes, {counts['error']} errors"
     )
     return 0 if counts["wrong"] == counts["crash"] == counts["error"] == 0 else 1
