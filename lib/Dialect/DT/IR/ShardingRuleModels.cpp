@@ -487,6 +487,22 @@ struct FromElementsRuleModel
   }
 };
 
+/// One scalar, equal on every rank, everywhere: any sharding (each rank
+/// fills its piece), and its own max and min, as a splat constant.
+struct SplatRuleModel
+    : public ShardingRuleOpInterface::ExternalModel<SplatRuleModel,
+                                                    tensor::SplatOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type || !type.hasStaticShape())
+      return failure();
+    ShardingRule rule = identityRule(op, type.getRank());
+    addPartialRule(rule, ReductionKind::Max, {});
+    addPartialRule(rule, ReductionKind::Min, {});
+    return rule;
+  }
+};
+
 /// collapse_shape and expand_shape: a group of dims on the multi-dim side
 /// maps to one dim on the other. The group's leading dim and the single dim
 /// share a factor that keeps torch.chunk layouts only when the number of
@@ -684,6 +700,7 @@ void mlir::dt::registerShardingRuleModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, tensor::TensorDialect *) {
     tensor::EmptyOp::attachInterface<EmptyRuleModel>(*ctx);
     tensor::FromElementsOp::attachInterface<FromElementsRuleModel>(*ctx);
+    tensor::SplatOp::attachInterface<SplatRuleModel>(*ctx);
     tensor::CollapseShapeOp::attachInterface<
         ReshapeRuleModel<tensor::CollapseShapeOp>>(*ctx);
     tensor::ExpandShapeOp::attachInterface<
