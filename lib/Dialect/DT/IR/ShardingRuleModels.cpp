@@ -436,6 +436,13 @@ static void addDataMovementPartials(ShardingRule &rule) {
     addPartialRule(rule, kind, tensors);
 }
 
+/// Values every rank holds alike (a constant, a tensor built from scalars)
+/// are their own max and min.
+static void addEqualValuePartials(ShardingRule &rule) {
+  addPartialRule(rule, ReductionKind::Max, {});
+  addPartialRule(rule, ReductionKind::Min, {});
+}
+
 namespace {
 struct EmptyRuleModel
     : public ShardingRuleOpInterface::ExternalModel<EmptyRuleModel,
@@ -461,10 +468,8 @@ struct ConstantRuleModel
     if (!dense || !dense.isSplat())
       for (ShardingRule::Factor &factor : rule.factors)
         factor.kind = FactorKind::NeedsReplication;
-    // Equal values on every rank are their own max and min; only zeros are
-    // their own sum.
-    addPartialRule(rule, ReductionKind::Max, {});
-    addPartialRule(rule, ReductionKind::Min, {});
+    // Only zeros are their own sum.
+    addEqualValuePartials(rule);
     if (isConstantZero(op->getResult(0)))
       addPartialRule(rule, ReductionKind::Sum, {});
     return rule;
@@ -481,8 +486,7 @@ struct FromElementsRuleModel
     ShardingRule rule = identityRule(op, type.getRank());
     for (ShardingRule::Factor &factor : rule.factors)
       factor.kind = FactorKind::NeedsReplication;
-    addPartialRule(rule, ReductionKind::Max, {});
-    addPartialRule(rule, ReductionKind::Min, {});
+    addEqualValuePartials(rule);
     return rule;
   }
 };
@@ -497,8 +501,7 @@ struct SplatRuleModel
     if (!type || !type.hasStaticShape())
       return failure();
     ShardingRule rule = identityRule(op, type.getRank());
-    addPartialRule(rule, ReductionKind::Max, {});
-    addPartialRule(rule, ReductionKind::Min, {});
+    addEqualValuePartials(rule);
     return rule;
   }
 };
