@@ -33,8 +33,9 @@ std::optional<int64_t> constantIndex(Value value) {
 /// Whether `index` lies in [0, extent) whatever the program's data: a
 /// constant, a linalg.index of a loop no longer than `extent`, an scf.for
 /// induction variable whose constant bounds lie within it, an unsigned
-/// remainder by a constant no larger (`id mod vocabulary`), or a cast of
-/// one of these (either extension keeps a value in [0, extent)).
+/// remainder by a constant no larger (`id mod vocabulary`), the result of a
+/// check against no larger a bound, or a cast of one of these (either
+/// extension keeps a value in [0, extent)).
 bool provablyWithin(Value index, int64_t extent) {
   if (std::optional<int64_t> constant = constantIndex(index))
     return *constant >= 0 && *constant < extent;
@@ -42,6 +43,9 @@ bool provablyWithin(Value index, int64_t extent) {
     std::optional<int64_t> divisor = constantIndex(remainder.getRhs());
     return divisor && *divisor > 0 && *divisor <= extent;
   }
+  // An index already checked against this extent or a smaller one.
+  if (auto checked = index.getDefiningOp<BoundsCheckOp>())
+    return checked.getBound() <= extent;
   if (isa_and_nonnull<arith::IndexCastOp, arith::IndexCastUIOp>(
           index.getDefiningOp()))
     return provablyWithin(index.getDefiningOp()->getOperand(0), extent);
@@ -87,9 +91,7 @@ struct InsertBoundsChecksPass
       int64_t extent = type.getDimSize(dim);
       if (ShapedType::isDynamic(extent))
         continue;
-      auto checked = index.getDefiningOp<BoundsCheckOp>();
-      if ((checked && checked.getBound() == extent) ||
-          provablyWithin(index, extent)) {
+      if (provablyWithin(index, extent)) {
         ++numProven;
         continue;
       }
