@@ -17,7 +17,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Location.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
@@ -76,12 +75,10 @@ static std::optional<int64_t> runsOf(Operation *op) {
   int64_t runs = 1;
   for (auto loop = op->getParentOfType<scf::ForOp>(); loop;
        loop = loop->getParentOfType<scf::ForOp>()) {
-    std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
-    std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
-    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-    if (!lower || !upper || !step || *step <= 0)
+    std::optional<APInt> trips = loop.getStaticTripCount();
+    if (!trips)
       return std::nullopt;
-    runs *= std::max<int64_t>(0, llvm::divideCeil(*upper - *lower, *step));
+    runs *= trips->getSExtValue();
   }
   return runs;
 }

@@ -723,6 +723,15 @@ void FunctionPropagation::emitExplanations() {
       llvm::interleaveComma(ruledOut, remark, [&](auto *c) {
         remark << describeChoice(rule, c->choice) << " (" << c->ruledOut << ")";
       });
+      for (auto [i, runs] : decision.amortized) {
+        remark << "; a move of ";
+        if (i < op->getNumOperands())
+          remark << "operand #" << i;
+        else
+          remark << "the tensor its body reads";
+        remark << " goes before the loops around it, so each of their " << runs
+               << " runs pays 1/" << runs << " of it";
+      }
       if (it->second.uninformed)
         remark << "; nothing around it was decided, so the first of the "
                   "cheapest";

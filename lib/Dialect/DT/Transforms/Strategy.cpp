@@ -41,6 +41,12 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
   SmallVector<int64_t> factorPieces(rule.factors.size(), 1);
   SmallVector<AxisChoice> strategy;
   OpWork work = estimateWork(op);
+  // The costs are per run of the op. A value from outside the loops around
+  // it moves once, before them (redistributeOperand), for all their runs.
+  SmallVector<int64_t> runsPerMove;
+  for (auto [i, operand] : llvm::enumerate(operands))
+    runsPerMove.push_back(rule.isTensorOperand(i) ? dt::runsPerMove(operand, op)
+                                                  : 1);
   // On equal cost, moving a result beats moving an operand: communication
   // happens as late as possible, where values tend to be smaller (after
   // reductions) and more of it can be merged.
@@ -57,7 +63,13 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
       double wire, total;
     };
     SmallVector<Candidate> allowedOptions;
-    AxisDecision decision{axis, {}, {}};
+    AxisDecision decision{axis, {}, {}, {}};
+    // A replicated operand moves locally if at all: only the others' moves
+    // are worth saying shared.
+    for (auto [i, current] : llvm::enumerate(known.operands))
+      if (current && runsPerMove[i] > 1 &&
+          !current.getPlacements()[axis].isReplicate())
+        decision.amortized.push_back({i, runsPerMove[i]});
     for (AxisChoice option : options) {
       if (option.kind == AxisChoice::Kind::ShardFactor) {
         const ShardingRule::Factor &factor = rule.factors[option.index];
@@ -101,7 +113,9 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
               return other.getPlacements()[axis] == wanted;
             });
         sharesMove |= shared;
-        cost += shared ? kLocalMoveSeconds : seconds;
+        // So is a move made once before the loops around the op: each run
+        // pays its share.
+        cost += shared ? kLocalMoveSeconds : seconds / runsPerMove[i];
         factorAlreadySharded |=
             wanted.isShard() && current.getPlacements()[axis] == wanted;
       }
@@ -219,6 +233,17 @@ static Operation *placeRedistribution(Value value, Operation *user) {
        parent = at->getParentOp())
     at = parent;
   return at;
+}
+
+int64_t mlir::dt::runsPerMove(Value value, Operation *op) {
+  Operation *at = placeRedistribution(value, op);
+  int64_t runs = 1;
+  for (Operation *parent = op->getParentOp(); at->isAncestor(parent);
+       parent = parent->getParentOp())
+    if (auto loop = dyn_cast<LoopLikeOpInterface>(parent))
+      if (std::optional<APInt> trips = loop.getStaticTripCount())
+        runs *= std::max<int64_t>(1, trips->getSExtValue());
+  return runs;
 }
 
 void mlir::dt::redistributeOperand(OpOperand &operand, ShardingAttr sharding) {

@@ -45,6 +45,10 @@ struct AxisDecision {
   unsigned axis = 0;
   AxisChoice chosen;
   SmallVector<Considered> considered;
+  /// The operands (rule index, runs) that move once before the loops around
+  /// the op, for that many of its runs: the costs above are per run, so
+  /// each run pays its share of those moves.
+  SmallVector<std::pair<unsigned, int64_t>> amortized;
 };
 
 /// The cheapest strategy, one choice per mesh axis. Ties go to the choice
@@ -92,6 +96,12 @@ std::optional<StrategyMismatch>
 findMismatch(const ShardingRule &rule, ArrayRef<int64_t> meshShape,
              const StrategyContext &known,
              SmallVectorImpl<AxisChoice> *strategy = nullptr);
+
+/// How many runs of `op` share one move of its operand `value`: the move
+/// goes before the loops around `op` that `value` comes from outside of
+/// (redistributeOperand), so it is the product of their static trip counts
+/// (a loop whose trip count is not static counts once).
+int64_t runsPerMove(Value value, Operation *op);
 
 /// Inserts `dt.redistribute` of `operand` to `sharding` before its owner (or
 /// before the outermost loop or linalg op around the owner that the value
