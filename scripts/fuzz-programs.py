@@ -511,6 +511,40 @@ class Program:
         self.emit("  }")
         self.values.append((out, shape))
 
+    def op_accumulate(self):
+        """Gradient accumulation: an scf.for whose carry starts from a value
+        of the program and adds a product at each step, a matmul reducing
+        into the carry (its init) or an add of one; the carry may hold a
+        partial sum through the loop, whatever its init holds."""
+        lhs = self.pick(lambda s: len(s) == 2)
+        if not lhs:
+            return
+        m, k = lhs[1]
+        rhs = self.pick(lambda s: len(s) == 2 and s[0] == k)
+        if rhs:
+            rhs_name, n = rhs[0], rhs[1][1]
+        else:
+            n = self.dim(m, k)
+            rhs_name = self.new_arg([k, n])
+        shape = [m, n]
+        t = ttype(shape)
+        init = self.pick(lambda s: s == shape)
+        init_name = init[0] if init else self.new_arg(shape)
+        into_carry = self.rng.random() < 0.5
+        zero = None if into_carry else self.filled(shape)
+        loop, tag = self.fresh(), self.fresh()[1:]
+        trips = f"%c{self.rng.randint(0, 3)}"
+        operands = f"ins({lhs[0]}, {rhs_name} : {ttype(lhs[1])}, {ttype([k, n])})"
+        self.emit(f"{loop} = scf.for %i{tag} = %c0 to {trips} step %c1 iter_args(%g{tag} = {init_name}) -> ({t}) {{")
+        if into_carry:
+            self.emit(f"    %y{tag} = linalg.matmul {operands} outs(%g{tag} : {t}) -> {t}")
+        else:
+            self.emit(f"    %p{tag} = linalg.matmul {operands} outs({zero} : {t}) -> {t}")
+            self.emit(f"    %y{tag} = {spelled('arith.addf')} %g{tag}, %p{tag} : {t}")
+        self.emit(f"    scf.yield %y{tag} : {t}")
+        self.emit("  }")
+        self.values.append((self.squash(loop, shape), shape))
+
     def positives(self):
         """How many entries of an argument are positive, as an i32 scalar,
         and how many entries it has. Exact: the reference counts the same
@@ -781,6 +815,7 @@ class Program:
             (self.op_reduce2, 1),
             (self.op_gather, 1),
             (self.op_loop, 1),
+            (self.op_accumulate, 1),
             (self.op_branch, 1),
             (self.op_counted_loop, 1),
             (self.op_while, 1),

@@ -431,6 +431,12 @@ bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
 }
 
 bool FunctionPropagation::decideLoop(scf::ForOp loop, bool force) {
+  // Each position is decided as soon as it can be, so that the body's ops
+  // decide from it; the loop is done once every position is.
+  auto &needs = required[loop];
+  auto &yieldNeeds = required[loop.getBody()->getTerminator()];
+  needs.resize(loop->getNumOperands());
+  yieldNeeds.resize(loop.getNumResults());
   bool progress = false;
   for (unsigned i = 0, e = loop.getNumResults(); i < e; ++i) {
     Value result = loop.getResult(i);
@@ -438,14 +444,20 @@ bool FunctionPropagation::decideLoop(scf::ForOp loop, bool force) {
       continue;
     // An iter arg typed by the program comes first: the body is written
     // for it.
-    ShardingAttr sharding = assigned.lookup(loop.getRegionIterArgs()[i]);
-    if (!sharding)
-      sharding = assigned.lookup(loop.getInitArgs()[i]);
-    // An init nothing decided (a zero fill, say) takes what the body
-    // yields: gradients accumulated over micro-batches stay a partial sum
-    // until after the loop, one all_reduce instead of one per iteration.
+    BlockArgument iterArg = loop.getRegionIterArgs()[i];
+    ShardingAttr sharding = assigned.lookup(iterArg);
+    // Then the init, unless the carry accumulates a sum: gradients
+    // accumulated over micro-batches stay a partial sum until after the
+    // loop, one all_reduce instead of one per iteration, whether the init
+    // is a zero fill (which decides nothing) or a gradient buffer.
+    Value init = loop.getInitArgs()[i];
+    bool accumulates = isSumAccumulator(loop, i);
+    if (!sharding && !accumulates)
+      sharding = assigned.lookup(init);
     if (!sharding)
       sharding = assigned.lookup(loop.getYieldedValues()[i]);
+    if (!sharding && force)
+      sharding = assigned.lookup(init);
     // What the loop's users ask comes last (and only once nothing else
     // will decide), so that the body can speak first.
     if (!sharding && force)
@@ -455,22 +467,13 @@ bool FunctionPropagation::decideLoop(scf::ForOp loop, bool force) {
     if (!sharding)
       continue;
     assign(result, sharding);
-    assign(loop.getRegionIterArgs()[i], sharding);
-    progress = true;
-  }
-  if (!progress)
-    return false;
-  // The loop needs its inits, and its body yields, as the iter args are.
-  auto &needs = required[loop];
-  needs.assign(loop->getNumOperands(), ShardingAttr());
-  auto &yieldNeeds = required[loop.getBody()->getTerminator()];
-  yieldNeeds.assign(loop.getNumResults(), ShardingAttr());
-  for (unsigned i = 0, e = loop.getNumResults(); i < e; ++i) {
-    ShardingAttr sharding = assigned.lookup(loop.getResult(i));
+    assign(iterArg, sharding);
+    // The loop needs its init, and its body yields, as the iter arg is.
     needs[loop.getNumControlOperands() + i] = sharding;
     yieldNeeds[i] = sharding;
+    progress = true;
   }
-  return true;
+  return progress;
 }
 
 bool FunctionPropagation::decideBranch(scf::IfOp branch, bool force) {
@@ -597,12 +600,14 @@ bool FunctionPropagation::decideWhile(scf::WhileOp loop, bool force) {
 }
 
 bool FunctionPropagation::tryDecide(Operation *op, bool force) {
+  // A loop decides position by position (decideLoop says when it has
+  // nothing left to decide).
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return decideLoop(loop, force);
   if (required.count(op))
     return false;
   if (ruleIndex.count(op))
     return decideRuleOp(op, force);
-  if (auto loop = dyn_cast<scf::ForOp>(op))
-    return decideLoop(loop, force);
   if (auto branch = dyn_cast<scf::IfOp>(op))
     return decideBranch(branch, force);
   if (auto loop = dyn_cast<scf::WhileOp>(op))
@@ -732,6 +737,10 @@ void FunctionPropagation::emitExplanations() {
         remark << " goes before the loops around it, so each of their " << runs
                << " runs pays 1/" << runs << " of it";
       }
+      for (auto [j, runs] : decision.accumulated)
+        remark << "; the loop around it accumulates result #" << j
+               << ", so each of its " << runs << " runs pays 1/" << runs
+               << " of moving it after the loop";
       if (it->second.uninformed)
         remark << "; nothing around it was decided, so the first of the "
                   "cheapest";

@@ -2,7 +2,9 @@
 
 #include "dt/Dialect/DT/Transforms/Strategy.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/StringExtras.h"
@@ -47,6 +49,8 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
   for (auto [i, operand] : llvm::enumerate(operands))
     runsPerMove.push_back(rule.isTensorOperand(i) ? dt::runsPerMove(operand, op)
                                                   : 1);
+  SmallVector<int64_t> runsPerLaterMoveOf = llvm::map_to_vector(
+      op->getResults(), [](Value result) { return runsPerLaterMove(result); });
   // On equal cost, moving a result beats moving an operand: communication
   // happens as late as possible, where values tend to be smaller (after
   // reductions) and more of it can be merged.
@@ -63,13 +67,16 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
       double wire, total;
     };
     SmallVector<Candidate> allowedOptions;
-    AxisDecision decision{axis, {}, {}, {}};
+    AxisDecision decision{axis, {}, {}, {}, {}};
     // A replicated operand moves locally if at all: only the others' moves
     // are worth saying shared.
     for (auto [i, current] : llvm::enumerate(known.operands))
       if (current && runsPerMove[i] > 1 &&
           !current.getPlacements()[axis].isReplicate())
         decision.amortized.push_back({i, runsPerMove[i]});
+    for (auto [j, runs] : llvm::enumerate(runsPerLaterMoveOf))
+      if (runs > 1)
+        decision.accumulated.push_back({j, runs});
     for (AxisChoice option : options) {
       if (option.kind == AxisChoice::Kind::ShardFactor) {
         const ShardingRule::Factor &factor = rule.factors[option.index];
@@ -146,12 +153,14 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
         // partial result will most likely have to be reduced (most ops are
         // not linear), and a shard this op introduces (slicing replicated
         // operands) gathered again. Charging that now weighs a cheap choice
-        // here against the collective it causes later.
+        // here against the collective it causes later; a result a loop
+        // accumulates leaves it once, for all its runs.
         else if (!(j < known.fixedResults.size() && known.fixedResults[j]) &&
                  (produced.isPartial() ||
                   (produced.isShard() && !factorAlreadySharded)))
           cost += axisTransitionSeconds(mesh, axis, type, {}, produced,
-                                        Placement::replicate());
+                                        Placement::replicate()) /
+                  runsPerLaterMoveOf[j];
       }
       // The op's own time on each rank: splitting its loops divides it,
       // replicating or passing partial values through does not.
@@ -244,6 +253,41 @@ int64_t mlir::dt::runsPerMove(Value value, Operation *op) {
       if (std::optional<APInt> trips = loop.getStaticTripCount())
         runs *= std::max<int64_t>(1, trips->getSExtValue());
   return runs;
+}
+
+bool mlir::dt::isSumAccumulator(scf::ForOp loop, unsigned i) {
+  BlockArgument arg = loop.getRegionIterArgs()[i];
+  Operation *update = loop.getYieldedValues()[i].getDefiningOp();
+  if (!update || update->getParentOp() != loop || !arg.hasOneUse() ||
+      arg.use_begin()->getOwner() != update)
+    return false;
+  if (isa<arith::AddFOp, arith::AddIOp, linalg::AddOp>(update))
+    return true;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(update);
+  return linalgOp && linalgOp.getNumReductionLoops() > 0 &&
+         linalgOp.isDpsInit(&*arg.use_begin());
+}
+
+int64_t mlir::dt::runsPerLaterMove(Value value) {
+  auto loop = dyn_cast<scf::ForOp>(value.getParentBlock()->getParentOp());
+  if (!loop)
+    return 1;
+  // The position `v` is yielded at, if it is.
+  auto yieldedAt = [&](Value v) -> std::optional<unsigned> {
+    for (OpOperand &use : v.getUses())
+      if (isa<scf::YieldOp>(use.getOwner()))
+        return use.getOperandNumber();
+    return std::nullopt;
+  };
+  std::optional<unsigned> position = yieldedAt(value);
+  // Or added to the carry by the op that updates it.
+  if (!position && value.hasOneUse() &&
+      value.use_begin()->getOwner()->getNumResults() == 1)
+    position = yieldedAt(value.use_begin()->getOwner()->getResult(0));
+  if (!position || !isSumAccumulator(loop, *position))
+    return 1;
+  std::optional<APInt> trips = loop.getStaticTripCount();
+  return trips ? std::max<int64_t>(1, trips->getSExtValue()) : 1;
 }
 
 void mlir::dt::redistributeOperand(OpOperand &operand, ShardingAttr sharding) {

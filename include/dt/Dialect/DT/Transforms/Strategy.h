@@ -13,6 +13,8 @@
 #include "dt/Dialect/DT/IR/ShardingRule.h"
 #include "dt/Dialect/DT/Transforms/ShardingCost.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 namespace mlir::dt {
 
 /// What is known around an op; null entries are free.
@@ -49,6 +51,9 @@ struct AxisDecision {
   /// the op, for that many of its runs: the costs above are per run, so
   /// each run pays its share of those moves.
   SmallVector<std::pair<unsigned, int64_t>> amortized;
+  /// The results (index, runs) a loop accumulates: the look-ahead charges
+  /// each run its share of the one move after the loop.
+  SmallVector<std::pair<unsigned, int64_t>> accumulated;
 };
 
 /// The cheapest strategy, one choice per mesh axis. Ties go to the choice
@@ -102,6 +107,18 @@ findMismatch(const ShardingRule &rule, ArrayRef<int64_t> meshShape,
 /// (redistributeOperand), so it is the product of their static trip counts
 /// (a loop whose trip count is not static counts once).
 int64_t runsPerMove(Value value, Operation *op);
+
+/// Whether iter arg `i` of `loop` accumulates a sum: the body yields the op
+/// that adds to it (an add, or a linalg op reducing into it as its init),
+/// and uses it nowhere else. Such a carry can hold a partial sum through
+/// the loop, whatever its init holds, and be reduced once after it.
+bool isSumAccumulator(scf::ForOp loop, unsigned i);
+
+/// How many runs of the scf.for around `value` share one move of it that
+/// comes later: the loop's trip count when the value is a sum accumulator's
+/// update, or added into one by that update (it leaves the loop once, after
+/// the last run); 1 otherwise.
+int64_t runsPerLaterMove(Value value);
 
 /// Inserts `dt.redistribute` of `operand` to `sharding` before its owner (or
 /// before the outermost loop or linalg op around the owner that the value
