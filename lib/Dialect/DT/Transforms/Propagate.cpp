@@ -446,12 +446,12 @@ bool FunctionPropagation::decideLoop(scf::ForOp loop, bool force) {
     // for it.
     BlockArgument iterArg = loop.getRegionIterArgs()[i];
     ShardingAttr sharding = assigned.lookup(iterArg);
-    // Then the init, unless the carry accumulates a sum: gradients
+    // Then the init, unless the carry is an accumulator: gradients
     // accumulated over micro-batches stay a partial sum until after the
     // loop, one all_reduce instead of one per iteration, whether the init
     // is a zero fill (which decides nothing) or a gradient buffer.
     Value init = loop.getInitArgs()[i];
-    bool accumulates = isSumAccumulator(loop, i);
+    bool accumulates = isAccumulator(loop, i);
     if (!sharding && !accumulates)
       sharding = assigned.lookup(init);
     if (!sharding)

@@ -255,7 +255,7 @@ int64_t mlir::dt::runsPerMove(Value value, Operation *op) {
   return runs;
 }
 
-bool mlir::dt::isSumAccumulator(scf::ForOp loop, unsigned i) {
+bool mlir::dt::isAccumulator(scf::ForOp loop, unsigned i) {
   BlockArgument arg = loop.getRegionIterArgs()[i];
   Operation *update = loop.getYieldedValues()[i].getDefiningOp();
   if (!update || update->getParentOp() != loop || !arg.hasOneUse() ||
@@ -284,7 +284,7 @@ int64_t mlir::dt::runsPerLaterMove(Value value) {
   if (!position && value.hasOneUse() &&
       value.use_begin()->getOwner()->getNumResults() == 1)
     position = yieldedAt(value.use_begin()->getOwner()->getResult(0));
-  if (!position || !isSumAccumulator(loop, *position))
+  if (!position || !isAccumulator(loop, *position))
     return 1;
   std::optional<APInt> trips = loop.getStaticTripCount();
   return trips ? std::max<int64_t>(1, trips->getSExtValue()) : 1;

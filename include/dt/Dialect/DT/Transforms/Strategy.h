@@ -108,14 +108,14 @@ findMismatch(const ShardingRule &rule, ArrayRef<int64_t> meshShape,
 /// (a loop whose trip count is not static counts once).
 int64_t runsPerMove(Value value, Operation *op);
 
-/// Whether iter arg `i` of `loop` accumulates a sum: the body yields the op
-/// that adds to it (an add, or a linalg op reducing into it as its init),
-/// and uses it nowhere else. Such a carry can hold a partial sum through
-/// the loop, whatever its init holds, and be reduced once after it.
-bool isSumAccumulator(scf::ForOp loop, unsigned i);
+/// Whether iter arg `i` of `loop` is an accumulator: the body yields the
+/// op that adds to it (an add, or a linalg op reducing into it as its
+/// init), and uses it nowhere else. Such a carry can hold a partial value
+/// through the loop, whatever its init holds, and be reduced once after it.
+bool isAccumulator(scf::ForOp loop, unsigned i);
 
 /// How many runs of the scf.for around `value` share one move of it that
-/// comes later: the loop's trip count when the value is a sum accumulator's
+/// comes later: the loop's trip count when the value is an accumulator's
 /// update, or added into one by that update (it leaves the loop once, after
 /// the last run); 1 otherwise.
 int64_t runsPerLaterMove(Value value);
