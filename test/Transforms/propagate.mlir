@@ -515,3 +515,39 @@ func.func @four_micro_batches(%x: tensor<4x8x2048xf32> {dt.sharding = #dt.shardi
   }
   return %g : tensor<8x1024xf32>
 }
+
+// -----
+
+// A value an scf.if inside the loop yields is not the loop's to carry: the
+// look-ahead for the reduction's partial result asks the loop's own yield
+// only (once it asked any yield, and read past the loop's one carry).
+dt.mesh @mesh = <["dp" = 4]>
+// CHECK-LABEL: func.func @yielded_by_inner_if
+// CHECK: scf.for
+// CHECK: linalg.reduce
+// CHECK: scf.if
+// CHECK: return
+func.func @yielded_by_inner_if(%x: tensor<16x8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
+                               %m0: tensor<8xf32>, %c: i1) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%m = %m0) -> (tensor<8xf32>) {
+    %e = tensor.empty() : tensor<8xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+    %s = linalg.reduce ins(%x : tensor<16x8xf32>) outs(%f : tensor<8xf32>) dimensions = [0]
+      (%a: f32, %acc: f32) {
+        %v = arith.addf %a, %acc : f32
+        linalg.yield %v : f32
+      }
+    %t:3 = scf.if %c -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+      scf.yield %m, %m, %s : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+    } else {
+      scf.yield %m, %m, %m : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+    }
+    %n = arith.addf %t#0, %t#2 : tensor<8xf32>
+    scf.yield %n : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}

@@ -272,10 +272,12 @@ int64_t mlir::dt::runsPerLaterMove(Value value) {
   auto loop = dyn_cast<scf::ForOp>(value.getParentBlock()->getParentOp());
   if (!loop)
     return 1;
-  // The position `v` is yielded at, if it is.
+  // The position the loop yields `v` at, if it does (not a yield of an
+  // scf.if inside).
+  Operation *yield = loop.getBody()->getTerminator();
   auto yieldedAt = [&](Value v) -> std::optional<unsigned> {
     for (OpOperand &use : v.getUses())
-      if (isa<scf::YieldOp>(use.getOwner()))
+      if (use.getOwner() == yield)
         return use.getOperandNumber();
     return std::nullopt;
   };
