@@ -10,6 +10,12 @@
 // RUN: dt-opt %s -dt-propagate -dt-insert-redistribute -dt-cost-report -o /dev/null | FileCheck %s --check-prefix=REPORT
 // REPORT: all_gather {{.*}} us{{$}}
 // REPORT: all_to_all {{.*}} us  (in a branch: counted as taken)
+// Explanations say why each result of a branch or loop got its sharding.
+// RUN: dt-opt %s -dt-propagate=explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// EXPLAIN: remark: scf.if, result #0: [S(0), R] as the branches yield it
+// EXPLAIN: remark: scf.for, result #0: [S(0), S(1)] as its init
+// EXPLAIN: remark: scf.if, result #0: [S(1), S(0)] as the then branch yields it: 6.0 us either way, and a tie goes to the then branch
+// EXPLAIN: remark: scf.if, result #0: [S(0), S(1)] as the else branch yields it: 0.0 us to reach from both branches and give its users what they ask, against 6.0 us
 // RUN: dt-opt %s -dt-shard -dt-lower-to-cuda=format=isa | FileCheck %s --check-prefix=CUDA
 // CUDA-COUNT-3: llvm.call @dt_rt_gpu_read_scalar
 // CUDA-NOT: llvm.call @dt_rt_gpu_read_scalar

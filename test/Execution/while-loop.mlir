@@ -4,6 +4,8 @@
 // tensor keeps its sharding through the loop; the counter (an f32, which the oracle
 // prints) is replicated.
 // On the CUDA target the condition is read back to the host each trip.
+// RUN: dt-opt %s -dt-propagate=explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// EXPLAIN: remark: scf.while, result #0: [S(0), S(1)] as the condition region forwards it
 // RUN: dt-opt %s -dt-shard | FileCheck %s
 // CHECK: scf.while ({{.*}}) : (tensor<4x3xf32>, tensor<f32>) -> (tensor<4x3xf32>, tensor<f32>)
 // CHECK: tensor.extract

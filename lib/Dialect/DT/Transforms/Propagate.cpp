@@ -112,6 +112,16 @@ private:
     bool uninformed = false;
   };
   DenseMap<Operation *, Explanation> explanations;
+  /// With `explain`: why each tensor result of an scf.for or scf.if got its
+  /// sharding, by position.
+  DenseMap<Operation *, SmallVector<std::string>> carryReasons;
+  void explainCarry(Operation *op, unsigned i, StringRef reason) {
+    if (!explain)
+      return;
+    SmallVector<std::string> &reasons = carryReasons[op];
+    reasons.resize(op->getNumResults());
+    reasons[i] = reason.str();
+  }
 };
 
 } // namespace
@@ -446,26 +456,37 @@ bool FunctionPropagation::decideLoop(scf::ForOp loop, bool force) {
     // for it.
     BlockArgument iterArg = loop.getRegionIterArgs()[i];
     ShardingAttr sharding = assigned.lookup(iterArg);
+    StringRef reason = "as the program typed its iter arg";
     // Then the init, unless the carry is an accumulator: gradients
     // accumulated over micro-batches stay a partial sum until after the
     // loop, one all_reduce instead of one per iteration, whether the init
     // is a zero fill (which decides nothing) or a gradient buffer.
     Value init = loop.getInitArgs()[i];
     bool accumulates = isAccumulator(loop, i);
-    if (!sharding && !accumulates)
-      sharding = assigned.lookup(init);
-    if (!sharding)
-      sharding = assigned.lookup(loop.getYieldedValues()[i]);
-    if (!sharding && force)
-      sharding = assigned.lookup(init);
+    auto take = [&](ShardingAttr candidate, StringRef why) {
+      if (!sharding && candidate) {
+        sharding = candidate;
+        reason = why;
+      }
+    };
+    if (!accumulates)
+      take(assigned.lookup(init), "as its init");
+    take(assigned.lookup(loop.getYieldedValues()[i]),
+         accumulates ? "as the body yields it (the carry accumulates, so the "
+                       "body decides it, not its init)"
+                     : "as the body yields it (its init decided nothing)");
+    if (force)
+      take(assigned.lookup(init), "as its init (the body decided nothing)");
     // What the loop's users ask comes last (and only once nothing else
     // will decide), so that the body can speak first.
-    if (!sharding && force)
-      sharding = firstRequest(result);
-    if (!sharding && force)
-      sharding = replicated();
+    if (force)
+      take(firstRequest(result), "as a user of the result asks (nothing "
+                                 "else decided it)");
+    if (force)
+      take(replicated(), "replicated: nothing decided it");
     if (!sharding)
       continue;
+    explainCarry(loop, i, reason);
     assign(result, sharding);
     assign(iterArg, sharding);
     // The loop needs its init, and its body yields, as the iter arg is.
@@ -516,11 +537,38 @@ bool FunctionPropagation::decideBranch(scf::IfOp branch, bool force) {
     for (ShardingAttr candidate : yielded)
       if (!shardings[i] || cost(candidate) < cost(shardings[i]))
         shardings[i] = candidate;
+    if (shardings[i] && (yielded.size() < 2 || yielded[0] == yielded[1]))
+      explainCarry(branch, i, "as the branches yield it");
+    else if (shardings[i]) {
+      bool then = shardings[i] == yielded[0];
+      double chosen = cost(shardings[i]), other = cost(yielded[then ? 1 : 0]);
+      explainCarry(
+          branch, i,
+          llvm::formatv(
+              "as the {0} branch yields it: {1}", then ? "then" : "else",
+              chosen < other ? llvm::formatv("{0:f1} us to reach from both "
+                                             "branches and give its users what "
+                                             "they ask, against {1:f1} us",
+                                             chosen * 1e6, other * 1e6)
+                                   .str()
+                             : llvm::formatv("{0:f1} us either way, "
+                                             "and a tie goes to the "
+                                             "then branch",
+                                             chosen * 1e6)
+                                   .str())
+              .str());
+    }
     // Then what the users ask, once nothing else will decide.
-    if (!shardings[i] && force)
+    if (!shardings[i] && force) {
       shardings[i] = firstRequest(result);
-    if (!shardings[i] && force)
+      explainCarry(branch, i,
+                   "as a user of the result asks (the branches decided "
+                   "nothing)");
+    }
+    if (!shardings[i] && force) {
       shardings[i] = replicated();
+      explainCarry(branch, i, "replicated: nothing decided it");
+    }
     // All results at once: a decision is final.
     if (!shardings[i])
       return false;
@@ -571,14 +619,20 @@ bool FunctionPropagation::decideWhile(scf::WhileOp loop, bool force) {
     if (!isa<RankedTensorType>(arg.getType()) || assigned.count(arg))
       continue;
     ShardingAttr s = assigned.lookup(condition.getArgs()[j]);
-    if (!s && lastResort)
+    StringRef reason = "as the condition region forwards it";
+    if (!s && lastResort) {
       s = firstRequest(result);
-    if (!s && lastResort)
+      reason = "as a user of the result asks (nothing else decided it)";
+    }
+    if (!s && lastResort) {
       s = replicated();
+      reason = "replicated: nothing decided it";
+    }
     if (!s) {
       done = false;
       continue;
     }
+    explainCarry(loop, j, reason);
     assign(arg, s);
     assign(result, s);
     progress = true;
@@ -694,6 +748,18 @@ void FunctionPropagation::emitExplanations() {
     return text;
   };
   for (Operation *op : ops) {
+    if (auto reasons = carryReasons.find(op); reasons != carryReasons.end())
+      for (auto [i, reason] : llvm::enumerate(reasons->second)) {
+        if (reason.empty())
+          continue;
+        ShardingAttr sharding = assigned.lookup(op->getResult(i));
+        std::string placements = llvm::join(
+            llvm::map_range(sharding.getPlacements(),
+                            [](const Placement &p) { return p.str(); }),
+            ", ");
+        emitRemark(op->getLoc()) << op->getName() << ", result #" << i << ": ["
+                                 << placements << "] " << reason;
+      }
     auto it = explanations.find(op);
     // Empty tensors, fills and constants take what their users need.
     if (it == explanations.end() ||
