@@ -282,10 +282,16 @@ int64_t mlir::dt::runsPerLaterMove(Value value) {
     return std::nullopt;
   };
   std::optional<unsigned> position = yieldedAt(value);
-  // Or added to the carry by the op that updates it.
-  if (!position && value.hasOneUse() &&
-      value.use_begin()->getOwner()->getNumResults() == 1)
-    position = yieldedAt(value.use_begin()->getOwner()->getResult(0));
+  // Or added to the carry by the add that updates it (not an operand of a
+  // matmul that reduces into the carry: that one may have to move first).
+  if (!position && value.hasOneUse()) {
+    OpOperand &use = *value.use_begin();
+    Operation *user = use.getOwner();
+    auto add = dyn_cast<linalg::AddOp>(user);
+    if (isa<arith::AddFOp, arith::AddIOp>(user) ||
+        (add && add.isDpsInput(&use)))
+      position = yieldedAt(user->getResult(0));
+  }
   if (!position || !isAccumulator(loop, *position))
     return 1;
   std::optional<APInt> trips = loop.getStaticTripCount();

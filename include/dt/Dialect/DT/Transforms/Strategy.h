@@ -116,7 +116,7 @@ bool isAccumulator(scf::ForOp loop, unsigned i);
 
 /// How many runs of the scf.for around `value` share one move of it that
 /// comes later: the loop's trip count when the value is an accumulator's
-/// update, or added into one by that update (it leaves the loop once, after
+/// update, or what an add updating one adds (it leaves the loop once, after
 /// the last run); 1 otherwise.
 int64_t runsPerLaterMove(Value value);
 
