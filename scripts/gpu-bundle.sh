@@ -38,6 +38,7 @@ ldd "$out/bin/dt-run" "$out"/lib/*.so | awk '/=> \//{print $3}' | sort -u |
 programs=(
   python-free-examples/mlp_tp python-free-examples/mlp_tp_typed
   python-free-examples/train_step_dp_tp python-free-examples/transformer_block
+  python-free-examples/train_micro_batches
   test/Execution/collectives test/Execution/dp_step test/Execution/dtypes
   test/Execution/mesh3d test/Execution/op-families test/Execution/partial-inputs
   test/Execution/reductions test/Execution/two_axes test/Execution/uneven
@@ -54,7 +55,8 @@ programs=(
   test/Execution/loop-ownership test/Execution/predicates
   test/Execution/branches test/Execution/bool-tensors
   test/Execution/mixed-matmul test/Execution/while-loop
-  test/Execution/uneven-division)
+  test/Execution/uneven-division test/Execution/grad-accumulation-buffer
+  test/Execution/running-max)
 python3 "$root/bench/gen_gpu_programs.py" "$out/bench"
 for p in "${programs[@]}"; do
   "$build/bin/dt-compile" --target=cuda --mcpu=x86-64-v3 "$root/$p.mlir" \

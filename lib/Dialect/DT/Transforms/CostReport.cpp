@@ -20,8 +20,11 @@
 #include "mlir/IR/Location.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <limits>
 
 namespace mlir::dt {
 #define GEN_PASS_DEF_COSTREPORTPASS
@@ -72,15 +75,15 @@ static std::string locationOf(Operation *op) {
 static std::optional<int64_t> runsOf(Operation *op) {
   if (op->getParentOfType<scf::WhileOp>())
     return std::nullopt;
-  int64_t runs = 1;
+  uint64_t runs = 1;
   for (auto loop = op->getParentOfType<scf::ForOp>(); loop;
        loop = loop->getParentOfType<scf::ForOp>()) {
     std::optional<APInt> trips = loop.getStaticTripCount();
     if (!trips)
       return std::nullopt;
-    runs *= trips->getSExtValue();
+    runs = llvm::SaturatingMultiply(runs, trips->getLimitedValue());
   }
-  return runs;
+  return std::min<uint64_t>(runs, std::numeric_limits<int64_t>::max());
 }
 
 /// Bytes one rank holds of a value: its largest shard.

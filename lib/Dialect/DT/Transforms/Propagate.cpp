@@ -112,8 +112,8 @@ private:
     bool uninformed = false;
   };
   DenseMap<Operation *, Explanation> explanations;
-  /// With `explain`: why each tensor result of an scf.for or scf.if got its
-  /// sharding, by position.
+  /// With `explain`: why each tensor result of an scf.for, scf.if or
+  /// scf.while got its sharding, by position.
   DenseMap<Operation *, SmallVector<std::string>> carryReasons;
   void explainCarry(Operation *op, unsigned i, StringRef reason) {
     if (!explain)

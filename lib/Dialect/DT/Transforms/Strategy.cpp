@@ -9,6 +9,9 @@
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::dt;
@@ -244,15 +247,20 @@ static Operation *placeRedistribution(Value value, Operation *user) {
   return at;
 }
 
+/// The trip count of `loop` if it is static and at least 1; 1 otherwise.
+static uint64_t staticTripCount(LoopLikeOpInterface loop) {
+  std::optional<APInt> trips = loop.getStaticTripCount();
+  return trips ? std::max<uint64_t>(1, trips->getLimitedValue()) : 1;
+}
+
 int64_t mlir::dt::runsPerMove(Value value, Operation *op) {
   Operation *at = placeRedistribution(value, op);
-  int64_t runs = 1;
+  uint64_t runs = 1;
   for (Operation *parent = op->getParentOp(); at->isAncestor(parent);
        parent = parent->getParentOp())
     if (auto loop = dyn_cast<LoopLikeOpInterface>(parent))
-      if (std::optional<APInt> trips = loop.getStaticTripCount())
-        runs *= std::max<int64_t>(1, trips->getSExtValue());
-  return runs;
+      runs = llvm::SaturatingMultiply(runs, staticTripCount(loop));
+  return std::min<uint64_t>(runs, std::numeric_limits<int64_t>::max());
 }
 
 bool mlir::dt::isAccumulator(scf::ForOp loop, unsigned i) {
@@ -261,11 +269,15 @@ bool mlir::dt::isAccumulator(scf::ForOp loop, unsigned i) {
   if (!update || update->getParentOp() != loop || !arg.hasOneUse() ||
       arg.use_begin()->getOwner() != update)
     return false;
-  if (isa<arith::AddFOp, arith::AddIOp, linalg::AddOp>(update))
+  OpOperand &use = *arg.use_begin();
+  if (isa<arith::AddFOp, arith::AddIOp>(update))
     return true;
+  // linalg.add reads its inputs; its init is only overwritten.
+  if (auto add = dyn_cast<linalg::AddOp>(update))
+    return add.isDpsInput(&use);
   auto linalgOp = dyn_cast<linalg::LinalgOp>(update);
   return linalgOp && linalgOp.getNumReductionLoops() > 0 &&
-         linalgOp.isDpsInit(&*arg.use_begin());
+         linalgOp.isDpsInit(&use);
 }
 
 int64_t mlir::dt::runsPerLaterMove(Value value) {
@@ -294,8 +306,8 @@ int64_t mlir::dt::runsPerLaterMove(Value value) {
   }
   if (!position || !isAccumulator(loop, *position))
     return 1;
-  std::optional<APInt> trips = loop.getStaticTripCount();
-  return trips ? std::max<int64_t>(1, trips->getSExtValue()) : 1;
+  return std::min<uint64_t>(staticTripCount(loop),
+                            std::numeric_limits<int64_t>::max());
 }
 
 void mlir::dt::redistributeOperand(OpOperand &operand, ShardingAttr sharding) {
