@@ -24,8 +24,8 @@
 // 18 us, less than gathering the batch in each run (9 us).
 // RUN: dt-opt %s -dt-propagate=explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // EXPLAIN: remark: scf.for, result #0: [S(0)] as its init
-// EXPLAIN: remark: scf.for, result #1: [P(sum)] as the body yields it (the carry accumulates, so the body decides it, not its init)
-// EXPLAIN: remark: scf.for, result #2: [P(sum)] as the body yields it (the carry accumulates, so the body decides it, not its init)
+// EXPLAIN: remark: scf.for, result #1: [P(sum)] as the body yields it (the carry accumulates, and its init, replicated or a fill, takes any sharding locally, so the body decides)
+// EXPLAIN: remark: scf.for, result #2: [P(sum)] as the body yields it (the carry accumulates, and its init, replicated or a fill, takes any sharding locally, so the body decides)
 // EXPLAIN: remark: linalg.reduce, mesh axis "dp": chose (S(0), P(sum)) -> P(sum) [4.5 us] over (R, R) -> R [9.0 us], {{.*}}; the loop around it accumulates result #0, so each of its 4 runs pays 1/4 of moving it after the loop
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
 // RUN: %npy pattern-run %dt_run %s > %t.dtrun

@@ -551,3 +551,29 @@ func.func @yielded_by_inner_if(%x: tensor<16x8xf32> {dt.sharding = #dt.sharding<
   }
   return %r : tensor<8xf32>
 }
+
+// -----
+
+// An accumulator whose init is split keeps the init's sharding: the body
+// adds a slice of a replicated value locally, and nothing moves (taking
+// what the body would yield, replicated, would gather the init first).
+dt.mesh @mesh = <["dp" = 4]>
+// CHECK-DAG: #[[ROWS:.*]] = #dt.sharding<@mesh, [S(0)]>
+// CHECK-LABEL: func.func @split_accumulator_init
+// CHECK-NOT: dt.redistribute %arg1
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %arg1) -> (tensor<16x8xf32, #[[ROWS]]>)
+// CHECK: arith.addf {{.*}} : tensor<16x8xf32, #[[ROWS]]>
+// CHECK: return
+func.func @split_accumulator_init(%x: tensor<4x16x8xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
+                                  %g0: tensor<16x8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>})
+    -> (tensor<16x8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%g = %g0) -> (tensor<16x8xf32>) {
+    %xi = tensor.extract_slice %x[%i, 0, 0] [1, 16, 8] [1, 1, 1] : tensor<4x16x8xf32> to tensor<16x8xf32>
+    %gn = arith.addf %g, %xi : tensor<16x8xf32>
+    scf.yield %gn : tensor<16x8xf32>
+  }
+  return %r : tensor<16x8xf32>
+}

@@ -457,12 +457,20 @@ bool FunctionPropagation::decideLoop(scf::ForOp loop, bool force) {
     BlockArgument iterArg = loop.getRegionIterArgs()[i];
     ShardingAttr sharding = assigned.lookup(iterArg);
     StringRef reason = "as the program typed its iter arg";
-    // Then the init, unless the carry is an accumulator: gradients
-    // accumulated over micro-batches stay a partial sum until after the
-    // loop, one all_reduce instead of one per iteration, whether the init
-    // is a zero fill (which decides nothing) or a gradient buffer.
+    // Then the init, unless the carry is an accumulator and the init
+    // replicated: gradients accumulated over micro-batches stay a partial
+    // sum until after the loop, one all_reduce instead of one per
+    // iteration, whether the init is a zero fill (which decides nothing) or
+    // a replicated gradient buffer (which becomes any sharding locally). A
+    // split or partial init keeps the carry as it is (taking it elsewhere
+    // would cost a collective before the loop).
     Value init = loop.getInitArgs()[i];
-    bool accumulates = isAccumulator(loop, i);
+    ShardingAttr initSharding = assigned.lookup(init);
+    bool accumulates =
+        isAccumulator(loop, i) &&
+        (!initSharding ||
+         llvm::all_of(initSharding.getPlacements(),
+                      [](const Placement &p) { return p.isReplicate(); }));
     auto take = [&](ShardingAttr candidate, StringRef why) {
       if (!sharding && candidate) {
         sharding = candidate;
@@ -470,13 +478,14 @@ bool FunctionPropagation::decideLoop(scf::ForOp loop, bool force) {
       }
     };
     if (!accumulates)
-      take(assigned.lookup(init), "as its init");
+      take(initSharding, "as its init");
     take(assigned.lookup(loop.getYieldedValues()[i]),
-         accumulates ? "as the body yields it (the carry accumulates, so the "
-                       "body decides it, not its init)"
+         accumulates ? "as the body yields it (the carry accumulates, and "
+                       "its init, replicated or a fill, takes any sharding "
+                       "locally, so the body decides)"
                      : "as the body yields it (its init decided nothing)");
     if (force)
-      take(assigned.lookup(init), "as its init (the body decided nothing)");
+      take(initSharding, "as its init (the body decided nothing)");
     // What the loop's users ask comes last (and only once nothing else
     // will decide), so that the body can speak first.
     if (force)
