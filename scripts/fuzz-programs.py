@@ -530,17 +530,29 @@ class Program:
         t = ttype(shape)
         init = self.pick(lambda s: s == shape)
         init_name = init[0] if init else self.new_arg(shape)
-        into_carry = self.rng.random() < 0.5
-        zero = None if into_carry else self.filled(shape)
+        # The matmul reducing into the carry, an arith add of its product,
+        # or a linalg.generic adding it (as torch-mlir writes aten.add).
+        form = self.rng.choice(["into", "arith", "generic"])
+        zero = None if form == "into" else self.filled(shape)
         loop, tag = self.fresh(), self.fresh()[1:]
         trips = f"%c{self.rng.randint(0, 3)}"
         operands = f"ins({lhs[0]}, {rhs_name} : {ttype(lhs[1])}, {ttype([k, n])})"
         self.emit(f"{loop} = scf.for %i{tag} = %c0 to {trips} step %c1 iter_args(%g{tag} = {init_name}) -> ({t}) {{")
-        if into_carry:
+        if form == "into":
             self.emit(f"    %y{tag} = linalg.matmul {operands} outs(%g{tag} : {t}) -> {t}")
         else:
             self.emit(f"    %p{tag} = linalg.matmul {operands} outs({zero} : {t}) -> {t}")
+        if form == "arith":
             self.emit(f"    %y{tag} = {spelled('arith.addf')} %g{tag}, %p{tag} : {t}")
+        if form == "generic":
+            identity = "affine_map<(d0, d1) -> (d0, d1)>"
+            self.emit(f"    %y{tag} = linalg.generic {{indexing_maps = [{identity}, {identity}, {identity}], "
+                      f'iterator_types = ["parallel", "parallel"]}} '
+                      f"ins(%g{tag}, %p{tag} : {t}, {t}) outs({zero} : {t}) {{")
+            self.emit(f"      ^bb0(%a: {ELEMENT}, %b: {ELEMENT}, %o: {ELEMENT}):")
+            self.emit(f"        %s = {spelled('arith.addf')} %a, %b : {ELEMENT}")
+            self.emit(f"        linalg.yield %s : {ELEMENT}")
+            self.emit(f"    }} -> {t}")
         self.emit(f"    scf.yield %y{tag} : {t}")
         self.emit("  }")
         self.values.append((self.squash(loop, shape), shape))

@@ -577,3 +577,45 @@ func.func @split_accumulator_init(%x: tensor<4x16x8xf32> {dt.sharding = #dt.shar
   }
   return %r : tensor<16x8xf32>
 }
+
+// -----
+
+// An accumulator updated as torch-mlir writes aten.add (a linalg.generic
+// adding its inputs elementwise) into a replicated buffer: the gradient
+// stays a partial sum through the loop and is reduced once, after it.
+dt.mesh @mesh = <["dp" = 4]>
+// CHECK-DAG: #[[REP:.*]] = #dt.sharding<@mesh, [R]>
+// CHECK-DAG: #[[P:.*]] = #dt.sharding<@mesh, [P(sum)]>
+// CHECK-LABEL: func.func @generic_accumulator
+// CHECK: scf.for {{.*}} -> (tensor<32x8xf32, #[[P]]>)
+// CHECK-NOT: dt.redistribute
+// CHECK: scf.yield
+// CHECK: dt.redistribute {{.*}} : tensor<32x8xf32, #[[P]]> -> tensor<32x8xf32, #[[REP]]>
+// CHECK-NOT: dt.redistribute
+// CHECK: return
+#map = affine_map<(i, j) -> (i, j)>
+func.func @generic_accumulator(%x: tensor<4x16x32xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},
+                               %dy: tensor<4x16x8xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},
+                               %g0: tensor<32x8xf32> {dt.sharding = #dt.sharding<@mesh, [R]>})
+    -> (tensor<32x8xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<32x8xf32>) -> tensor<32x8xf32>
+  %g = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %g0) -> (tensor<32x8xf32>) {
+    %xi = tensor.extract_slice %x[%i, 0, 0] [1, 16, 32] [1, 1, 1] : tensor<4x16x32xf32> to tensor<16x32xf32>
+    %di = tensor.extract_slice %dy[%i, 0, 0] [1, 16, 8] [1, 1, 1] : tensor<4x16x8xf32> to tensor<16x8xf32>
+    %gi = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+        ins(%xi, %di : tensor<16x32xf32>, tensor<16x8xf32>) outs(%z : tensor<32x8xf32>) -> tensor<32x8xf32>
+    %sum = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]}
+        ins(%acc, %gi : tensor<32x8xf32>, tensor<32x8xf32>) outs(%e : tensor<32x8xf32>) {
+      ^bb0(%a: f32, %b: f32, %o: f32):
+        %s = arith.addf %a, %b : f32
+        linalg.yield %s : f32
+    } -> tensor<32x8xf32>
+    scf.yield %sum : tensor<32x8xf32>
+  }
+  return %g : tensor<32x8xf32>
+}

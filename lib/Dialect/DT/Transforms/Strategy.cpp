@@ -263,6 +263,26 @@ int64_t mlir::dt::runsPerMove(Value value, Operation *op) {
   return std::min<uint64_t>(runs, std::numeric_limits<int64_t>::max());
 }
 
+/// Whether `use` is an operand its owner adds elementwise to something
+/// else: an arith add of tensors, an input of linalg.add, or an operand of
+/// a linalg.generic whose body yields an add of that operand's element (as
+/// torch-mlir writes aten.add). The init of linalg.add is only overwritten.
+static bool isAddend(OpOperand &use) {
+  Operation *user = use.getOwner();
+  if (isa<arith::AddFOp, arith::AddIOp>(user))
+    return true;
+  if (auto add = dyn_cast<linalg::AddOp>(user))
+    return add.isDpsInput(&use);
+  auto generic = dyn_cast<linalg::GenericOp>(user);
+  if (!generic || generic.getNumDpsInits() != 1)
+    return false;
+  Operation *sum =
+      generic.getBody()->getTerminator()->getOperand(0).getDefiningOp();
+  return isa_and_nonnull<arith::AddFOp, arith::AddIOp>(sum) &&
+         llvm::is_contained(sum->getOperands(),
+                            generic.getMatchingBlockArgument(&use));
+}
+
 bool mlir::dt::isAccumulator(scf::ForOp loop, unsigned i) {
   BlockArgument arg = loop.getRegionIterArgs()[i];
   Operation *update = loop.getYieldedValues()[i].getDefiningOp();
@@ -270,11 +290,8 @@ bool mlir::dt::isAccumulator(scf::ForOp loop, unsigned i) {
       arg.use_begin()->getOwner() != update)
     return false;
   OpOperand &use = *arg.use_begin();
-  if (isa<arith::AddFOp, arith::AddIOp>(update))
+  if (isAddend(use))
     return true;
-  // linalg.add reads its inputs; its init is only overwritten.
-  if (auto add = dyn_cast<linalg::AddOp>(update))
-    return add.isDpsInput(&use);
   auto linalgOp = dyn_cast<linalg::LinalgOp>(update);
   return linalgOp && linalgOp.getNumReductionLoops() > 0 &&
          linalgOp.isDpsInit(&use);
@@ -296,14 +313,8 @@ int64_t mlir::dt::runsPerLaterMove(Value value) {
   std::optional<unsigned> position = yieldedAt(value);
   // Or added to the carry by the add that updates it (not an operand of a
   // matmul that reduces into the carry: that one may have to move first).
-  if (!position && value.hasOneUse()) {
-    OpOperand &use = *value.use_begin();
-    Operation *user = use.getOwner();
-    auto add = dyn_cast<linalg::AddOp>(user);
-    if (isa<arith::AddFOp, arith::AddIOp>(user) ||
-        (add && add.isDpsInput(&use)))
-      position = yieldedAt(user->getResult(0));
-  }
+  if (!position && value.hasOneUse() && isAddend(*value.use_begin()))
+    position = yieldedAt(value.use_begin()->getOwner()->getResult(0));
   if (!position || !isAccumulator(loop, *position))
     return 1;
   return std::min<uint64_t>(staticTripCount(loop),

@@ -109,8 +109,9 @@ findMismatch(const ShardingRule &rule, ArrayRef<int64_t> meshShape,
 int64_t runsPerMove(Value value, Operation *op);
 
 /// Whether iter arg `i` of `loop` is an accumulator: the body yields the
-/// op that adds to it (an add, or a linalg op reducing into it as its
-/// init), and uses it nowhere else. Such a carry can hold a partial value
+/// op that adds to it (an add: arith, linalg.add or a linalg.generic adding
+/// elementwise; or a linalg op reducing into it as its init), and uses it
+/// nowhere else. Such a carry can hold a partial value
 /// through the loop, whatever its init holds, and be reduced once after it.
 bool isAccumulator(scf::ForOp loop, unsigned i);
 
