@@ -46,6 +46,9 @@ struct CollectiveCost {
   /// In a branch of an scf.if: it runs only when the data says so, and is
   /// counted as if it did.
   bool inBranch = false;
+  /// Before a loop whose runs use it (a loop-invariant value moved once):
+  /// how many runs share it, when more than one.
+  int64_t sharedByRuns = 1;
 };
 
 struct FunctionCost {
@@ -84,6 +87,19 @@ static std::optional<int64_t> runsOf(Operation *op) {
     runs = llvm::SaturatingMultiply(runs, trips->getLimitedValue());
   }
   return std::min<uint64_t>(runs, std::numeric_limits<int64_t>::max());
+}
+
+/// How many runs of its users share one run of `op`, when it moved a value
+/// before the loops they are in (the value is the same at every
+/// iteration); 1 when it runs with them or a trip count is not static.
+static int64_t runsSharing(Operation *op) {
+  std::optional<int64_t> runs = runsOf(op);
+  int64_t shared = 1;
+  for (Operation *user : op->getResult(0).getUsers())
+    if (std::optional<int64_t> userRuns = runsOf(user);
+        runs && *runs > 0 && userRuns)
+      shared = std::max(shared, *userRuns / *runs);
+  return shared;
 }
 
 /// Bytes one rank holds of a value: its largest shard.
@@ -157,6 +173,7 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh) {
         c.seconds = axisTransitionSeconds(*mesh, axis, type, current, from, to);
         c.runs = runsOf(redistribute);
         c.inBranch = redistribute->getParentOfType<scf::IfOp>() != nullptr;
+        c.sharedByRuns = runsSharing(redistribute);
         cost.collectives.push_back(std::move(c));
       }
       current[axis] = to;
@@ -216,6 +233,7 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh) {
                                   mesh->topology.groupLink(group));
     c.runs = runsOf(op);
     c.inBranch = op->getParentOfType<scf::IfOp>() != nullptr;
+    c.sharedByRuns = runsSharing(op);
     cost.collectives.push_back(std::move(c));
   });
 
@@ -291,6 +309,8 @@ static void printTable(const FunctionCost &cost, const MeshInfo &mesh,
       os << "  x" << *c.runs << " (in loops)";
     if (c.inBranch)
       os << "  (in a branch: counted as taken)";
+    if (c.sharedByRuns > 1)
+      os << "  (before a loop: once for its " << c.sharedByRuns << " runs)";
     os << "\n";
     int64_t times = c.runs.value_or(1);
     unknownRuns |= !c.runs;
@@ -329,7 +349,8 @@ static llvm::json::Value toJson(const FunctionCost &cost) {
                            {"seconds", c.seconds},
                            {"runs", c.runs ? llvm::json::Value(*c.runs)
                                            : llvm::json::Value(nullptr)},
-                           {"in_branch", c.inBranch}});
+                           {"in_branch", c.inBranch},
+                           {"shared_by_runs", c.sharedByRuns}});
     double times = static_cast<double>(c.runs.value_or(1));
     bytes += c.bytesPerRank * times;
     seconds += c.seconds * times;
