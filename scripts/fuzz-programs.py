@@ -27,10 +27,10 @@ failure, a crash or a rejected program.
 
 Every program must pass --verify, except that a program whose lookup reads
 its table at raw ids (marked on its first line) may instead end with dt's
-bounds error, counted as "out of bounds as expected". A failure, a crash (a signal or an exit
-code other than 0 and 1), a run without a verdict, or an error (exit 1) is
-reported, and the program is written to --out with dt-run's output, so
-that it can be minimized into a regression test. Errors are counted apart:
+bounds error, counted as "out of bounds as expected". A failure, a crash (a
+signal or an exit code other than 0 and 1), a run without a verdict, or an
+error (exit 1) is reported, and the program is written to --out with
+dt-run's output, so that it can be minimized into a regression test. Errors are counted apart:
 a program the generator wrote is valid, so each one is a limitation to look
 at, but not a wrong answer.
 
@@ -513,9 +513,10 @@ class Program:
 
     def op_accumulate(self):
         """Gradient accumulation: an scf.for whose carry starts from a value
-        of the program and adds a product at each step, a matmul reducing
-        into the carry (its init) or an add of one; the carry may hold a
-        partial sum through the loop, whatever its init holds."""
+        of the program and adds a product at each step: a matmul reducing
+        into the carry (its init), or an arith add or a linalg.generic add
+        of one; the carry may hold a partial sum through the loop, whatever
+        its init holds."""
         lhs = self.pick(lambda s: len(s) == 2)
         if not lhs:
             return

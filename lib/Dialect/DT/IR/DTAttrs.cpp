@@ -173,6 +173,11 @@ bool ShardingAttr::hasPartial() const {
                       [](const Placement &p) { return p.isPartial(); });
 }
 
+bool ShardingAttr::isReplicated() const {
+  return llvm::all_of(getPlacements(),
+                      [](const Placement &p) { return p.isReplicate(); });
+}
+
 ShardingAttr ShardingAttr::withPlacement(unsigned axis,
                                          Placement placement) const {
   SmallVector<Placement> placements(getPlacements());

@@ -436,6 +436,15 @@ static void addDataMovementPartials(ShardingRule &rule) {
     addPartialRule(rule, kind, tensors);
 }
 
+/// The identity rule of an op whose one result has a static shape; failure
+/// for any other shape.
+static FailureOr<ShardingRule> staticIdentityRule(Operation *op) {
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape())
+    return failure();
+  return identityRule(op, type.getRank());
+}
+
 /// Values every rank holds alike (a constant, a tensor built from scalars)
 /// are their own max and min.
 static void addEqualValuePartials(ShardingRule &rule) {
@@ -497,11 +506,9 @@ struct SplatRuleModel
     : public ShardingRuleOpInterface::ExternalModel<SplatRuleModel,
                                                     tensor::SplatOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    if (!type || !type.hasStaticShape())
-      return failure();
-    ShardingRule rule = identityRule(op, type.getRank());
-    addEqualValuePartials(rule);
+    FailureOr<ShardingRule> rule = staticIdentityRule(op);
+    if (succeeded(rule))
+      addEqualValuePartials(*rule);
     return rule;
   }
 };
@@ -563,11 +570,9 @@ struct CastRuleModel
     : public ShardingRuleOpInterface::ExternalModel<CastRuleModel,
                                                     tensor::CastOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    if (!type || !type.hasStaticShape())
-      return failure();
-    ShardingRule rule = identityRule(op, type.getRank());
-    addDataMovementPartials(rule);
+    FailureOr<ShardingRule> rule = staticIdentityRule(op);
+    if (succeeded(rule))
+      addDataMovementPartials(*rule);
     return rule;
   }
 };

@@ -466,11 +466,8 @@ bool FunctionPropagation::decideLoop(scf::ForOp loop, bool force) {
     // would cost a collective before the loop).
     Value init = loop.getInitArgs()[i];
     ShardingAttr initSharding = assigned.lookup(init);
-    bool accumulates =
-        isAccumulator(loop, i) &&
-        (!initSharding ||
-         llvm::all_of(initSharding.getPlacements(),
-                      [](const Placement &p) { return p.isReplicate(); }));
+    bool accumulates = isAccumulator(loop, i) &&
+                       (!initSharding || initSharding.isReplicated());
     auto take = [&](ShardingAttr candidate, StringRef why) {
       if (!sharding && candidate) {
         sharding = candidate;
@@ -546,26 +543,27 @@ bool FunctionPropagation::decideBranch(scf::IfOp branch, bool force) {
     for (ShardingAttr candidate : yielded)
       if (!shardings[i] || cost(candidate) < cost(shardings[i]))
         shardings[i] = candidate;
-    if (shardings[i] && (yielded.size() < 2 || yielded[0] == yielded[1]))
-      explainCarry(branch, i, "as the branches yield it");
-    else if (shardings[i]) {
-      bool then = shardings[i] == yielded[0];
-      double chosen = cost(shardings[i]), other = cost(yielded[then ? 1 : 0]);
-      explainCarry(
-          branch, i,
-          llvm::formatv(
-              "as the {0} branch yields it: {1}", then ? "then" : "else",
-              chosen < other ? llvm::formatv("{0:f1} us to reach from both "
-                                             "branches and give its users what "
-                                             "they ask, against {1:f1} us",
-                                             chosen * 1e6, other * 1e6)
-                                   .str()
-                             : llvm::formatv("{0:f1} us either way, "
-                                             "and a tie goes to the "
-                                             "then branch",
-                                             chosen * 1e6)
-                                   .str())
-              .str());
+    // Explained apart: the costs are computed again only when asked.
+    if (explain && shardings[i]) {
+      std::string why = "as the branches yield it";
+      if (yielded.size() == 2 && yielded[0] != yielded[1]) {
+        bool then = shardings[i] == yielded[0];
+        double chosen = cost(shardings[i]) * 1e6;
+        double other = cost(yielded[then ? 1 : 0]) * 1e6;
+        why = llvm::formatv("as the {0} branch yields it: ",
+                            then ? "then" : "else");
+        why += chosen < other
+                   ? llvm::formatv("{0:f1} us to reach from both branches and "
+                                   "give its users what they ask, against "
+                                   "{1:f1} us",
+                                   chosen, other)
+                         .str()
+                   : llvm::formatv("{0:f1} us either way, and a tie goes to "
+                                   "the then branch",
+                                   chosen)
+                         .str();
+      }
+      explainCarry(branch, i, why);
     }
     // Then what the users ask, once nothing else will decide.
     if (!shardings[i] && force) {
@@ -761,13 +759,12 @@ void FunctionPropagation::emitExplanations() {
       for (auto [i, reason] : llvm::enumerate(reasons->second)) {
         if (reason.empty())
           continue;
-        ShardingAttr sharding = assigned.lookup(op->getResult(i));
-        std::string placements = llvm::join(
-            llvm::map_range(sharding.getPlacements(),
-                            [](const Placement &p) { return p.str(); }),
-            ", ");
-        emitRemark(op->getLoc()) << op->getName() << ", result #" << i << ": ["
-                                 << placements << "] " << reason;
+        InFlightDiagnostic remark = emitRemark(op->getLoc());
+        remark << op->getName() << ", result #" << i << ": [";
+        llvm::interleaveComma(assigned.lookup(op->getResult(i)).getPlacements(),
+                              remark,
+                              [&](const Placement &p) { remark << p.str(); });
+        remark << "] " << reason;
       }
     auto it = explanations.find(op);
     // Empty tensors, fills and constants take what their users need.

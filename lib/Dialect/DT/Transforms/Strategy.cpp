@@ -413,8 +413,7 @@ bool mlir::dt::isFullyReplicated(Operation *op) {
     ShardingAttr sharding = getShardingEncoding(type);
     if (!sharding)
       return !isa<RankedTensorType>(type);
-    return llvm::all_of(sharding.getPlacements(),
-                        [](const Placement &p) { return p.isReplicate(); });
+    return sharding.isReplicated();
   };
   if (!llvm::all_of(op->getOperandTypes(), replicated) ||
       !llvm::all_of(op->getResultTypes(), replicated))

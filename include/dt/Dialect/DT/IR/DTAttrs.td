@@ -50,6 +50,8 @@ def DT_ShardingAttr : DT_Attr<"Sharding", "sharding",
     ::llvm::SmallVector<int64_t> getAxesShardingDim(int64_t dim) const;
     /// True when some axis holds a partial value.
     bool hasPartial() const;
+    /// True when every axis holds the whole tensor.
+    bool isReplicated() const;
     /// The same sharding with `placement` on mesh axis `axis`.
     ShardingAttr withPlacement(unsigned axis, ::dt::Placement placement) const;
   }];
