@@ -219,3 +219,23 @@ func.func @uneven_nested_all_to_all_split(%x: tensor<6x10xf32, #dt.sharding<@mes
   %0 = dt.all_to_all %x on @mesh ["b"] split 1 concat 0 : tensor<6x10xf32, #dt.sharding<@mesh, [S(1), S(0)]>> -> tensor<6x10xf32, #dt.sharding<@mesh, [S(1), S(1)]>>
   return %0 : tensor<6x10xf32, #dt.sharding<@mesh, [S(1), S(1)]>>
 }
+
+// -----
+
+// A collective within a group of one rank (tp has size 1) moves nothing:
+// its input takes its place, and a to_partial on it is the value itself (the
+// group's only rank is its first). The gather over dp, a group of two,
+// stays.
+dt.mesh @mesh = <["dp" = 2, "tp" = 1]>
+// CHECK-LABEL: func.func @one_rank_groups
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-NEXT: %[[G:.*]] = dt.all_gather %[[X]] on @mesh ["dp"] dim 0 : tensor<4x8xf32> -> tensor<8x8xf32>
+// CHECK-NEXT: return %[[X]], %[[X]], %[[G]]
+func.func @one_rank_groups(%x: tensor<8x8xf32, #dt.sharding<@mesh, [S(0), S(1)]>>)
+    -> (tensor<8x8xf32, #dt.sharding<@mesh, [S(0), R]>>, tensor<8x8xf32, #dt.sharding<@mesh, [S(0), R]>>, tensor<8x8xf32, #dt.sharding<@mesh, [R, S(1)]>>) {
+  %g = dt.all_gather %x on @mesh ["tp"] dim 1 : tensor<8x8xf32, #dt.sharding<@mesh, [S(0), S(1)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [S(0), R]>>
+  %p = dt.to_partial %g on @mesh ["tp"] sum : tensor<8x8xf32, #dt.sharding<@mesh, [S(0), R]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [S(0), P(sum)]>>
+  %r = dt.all_reduce %p on @mesh ["tp"] sum : tensor<8x8xf32, #dt.sharding<@mesh, [S(0), P(sum)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [S(0), R]>>
+  %d = dt.all_gather %x on @mesh ["dp"] dim 0 : tensor<8x8xf32, #dt.sharding<@mesh, [S(0), S(1)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [R, S(1)]>>
+  return %g, %r, %d : tensor<8x8xf32, #dt.sharding<@mesh, [S(0), R]>>, tensor<8x8xf32, #dt.sharding<@mesh, [S(0), R]>>, tensor<8x8xf32, #dt.sharding<@mesh, [R, S(1)]>>
+}

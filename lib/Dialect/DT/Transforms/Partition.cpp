@@ -71,6 +71,13 @@ private:
   /// `dim` gets its padded local result, sliced to the valid extent.
   void padPacked(Operation *op, int64_t dim);
   void lowerToPartial(ToPartialOp op);
+  /// The size of the mesh axis named `name`.
+  int64_t axisSize(Attribute name) {
+    return shape[*mesh.getAxisIndex(cast<StringAttr>(name).getValue())];
+  }
+  /// A collective within a group of one rank (its axes all of size 1) moves
+  /// nothing: its input replaces it.
+  void dropOneRankCollectives();
   LogicalResult localizeAttributes(Operation *op);
 
   func::FuncOp func;
@@ -437,23 +444,28 @@ void FunctionPartitioner::padPacked(Operation *op, int64_t dim) {
 }
 
 void FunctionPartitioner::lowerToPartial(ToPartialOp op) {
-  if (op.getReduction().getValue() != ::dt::ReductionKind::Sum) {
-    // Every rank's copy is already a valid partial max or min.
-    op.getResult().replaceAllUsesWith(op.getInput());
-    op.erase();
-    return;
-  }
-  // The first rank of each group keeps the value; the others hold zeros.
+  // The first rank of each group keeps the value; the others hold zeros
+  // (an axis of one rank has only its first).
   OpBuilder b(op);
   Location loc = op.getLoc();
   Value first;
   for (Attribute axis : op.getAxes()) {
+    if (op.getReduction().getValue() != ::dt::ReductionKind::Sum ||
+        axisSize(axis) == 1)
+      continue;
     Value coord =
         AxisIndexOp::create(b, loc, op.getMeshAttr(), cast<StringAttr>(axis));
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value isFirst =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, coord, zero);
     first = first ? arith::AndIOp::create(b, loc, first, isFirst) : isFirst;
+  }
+  if (!first) {
+    // Every rank's copy is already a valid partial max or min, and the
+    // group's only rank holds the sum.
+    op.getResult().replaceAllUsesWith(op.getInput());
+    op.erase();
+    return;
   }
   auto type = cast<RankedTensorType>(op.getType());
   Value zeros = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
@@ -597,7 +609,27 @@ LogicalResult FunctionPartitioner::run() {
     if (auto toAll = dyn_cast<AllToAllOp>(op); toAll && toAll.getExtent())
       padPacked(toAll, toAll.getConcatDim());
   }
+  dropOneRankCollectives();
   return success();
+}
+
+void FunctionPartitioner::dropOneRankCollectives() {
+  SmallVector<Operation *> trivial;
+  func.walk([&](Operation *op) {
+    if (!isa<AllGatherOp, AllReduceOp, ReduceScatterOp, AllToAllOp,
+             LocalSliceOp>(op) ||
+        op->getOperand(0).getType() != op->getResult(0).getType())
+      return;
+    int64_t members = 1;
+    for (Attribute axis : op->getAttrOfType<ArrayAttr>("axes"))
+      members *= axisSize(axis);
+    if (members == 1)
+      trivial.push_back(op);
+  });
+  for (Operation *op : trivial) {
+    op->getResult(0).replaceAllUsesWith(op->getOperand(0));
+    op->erase();
+  }
 }
 
 LogicalResult mlir::dt::partitionFunction(func::FuncOp func, MeshOp mesh) {
