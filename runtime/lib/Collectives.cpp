@@ -98,6 +98,16 @@ const Group &RankContext::group(int32_t mask) {
   return group;
 }
 
+void RankContext::recordCollective(const char *site, double seconds,
+                                   int64_t bytesIn, int64_t bytesOut) {
+  auto [it, inserted] = siteIndex_.try_emplace(site, profile_.size());
+  if (inserted)
+    profile_.push_back({site ? site : "a collective", 0, 0, bytesIn, bytesOut});
+  SiteProfile &entry = profile_[it->second];
+  ++entry.runs;
+  entry.seconds += seconds;
+}
+
 absl::Status RankContext::enterCollective(absl::string_view name) {
   if (job_.failed())
     return job_.status();
@@ -147,6 +157,8 @@ absl::Status callEntry(Artifact::EntryFn entry, RankContext &rank,
                        std::vector<double> &seconds) {
   RankBinding binding(&rank);
   for (int i = 0; i < repeat; ++i) {
+    if (i == 1)
+      rank.clearProfile(); // Of several calls, the first warms up.
     absl::Time start = absl::Now();
     entry(buffers);
     absl::Status waited = rank.afterEntry();
@@ -429,9 +441,9 @@ absl::StatusOr<Dense> view(int64_t rank, DtMemRef *desc, DType dtype) {
 }
 
 template <typename Body>
-void runCollective(absl::string_view name, DType dtype, int64_t inRank,
-                   DtMemRef *in, int64_t outRank, DtMemRef *out, int32_t mask,
-                   Body body) {
+void runCollective(absl::string_view name, const char *site, DType dtype,
+                   int64_t inRank, DtMemRef *in, int64_t outRank, DtMemRef *out,
+                   int32_t mask, Body body) {
   RankContext *rank = currentRank();
   if (!rank) {
     // Called outside any job: there is nobody to report to but stderr.
@@ -443,10 +455,14 @@ void runCollective(absl::string_view name, DType dtype, int64_t inRank,
     return;
   absl::StatusOr<Dense> input = view(inRank, in, dtype);
   absl::StatusOr<Dense> output = view(outRank, out, dtype);
+  absl::Time start = rank->profiling() ? absl::Now() : absl::Time();
   absl::Status status = !input.ok() ? input.status()
                         : !output.ok()
                             ? output.status()
                             : body(*rank, rank->group(mask), *input, *output);
+  if (rank->profiling() && status.ok())
+    rank->recordCollective(site, absl::ToDoubleSeconds(absl::Now() - start),
+                           input->bytes(), output->bytes());
   if (!status.ok())
     (void)rank->job().fail(
         status); // Recorded for the host; the job goes on failing.
@@ -582,10 +598,10 @@ Pieces splitPieces(RankContext &r, const Group &g, const Dense &in, int dim,
 } // namespace
 
 #define DT_RT_DEFINE_COLLECTIVES(T, DTYPE)                                     \
-  extern "C" void dt_rt_all_reduce_##T(int64_t ir, DtMemRef *in,               \
-                                       int64_t orank, DtMemRef *out,           \
-                                       int32_t axes, int32_t reduction) {      \
-    runCollective("all_reduce", DTYPE, ir, in, orank, out, axes,               \
+  extern "C" void dt_rt_all_reduce_##T(                                        \
+      int64_t ir, DtMemRef *in, int64_t orank, DtMemRef *out, int32_t axes,    \
+      int32_t reduction, const char *site) {                                   \
+    runCollective("all_reduce", site, DTYPE, ir, in, orank, out, axes,         \
                   [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
                     return r.backend().allReduce(r, g, i, o,                   \
                                                  reductionOf(reduction));      \
@@ -593,8 +609,8 @@ Pieces splitPieces(RankContext &r, const Group &g, const Dense &in, int dim,
   }                                                                            \
   extern "C" void dt_rt_all_gather_##T(                                        \
       int64_t ir, DtMemRef *in, int64_t orank, DtMemRef *out, int32_t axes,    \
-      int32_t dim, int32_t extent, int32_t outer) {                            \
-    runCollective("all_gather", DTYPE, ir, in, orank, out, axes,               \
+      int32_t dim, int32_t extent, int32_t outer, const char *site) {          \
+    runCollective("all_gather", site, DTYPE, ir, in, orank, out, axes,         \
                   [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
                     return r.backend().allGather(                              \
                         r, g, i, o, dim,                                       \
@@ -603,8 +619,9 @@ Pieces splitPieces(RankContext &r, const Group &g, const Dense &in, int dim,
   }                                                                            \
   extern "C" void dt_rt_reduce_scatter_##T(                                    \
       int64_t ir, DtMemRef *in, int64_t orank, DtMemRef *out, int32_t axes,    \
-      int32_t reduction, int32_t dim, int32_t extent, int32_t outer) {         \
-    runCollective("reduce_scatter", DTYPE, ir, in, orank, out, axes,           \
+      int32_t reduction, int32_t dim, int32_t extent, int32_t outer,           \
+      const char *site) {                                                      \
+    runCollective("reduce_scatter", site, DTYPE, ir, in, orank, out, axes,     \
                   [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
                     return r.backend().reduceScatter(                          \
                         r, g, i, o, reductionOf(reduction), dim,               \
@@ -614,9 +631,9 @@ Pieces splitPieces(RankContext &r, const Group &g, const Dense &in, int dim,
   extern "C" void dt_rt_all_to_all_##T(                                        \
       int64_t ir, DtMemRef *in, int64_t orank, DtMemRef *out, int32_t axes,    \
       int32_t split, int32_t concat, int32_t splitExtent, int32_t splitOuter,  \
-      int32_t concatExtent, int32_t concatOuter) {                             \
+      int32_t concatExtent, int32_t concatOuter, const char *site) {           \
     runCollective(                                                             \
-        "all_to_all", DTYPE, ir, in, orank, out, axes,                         \
+        "all_to_all", site, DTYPE, ir, in, orank, out, axes,                   \
         [&](RankContext &r, const Group &g, Dense &i, Dense &o) {              \
           return r.backend().allToAll(                                         \
               r, g, i, o, split, concat,                                       \
@@ -626,8 +643,8 @@ Pieces splitPieces(RankContext &r, const Group &g, const Dense &in, int dim,
   }                                                                            \
   extern "C" void dt_rt_local_slice_##T(                                       \
       int64_t ir, DtMemRef *in, int64_t orank, DtMemRef *out, int32_t axes,    \
-      int32_t dim, int32_t extent, int32_t outer) {                            \
-    runCollective("local_slice", DTYPE, ir, in, orank, out, axes,              \
+      int32_t dim, int32_t extent, int32_t outer, const char *site) {          \
+    runCollective("local_slice", site, DTYPE, ir, in, orank, out, axes,        \
                   [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
                     return r.backend().localSlice(                             \
                         r, g, i, o, dim,                                       \

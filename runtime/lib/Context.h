@@ -117,6 +117,20 @@ public:
   /// The group of mesh axes `mask` this rank belongs to.
   const Group &group(int32_t mask);
 
+  /// Whether collectives are timed into `profile()` (RunOptions::profile).
+  void setProfiling(bool on) { profiling_ = on; }
+  bool profiling() const { return profiling_; }
+  /// Adds one run of the collective named `site` (null: unnamed).
+  void recordCollective(const char *site, double seconds, int64_t bytesIn,
+                        int64_t bytesOut);
+  /// The collectives timed so far, in the order they first ran.
+  const std::vector<SiteProfile> &profile() const { return profile_; }
+  /// Forgets what was timed so far (the first, warm-up call of several).
+  void clearProfile() {
+    profile_.clear();
+    siteIndex_.clear();
+  }
+
   /// Counts a collective; fails the job when DT_FAULT_RANK/DT_FAULT_AT
   /// inject a fault here (docs/Runtime.md, "Fault injection").
   absl::Status enterCollective(absl::string_view name);
@@ -144,6 +158,9 @@ private:
   int64_t collectives_ = 0;
   int64_t faultRank_ = -1, faultAt_ = 0;
   bool faulted_ = false;
+  bool profiling_ = false;
+  std::vector<SiteProfile> profile_;
+  absl::flat_hash_map<const char *, size_t> siteIndex_;
 };
 
 /// The rank the calling thread runs (null outside an entry).

@@ -247,6 +247,7 @@ absl::StatusOr<RunStats> runMpiRank(Artifact::EntryFn entry,
   job.setOnFailure([](const absl::Status &status) { mpiAbort(status); });
   MpiBackend backend(spec.mesh, world.rank, options.timeout);
   RankContext context(world.rank, spec.mesh, backend, job, options.timeout);
+  context.setProfiling(options.profile);
   RunStats stats;
   stats.ranks.push_back(world.rank);
   stats.seconds.emplace_back();
@@ -255,6 +256,8 @@ absl::StatusOr<RunStats> runMpiRank(Artifact::EntryFn entry,
                     stats.seconds[0]);
       !s.ok())
     mpiAbort(s);
+  if (options.profile)
+    stats.profiles.push_back(context.profile());
   return stats;
 }
 
@@ -273,6 +276,62 @@ absl::StatusOr<std::vector<HostTensor>> mpiGather(const HostTensor &local,
                 local.byteSize());
   }
   return result;
+}
+
+namespace {
+template <typename T> void put(std::string &bytes, const T &value) {
+  bytes.append(reinterpret_cast<const char *>(&value), sizeof(T));
+}
+template <typename T> T take(const char *&at) {
+  T value;
+  std::memcpy(&value, at, sizeof(T));
+  at += sizeof(T);
+  return value;
+}
+} // namespace
+
+std::vector<std::vector<SiteProfile>>
+mpiGatherProfiles(const std::vector<SiteProfile> &local,
+                  const MpiWorld &world) {
+  // Each rank's sites as bytes: (name length, name, runs, seconds, bytes in,
+  // bytes out) back to back; the lengths first, then the bytes.
+  std::string bytes;
+  for (const SiteProfile &site : local) {
+    put(bytes, static_cast<uint64_t>(site.site.size()));
+    bytes += site.site;
+    put(bytes, site.runs);
+    put(bytes, site.seconds);
+    put(bytes, site.bytesIn);
+    put(bytes, site.bytesOut);
+  }
+  int size = static_cast<int>(bytes.size());
+  std::vector<int> sizes(world.rank == 0 ? world.size : 0),
+      offsets(sizes.size());
+  MPI_Gather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  int total = 0;
+  for (size_t r = 0; r < sizes.size(); ++r) {
+    offsets[r] = total;
+    total += sizes[r];
+  }
+  std::vector<char> all(total);
+  MPI_Gatherv(bytes.data(), size, MPI_BYTE, all.data(), sizes.data(),
+              offsets.data(), MPI_BYTE, 0, MPI_COMM_WORLD);
+  std::vector<std::vector<SiteProfile>> profiles;
+  for (size_t r = 0; r < sizes.size(); ++r) {
+    std::vector<SiteProfile> &sites = profiles.emplace_back();
+    const char *at = all.data() + offsets[r], *end = at + sizes[r];
+    while (at < end) {
+      SiteProfile &site = sites.emplace_back();
+      auto length = take<uint64_t>(at);
+      site.site.assign(at, length);
+      at += length;
+      site.runs = take<int64_t>(at);
+      site.seconds = take<double>(at);
+      site.bytesIn = take<int64_t>(at);
+      site.bytesOut = take<int64_t>(at);
+    }
+  }
+  return profiles;
 }
 
 } // namespace dt::rt

@@ -262,6 +262,7 @@ absl::StatusOr<RunStats> runThreadsWith(Artifact::EntryFn entry,
   for (int64_t r = 0; r < n; ++r) {
     state->contexts.push_back(std::make_unique<RankContext>(
         r, spec.mesh, *state->backend, state->job, options.timeout));
+    state->contexts.back()->setProfiling(options.profile);
     state->stats.ranks.push_back(r);
   }
   std::vector<std::thread> threads;
@@ -311,6 +312,9 @@ absl::StatusOr<RunStats> runThreadsWith(Artifact::EntryFn entry,
         absl::FormatDuration(options.timeout), " after the failure)"));
   if (state->job.failed())
     return state->job.status();
+  if (options.profile)
+    for (const std::unique_ptr<RankContext> &context : state->contexts)
+      state->stats.profiles.push_back(context->profile());
   return std::move(state->stats);
 }
 

@@ -3,7 +3,7 @@
 // On the host, a failed check calls the runtime with the index, the bound
 // and a message naming the access and its location, in a branch not taken;
 // the index is clamped to 0 either way. One global per distinct message.
-// CHECK: llvm.mlir.global internal constant @[[MSG:dt_bounds_message_0]]("dim 0 of a tensor.extract from tensor<8xf32> (at prog.mlir:7:12)\00")
+// CHECK: llvm.mlir.global internal constant @[[MSG:dt_message_0]]("dim 0 of a tensor.extract from tensor<8xf32> (at prog.mlir:7:12)\00")
 // CHECK-NOT: llvm.mlir.global
 // CHECK: func.func private @dt_rt_index_out_of_range(i64, i64, !llvm.ptr)
 // CHECK-LABEL: func.func @host

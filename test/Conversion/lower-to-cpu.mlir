@@ -12,7 +12,9 @@ dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
 // AXIS: arith.index_cast %[[I]] : i64 to index
 
 // A collective bufferizes into a fresh buffer and a runtime call with the
-// group as a bit mask of mesh axes (tp = bit 1) and its attributes.
+// group as a bit mask of mesh axes (tp = bit 1), its attributes, and the
+// name of its site (dt-run --profile reports by it).
+// BUF: llvm.mlir.global internal constant @[[SITE:dt_message_0]]("all_reduce on [tp] sum ({{.*}}lower-to-cpu.mlir:[[@LINE+32]]:8)\00")
 // BUF-LABEL: func.func @main
 // BUF: linalg.matmul
 // BUF: %[[OUT:.*]] = memref.alloc() {{.*}} : memref<4x8xf32>
@@ -20,7 +22,8 @@ dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
 // BUF: %[[O:.*]] = memref.cast %[[OUT]] : memref<4x8xf32> to memref<*xf32>
 // BUF: %[[MASK:.*]] = arith.constant 2 : i32
 // BUF: %[[SUM:.*]] = arith.constant 0 : i32
-// BUF: call @dt_rt_all_reduce_f32(%[[IN]], %[[O]], %[[MASK]], %[[SUM]])
+// BUF: %[[NAME:.*]] = llvm.mlir.addressof @[[SITE]] : !llvm.ptr
+// BUF: call @dt_rt_all_reduce_f32(%[[IN]], %[[O]], %[[MASK]], %[[SUM]], %[[NAME]])
 
 // Results become out-parameters (the one returned twice gets its own
 // buffer); matmul calls BLAS, which overwrites the output instead of
@@ -35,7 +38,7 @@ dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
 // ENTRY-COUNT-5: llvm.load
 // ENTRY: call @main(
 
-// LLVM: llvm.func @dt_rt_all_reduce_f32(i64, !llvm.ptr, i64, !llvm.ptr, i32, i32)
+// LLVM: llvm.func @dt_rt_all_reduce_f32(i64, !llvm.ptr, i64, !llvm.ptr, i32, i32, !llvm.ptr)
 // LLVM: llvm.func @dt_spmd_main(%{{.*}}: !llvm.ptr)
 // LLVM-NOT: dt.mesh
 func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {

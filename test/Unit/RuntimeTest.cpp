@@ -21,6 +21,11 @@
 #include <thread>
 #include <unistd.h>
 
+#define DT_STR_(x) #x
+#define DT_STR(x) DT_STR_(x)
+/// "dt-program N" of the runtime's ABI version.
+#define DT_ABI_STR DT_STR(DT_ABI_VERSION)
+
 using namespace dt;
 using namespace dt::rt;
 
@@ -199,7 +204,7 @@ TEST(MemrefCopy, MatchesElementwiseOnRandomViews) {
 
 TEST(Description, ParsesEntriesAndRejectsGarbage) {
   absl::StatusOr<ProgramSpec> spec = parseDescription(
-      "dt-program 1\nentry main\nmesh dp=2 tp=2\n"
+      "dt-program " DT_ABI_STR "\nentry main\nmesh dp=2 tp=2\n"
       "arg 0 x f32 16x64 S(0),R\narg 1 - bf16 scalar R,P(max)\n"
       "result 0 y f64 16x64 S(0),S(1)\nend\n");
   ASSERT_TRUE(spec.ok()) << spec.status();
@@ -216,14 +221,20 @@ TEST(Description, ParsesEntriesAndRejectsGarbage) {
   EXPECT_EQ(main->results[0].dtype, DType::F64);
 
   EXPECT_FALSE(parseDescription("").ok());
-  EXPECT_FALSE(parseDescription("dt-program 2\n").ok());
+  // Another ABI version: refused, with the one it has and the one expected.
+  absl::StatusOr<ProgramSpec> other = parseDescription(
+      "dt-program " + std::to_string(DT_ABI_VERSION + 1) + "\n");
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("ABI version"), std::string::npos)
+      << other.status();
+  EXPECT_FALSE(parseDescription("dt-program " DT_ABI_STR
+                                "\nentry f\nmesh tp=2\narg 0 x f32 4 S(1)\n")
+                   .ok());
+  EXPECT_FALSE(parseDescription("dt-program " DT_ABI_STR
+                                "\nentry f\nmesh tp=2\narg 0 x f32 4 R,R\n")
+                   .ok());
   EXPECT_FALSE(
-      parseDescription("dt-program 1\nentry f\nmesh tp=2\narg 0 x f32 4 S(1)\n")
-          .ok());
-  EXPECT_FALSE(
-      parseDescription("dt-program 1\nentry f\nmesh tp=2\narg 0 x f32 4 R,R\n")
-          .ok());
-  EXPECT_FALSE(parseDescription("dt-program 1\nentry f\nmesh tp=0\n").ok());
+      parseDescription("dt-program " DT_ABI_STR "\nentry f\nmesh tp=0\n").ok());
 }
 
 /// Scattering a global tensor to every rank and assembling it back is the

@@ -3,6 +3,7 @@
 // dt-run PROG.so|PROG.mlir [--backend=threads|mpi|nccl] [--gpus=MODE]
 //        [--entry=NAME] [--input=I=FILE.npy]... [--seed=N]
 //        [--output-dir=DIR] [--verify] [--repeat=N] [--timeout=SECONDS]
+//        [--profile]
 //
 // Links the runtime only; a .mlir program is compiled first by running the
 // dt-compile that sits next to this executable. The CUDA runtime
@@ -45,6 +46,7 @@ struct Flags {
   std::string outputDir;
   bool verify = false;
   bool describe = false;
+  bool profile = false;
   int repeat = 1;
   double timeoutSeconds = 60;
   std::optional<double> rtol, atol;
@@ -55,9 +57,11 @@ constexpr char kUsage[] =
     "              [--gpus=auto|one-per-rank|device-local] [--entry=NAME]\n"
     "              [--input=I=FILE.npy]... [--seed=N] [--output-dir=DIR]\n"
     "              [--verify [--rtol=X] [--atol=X]] [--repeat=N]\n"
-    "              [--timeout=SECONDS] [--describe]\n"
+    "              [--timeout=SECONDS] [--profile] [--describe]\n"
     "  I is an argument's index or its dt.name. Arguments without --input\n"
-    "  take seeded values (--seed). --describe prints the program\n"
+    "  take seeded values (--seed). --profile times each collective of the\n"
+    "  program (threads and mpi backends) and prints them per call of the\n"
+    "  entry, by source location. --describe prints the program\n"
     "  description (entries, meshes, arguments, results) and exits.\n"
     "  --backend=nccl runs a CUDA artifact (dt-compile --target=cuda): under\n"
     "  mpirun one process per GPU, else one thread per rank, each on its own\n"
@@ -107,6 +111,8 @@ Flags parseFlags(int argc, char **argv) {
       flags.verify = true;
     } else if (arg == "--describe") {
       flags.describe = true;
+    } else if (arg == "--profile") {
+      flags.profile = true;
     } else if (auto v = value("repeat")) {
       if (!absl::SimpleAtoi(*v, &flags.repeat) || flags.repeat < 1)
         usage(absl::StrCat("--repeat takes a positive integer, got '", *v, "'"));
@@ -146,6 +152,10 @@ Flags parseFlags(int argc, char **argv) {
       flags.gpus != "device-local")
     usage(absl::StrCat("--gpus is auto, one-per-rank or device-local, got '",
                        flags.gpus, "'"));
+  if (flags.profile && flags.backend == "nccl")
+    usage("--profile times collectives on the host backends (threads, mpi); "
+          "with --backend=nccl they run asynchronously on GPU streams: "
+          "profile those with nsys");
   return flags;
 }
 
@@ -313,6 +323,88 @@ void printTiming(const RunStats &stats, const std::string &backend) {
                 static_cast<long long>(stats.ranks[i]), 1e6 * total / s.size(),
                 1e6 * best, s.size(), backend.c_str());
   }
+}
+
+/// "512 B", "16.0 KiB", "4.0 MiB".
+std::string bytesString(int64_t bytes) {
+  if (bytes < 1024)
+    return absl::StrCat(bytes, " B");
+  if (bytes < 1024 * 1024)
+    return absl::StrFormat("%.1f KiB", bytes / 1024.0);
+  return absl::StrFormat("%.1f MiB", bytes / (1024.0 * 1024.0));
+}
+
+/// --profile: each collective's time per call of the entry, merged over the
+/// ranks by site, in the order the first rank ran them. Of several calls,
+/// the first (warm-up) is left out, as the runtime left it out of the
+/// profile.
+void printProfile(const RunStats &stats, int repeat) {
+  int skipped = repeat > 1 ? 1 : 0;
+  repeat -= skipped;
+  struct Site {
+    std::string name;
+    std::vector<double> seconds; ///< Per call of the entry, one per rank.
+    int64_t runs = 0, bytesIn = 0, bytesOut = 0;
+  };
+  std::vector<Site> sites;
+  std::map<std::string, size_t> index;
+  for (const std::vector<SiteProfile> &rank : stats.profiles)
+    for (const SiteProfile &profile : rank) {
+      auto [it, inserted] = index.try_emplace(profile.site, sites.size());
+      if (inserted)
+        sites.push_back({profile.site,
+                         {},
+                         profile.runs,
+                         profile.bytesIn,
+                         profile.bytesOut});
+      Site &site = sites[it->second];
+      site.seconds.push_back(profile.seconds / repeat);
+      site.runs = std::max(site.runs, profile.runs);
+    }
+  double entry = 0;
+  int64_t timedRanks = 0;
+  for (const std::vector<double> &calls : stats.seconds) {
+    if (calls.empty())
+      continue;
+    double sum = 0;
+    for (size_t i = skipped; i < calls.size(); ++i)
+      sum += calls[i];
+    entry += sum / repeat;
+    ++timedRanks;
+  }
+  entry = timedRanks ? entry / timedRanks : 0;
+  if (sites.empty()) {
+    std::printf("profile: no collective ran\n");
+    return;
+  }
+  std::printf("profile: collectives per call of the entry (%d call%s%s), "
+              "mean over %zu ranks (in brackets the fastest rank, which "
+              "waited least for the others: closest to the transfer alone)\n",
+              repeat, repeat == 1 ? "" : "s",
+              skipped ? ", after one to warm up" : "", stats.profiles.size());
+  std::printf("  %10s %12s %7s %24s %7s  %s\n", "time", "(fastest)", "runs",
+              "in -> out per run", "share", "site");
+  double collectives = 0;
+  for (const Site &site : sites) {
+    double sum = 0, fastest = site.seconds.front();
+    for (double t : site.seconds) {
+      sum += t;
+      fastest = std::min(fastest, t);
+    }
+    double mean = sum / site.seconds.size();
+    collectives += mean;
+    std::string sizes = absl::StrCat(bytesString(site.bytesIn), " -> ",
+                                     bytesString(site.bytesOut));
+    std::printf("  %7.1f us (%7.1f us) %7.4g %24s %6.1f%%  %s\n", 1e6 * mean,
+                1e6 * fastest, static_cast<double>(site.runs) / repeat,
+                sizes.c_str(), entry > 0 ? 100 * mean / entry : 0.0,
+                site.name.c_str());
+  }
+  std::printf("  collectives: %.1f us of %.1f us per call (%.1f%%); outside "
+              "them (compute, local copies): %.1f us\n",
+              1e6 * collectives, 1e6 * entry,
+              entry > 0 ? 100 * collectives / entry : 0.0,
+              1e6 * std::max(0.0, entry - collectives));
 }
 
 absl::Status writeResults(const std::string &dir,
@@ -493,6 +585,7 @@ int main(int argc, char **argv) {
   RunOptions options;
   options.repeat = flags.repeat;
   options.timeout = absl::Seconds(flags.timeoutSeconds);
+  options.profile = flags.profile;
 
   std::vector<HostTensor> globalArgs; // Kept when --verify needs them.
   std::vector<HostTensor> results;    // Global results (rank 0).
@@ -578,6 +671,8 @@ int main(int argc, char **argv) {
       stats.ranks.push_back(r);
       stats.seconds.emplace_back(t, t + flags.repeat);
     }
+    if (flags.profile)
+      stats.profiles = mpiGatherProfiles(run->profiles[0], world);
     for (const TensorSpec &result : entry->results) {
       absl::StatusOr<std::vector<HostTensor>> all =
           mpiGather(mine.results[result.index], world);
@@ -611,6 +706,8 @@ int main(int argc, char **argv) {
               entry->name.c_str(), static_cast<long long>(ranks),
               ranks == 1 ? "" : "s", flags.backend.c_str(), mesh.str().c_str());
   printTiming(stats, flags.backend);
+  if (flags.profile)
+    printProfile(stats, flags.repeat);
   if (absl::Status s = writeResults(flags.outputDir, results); !s.ok())
     fail(s);
 

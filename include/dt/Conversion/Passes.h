@@ -46,6 +46,19 @@ std::optional<StringRef> runtimeTypeSuffix(Type type);
 func::FuncOp getOrInsertRuntimeFunction(ModuleOp module, StringRef name,
                                         FunctionType type);
 
+/// The address of a NUL-terminated constant global holding `text`, at `b`'s
+/// insertion point: one internal `llvm.mlir.global` per distinct text in
+/// `module`, named `dt_message_N`. What the runtime reports (a bounds
+/// check's tensor access, a collective's site) is passed this way.
+Value getOrInsertMessage(OpBuilder &b, ModuleOp module, StringRef text,
+                         Location loc);
+/// Whether `module` holds a message (getOrInsertMessage) with `text`.
+bool hasMessage(ModuleOp module, StringRef text);
+
+/// "file:line:col" of the first file location in `loc`, or "" when it names
+/// no file.
+std::string sourceLocation(Location loc);
+
 /// The buffer `value` views: its source through casts and other views (an
 /// allocation, a function argument, a global).
 Value bufferRoot(Value value);

@@ -3,7 +3,9 @@
 // A local-form collective reads its input buffer and writes a fresh one: it
 // bufferizes into an allocation and a call of the runtime, which gets both
 // buffers as unranked memrefs plus the group (a bit mask of mesh axes) and
-// the collective's attributes.
+// the collective's attributes, and last the address of a constant naming
+// the collective's site ("all_gather on [dp] dim 0 (model.mlir:12:8)"), by
+// which `dt-run --profile` reports its time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,10 +22,12 @@ using namespace mlir::bufferization;
 using namespace mlir::dt;
 
 namespace {
-/// The runtime function's name stem and its trailing i32 arguments.
+/// The runtime function's name stem, its trailing i32 arguments, and what
+/// the site's name says after the op and its axes.
 struct CollectiveCall {
   StringRef stem;
   SmallVector<int64_t> attributes;
+  std::string detail;
 };
 
 /// A bit mask of the named mesh axes.
@@ -41,25 +45,36 @@ SmallVector<int64_t> unevenLayout(MeshOp mesh, std::optional<int64_t> extent,
   return {extent.value_or(-1), axisMask(mesh, outerAxes)};
 }
 
+std::string dimDetail(int64_t dim) { return "dim " + std::to_string(dim); }
+
 CollectiveCall describe(AllReduceOp op, MeshOp) {
-  return {"dt_rt_all_reduce_", {static_cast<int64_t>(op.getReduction().getValue())}};
+  return {"dt_rt_all_reduce_",
+          {static_cast<int64_t>(op.getReduction().getValue())},
+          std::string(::dt::reductionKindName(op.getReduction().getValue()))};
 }
 CollectiveCall describe(AllGatherOp op, MeshOp mesh) {
-  CollectiveCall call{"dt_rt_all_gather_", {static_cast<int64_t>(op.getDim())}};
+  CollectiveCall call{"dt_rt_all_gather_",
+                      {static_cast<int64_t>(op.getDim())},
+                      dimDetail(op.getDim())};
   call.attributes.append(unevenLayout(mesh, op.getExtent(), op.getOuterAxes()));
   return call;
 }
 CollectiveCall describe(ReduceScatterOp op, MeshOp mesh) {
-  CollectiveCall call{"dt_rt_reduce_scatter_",
-                      {static_cast<int64_t>(op.getReduction().getValue()),
-                       static_cast<int64_t>(op.getDim())}};
+  CollectiveCall call{
+      "dt_rt_reduce_scatter_",
+      {static_cast<int64_t>(op.getReduction().getValue()),
+       static_cast<int64_t>(op.getDim())},
+      std::string(::dt::reductionKindName(op.getReduction().getValue())) +
+          ", " + dimDetail(op.getDim())};
   call.attributes.append(unevenLayout(mesh, op.getExtent(), op.getOuterAxes()));
   return call;
 }
 CollectiveCall describe(AllToAllOp op, MeshOp mesh) {
   CollectiveCall call{"dt_rt_all_to_all_",
                       {static_cast<int64_t>(op.getSplitDim()),
-                       static_cast<int64_t>(op.getConcatDim())}};
+                       static_cast<int64_t>(op.getConcatDim())},
+                      "split " + std::to_string(op.getSplitDim()) + " concat " +
+                          std::to_string(op.getConcatDim())};
   call.attributes.append(
       unevenLayout(mesh, op.getSplitExtent(), op.getSplitOuterAxes()));
   call.attributes.append(unevenLayout(mesh, op.getExtent(), op.getOuterAxes()));
@@ -67,9 +82,31 @@ CollectiveCall describe(AllToAllOp op, MeshOp mesh) {
 }
 CollectiveCall describe(LocalSliceOp op, MeshOp mesh) {
   CollectiveCall call{"dt_rt_local_slice_",
-                      {static_cast<int64_t>(op.getDim())}};
+                      {static_cast<int64_t>(op.getDim())},
+                      dimDetail(op.getDim())};
   call.attributes.append(unevenLayout(mesh, op.getExtent(), op.getOuterAxes()));
   return call;
+}
+
+/// "all_gather on [dp] dim 0 (model.mlir:12:8)": the op, its axes, what
+/// `call` details, and where it came from; " #2", " #3", ... after it for
+/// the second and later collectives of `module` that would read the same.
+std::string siteName(ModuleOp module, Operation *op, ArrayAttr axes,
+                     const CollectiveCall &call) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << op->getName().stripDialect() << " on [";
+  llvm::interleaveComma(axes, os, [&](Attribute axis) {
+    os << cast<StringAttr>(axis).getValue();
+  });
+  os << "] " << call.detail;
+  std::string at = sourceLocation(op->getLoc());
+  if (!at.empty())
+    os << " (" << at << ")";
+  std::string name = text;
+  for (int n = 2; hasMessage(module, name); ++n)
+    name = text + " #" + std::to_string(n);
+  return name;
 }
 
 /// `buffer` itself when it is dense row-major, else a dense copy.
@@ -152,10 +189,14 @@ struct CollectiveModel
     for (int64_t attribute : call.attributes)
       args.push_back(
           arith::ConstantIntOp::create(rewriter, loc, attribute, 32));
+    auto module = op->template getParentOfType<ModuleOp>();
+    args.push_back(getOrInsertMessage(
+        rewriter, module, siteName(module, op, collective.getAxes(), call),
+        loc));
     SmallVector<Type> argTypes = llvm::to_vector(ValueRange(args).getTypes());
-    func::FuncOp callee = getOrInsertRuntimeFunction(
-        op->template getParentOfType<ModuleOp>(),
-        (call.stem + *suffix).str(), rewriter.getFunctionType(argTypes, {}));
+    func::FuncOp callee =
+        getOrInsertRuntimeFunction(module, (call.stem + *suffix).str(),
+                                   rewriter.getFunctionType(argTypes, {}));
     func::CallOp::create(rewriter, loc, callee, args);
     replaceOpWithBufferizedValues(rewriter, op, *out);
     return success();
@@ -166,6 +207,8 @@ struct CollectiveModel
 void mlir::dt::registerBufferizableOpInterfaceExternalModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, DTDialect *) {
+    // Bufferizing a collective names its site with an LLVM global.
+    ctx->getOrLoadDialect<LLVM::LLVMDialect>();
     AllReduceOp::attachInterface<CollectiveModel<AllReduceOp>>(*ctx);
     AllGatherOp::attachInterface<CollectiveModel<AllGatherOp>>(*ctx);
     ReduceScatterOp::attachInterface<CollectiveModel<ReduceScatterOp>>(*ctx);

@@ -26,15 +26,9 @@ constexpr StringLiteral kIndexOutOfRange = "dt_rt_index_out_of_range";
 /// "what (at file:line:col)", or `what` alone when `loc` names no file.
 std::string describeCheck(BoundsCheckOp op) {
   std::string text = op.getWhat().str();
-  op.getLoc()->walk([&](Location loc) {
-    auto file = dyn_cast<FileLineColLoc>(loc);
-    if (!file)
-      return WalkResult::advance();
-    text += " (at " + file.getFilename().str() + ":" +
-            std::to_string(file.getLine()) + ":" +
-            std::to_string(file.getColumn()) + ")";
-    return WalkResult::interrupt();
-  });
+  std::string at = sourceLocation(op.getLoc());
+  if (!at.empty())
+    text += " (at " + at + ")";
   return text;
 }
 
@@ -136,31 +130,9 @@ struct LowerBoundsChecksPass
     Value bound = arith::ConstantIntOp::create(b, loc, op.getBound(), 64);
     func::CallOp::create(
         b, loc, callee,
-        ValueRange{index, bound, messageAddress(b, describeCheck(op), loc)});
+        ValueRange{
+            index, bound,
+            getOrInsertMessage(b, getOperation(), describeCheck(op), loc)});
   }
-
-  /// The address of a NUL-terminated constant holding `message`, at `b`'s
-  /// insertion point; one global per distinct message.
-  Value messageAddress(OpBuilder &b, StringRef message, Location loc) {
-    ModuleOp module = getOperation();
-    LLVM::GlobalOp &global = messages[message];
-    if (!global) {
-      OpBuilder atTop = OpBuilder::atBlockBegin(module.getBody());
-      std::string text = message.str();
-      text.push_back('\0');
-      auto type = LLVM::LLVMArrayType::get(atTop.getI8Type(), text.size());
-      std::string name;
-      do
-        name = "dt_bounds_message_" + std::to_string(nextMessage++);
-      while (module.lookupSymbol(name));
-      global = LLVM::GlobalOp::create(atTop, loc, type, /*isConstant=*/true,
-                                      LLVM::Linkage::Internal, name,
-                                      atTop.getStringAttr(text));
-    }
-    return LLVM::AddressOfOp::create(b, loc, global);
-  }
-
-  llvm::StringMap<LLVM::GlobalOp> messages;
-  unsigned nextMessage = 0;
 };
 } // namespace

@@ -9,6 +9,7 @@
 
 #include "dt/Conversion/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
@@ -39,4 +40,60 @@ func::FuncOp mlir::dt::getOrInsertRuntimeFunction(ModuleOp module,
   auto func = func::FuncOp::create(b, module.getLoc(), name, type);
   func.setPrivate();
   return func;
+}
+
+static constexpr StringLiteral kMessagePrefix = "dt_message_";
+
+/// The message global holding `value` (NUL included); counts the messages
+/// before it into `count`.
+static LLVM::GlobalOp findMessage(ModuleOp module, StringRef value,
+                                  unsigned &count) {
+  for (auto global : module.getOps<LLVM::GlobalOp>()) {
+    if (!global.getSymName().starts_with(kMessagePrefix))
+      continue;
+    ++count;
+    auto held = dyn_cast_or_null<StringAttr>(global.getValueOrNull());
+    if (held && held.getValue() == value)
+      return global;
+  }
+  return {};
+}
+
+bool mlir::dt::hasMessage(ModuleOp module, StringRef text) {
+  unsigned count = 0;
+  return static_cast<bool>(
+      findMessage(module, (text + Twine('\0')).str(), count));
+}
+
+Value mlir::dt::getOrInsertMessage(OpBuilder &b, ModuleOp module,
+                                   StringRef text, Location loc) {
+  std::string value = (text + Twine('\0')).str();
+  unsigned count = 0;
+  LLVM::GlobalOp global = findMessage(module, value, count);
+  if (!global) {
+    OpBuilder atTop = OpBuilder::atBlockBegin(module.getBody());
+    auto type = LLVM::LLVMArrayType::get(atTop.getI8Type(), value.size());
+    std::string name;
+    do
+      name = (kMessagePrefix + Twine(count++)).str();
+    while (module.lookupSymbol(name));
+    global = LLVM::GlobalOp::create(atTop, loc, type, /*isConstant=*/true,
+                                    LLVM::Linkage::Internal, name,
+                                    atTop.getStringAttr(value));
+  }
+  return LLVM::AddressOfOp::create(b, loc, global);
+}
+
+std::string mlir::dt::sourceLocation(Location loc) {
+  std::string text;
+  loc->walk([&](Location inner) {
+    auto file = dyn_cast<FileLineColLoc>(inner);
+    if (!file)
+      return WalkResult::advance();
+    text = (file.getFilename().strref() + ":" + Twine(file.getLine()) + ":" +
+            Twine(file.getColumn()))
+               .str();
+    return WalkResult::interrupt();
+  });
+  return text;
 }

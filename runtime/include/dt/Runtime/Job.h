@@ -26,6 +26,9 @@ struct RunOptions {
   absl::Duration timeout = absl::Seconds(60);
   /// Calls of the entry; each is timed.
   int repeat = 1;
+  /// Time every collective of the host backends by its site
+  /// (RunStats::profiles).
+  bool profile = false;
 };
 
 /// One rank's buffers: local shards of the arguments, room for the results.
@@ -35,10 +38,27 @@ struct RankBuffers {
   std::vector<void *> pointers();
 };
 
+/// One collective of the program on one rank, over every time it ran (a
+/// collective in a loop runs once per iteration) in every call of the entry.
+struct SiteProfile {
+  /// How the artifact names it: "all_gather on [dp] dim 0 (m.mlir:12:8)".
+  std::string site;
+  int64_t runs = 0;
+  /// Seconds from entering the collective to leaving it: the transfer, and
+  /// the wait for the group's last rank to arrive.
+  double seconds = 0;
+  /// The rank's input and output buffers, per run.
+  int64_t bytesIn = 0, bytesOut = 0;
+};
+
 /// Seconds per call of the entry, for each rank this process ran.
 struct RunStats {
   std::vector<int64_t> ranks;
   std::vector<std::vector<double>> seconds;
+  /// With RunOptions::profile: each rank's collectives, in the order they
+  /// first ran, over every call of the entry but the first when there were
+  /// several (it warms up: first touches, threads starting apart).
+  std::vector<std::vector<SiteProfile>> profiles;
 };
 
 //===----------------------------------------------------------------------===//
@@ -107,6 +127,9 @@ absl::StatusOr<RunStats> runMpiRank(Artifact::EntryFn entry,
 /// Gathers every rank's `local` on rank 0 (empty elsewhere).
 absl::StatusOr<std::vector<HostTensor>> mpiGather(const HostTensor &local,
                                                   const MpiWorld &world);
+/// Gathers every rank's profile on rank 0, in rank order (empty elsewhere).
+std::vector<std::vector<SiteProfile>>
+mpiGatherProfiles(const std::vector<SiteProfile> &local, const MpiWorld &world);
 
 } // namespace dt::rt
 
