@@ -20,6 +20,9 @@ by side in one run, printing ratios against the targets.
 5. Bounds checks: an embedding lookup of 8192 tokens from a 16384x1024
    table, compiled with and without --bounds-checks, taking turns. Target:
    checked / unchecked <= 1.10.
+6. Gradient buckets: 16 gradients of 16 KiB, partial sums on dp=2, made
+   replicated: compiled with dt-combine-collectives (one all_reduce) and
+   without it (16), taking turns. Target: combined / separate <= 0.8.
 """
 
 import argparse
@@ -115,6 +118,24 @@ func.func @main(%x: tensor<{TOKENS}xf32> {{dt.sharding = #dt.sharding<@mesh, [R]
       linalg.yield %v : f32
   }} -> tensor<{TOKENS}x{DIM}xf32>
   return %rows : tensor<{TOKENS}x{DIM}xf32>
+}}
+'''
+
+
+GRADIENTS = 16
+
+
+def gradients():
+    """GRADIENTS partial sums over dp=2, each 64x64 f32, made replicated."""
+    args = ", ".join(f"%g{i}: tensor<64x64xf32> {{dt.sharding = #dt.sharding<@mesh, [P(sum)]>}}"
+                     for i in range(GRADIENTS))
+    results = ", ".join("tensor<64x64xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}"
+                        for _ in range(GRADIENTS))
+    values = ", ".join(f"%g{i}" for i in range(GRADIENTS))
+    types = ", ".join("tensor<64x64xf32>" for _ in range(GRADIENTS))
+    return f'''dt.mesh @mesh = <["dp" = 2]>
+func.func @main({args}) -> ({results}) {{
+  return {values} : {types}
 }}
 '''
 
@@ -218,6 +239,17 @@ def main():
         print(f"embedding lookup of {TOKENS} ids from a {VOCAB}x{DIM} f32 table, 1 rank: "
               f"checked min {checked_best*1e3:.2f} ms, unchecked min {unchecked_best*1e3:.2f} ms")
 
+        combined = compile_program(tools, tmp, "buckets", gradients())
+        separate = compile_program(tools, tmp, "buckets_separate", gradients(),
+                                   ["--combine-collectives=false"])
+        bucket_bests = {combined: [], separate: []}
+        for _ in range(ROUNDS):
+            for so in (combined, separate):
+                bucket_bests[so].append(time_program(tools, so, max(args.repeat, 100))[1])
+        combined_best, separate_best = min(bucket_bests[combined]), min(bucket_bests[separate])
+        print(f"{GRADIENTS} gradients of 16 KiB reduced on dp=2: one combined all_reduce "
+              f"min {combined_best*1e6:.1f} us, {GRADIENTS} separate min {separate_best*1e6:.1f} us")
+
         print("\nratios (measured side by side in this run; best of the calls)")
         ratio = one_best / hand_best
         check("dt 1 rank / hand-written", f"{ratio:.3f}", "<= 1.15", ratio <= 1.15)
@@ -229,6 +261,8 @@ def main():
         check("all_reduce bandwidth / memcpy bandwidth", f"{bw*100:.0f}%", ">= 50%", bw >= 0.5)
         cost = checked_best / unchecked_best
         check("gather with bounds checks / without", f"{cost:.3f}", "<= 1.10", cost <= 1.10)
+        buckets = combined_best / separate_best
+        check("combined all_reduce / separate ones", f"{buckets:.2f}", "<= 0.8", buckets <= 0.8)
     return 1 if failures else 0
 
 

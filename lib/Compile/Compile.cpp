@@ -158,6 +158,8 @@ mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
 
   PassManager local(module.getContext());
   local.addPass(createPartitionPass());
+  if (options.combineCollectives)
+    local.addPass(createCombineCollectivesPass({options.topology}));
   if (failed(buildLowering(local, "dt_spmd_", options)) ||
       failed(local.run(*spmd)))
     return failure();

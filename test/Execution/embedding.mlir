@@ -3,7 +3,8 @@
 // an embedding bag (a sum of looked-up rows), with the tables split by rows
 // over tp=4, as Megatron's vocab-parallel embedding. Each rank reads the rows
 // it holds and zeros elsewhere: the lookups are partial sums, and one
-// all_reduce per result replaces gathering the tables.
+// all_reduce of both results (dt-combine-collectives) replaces gathering the
+// tables.
 // RUN: dt-opt %s -dt-shard | FileCheck %s --check-prefix=PLAN
 // PLAN-NOT: dt.all_gather
 // PLAN: %[[OFFSET:.*]] = arith.muli %{{.*}}, %c8000 : index
@@ -15,9 +16,8 @@
 // PLAN: %[[READ:.*]] = tensor.extract %{{.*}}{{\[}}%[[SAFE]], %{{.*}}] : tensor<8000x64xf32>
 // PLAN: arith.select %[[MINE]], %[[READ]], %{{.*}} : f32
 // PLAN-NOT: dt.all_gather
-// PLAN: dt.all_reduce {{.*}} ["tp"] sum : tensor<32x64xf32>
-// PLAN-NOT: dt.all_gather
-// PLAN: dt.all_reduce {{.*}} ["tp"] sum : tensor<4x64xf32>
+// PLAN: tensor.concat dim(0) {{.*}} : (tensor<2048xf32>, tensor<256xf32>) -> tensor<2304xf32>
+// PLAN-NEXT: dt.all_reduce {{.*}} ["tp"] sum : tensor<2304xf32>
 // PLAN-NOT: dt.all_gather
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
 // RUN: %npy pattern-run %dt_run %s > %t.dtrun

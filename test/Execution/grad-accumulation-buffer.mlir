@@ -6,7 +6,8 @@
 // accumulates a sum takes what the body gives it, not its init's
 // sharding: each gradient stays a partial sum through the loop (the
 // replicated buffer enters as a partial value: the first rank's copy and
-// zeros) and is reduced once, after it. Once, the buffers' replicated
+// zeros) and is reduced once, after it: both in one all_reduce
+// (dt-combine-collectives). Once, the buffers' replicated
 // sharding made every iteration all_reduce, and a loop that decided its
 // first carry never decided the others (they replicated, also reduced in
 // every iteration).
@@ -15,8 +16,8 @@
 // PLAN-NOT: dt.all_reduce
 // PLAN: scf.yield
 // PLAN-NEXT: }
-// PLAN-DAG: dt.all_reduce {{.*}} ["dp"] sum : tensor<32x8xf32>
-// PLAN-DAG: dt.all_reduce {{.*}} ["dp"] sum : tensor<8xf32>
+// PLAN: tensor.concat dim(0) {{.*}} : (tensor<256xf32>, tensor<8xf32>) -> tensor<264xf32>
+// PLAN-NEXT: dt.all_reduce {{.*}} ["dp"] sum : tensor<264xf32>
 // PLAN-NOT: dt.all_reduce
 // PLAN: return
 // The bias gradient's reduction over the split batch gives a partial sum:

@@ -65,6 +65,12 @@ llvm::cl::opt<bool> boundsChecks(
                    "against its tensor: an index outside fails the run with "
                    "a message instead of reading outside (default: on)"),
     llvm::cl::init(true), llvm::cl::cat(options));
+llvm::cl::opt<bool> combineCollectives(
+    "combine-collectives",
+    llvm::cl::desc("Combine all_reduces of one group into one call where the "
+                   "cost model says it is cheaper (gradient buckets; "
+                   "default: on)"),
+    llvm::cl::init(true), llvm::cl::cat(options));
 llvm::cl::opt<std::string>
     topology("topology", llvm::cl::desc("Topology file for the cost model"),
              llvm::cl::init(""), llvm::cl::cat(options));
@@ -188,6 +194,7 @@ int main(int argc, char **argv) {
   options.gpuArch = gpuArch;
   options.emulateGPU = emulateGPU;
   options.boundsChecks = boundsChecks;
+  options.combineCollectives = combineCollectives;
   options.gpuKernelsAnySize = gpuKernelsAnySize;
   if (emulateGPU && target != "cuda")
     return fail("--emulate-gpu goes with --target=cuda");

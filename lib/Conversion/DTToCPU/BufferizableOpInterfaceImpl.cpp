@@ -89,7 +89,8 @@ CollectiveCall describe(LocalSliceOp op, MeshOp mesh) {
 }
 
 /// "all_gather on [dp] dim 0 (model.mlir:12:8)": the op, its axes, what
-/// `call` details, and where it came from; " #2", " #3", ... after it for
+/// `call` details, and where it came from (of a combined collective, the
+/// first place and how many more); " #2", " #3", ... after it for
 /// the second and later collectives of `module` that would read the same.
 std::string siteName(ModuleOp module, Operation *op, ArrayAttr axes,
                      const CollectiveCall &call) {
@@ -100,9 +101,17 @@ std::string siteName(ModuleOp module, Operation *op, ArrayAttr axes,
     os << cast<StringAttr>(axis).getValue();
   });
   os << "] " << call.detail;
-  std::string at = sourceLocation(op->getLoc());
-  if (!at.empty())
-    os << " (" << at << ")";
+  // Combined collectives (dt-combine-collectives) have a fused location.
+  SmallVector<std::string> places;
+  Location loc = op->getLoc();
+  auto fused = dyn_cast<FusedLoc>(loc);
+  for (Location part : fused ? fused.getLocations() : ArrayRef<Location>(loc))
+    if (std::string at = sourceLocation(part); !at.empty())
+      places.push_back(at);
+  if (places.size() == 1)
+    os << " (" << places.front() << ")";
+  else if (places.size() > 1)
+    os << " (" << places.front() << " and " << places.size() - 1 << " more)";
   std::string name = text;
   for (int n = 2; hasMessage(module, name); ++n)
     name = text + " #" + std::to_string(n);

@@ -30,13 +30,15 @@ void mlir::dt::buildShardPipeline(OpPassManager &pm,
   // Identical collectives of one value (they are pure) become one.
   pm.addPass(createCSEPass());
   pm.addPass(createPartitionPass());
+  pm.addPass(createCombineCollectivesPass({topologyFile.str()}));
 }
 
 void mlir::dt::registerDTPipelines() {
   PassPipelineRegistration<ShardPipelineOptions>(
       "dt-shard",
       "Global annotated program -> the SPMD program of one rank (propagate, "
-      "insert-redistribute, check, lower-redistribute, cse, partition)",
+      "insert-redistribute, check, lower-redistribute, cse, partition, "
+      "combine-collectives)",
       [](OpPassManager &pm, const ShardPipelineOptions &options) {
         buildShardPipeline(pm, options.topology);
       });

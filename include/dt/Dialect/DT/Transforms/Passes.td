@@ -268,6 +268,53 @@ def PartitionPass : Pass<"dt-partition", "ModuleOp"> {
   ];
 }
 
+def CombineCollectivesPass : Pass<"dt-combine-collectives", "ModuleOp"> {
+  let summary = "Combines all_reduces of one group into one call (gradient buckets)";
+  let description = [{
+    On the local (partitioned) program: `dt.all_reduce`s of one block with
+    the same mesh, axes, reduction and element type become one all_reduce
+    of their inputs flattened and concatenated, its result sliced back into
+    each, when the alpha-beta model says that is cheaper: each collective
+    pays its latency (`2(n-1)` message steps of its group's link), and
+    combining pays a copy of the inputs into one buffer (at the device's
+    memory bandwidth, counted twice). This is DDP's gradient bucketing,
+    decided by the model: the all_reduces of a data-parallel step's
+    gradients, each latency-bound when the tensors are small, pay one
+    latency instead of one each.
+
+    The combined all_reduce goes where the last of its members was; a member
+    joins only when it comes before every use of the members already in, so
+    the result is there before anything reads it. Collectives of different
+    blocks (a loop body and the code around it) are never combined.
+
+    Before (dp = 2):
+    ```mlir
+    %a = dt.all_reduce %ga on @mesh ["dp"] sum : tensor<64x32xf32> -> tensor<64x32xf32>
+    %b = dt.all_reduce %gb on @mesh ["dp"] sum : tensor<32xf32> -> tensor<32xf32>
+    ```
+    After:
+    ```mlir
+    %fa = tensor.collapse_shape %ga [[0, 1]] : tensor<64x32xf32> into tensor<2048xf32>
+    %c = tensor.concat dim(0) %fa, %gb : (tensor<2048xf32>, tensor<32xf32>) -> tensor<2080xf32>
+    %r = dt.all_reduce %c on @mesh ["dp"] sum : tensor<2080xf32> -> tensor<2080xf32>
+    %ra = tensor.extract_slice %r[0] [2048] [1] : tensor<2080xf32> to tensor<2048xf32>
+    %a = tensor.expand_shape %ra [[0, 1]] output_shape [64, 32] : tensor<2048xf32> into tensor<64x32xf32>
+    %b = tensor.extract_slice %r[2048] [32] [1] : tensor<2080xf32> to tensor<32xf32>
+    ```
+  }];
+  let options = [
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "File describing the links of mesh axes (see docs/Design.md)">
+  ];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numCombined", "all-reduces-combined",
+              "Number of all_reduces that became part of a combined one">,
+    Statistic<"numBuckets", "buckets",
+              "Number of combined all_reduces created">
+  ];
+}
+
 def StripShardingsPass : Pass<"dt-strip-shardings", "ModuleOp"> {
   let summary = "Removes every trace of sharding, leaving the single-device program";
   let description = [{

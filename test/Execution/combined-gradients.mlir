@@ -1,0 +1,71 @@
+// A data-parallel step's gradients, each a partial sum over the batch
+// split on dp: two weight gradients (16x256), a bias gradient (256) and
+// the loss (a scalar), all needed replicated for the update at the end
+// (the activations, 8 MiB, cost more to gather than the gradients to
+// reduce). Their
+// all_reduces combine into one (dt-combine-collectives), and the step
+// computes what the single-device program computes.
+// RUN: dt-opt %s -dt-shard | FileCheck %s --check-prefix=PLAN
+// PLAN: tensor.concat dim(0) {{.*}} : (tensor<4096xf32>, tensor<4096xf32>, tensor<256xf32>, tensor<1xf32>) -> tensor<8449xf32>
+// PLAN-NEXT: dt.all_reduce %{{.*}} on @mesh ["dp"] sum : tensor<8449xf32> -> tensor<8449xf32>
+// PLAN-NOT: dt.all_reduce
+// RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
+// RUN: %npy pattern-run %dt_run %s > %t.dtrun
+// RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.dtrun | FileCheck %s --check-prefix=COMPARE
+// COMPARE: 0 beyond tolerance
+// RUN: dt-run %s --seed 0 --verify --profile | FileCheck %s --check-prefix=VERIFY
+// RUN: %if mpi %{ %mpirun -np 2 dt-run %s --backend=mpi --seed 0 --verify --profile | FileCheck %s --check-prefix=VERIFY %}
+// RUN: dt-compile --target=cuda --emulate-gpu %s -o %t.emu.so
+// RUN: dt-run %t.emu.so --seed 0 --verify | FileCheck %s --check-prefix=EMU
+// The profile names the combined call after its first member and counts the others.
+// VERIFY: all_reduce on [dp] sum ({{.*}}combined-gradients.mlir:{{[0-9]+}}:{{[0-9]+}} and 3 more)
+// VERIFY: verify: PASS
+// EMU: verify: PASS
+dt.mesh @mesh = <["dp" = 2]>
+func.func @main(%x: tensor<8192x16xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
+                %w1: tensor<16x256xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
+                %w2: tensor<16x256xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
+                %b: tensor<256xf32> {dt.sharding = #dt.sharding<@mesh, [R]>})
+    -> (tensor<f32> {dt.sharding = #dt.sharding<@mesh, [R]>},
+        tensor<16x256xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
+        tensor<16x256xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
+        tensor<256xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
+  %zero = arith.constant 0.0 : f32
+  %lr = arith.constant dense<0.125> : tensor<16x256xf32>
+  %lrb = arith.constant dense<0.125> : tensor<256xf32>
+  // h = tanh(x w1) and its square, split by rows like x.
+  %eh = tensor.empty() : tensor<8192x256xf32>
+  %fh = linalg.fill ins(%zero : f32) outs(%eh : tensor<8192x256xf32>) -> tensor<8192x256xf32>
+  %xw = linalg.matmul ins(%x, %w1 : tensor<8192x16xf32>, tensor<16x256xf32>) outs(%fh : tensor<8192x256xf32>) -> tensor<8192x256xf32>
+  %h = math.tanh %xw : tensor<8192x256xf32>
+  %hh = arith.mulf %h, %h : tensor<8192x256xf32>
+  // Gradients: x^T h and x^T h^2, the column sums of h, and the sum of h.
+  %ext = tensor.empty() : tensor<16x8192xf32>
+  %xt = linalg.transpose ins(%x : tensor<8192x16xf32>) outs(%ext : tensor<16x8192xf32>) permutation = [1, 0]
+  %e1 = tensor.empty() : tensor<16x256xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<16x256xf32>) -> tensor<16x256xf32>
+  %g1 = linalg.matmul ins(%xt, %h : tensor<16x8192xf32>, tensor<8192x256xf32>) outs(%f1 : tensor<16x256xf32>) -> tensor<16x256xf32>
+  %g2 = linalg.matmul ins(%xt, %hh : tensor<16x8192xf32>, tensor<8192x256xf32>) outs(%f1 : tensor<16x256xf32>) -> tensor<16x256xf32>
+  %eb = tensor.empty() : tensor<256xf32>
+  %fb = linalg.fill ins(%zero : f32) outs(%eb : tensor<256xf32>) -> tensor<256xf32>
+  %gb = linalg.reduce ins(%h : tensor<8192x256xf32>) outs(%fb : tensor<256xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %el = tensor.empty() : tensor<f32>
+  %fl = linalg.fill ins(%zero : f32) outs(%el : tensor<f32>) -> tensor<f32>
+  %loss = linalg.reduce ins(%h : tensor<8192x256xf32>) outs(%fl : tensor<f32>) dimensions = [0, 1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  // The update, once every gradient is there.
+  %s1 = arith.mulf %g1, %lr : tensor<16x256xf32>
+  %n1 = arith.subf %w1, %s1 : tensor<16x256xf32>
+  %s2 = arith.mulf %g2, %lr : tensor<16x256xf32>
+  %n2 = arith.subf %w2, %s2 : tensor<16x256xf32>
+  %sb = arith.mulf %gb, %lrb : tensor<256xf32>
+  %nb = arith.subf %b, %sb : tensor<256xf32>
+  return %loss, %n1, %n2, %nb : tensor<f32>, tensor<16x256xf32>, tensor<16x256xf32>, tensor<256xf32>
+}

@@ -1,0 +1,140 @@
+// RUN: dt-opt %s -split-input-file -dt-combine-collectives -verify-diagnostics | FileCheck %s
+
+// Two gradients' all_reduces, each latency-bound (16 KiB and 128 B on
+// dp = 2), become one right after the last input is ready: the weight's
+// gradient flattened, the bias's, one buffer, one all_reduce, each result
+// sliced back. The loss's scalar, reduced by max, is another kind: alone.
+dt.mesh @mesh = <["dp" = 2]>
+// CHECK-LABEL: func.func @gradients
+// CHECK-SAME: (%[[X:.*]]: tensor<64x64xf32>, %[[B:.*]]: tensor<32xf32>, %[[L:.*]]: tensor<f32>)
+// CHECK: %[[GW:.*]] = math.exp %[[X]]
+// CHECK-NEXT: %[[FW:.*]] = tensor.collapse_shape %[[GW]] {{\[\[}}0, 1]] : tensor<64x64xf32> into tensor<4096xf32>
+// CHECK-NEXT: %[[CAT:.*]] = tensor.concat dim(0) %[[B]], %[[FW]] : (tensor<32xf32>, tensor<4096xf32>) -> tensor<4128xf32>
+// CHECK-NEXT: %[[R:.*]] = dt.all_reduce %[[CAT]] on @mesh ["dp"] sum : tensor<4128xf32> -> tensor<4128xf32>
+// CHECK-NEXT: %[[SB:.*]] = tensor.extract_slice %[[R]][0] [32] [1] : tensor<4128xf32> to tensor<32xf32>
+// CHECK-NEXT: %[[SW:.*]] = tensor.extract_slice %[[R]][32] [4096] [1] : tensor<4128xf32> to tensor<4096xf32>
+// CHECK-NEXT: %[[W:.*]] = tensor.expand_shape %[[SW]] {{\[\[}}0, 1]] output_shape [64, 64] : tensor<4096xf32> into tensor<64x64xf32>
+// CHECK-NOT: dt.all_reduce {{.*}} sum
+// CHECK: %[[M:.*]] = dt.all_reduce %[[L]] on @mesh ["dp"] max : tensor<f32> -> tensor<f32>
+// CHECK-NOT: dt.all_reduce
+// CHECK: return %[[W]], %[[SB]], %[[M]]
+func.func @gradients(%x: tensor<64x64xf32>, %b: tensor<32xf32>, %l: tensor<f32>)
+    -> (tensor<64x64xf32>, tensor<32xf32>, tensor<f32>) {
+  %rb = dt.all_reduce %b on @mesh ["dp"] sum : tensor<32xf32> -> tensor<32xf32>
+  %gw = math.exp %x : tensor<64x64xf32>
+  %rw = dt.all_reduce %gw on @mesh ["dp"] sum : tensor<64x64xf32> -> tensor<64x64xf32>
+  %rl = dt.all_reduce %l on @mesh ["dp"] max : tensor<f32> -> tensor<f32>
+  return %rw, %rb, %rl : tensor<64x64xf32>, tensor<32xf32>, tensor<f32>
+}
+
+// -----
+
+// A scalar joins as one element. Other groups, reductions and element types
+// are other kinds: each of those stays alone.
+dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
+// CHECK-LABEL: func.func @kinds
+// CHECK-SAME: (%[[A:.*]]: tensor<8xf32>, %[[S:.*]]: tensor<f32>, %[[T:.*]]: tensor<8xf32>, %[[H:.*]]: tensor<8xf16>, %[[V:.*]]: tensor<8xf32>)
+// CHECK-NEXT: %[[FS:.*]] = tensor.expand_shape %[[S]] [] output_shape [1] : tensor<f32> into tensor<1xf32>
+// CHECK-NEXT: %[[CAT:.*]] = tensor.concat dim(0) %[[A]], %[[FS]] : (tensor<8xf32>, tensor<1xf32>) -> tensor<9xf32>
+// CHECK-NEXT: %[[R:.*]] = dt.all_reduce %[[CAT]] on @mesh ["dp"] sum : tensor<9xf32> -> tensor<9xf32>
+// CHECK-NEXT: %[[RA:.*]] = tensor.extract_slice %[[R]][0] [8] [1]
+// CHECK-NEXT: %[[PS:.*]] = tensor.extract_slice %[[R]][8] [1] [1] : tensor<9xf32> to tensor<1xf32>
+// CHECK-NEXT: %[[RS:.*]] = tensor.collapse_shape %[[PS]] [] : tensor<1xf32> into tensor<f32>
+// CHECK-DAG: dt.all_reduce %[[T]] on @mesh ["tp"] sum : tensor<8xf32>
+// CHECK-DAG: dt.all_reduce %[[H]] on @mesh ["dp"] sum : tensor<8xf16>
+// CHECK-DAG: dt.all_reduce %[[V]] on @mesh ["dp"] avg : tensor<8xf32>
+// CHECK: return %[[RA]], %[[RS]]
+func.func @kinds(%a: tensor<8xf32>, %s: tensor<f32>, %t: tensor<8xf32>, %h: tensor<8xf16>, %v: tensor<8xf32>)
+    -> (tensor<8xf32>, tensor<f32>, tensor<8xf32>, tensor<8xf16>, tensor<8xf32>) {
+  %ra = dt.all_reduce %a on @mesh ["dp"] sum : tensor<8xf32> -> tensor<8xf32>
+  %rt = dt.all_reduce %t on @mesh ["tp"] sum : tensor<8xf32> -> tensor<8xf32>
+  %rh = dt.all_reduce %h on @mesh ["dp"] sum : tensor<8xf16> -> tensor<8xf16>
+  %rv = dt.all_reduce %v on @mesh ["dp"] avg : tensor<8xf32> -> tensor<8xf32>
+  %rs = dt.all_reduce %s on @mesh ["dp"] sum : tensor<f32> -> tensor<f32>
+  return %ra, %rs, %rt, %rh, %rv : tensor<8xf32>, tensor<f32>, tensor<8xf32>, tensor<8xf16>, tensor<8xf32>
+}
+
+// -----
+
+// The first result is read before the second input is ready: no place
+// suits both, each stays where it was.
+dt.mesh @mesh = <["dp" = 2]>
+// CHECK-LABEL: func.func @disjoint_windows
+// CHECK: dt.all_reduce %{{.*}} : tensor<8xf32> -> tensor<8xf32>
+// CHECK-NEXT: math.exp
+// CHECK-NEXT: dt.all_reduce %{{.*}} : tensor<8xf32> -> tensor<8xf32>
+// CHECK-NOT: tensor.concat
+func.func @disjoint_windows(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %r = dt.all_reduce %a on @mesh ["dp"] sum : tensor<8xf32> -> tensor<8xf32>
+  %e = math.exp %r : tensor<8xf32>
+  %s = dt.all_reduce %e on @mesh ["dp"] sum : tensor<8xf32> -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+// 16 MiB gradients: copying one into a shared buffer (8 us at the default
+// device's memory bandwidth, read and write) costs more than the latency
+// it saves (6 us: 2 message steps of 3 us on dp = 2), so they stay apart;
+// the two small ones combine, at the top (their inputs come from outside).
+dt.mesh @mesh = <["dp" = 2]>
+// CHECK-LABEL: func.func @large_stay_apart
+// CHECK: dt.all_reduce %{{.*}} : tensor<16xf32> -> tensor<16xf32>
+// CHECK: dt.all_reduce %{{.*}} : tensor<2048x2048xf32> -> tensor<2048x2048xf32>
+// CHECK: dt.all_reduce %{{.*}} : tensor<2048x2048xf32> -> tensor<2048x2048xf32>
+// CHECK-NOT: dt.all_reduce
+func.func @large_stay_apart(%a: tensor<2048x2048xf32>, %b: tensor<2048x2048xf32>, %c: tensor<8xf32>, %d: tensor<8xf32>)
+    -> (tensor<2048x2048xf32>, tensor<2048x2048xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %ra = dt.all_reduce %a on @mesh ["dp"] sum : tensor<2048x2048xf32> -> tensor<2048x2048xf32>
+  %rb = dt.all_reduce %b on @mesh ["dp"] sum : tensor<2048x2048xf32> -> tensor<2048x2048xf32>
+  %rc = dt.all_reduce %c on @mesh ["dp"] sum : tensor<8xf32> -> tensor<8xf32>
+  %rd = dt.all_reduce %d on @mesh ["dp"] sum : tensor<8xf32> -> tensor<8xf32>
+  return %ra, %rb, %rc, %rd : tensor<2048x2048xf32>, tensor<2048x2048xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Within a loop body the gradients of one micro-batch combine; the
+// all_reduce after the loop is in another block and stays alone.
+dt.mesh @mesh = <["dp" = 2]>
+// CHECK-LABEL: func.func @in_a_loop
+// CHECK: scf.for
+// CHECK-NEXT: tensor.concat
+// CHECK-NEXT: dt.all_reduce %{{.*}} : tensor<16xf32> -> tensor<16xf32>
+// CHECK-NOT: dt.all_reduce
+// CHECK: scf.yield
+// CHECK: dt.all_reduce %{{.*}} : tensor<8xf32> -> tensor<8xf32>
+func.func @in_a_loop(%a: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %r:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%x = %a, %y = %b) -> (tensor<8xf32>, tensor<8xf32>) {
+    %rx = dt.all_reduce %x on @mesh ["dp"] sum : tensor<8xf32> -> tensor<8xf32>
+    %ry = dt.all_reduce %y on @mesh ["dp"] sum : tensor<8xf32> -> tensor<8xf32>
+    scf.yield %rx, %ry : tensor<8xf32>, tensor<8xf32>
+  }
+  %s = dt.all_reduce %r#0 on @mesh ["dp"] sum : tensor<8xf32> -> tensor<8xf32>
+  return %s, %r#1 : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Predicates are widened later (dt-widen-predicate-collectives): left as
+// they are.
+dt.mesh @mesh = <["dp" = 2]>
+// CHECK-LABEL: func.func @predicates
+// CHECK-COUNT-2: dt.all_reduce %{{.*}} : tensor<8xi1> -> tensor<8xi1>
+func.func @predicates(%a: tensor<8xi1>, %b: tensor<8xi1>) -> (tensor<8xi1>, tensor<8xi1>) {
+  %ra = dt.all_reduce %a on @mesh ["dp"] max : tensor<8xi1> -> tensor<8xi1>
+  %rb = dt.all_reduce %b on @mesh ["dp"] max : tensor<8xi1> -> tensor<8xi1>
+  return %ra, %rb : tensor<8xi1>, tensor<8xi1>
+}
+
+// -----
+
+dt.mesh @mesh = <["dp" = 2]>
+func.func @global(%a: tensor<8xf32, #dt.sharding<@mesh, [P(sum)]>>) -> tensor<8xf32, #dt.sharding<@mesh, [R]>> {
+  // expected-error @+1 {{'dt.all_reduce' op is still in global form: run dt-partition before dt-combine-collectives}}
+  %r = dt.all_reduce %a on @mesh ["dp"] sum : tensor<8xf32, #dt.sharding<@mesh, [P(sum)]>> -> tensor<8xf32, #dt.sharding<@mesh, [R]>>
+  return %r : tensor<8xf32, #dt.sharding<@mesh, [R]>>
+}
