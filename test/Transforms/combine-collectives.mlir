@@ -56,6 +56,25 @@ func.func @kinds(%a: tensor<8xf32>, %s: tensor<f32>, %t: tensor<8xf32>, %h: tens
 
 // -----
 
+// The input made in the block comes first, the one from outside second: the
+// combined call still waits for the first (once, it went to the top of the
+// block, before its input existed).
+dt.mesh @mesh = <["dp" = 2]>
+// CHECK-LABEL: func.func @ready_in_any_order
+// CHECK: %[[E:.*]] = math.exp
+// CHECK-NEXT: %[[CAT:.*]] = tensor.concat dim(0) %[[E]], %{{.*}}
+// CHECK-NEXT: dt.all_reduce %[[CAT]]
+// CHECK: math.sqrt
+func.func @ready_in_any_order(%a: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %e = math.exp %a : tensor<8xf32>
+  %re = dt.all_reduce %e on @mesh ["dp"] sum : tensor<8xf32> -> tensor<8xf32>
+  %rb = dt.all_reduce %b on @mesh ["dp"] sum : tensor<8xf32> -> tensor<8xf32>
+  %s = math.sqrt %re : tensor<8xf32>
+  return %s, %rb : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
 // The first result is read before the second input is ready: no place
 // suits both, each stays where it was.
 dt.mesh @mesh = <["dp" = 2]>

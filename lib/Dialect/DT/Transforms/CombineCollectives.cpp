@@ -39,9 +39,24 @@ namespace {
 /// type (attributes are uniqued, so their pointers compare).
 using BucketKey = std::tuple<Attribute, Attribute, Attribute, Type>;
 
-/// An op of one block, or one of its ends (null).
-bool isBefore(Operation *a, Operation *b) {
-  return a != b && (!a || !b || a->isBeforeInBlock(b));
+/// The later of two ops of one block that make inputs ready (null: from
+/// before the block).
+Operation *laterReady(Operation *a, Operation *b) {
+  if (!a || !b)
+    return a ? a : b;
+  return a->isBeforeInBlock(b) ? b : a;
+}
+
+/// The earlier of two ops of one block that read results (null: none).
+Operation *earlierUse(Operation *a, Operation *b) {
+  if (!a || !b)
+    return a ? a : b;
+  return a->isBeforeInBlock(b) ? a : b;
+}
+
+/// Whether a point right after `ready` comes before `use`.
+bool fits(Operation *ready, Operation *use) {
+  return !ready || !use || ready->isBeforeInBlock(use);
 }
 
 struct Bucket {
@@ -73,20 +88,16 @@ struct Bucket {
   /// and whose result is first read at `firstUse` can run with the bucket,
   /// for less than on its own.
   bool accepts(double size, Operation *ready, Operation *firstUse) const {
-    Operation *lastReady = isBefore(this->ready, ready) ? ready : this->ready;
-    Operation *firstRead =
-        isBefore(firstUse, this->firstUse) ? firstUse : this->firstUse;
-    return isBefore(lastReady, firstRead) &&
+    return fits(laterReady(this->ready, ready),
+                earlierUse(this->firstUse, firstUse)) &&
            reduceSeconds(bytes + size) + copySeconds(bytes + size) <
                seconds() + reduceSeconds(size);
   }
   void add(AllReduceOp op, double size, Operation *ready, Operation *firstUse) {
     members.push_back(op);
     bytes += size;
-    if (isBefore(this->ready, ready))
-      this->ready = ready;
-    if (members.size() == 1 || isBefore(firstUse, this->firstUse))
-      this->firstUse = firstUse;
+    this->ready = laterReady(this->ready, ready);
+    this->firstUse = earlierUse(this->firstUse, firstUse);
   }
 };
 
@@ -99,11 +110,8 @@ Operation *readyIn(Block &block, Value value) {
 /// The op of `block` that holds the first use of `value` (null: none).
 Operation *firstUseIn(Block &block, Value value) {
   Operation *first = nullptr;
-  for (Operation *user : value.getUsers()) {
-    Operation *at = block.findAncestorOpInBlock(*user);
-    if (at && (!first || at->isBeforeInBlock(first)))
-      first = at;
-  }
+  for (Operation *user : value.getUsers())
+    first = earlierUse(first, block.findAncestorOpInBlock(*user));
   return first;
 }
 
@@ -203,14 +211,10 @@ struct CombineCollectivesPass
       return;
     Operation *ready = nullptr, *firstUse = nullptr;
     for (AllReduceOp op : bucket.members) {
-      Operation *at = readyIn(block, op.getInput());
-      if (isBefore(ready, at))
-        ready = at;
-      Operation *use = firstUseIn(block, op.getResult());
-      if (use && (!firstUse || use->isBeforeInBlock(firstUse)))
-        firstUse = use;
+      ready = laterReady(ready, readyIn(block, op.getInput()));
+      firstUse = earlierUse(firstUse, firstUseIn(block, op.getResult()));
     }
-    if (!isBefore(ready, firstUse))
+    if (!fits(ready, firstUse))
       return;
     OpBuilder b(block.getParentOp()->getContext());
     if (ready)
