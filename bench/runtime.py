@@ -169,6 +169,16 @@ def time_program(tools, so, repeat):
     return max(m for m, _ in ranks), max(b for _, b in ranks)
 
 
+def best_of_turns(tools, programs, repeat):
+    """Each program's best call over ROUNDS turns taken in order (the
+    machine's speed wanders: taking turns lets each see the same spells)."""
+    bests = [[] for _ in programs]
+    for _ in range(ROUNDS):
+        for i, so in enumerate(programs):
+            bests[i].append(time_program(tools, so, repeat)[1])
+    return [min(b) for b in bests]
+
+
 def run(tools, tmp, name, source, repeat):
     return time_program(tools, compile_program(tools, tmp, name, source), repeat)
 
@@ -231,22 +241,15 @@ def main():
         checked = compile_program(tools, tmp, "gather", embedding())
         unchecked = compile_program(tools, tmp, "gather_unchecked", embedding(),
                                     ["--bounds-checks=false"])
-        gather_bests = {checked: [], unchecked: []}
-        for _ in range(ROUNDS):
-            for so in (checked, unchecked):
-                gather_bests[so].append(time_program(tools, so, args.repeat)[1])
-        checked_best, unchecked_best = min(gather_bests[checked]), min(gather_bests[unchecked])
+        checked_best, unchecked_best = best_of_turns(tools, (checked, unchecked), args.repeat)
         print(f"embedding lookup of {TOKENS} ids from a {VOCAB}x{DIM} f32 table, 1 rank: "
               f"checked min {checked_best*1e3:.2f} ms, unchecked min {unchecked_best*1e3:.2f} ms")
 
         combined = compile_program(tools, tmp, "buckets", gradients())
         separate = compile_program(tools, tmp, "buckets_separate", gradients(),
                                    ["--combine-collectives=false"])
-        bucket_bests = {combined: [], separate: []}
-        for _ in range(ROUNDS):
-            for so in (combined, separate):
-                bucket_bests[so].append(time_program(tools, so, max(args.repeat, 100))[1])
-        combined_best, separate_best = min(bucket_bests[combined]), min(bucket_bests[separate])
+        combined_best, separate_best = best_of_turns(tools, (combined, separate),
+                                                     max(args.repeat, 100))
         print(f"{GRADIENTS} gradients of 16 KiB reduced on dp=2: one combined all_reduce "
               f"min {combined_best*1e6:.1f} us, {GRADIENTS} separate min {separate_best*1e6:.1f} us")
 

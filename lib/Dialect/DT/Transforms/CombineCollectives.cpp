@@ -115,6 +115,16 @@ Operation *firstUseIn(Block &block, Value value) {
   return first;
 }
 
+/// The reassociation that groups a tensor's dims into one: every dim for a
+/// tensor of rank 2 or more, none for a scalar (to or from one element).
+SmallVector<ReassociationIndices> oneGroup(int64_t rank) {
+  if (rank == 0)
+    return {};
+  ReassociationIndices all(rank);
+  std::iota(all.begin(), all.end(), 0);
+  return {all};
+}
+
 /// `value` as a 1-D tensor (a scalar tensor becomes one element).
 Value flatten(OpBuilder &b, Location loc, Value value) {
   auto type = cast<RankedTensorType>(value.getType());
@@ -123,12 +133,9 @@ Value flatten(OpBuilder &b, Location loc, Value value) {
   auto flat =
       RankedTensorType::get({type.getNumElements()}, type.getElementType());
   if (type.getRank() == 0)
-    return tensor::ExpandShapeOp::create(b, loc, flat, value,
-                                         ArrayRef<ReassociationIndices>{});
-  ReassociationIndices all(type.getRank());
-  std::iota(all.begin(), all.end(), 0);
+    return tensor::ExpandShapeOp::create(b, loc, flat, value, oneGroup(0));
   return tensor::CollapseShapeOp::create(b, loc, flat, value,
-                                         ArrayRef<ReassociationIndices>{all});
+                                         oneGroup(type.getRank()));
 }
 
 /// The 1-D `flat` back in `type`'s shape.
@@ -136,12 +143,9 @@ Value unflatten(OpBuilder &b, Location loc, Value flat, RankedTensorType type) {
   if (type.getRank() == 1)
     return flat;
   if (type.getRank() == 0)
-    return tensor::CollapseShapeOp::create(b, loc, type, flat,
-                                           ArrayRef<ReassociationIndices>{});
-  ReassociationIndices all(type.getRank());
-  std::iota(all.begin(), all.end(), 0);
+    return tensor::CollapseShapeOp::create(b, loc, type, flat, oneGroup(0));
   return tensor::ExpandShapeOp::create(b, loc, type, flat,
-                                       ArrayRef<ReassociationIndices>{all});
+                                       oneGroup(type.getRank()));
 }
 
 struct CombineCollectivesPass
