@@ -7,7 +7,7 @@
 // computes what the single-device program computes.
 // RUN: dt-opt %s -dt-shard | FileCheck %s --check-prefix=PLAN
 // PLAN: tensor.concat dim(0) {{.*}} : (tensor<4096xf32>, tensor<4096xf32>, tensor<256xf32>, tensor<1xf32>) -> tensor<8449xf32>
-// PLAN-NEXT: dt.all_reduce %{{.*}} on @mesh ["dp"] sum : tensor<8449xf32> -> tensor<8449xf32>
+// PLAN-NEXT: dt.all_reduce %{{.*}} on @mesh ["dp"] sum {dt.combined = 4 : i64} : tensor<8449xf32> -> tensor<8449xf32>
 // PLAN-NOT: dt.all_reduce
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
 // RUN: %npy pattern-run %dt_run %s > %t.dtrun
@@ -17,8 +17,8 @@
 // RUN: %if mpi %{ %mpirun -np 2 dt-run %s --backend=mpi --seed 0 --verify --profile | FileCheck %s --check-prefix=VERIFY %}
 // RUN: dt-compile --target=cuda --emulate-gpu %s -o %t.emu.so
 // RUN: dt-run %t.emu.so --seed 0 --verify | FileCheck %s --check-prefix=EMU
-// The profile names the combined call after its first member and counts the others.
-// VERIFY: all_reduce on [dp] sum ({{.*}}combined-gradients.mlir:{{[0-9]+}}:{{[0-9]+}} and 3 more)
+// The profile names the combined call after its first member, with how many it combines.
+// VERIFY: all_reduce on [dp] sum ({{.*}}combined-gradients.mlir:{{[0-9]+}}:{{[0-9]+}}, 4 combined)
 // VERIFY: verify: PASS
 // EMU: verify: PASS
 dt.mesh @mesh = <["dp" = 2]>

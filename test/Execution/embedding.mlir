@@ -17,7 +17,7 @@
 // PLAN: arith.select %[[MINE]], %[[READ]], %{{.*}} : f32
 // PLAN-NOT: dt.all_gather
 // PLAN: tensor.concat dim(0) {{.*}} : (tensor<2048xf32>, tensor<256xf32>) -> tensor<2304xf32>
-// PLAN-NEXT: dt.all_reduce {{.*}} ["tp"] sum : tensor<2304xf32>
+// PLAN-NEXT: dt.all_reduce {{.*}} ["tp"] sum {dt.combined = 2 : i64} : tensor<2304xf32>
 // PLAN-NOT: dt.all_gather
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
 // RUN: %npy pattern-run %dt_run %s > %t.dtrun

@@ -17,7 +17,7 @@
 // PLAN: scf.yield
 // PLAN-NEXT: }
 // PLAN: tensor.concat dim(0) {{.*}} : (tensor<256xf32>, tensor<8xf32>) -> tensor<264xf32>
-// PLAN-NEXT: dt.all_reduce {{.*}} ["dp"] sum : tensor<264xf32>
+// PLAN-NEXT: dt.all_reduce {{.*}} ["dp"] sum {dt.combined = 2 : i64} : tensor<264xf32>
 // PLAN-NOT: dt.all_reduce
 // PLAN: return
 // The bias gradient's reduction over the split batch gives a partial sum:

@@ -1,7 +1,8 @@
 // RUN: dt-opt %s -split-input-file -dt-combine-collectives -verify-diagnostics | FileCheck %s
 
 // Two gradients' all_reduces, each latency-bound (16 KiB and 128 B on
-// dp = 2), become one right after the last input is ready: the weight's
+// dp = 2), become one, right after the last input is made (later than
+// where the first of them was): the weight's
 // gradient flattened, the bias's, one buffer, one all_reduce, each result
 // sliced back. The loss's scalar, reduced by max, is another kind: alone.
 dt.mesh @mesh = <["dp" = 2]>
@@ -10,7 +11,7 @@ dt.mesh @mesh = <["dp" = 2]>
 // CHECK: %[[GW:.*]] = math.exp %[[X]]
 // CHECK-NEXT: %[[FW:.*]] = tensor.collapse_shape %[[GW]] {{\[\[}}0, 1]] : tensor<64x64xf32> into tensor<4096xf32>
 // CHECK-NEXT: %[[CAT:.*]] = tensor.concat dim(0) %[[B]], %[[FW]] : (tensor<32xf32>, tensor<4096xf32>) -> tensor<4128xf32>
-// CHECK-NEXT: %[[R:.*]] = dt.all_reduce %[[CAT]] on @mesh ["dp"] sum : tensor<4128xf32> -> tensor<4128xf32>
+// CHECK-NEXT: %[[R:.*]] = dt.all_reduce %[[CAT]] on @mesh ["dp"] sum {dt.combined = 2 : i64} : tensor<4128xf32> -> tensor<4128xf32>
 // CHECK-NEXT: %[[SB:.*]] = tensor.extract_slice %[[R]][0] [32] [1] : tensor<4128xf32> to tensor<32xf32>
 // CHECK-NEXT: %[[SW:.*]] = tensor.extract_slice %[[R]][32] [4096] [1] : tensor<4128xf32> to tensor<4096xf32>
 // CHECK-NEXT: %[[W:.*]] = tensor.expand_shape %[[SW]] {{\[\[}}0, 1]] output_shape [64, 64] : tensor<4096xf32> into tensor<64x64xf32>
@@ -36,7 +37,7 @@ dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
 // CHECK-SAME: (%[[A:.*]]: tensor<8xf32>, %[[S:.*]]: tensor<f32>, %[[T:.*]]: tensor<8xf32>, %[[H:.*]]: tensor<8xf16>, %[[V:.*]]: tensor<8xf32>)
 // CHECK-NEXT: %[[FS:.*]] = tensor.expand_shape %[[S]] [] output_shape [1] : tensor<f32> into tensor<1xf32>
 // CHECK-NEXT: %[[CAT:.*]] = tensor.concat dim(0) %[[A]], %[[FS]] : (tensor<8xf32>, tensor<1xf32>) -> tensor<9xf32>
-// CHECK-NEXT: %[[R:.*]] = dt.all_reduce %[[CAT]] on @mesh ["dp"] sum : tensor<9xf32> -> tensor<9xf32>
+// CHECK-NEXT: %[[R:.*]] = dt.all_reduce %[[CAT]] on @mesh ["dp"] sum {dt.combined = 2 : i64} : tensor<9xf32> -> tensor<9xf32>
 // CHECK-NEXT: %[[RA:.*]] = tensor.extract_slice %[[R]][0] [8] [1]
 // CHECK-NEXT: %[[PS:.*]] = tensor.extract_slice %[[R]][8] [1] [1] : tensor<9xf32> to tensor<1xf32>
 // CHECK-NEXT: %[[RS:.*]] = tensor.collapse_shape %[[PS]] [] : tensor<1xf32> into tensor<f32>
@@ -95,12 +96,12 @@ func.func @disjoint_windows(%a: tensor<8xf32>) -> tensor<8xf32> {
 // 16 MiB gradients: copying one into a shared buffer (8 us at the default
 // device's memory bandwidth, read and write) costs more than the latency
 // it saves (6 us: 2 message steps of 3 us on dp = 2), so they stay apart;
-// the two small ones combine, at the top (their inputs come from outside).
+// the two small ones combine, where the first of them was.
 dt.mesh @mesh = <["dp" = 2]>
 // CHECK-LABEL: func.func @large_stay_apart
-// CHECK: dt.all_reduce %{{.*}} : tensor<16xf32> -> tensor<16xf32>
 // CHECK: dt.all_reduce %{{.*}} : tensor<2048x2048xf32> -> tensor<2048x2048xf32>
 // CHECK: dt.all_reduce %{{.*}} : tensor<2048x2048xf32> -> tensor<2048x2048xf32>
+// CHECK: dt.all_reduce %{{.*}} {dt.combined = 2 : i64} : tensor<16xf32> -> tensor<16xf32>
 // CHECK-NOT: dt.all_reduce
 func.func @large_stay_apart(%a: tensor<2048x2048xf32>, %b: tensor<2048x2048xf32>, %c: tensor<8xf32>, %d: tensor<8xf32>)
     -> (tensor<2048x2048xf32>, tensor<2048x2048xf32>, tensor<8xf32>, tensor<8xf32>) {
@@ -119,7 +120,7 @@ dt.mesh @mesh = <["dp" = 2]>
 // CHECK-LABEL: func.func @in_a_loop
 // CHECK: scf.for
 // CHECK-NEXT: tensor.concat
-// CHECK-NEXT: dt.all_reduce %{{.*}} : tensor<16xf32> -> tensor<16xf32>
+// CHECK-NEXT: dt.all_reduce %{{.*}} {dt.combined = 2 : i64} : tensor<16xf32> -> tensor<16xf32>
 // CHECK-NOT: dt.all_reduce
 // CHECK: scf.yield
 // CHECK: dt.all_reduce %{{.*}} : tensor<8xf32> -> tensor<8xf32>
@@ -156,4 +157,50 @@ func.func @global(%a: tensor<8xf32, #dt.sharding<@mesh, [P(sum)]>>) -> tensor<8x
   // expected-error @+1 {{'dt.all_reduce' op is still in global form: run dt-partition before dt-combine-collectives}}
   %r = dt.all_reduce %a on @mesh ["dp"] sum : tensor<8xf32, #dt.sharding<@mesh, [P(sum)]>> -> tensor<8xf32, #dt.sharding<@mesh, [R]>>
   return %r : tensor<8xf32, #dt.sharding<@mesh, [R]>>
+}
+
+// -----
+
+// FSDP's buckets: the weights' gathers (dim 0) are one gather of their
+// pieces back to back, each weight a column block of its [members x total]
+// result; the gradients' reduce_scatters (dim 0) are one reduce_scatter of
+// their rows side by side. A gather along dim 1 of a tensor with more than
+// one row does not lay its pieces out one after another: left alone; so is a
+// reduce_scatter whose dim the group does not divide.
+dt.mesh @mesh = <["dp" = 4]>
+// CHECK-LABEL: func.func @fsdp
+// CHECK-SAME: (%[[A:.*]]: tensor<2x8xf32>, %[[B:.*]]: tensor<1x4xf32>, %[[C:.*]]: tensor<2x3xf32>, %[[GA:.*]]: tensor<8x8xf32>, %[[GB:.*]]: tensor<4x4xf32>, %[[GC:.*]]: tensor<6x2xf32>)
+// CHECK-DAG: %[[FA:.*]] = tensor.collapse_shape %[[A]] {{\[\[}}0, 1]] : tensor<2x8xf32> into tensor<16xf32>
+// CHECK-DAG: %[[FB:.*]] = tensor.collapse_shape %[[B]] {{\[\[}}0, 1]] : tensor<1x4xf32> into tensor<4xf32>
+// CHECK: %[[CAT:.*]] = tensor.concat dim(0) %[[FA]], %[[FB]] : (tensor<16xf32>, tensor<4xf32>) -> tensor<20xf32>
+// CHECK-NEXT: %[[G:.*]] = dt.all_gather %[[CAT]] on @mesh ["dp"] dim 0 {dt.combined = 2 : i64} : tensor<20xf32> -> tensor<80xf32>
+// CHECK-NEXT: %[[ROWS:.*]] = tensor.expand_shape %[[G]] {{\[\[}}0, 1]] output_shape [4, 20] : tensor<80xf32> into tensor<4x20xf32>
+// CHECK-NEXT: %[[COLA:.*]] = tensor.extract_slice %[[ROWS]][0, 0] [4, 16] [1, 1] : tensor<4x20xf32> to tensor<4x16xf32>
+// CHECK-NEXT: %[[FLATA:.*]] = tensor.collapse_shape %[[COLA]] {{\[\[}}0, 1]] : tensor<4x16xf32> into tensor<64xf32>
+// CHECK-NEXT: %[[WA:.*]] = tensor.expand_shape %[[FLATA]] {{\[\[}}0, 1]] output_shape [8, 8] : tensor<64xf32> into tensor<8x8xf32>
+// CHECK-NEXT: %[[COLB:.*]] = tensor.extract_slice %[[ROWS]][0, 16] [4, 4] [1, 1] : tensor<4x20xf32> to tensor<4x4xf32>
+// CHECK-NEXT: %[[FLATB:.*]] = tensor.collapse_shape %[[COLB]] {{\[\[}}0, 1]] : tensor<4x4xf32> into tensor<16xf32>
+// CHECK-NEXT: %[[WB:.*]] = tensor.expand_shape %[[FLATB]] {{\[\[}}0, 1]] output_shape [4, 4] : tensor<16xf32> into tensor<4x4xf32>
+// CHECK: %[[WC:.*]] = dt.all_gather %[[C]] on @mesh ["dp"] dim 1 : tensor<2x3xf32> -> tensor<2x12xf32>
+// CHECK: %[[RA:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [4, 16] : tensor<64xf32> into tensor<4x16xf32>
+// CHECK: %[[RB:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [4, 4] : tensor<16xf32> into tensor<4x4xf32>
+// CHECK-NEXT: %[[SIDE:.*]] = tensor.concat dim(1) %[[RA]], %[[RB]] : (tensor<4x16xf32>, tensor<4x4xf32>) -> tensor<4x20xf32>
+// CHECK-NEXT: %[[FLAT:.*]] = tensor.collapse_shape %[[SIDE]] {{\[\[}}0, 1]] : tensor<4x20xf32> into tensor<80xf32>
+// CHECK-NEXT: %[[S:.*]] = dt.reduce_scatter %[[FLAT]] on @mesh ["dp"] sum dim 0 {dt.combined = 2 : i64} : tensor<80xf32> -> tensor<20xf32>
+// CHECK-NEXT: %[[SA:.*]] = tensor.extract_slice %[[S]][0] [16] [1] : tensor<20xf32> to tensor<16xf32>
+// CHECK-NEXT: %[[GRADA:.*]] = tensor.expand_shape %[[SA]] {{\[\[}}0, 1]] output_shape [2, 8] : tensor<16xf32> into tensor<2x8xf32>
+// CHECK-NEXT: %[[SB:.*]] = tensor.extract_slice %[[S]][16] [4] [1] : tensor<20xf32> to tensor<4xf32>
+// CHECK-NEXT: %[[GRADB:.*]] = tensor.expand_shape %[[SB]] {{\[\[}}0, 1]] output_shape [1, 4] : tensor<4xf32> into tensor<1x4xf32>
+// CHECK: %[[GRADC:.*]] = dt.reduce_scatter %[[GC]] on @mesh ["dp"] sum dim 0 : tensor<6x2xf32> -> tensor<2x2xf32>
+// CHECK: return %[[WA]], %[[WB]], %[[WC]], %[[GRADA]], %[[GRADB]], %[[GRADC]]
+func.func @fsdp(%a: tensor<2x8xf32>, %b: tensor<1x4xf32>, %c: tensor<2x3xf32>,
+                %ga: tensor<8x8xf32>, %gb: tensor<4x4xf32>, %gc: tensor<6x2xf32>)
+    -> (tensor<8x8xf32>, tensor<4x4xf32>, tensor<2x12xf32>, tensor<2x8xf32>, tensor<1x4xf32>, tensor<2x2xf32>) {
+  %wa = dt.all_gather %a on @mesh ["dp"] dim 0 : tensor<2x8xf32> -> tensor<8x8xf32>
+  %wb = dt.all_gather %b on @mesh ["dp"] dim 0 : tensor<1x4xf32> -> tensor<4x4xf32>
+  %wc = dt.all_gather %c on @mesh ["dp"] dim 1 : tensor<2x3xf32> -> tensor<2x12xf32>
+  %ra = dt.reduce_scatter %ga on @mesh ["dp"] sum dim 0 : tensor<8x8xf32> -> tensor<2x8xf32>
+  %rb = dt.reduce_scatter %gb on @mesh ["dp"] sum dim 0 : tensor<4x4xf32> -> tensor<1x4xf32>
+  %rc = dt.reduce_scatter %gc on @mesh ["dp"] sum dim 0 : tensor<6x2xf32> -> tensor<2x2xf32>
+  return %wa, %wb, %wc, %ra, %rb, %rc : tensor<8x8xf32>, tensor<4x4xf32>, tensor<2x12xf32>, tensor<2x8xf32>, tensor<1x4xf32>, tensor<2x2xf32>
 }

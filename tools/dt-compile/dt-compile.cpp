@@ -67,9 +67,9 @@ llvm::cl::opt<bool> boundsChecks(
     llvm::cl::init(true), llvm::cl::cat(options));
 llvm::cl::opt<bool> combineCollectives(
     "combine-collectives",
-    llvm::cl::desc("Combine all_reduces of one group into one call where the "
-                   "cost model says it is cheaper (gradient buckets; "
-                   "default: on)"),
+    llvm::cl::desc("Combine collectives of one group and kind into one call "
+                   "where the cost model says it is cheaper (gradient and "
+                   "FSDP buckets; default: on)"),
     llvm::cl::init(true), llvm::cl::cat(options));
 llvm::cl::opt<std::string>
     topology("topology", llvm::cl::desc("Topology file for the cost model"),

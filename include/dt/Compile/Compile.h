@@ -34,7 +34,7 @@ struct CompileOptions {
   /// Check every index the program computes from data against its tensor
   /// (dt-insert-bounds-checks); an index outside fails the run.
   bool boundsChecks = true;
-  /// Combine all_reduces of one group where the cost model says it is
+  /// Combine collectives of one group where the cost model says it is
   /// cheaper (dt-combine-collectives).
   bool combineCollectives = true;
   /// Topology file for the cost model (empty: the documented defaults).

@@ -90,7 +90,8 @@ CollectiveCall describe(LocalSliceOp op, MeshOp mesh) {
 
 /// "all_gather on [dp] dim 0 (model.mlir:12:8)": the op, its axes, what
 /// `call` details, and where it came from (of a combined collective, the
-/// first place and how many more); " #2", " #3", ... after it for
+/// first member's place and how many it combines); " #2", " #3", ... after
+/// it for
 /// the second and later collectives of `module` that would read the same.
 std::string siteName(ModuleOp module, Operation *op, ArrayAttr axes,
                      const CollectiveCall &call) {
@@ -101,17 +102,20 @@ std::string siteName(ModuleOp module, Operation *op, ArrayAttr axes,
     os << cast<StringAttr>(axis).getValue();
   });
   os << "] " << call.detail;
-  // Combined collectives (dt-combine-collectives) have a fused location.
-  SmallVector<std::string> places;
+  // A combined collective (dt-combine-collectives) is named after its first
+  // member's place, with how many it combines.
   Location loc = op->getLoc();
-  auto fused = dyn_cast<FusedLoc>(loc);
-  for (Location part : fused ? fused.getLocations() : ArrayRef<Location>(loc))
-    if (std::string at = sourceLocation(part); !at.empty())
-      places.push_back(at);
-  if (places.size() == 1)
-    os << " (" << places.front() << ")";
-  else if (places.size() > 1)
-    os << " (" << places.front() << " and " << places.size() - 1 << " more)";
+  if (auto fused = dyn_cast<FusedLoc>(loc);
+      fused && !fused.getLocations().empty())
+    loc = fused.getLocations().front();
+  std::string at = sourceLocation(loc);
+  auto combined = op->getAttrOfType<IntegerAttr>(DTDialect::kCombinedAttrName);
+  if (!at.empty() && combined)
+    os << " (" << at << ", " << combined.getInt() << " combined)";
+  else if (!at.empty())
+    os << " (" << at << ")";
+  else if (combined)
+    os << " (" << combined.getInt() << " combined)";
   std::string name = text;
   for (int n = 2; hasMessage(module, name); ++n)
     name = text + " #" + std::to_string(n);

@@ -624,3 +624,20 @@ func.func @negative_bounds_check_bound(%i: index) -> index {
   %r = dt.bounds_check %i below 0, "dim 0 of a tensor.extract from tensor<0xf32>"
   return %r : index
 }
+
+// -----
+
+dt.mesh @mesh = <["dp" = 2]>
+func.func @combined_of_one(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'dt.combined' is the number of collectives a dt.all_gather, dt.all_reduce or dt.reduce_scatter was combined from: an integer of at least 2}}
+  %r = dt.all_reduce %a on @mesh ["dp"] sum {dt.combined = 1 : i64} : tensor<8xf32> -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+func.func @combined_elsewhere(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'dt.combined' is the number of collectives}}
+  %r = math.exp %a {dt.combined = 2 : i64} : tensor<8xf32>
+  return %r : tensor<8xf32>
+}

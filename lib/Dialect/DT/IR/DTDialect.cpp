@@ -130,6 +130,17 @@ LogicalResult DTDialect::verifyOperationAttribute(Operation *op,
            << "'" << name
            << "' belongs on function arguments and results; inside a body, "
               "use dt.constrain";
+  if (name == kCombinedAttrName) {
+    auto count = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!isa<AllGatherOp, AllReduceOp, ReduceScatterOp>(op) || !count ||
+        count.getInt() < 2)
+      return op->emitOpError()
+             << "'" << name
+             << "' is the number of collectives a dt.all_gather, "
+                "dt.all_reduce or dt.reduce_scatter was combined from: an "
+                "integer of at least 2";
+    return success();
+  }
   return op->emitOpError() << "unknown dt attribute '" << name << "'";
 }
 

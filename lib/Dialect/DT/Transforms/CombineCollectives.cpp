@@ -1,19 +1,28 @@
 //===- CombineCollectives.cpp - dt-combine-collectives --------------------===//
 //
-// All_reduces of one group in one block become one all_reduce of their
-// inputs, flattened and concatenated, when the alpha-beta model says the
-// latencies saved outweigh the copy into one buffer: DDP's gradient buckets,
-// sized by the cost model instead of a fixed cap.
+// Collectives of one group and kind in one block become one collective of
+// their inputs, flattened and concatenated, when the alpha-beta model says
+// the latencies saved outweigh the copies into and out of one buffer: DDP's
+// gradient buckets (all_reduce) and FSDP's (all_gather of the weights,
+// reduce_scatter of their gradients), sized by the cost model instead of a
+// fixed cap.
 //
-// Each all_reduce may run anywhere between the op that makes its input
+// A gather along a dim with only extent-1 dims before it lays the members'
+// pieces out one after another, so in flat order it is a gather of the
+// flattened pieces: the combined gather's [members x total] result holds
+// each tensor's gather in a column block. A reduce_scatter is the mirror
+// image: each input is cut into one row per member and the rows of all the
+// inputs laid side by side before one reduce_scatter of the whole.
+//
+// Each collective may run anywhere between the op that makes its input
 // ready and the first op that reads its result, so a set of them can run as
 // one where those windows overlap. A block is scanned once, in order; each
-// kind of all_reduce (mesh, axes, reduction, element type) has one open
-// bucket, which a new all_reduce joins when the windows still overlap and
-// the model says the combined call costs less; otherwise the bucket closes
-// and a new one starts. Each closed bucket of two or more becomes one
-// all_reduce right after the last of its inputs is ready (as early as it
-// can start: a device overlaps it with the compute that follows).
+// kind (op, mesh, axes, reduction, element type) has one open bucket, which
+// a new collective joins when the windows still overlap and the model says
+// the combined call costs less; otherwise the bucket closes and a new one
+// starts. Each closed bucket of two or more becomes one collective where
+// its first member was, or right after its last input is made if that comes
+// later (the earliest point the program already waited for).
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,9 +44,11 @@ using namespace mlir;
 using namespace mlir::dt;
 
 namespace {
-/// All_reduces that may be combined: one mesh, axes, reduction and element
-/// type (attributes are uniqued, so their pointers compare).
-using BucketKey = std::tuple<Attribute, Attribute, Attribute, Type>;
+/// Collectives that may be combined: one op, mesh, axes, reduction (null
+/// for a gather) and element type (names and attributes are uniqued, so
+/// their pointers compare).
+using BucketKey =
+    std::tuple<const void *, Attribute, Attribute, Attribute, Type>;
 
 /// The later of two ops of one block that make inputs ready (null: from
 /// before the block).
@@ -60,42 +71,47 @@ bool fits(Operation *ready, Operation *use) {
 }
 
 struct Bucket {
-  SmallVector<AllReduceOp> members;
+  ::dt::CollectiveKind kind;
+  SmallVector<Operation *> members;
   /// The op of the block that makes the last input ready (null: they all
   /// come from before the block), and the first op that reads a result
   /// (null: none does).
   Operation *ready = nullptr, *firstUse = nullptr;
-  double bytes = 0;
+  /// What the ring formula counts (the tensor the group gathers or
+  /// reduces), and the bytes copied into and out of the combined buffer.
+  double bytes = 0, copyBytes = 0;
   /// The group's size and link, from the first member.
   int64_t groupSize = 1;
   ::dt::AxisLink link;
   double memoryBytesPerSecond = 1;
 
-  double reduceSeconds(double size) const {
-    return ::dt::ringSeconds(::dt::CollectiveKind::AllReduce, groupSize, size,
-                             link);
+  double collectiveSeconds(double size) const {
+    return ::dt::ringSeconds(kind, groupSize, size, link);
   }
-  /// Reading and writing every byte into the combined buffer.
+  /// Reading and writing every copied byte.
   double copySeconds(double size) const {
     return 2 * size / memoryBytesPerSecond;
   }
   /// The modelled time of the bucket as it stands.
   double seconds() const {
-    return members.size() == 1 ? reduceSeconds(bytes)
-                               : reduceSeconds(bytes) + copySeconds(bytes);
+    return collectiveSeconds(bytes) +
+           (members.size() == 1 ? 0 : copySeconds(copyBytes));
   }
-  /// Whether an all_reduce of `size` bytes whose input is ready at `ready`
-  /// and whose result is first read at `firstUse` can run with the bucket,
-  /// for less than on its own.
-  bool accepts(double size, Operation *ready, Operation *firstUse) const {
+  /// Whether a collective of `size` bytes (`copied` when combined) whose
+  /// input is ready at `ready` and whose result is first read at `firstUse`
+  /// can run with the bucket, for less than on its own.
+  bool accepts(double size, double copied, Operation *ready,
+               Operation *firstUse) const {
     return fits(laterReady(this->ready, ready),
                 earlierUse(this->firstUse, firstUse)) &&
-           reduceSeconds(bytes + size) + copySeconds(bytes + size) <
-               seconds() + reduceSeconds(size);
+           collectiveSeconds(bytes + size) + copySeconds(copyBytes + copied) <
+               seconds() + collectiveSeconds(size);
   }
-  void add(AllReduceOp op, double size, Operation *ready, Operation *firstUse) {
+  void add(Operation *op, double size, double copied, Operation *ready,
+           Operation *firstUse) {
     members.push_back(op);
     bytes += size;
+    copyBytes += copied;
     this->ready = laterReady(this->ready, ready);
     this->firstUse = earlierUse(this->firstUse, firstUse);
   }
@@ -116,7 +132,7 @@ Operation *firstUseIn(Block &block, Value value) {
 }
 
 /// The reassociation that groups a tensor's dims into one: every dim for a
-/// tensor of rank 2 or more, none for a scalar (to or from one element).
+/// tensor of rank 1 or more, none for a scalar (to or from one element).
 SmallVector<ReassociationIndices> oneGroup(int64_t rank) {
   if (rank == 0)
     return {};
@@ -165,39 +181,57 @@ struct CombineCollectivesPass
   LogicalResult combineIn(Block &block, MeshCache &meshes) {
     SmallVector<Bucket> buckets;
     DenseMap<BucketKey, size_t> open;
-    for (auto reduce : block.getOps<AllReduceOp>()) {
-      auto type = cast<RankedTensorType>(reduce.getType());
-      if (getShardingEncoding(type))
-        return reduce.emitOpError("is still in global form: run dt-partition "
-                                  "before dt-combine-collectives");
-      if (type.getElementType().isInteger(1))
+    for (Operation &op : block) {
+      if (!isa<AllReduceOp, AllGatherOp, ReduceScatterOp>(op))
+        continue;
+      Value input = op.getOperand(0), result = op.getResult(0);
+      auto inType = cast<RankedTensorType>(input.getType());
+      auto outType = cast<RankedTensorType>(result.getType());
+      if (getShardingEncoding(outType))
+        return op.emitOpError("is still in global form: run dt-partition "
+                              "before dt-combine-collectives");
+      if (outType.getElementType().isInteger(1))
         continue; // Predicates widen later (dt-widen-predicate-collectives).
-      const MeshInfo *mesh = meshes.lookup(reduce, reduce.getMeshAttr());
+      auto meshRef = op.getAttrOfType<FlatSymbolRefAttr>("mesh");
+      const MeshInfo *mesh = meshes.lookup(&op, meshRef);
       if (!mesh)
         return failure();
-      BucketKey key{reduce.getMeshAttr(), reduce.getAxesAttr(),
-                    reduce.getReductionAttr(), type.getElementType()};
-      double bytes = tensorBytes(type);
-      Operation *ready = readyIn(block, reduce.getInput());
-      Operation *firstUse = firstUseIn(block, reduce.getResult());
+      auto axesAttr = op.getAttrOfType<ArrayAttr>("axes");
+      MeshOp meshOp = mesh->op;
+      SmallVector<int64_t> axes;
+      int64_t groupSize = 1;
+      for (Attribute name : axesAttr) {
+        unsigned axis = *meshOp.getAxisIndex(cast<StringAttr>(name).getValue());
+        axes.push_back(axis);
+        groupSize *= mesh->shape[axis];
+      }
+      std::optional<::dt::CollectiveKind> kind = combinable(op, groupSize);
+      if (!kind)
+        continue;
+      BucketKey key{op.getName().getAsOpaquePointer(), meshRef, axesAttr,
+                    op.getAttr("reduction"), outType.getElementType()};
+      bool gather = *kind == ::dt::CollectiveKind::AllGather;
+      // The ring formula's tensor: what the group gathers, or reduces. A
+      // gather's result is copied out of the combined one (its column block
+      // is not contiguous); the others' slices are views.
+      double bytes = tensorBytes(gather ? outType : inType);
+      double copied =
+          tensorBytes(inType) + (gather ? tensorBytes(outType) : 0.0);
+      Operation *ready = readyIn(block, input);
+      Operation *firstUse = firstUseIn(block, result);
       auto it = open.find(key);
       if (it != open.end() &&
-          buckets[it->second].accepts(bytes, ready, firstUse)) {
-        buckets[it->second].add(reduce, bytes, ready, firstUse);
+          buckets[it->second].accepts(bytes, copied, ready, firstUse)) {
+        buckets[it->second].add(&op, bytes, copied, ready, firstUse);
         continue;
       }
       Bucket bucket;
-      MeshOp meshOp = mesh->op;
-      SmallVector<int64_t> axes;
-      for (Attribute name : reduce.getAxes()) {
-        unsigned axis = *meshOp.getAxisIndex(cast<StringAttr>(name).getValue());
-        axes.push_back(axis);
-        bucket.groupSize *= mesh->shape[axis];
-      }
+      bucket.kind = *kind;
+      bucket.groupSize = groupSize;
       bucket.link = mesh->topology.groupLink(axes);
       bucket.memoryBytesPerSecond =
           mesh->topology.device().memoryBytesPerSecond;
-      bucket.add(reduce, bytes, ready, firstUse);
+      bucket.add(&op, bytes, copied, ready, firstUse);
       open[key] = buckets.size();
       buckets.push_back(std::move(bucket));
     }
@@ -206,51 +240,189 @@ struct CombineCollectivesPass
     return success();
   }
 
-  /// Replaces a bucket of two or more all_reduces by one, right after the
-  /// last of their inputs is ready. Positions are taken again: combining an
+  /// The collective `op` is, when it can join a bucket: any all_reduce; a
+  /// gather or an even reduce_scatter along a dim with only extent-1 dims
+  /// before it (its pieces lie one after another in flat order).
+  static std::optional<::dt::CollectiveKind> combinable(Operation &op,
+                                                        int64_t groupSize) {
+    if (isa<AllReduceOp>(op))
+      return ::dt::CollectiveKind::AllReduce;
+    auto inType = cast<RankedTensorType>(op.getOperand(0).getType());
+    auto leadingOnes = [&](int64_t dim) {
+      return llvm::all_of(inType.getShape().take_front(dim),
+                          [](int64_t extent) { return extent == 1; });
+    };
+    if (auto gather = dyn_cast<AllGatherOp>(op))
+      if (!gather.getExtent() && leadingOnes(gather.getDim()))
+        return ::dt::CollectiveKind::AllGather;
+    if (auto scatter = dyn_cast<ReduceScatterOp>(op))
+      if (!scatter.getExtent() && leadingOnes(scatter.getDim()) &&
+          inType.getDimSize(scatter.getDim()) % groupSize == 0)
+        return ::dt::CollectiveKind::ReduceScatter;
+    return std::nullopt;
+  }
+
+  /// Replaces a bucket of two or more collectives by one, where the first
+  /// was or, if an input is made after it, right after the last input is
+  /// ready. Positions are taken again: combining an
   /// earlier bucket may have moved an input (the result of one of its
   /// members); a bucket whose window closed that way stays as it is.
   void combine(Block &block, const Bucket &bucket) {
     if (bucket.members.size() < 2)
       return;
     Operation *ready = nullptr, *firstUse = nullptr;
-    for (AllReduceOp op : bucket.members) {
-      ready = laterReady(ready, readyIn(block, op.getInput()));
-      firstUse = earlierUse(firstUse, firstUseIn(block, op.getResult()));
+    for (Operation *op : bucket.members) {
+      ready = laterReady(ready, readyIn(block, op->getOperand(0)));
+      firstUse = earlierUse(firstUse, firstUseIn(block, op->getResult(0)));
     }
     if (!fits(ready, firstUse))
       return;
-    OpBuilder b(block.getParentOp()->getContext());
-    if (ready)
+    // Where the first member was, or after the last input if that comes
+    // later.
+    OpBuilder b(bucket.members.front());
+    if (ready && bucket.members.front()->isBeforeInBlock(ready))
       b.setInsertionPointAfter(ready);
-    else
-      b.setInsertionPointToStart(&block);
-    AllReduceOp last = bucket.members.back();
     Location loc = b.getFusedLoc(llvm::to_vector(llvm::map_range(
-        bucket.members, [](AllReduceOp op) { return op.getLoc(); })));
-    SmallVector<Value> flats;
-    for (AllReduceOp op : bucket.members)
-      flats.push_back(flatten(b, op.getLoc(), op.getInput()));
-    Value joined = tensor::ConcatOp::create(b, loc, /*dim=*/0, flats);
-    Value reduced = AllReduceOp::create(b, loc, joined.getType(), joined,
-                                        last.getMeshAttr(), last.getAxesAttr(),
-                                        last.getReductionAttr());
-    int64_t offset = 0;
-    for (AllReduceOp op : bucket.members) {
-      auto type = cast<RankedTensorType>(op.getType());
-      int64_t count = type.getNumElements();
-      Value piece = tensor::ExtractSliceOp::create(
-          b, op.getLoc(), reduced,
-          ArrayRef<OpFoldResult>{b.getIndexAttr(offset)},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(count)},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
-      op.getResult().replaceAllUsesWith(unflatten(b, op.getLoc(), piece, type));
-      offset += count;
+        bucket.members, [](Operation *op) { return op->getLoc(); })));
+    SmallVector<Value> results;
+    switch (bucket.kind) {
+    case ::dt::CollectiveKind::AllReduce:
+      results = combineReduces(b, loc, bucket.members);
+      break;
+    case ::dt::CollectiveKind::AllGather:
+      results = combineGathers(b, loc, bucket.members, bucket.groupSize);
+      break;
+    case ::dt::CollectiveKind::ReduceScatter:
+      results = combineScatters(b, loc, bucket.members, bucket.groupSize);
+      break;
+    case ::dt::CollectiveKind::AllToAll:
+      llvm_unreachable("all_to_all is never combined");
     }
-    for (AllReduceOp op : bucket.members)
-      op.erase();
+    for (auto [op, result] : llvm::zip_equal(bucket.members, results)) {
+      op->getResult(0).replaceAllUsesWith(result);
+      op->erase();
+    }
     numCombined += bucket.members.size();
     ++numBuckets;
+  }
+
+  /// One all_reduce of the inputs back to back; each result a slice.
+  static SmallVector<Value> combineReduces(OpBuilder &b, Location loc,
+                                           ArrayRef<Operation *> members) {
+    Value joined = joinFlat(b, loc, members);
+    auto first = cast<AllReduceOp>(members.front());
+    Value reduced = AllReduceOp::create(
+        b, loc, joined.getType(), joined, first.getMeshAttr(),
+        first.getAxesAttr(), first.getReductionAttr());
+    markCombined(reduced, members.size());
+    return sliceBackToBack(b, reduced, members);
+  }
+
+  /// One all_gather of the flattened pieces back to back: its [members x
+  /// total] result holds each tensor's gather in a column block.
+  static SmallVector<Value> combineGathers(OpBuilder &b, Location loc,
+                                           ArrayRef<Operation *> members,
+                                           int64_t groupSize) {
+    Value joined = joinFlat(b, loc, members);
+    auto joinedType = cast<RankedTensorType>(joined.getType());
+    int64_t total = joinedType.getNumElements();
+    Type element = joinedType.getElementType();
+    auto first = cast<AllGatherOp>(members.front());
+    Value gathered = AllGatherOp::create(
+        b, loc, RankedTensorType::get({groupSize * total}, element), joined,
+        first.getMeshAttr(), first.getAxesAttr(), b.getI64IntegerAttr(0),
+        /*extent=*/nullptr, /*outer_axes=*/nullptr);
+    markCombined(gathered, members.size());
+    Value rows = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({groupSize, total}, element), gathered,
+        oneGroup(2));
+    SmallVector<Value> results;
+    int64_t offset = 0;
+    for (Operation *op : members) {
+      Location at = op->getLoc();
+      int64_t count =
+          cast<RankedTensorType>(op->getOperand(0).getType()).getNumElements();
+      Value columns = tensor::ExtractSliceOp::create(
+          b, at, rows,
+          ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(offset)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(groupSize),
+                                 b.getIndexAttr(count)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+      Value flat = tensor::CollapseShapeOp::create(
+          b, at, RankedTensorType::get({groupSize * count}, element), columns,
+          oneGroup(2));
+      results.push_back(unflatten(
+          b, at, flat, cast<RankedTensorType>(op->getResult(0).getType())));
+      offset += count;
+    }
+    return results;
+  }
+
+  /// Each input cut into one row per member, the rows of all the inputs side
+  /// by side, one reduce_scatter of the whole; each result a slice of the
+  /// row this rank keeps.
+  static SmallVector<Value> combineScatters(OpBuilder &b, Location loc,
+                                            ArrayRef<Operation *> members,
+                                            int64_t groupSize) {
+    SmallVector<Value> blocks;
+    for (Operation *op : members) {
+      Value flat = flatten(b, op->getLoc(), op->getOperand(0));
+      auto type = cast<RankedTensorType>(flat.getType());
+      blocks.push_back(tensor::ExpandShapeOp::create(
+          b, op->getLoc(),
+          RankedTensorType::get({groupSize, type.getNumElements() / groupSize},
+                                type.getElementType()),
+          flat, oneGroup(2)));
+    }
+    Value joined = tensor::ConcatOp::create(b, loc, /*dim=*/1, blocks);
+    auto joinedType = cast<RankedTensorType>(joined.getType());
+    Type element = joinedType.getElementType();
+    int64_t total = joinedType.getNumElements();
+    Value flat = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({total}, element), joined, oneGroup(2));
+    auto first = cast<ReduceScatterOp>(members.front());
+    Value scattered = ReduceScatterOp::create(
+        b, loc, RankedTensorType::get({total / groupSize}, element), flat,
+        first.getMeshAttr(), first.getAxesAttr(), first.getReductionAttr(),
+        b.getI64IntegerAttr(0), /*extent=*/nullptr, /*outer_axes=*/nullptr);
+    markCombined(scattered, members.size());
+    return sliceBackToBack(b, scattered, members);
+  }
+
+  /// Records on the collective that made `value` how many it replaces.
+  static void markCombined(Value value, size_t count) {
+    Operation *op = value.getDefiningOp();
+    op->setAttr(DTDialect::kCombinedAttrName,
+                IntegerAttr::get(IntegerType::get(op->getContext(), 64),
+                                 static_cast<int64_t>(count)));
+  }
+
+  /// The members' inputs, flattened, back to back.
+  static Value joinFlat(OpBuilder &b, Location loc,
+                        ArrayRef<Operation *> members) {
+    SmallVector<Value> flats;
+    for (Operation *op : members)
+      flats.push_back(flatten(b, op->getLoc(), op->getOperand(0)));
+    return tensor::ConcatOp::create(b, loc, /*dim=*/0, flats);
+  }
+
+  /// Each member's result, in order, from the 1-D `all` that holds them back
+  /// to back.
+  static SmallVector<Value> sliceBackToBack(OpBuilder &b, Value all,
+                                            ArrayRef<Operation *> members) {
+    SmallVector<Value> results;
+    int64_t offset = 0;
+    for (Operation *op : members) {
+      auto type = cast<RankedTensorType>(op->getResult(0).getType());
+      int64_t count = type.getNumElements();
+      Value piece = tensor::ExtractSliceOp::create(
+          b, op->getLoc(), all, ArrayRef<OpFoldResult>{b.getIndexAttr(offset)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(count)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+      results.push_back(unflatten(b, op->getLoc(), piece, type));
+      offset += count;
+    }
+    return results;
   }
 };
 } // namespace

@@ -37,6 +37,9 @@ def DT_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kShardingAttrName = "dt.sharding";
     /// Argument attribute naming an entry argument for `dt-run --input`.
     static constexpr ::llvm::StringLiteral kNameAttrName = "dt.name";
+    /// Collective attribute: how many collectives dt-combine-collectives
+    /// made it of (an integer of at least 2).
+    static constexpr ::llvm::StringLiteral kCombinedAttrName = "dt.combined";
 
   private:
     void registerAttributes();

@@ -269,23 +269,31 @@ def PartitionPass : Pass<"dt-partition", "ModuleOp"> {
 }
 
 def CombineCollectivesPass : Pass<"dt-combine-collectives", "ModuleOp"> {
-  let summary = "Combines all_reduces of one group into one call (gradient buckets)";
+  let summary = "Combines collectives of one group into one call (gradient and FSDP buckets)";
   let description = [{
-    On the local (partitioned) program: `dt.all_reduce`s of one block with
-    the same mesh, axes, reduction and element type become one all_reduce
-    of their inputs flattened and concatenated, its result sliced back into
-    each, when the alpha-beta model says that is cheaper: each collective
-    pays its latency (`2(n-1)` message steps of its group's link), and
-    combining pays a copy of the inputs into one buffer (at the device's
-    memory bandwidth, counted twice). This is DDP's gradient bucketing,
-    decided by the model: the all_reduces of a data-parallel step's
-    gradients, each latency-bound when the tensors are small, pay one
-    latency instead of one each.
+    On the local (partitioned) program: collectives of one block with the
+    same op, mesh, axes, reduction and element type become one collective of
+    their inputs flattened and concatenated, its result cut back into each,
+    when the alpha-beta model says that is cheaper: each collective pays its
+    latency (the `(n-1)` or `2(n-1)` message steps of its group's link), and
+    combining pays copies into and out of one buffer (every byte read and
+    written at the device's memory bandwidth). This is DDP's gradient
+    bucketing (all_reduce) and FSDP's (the weights' all_gathers, the
+    gradients' reduce_scatters), decided by the model.
 
-    The combined all_reduce goes where the last of its members was; a member
-    joins only when it comes before every use of the members already in, so
-    the result is there before anything reads it. Collectives of different
-    blocks (a loop body and the code around it) are never combined.
+    All_reduces always qualify. An all_gather or reduce_scatter qualifies
+    along a dim with only extent-1 dims before it (its pieces lie one after
+    another in flat order), evenly (no `extent`; the group divides a
+    reduce_scatter's dim): the combined gather's `[members x total]` result
+    holds each tensor's gather in a column block; a reduce_scatter's inputs
+    are cut into one row per member and laid side by side.
+
+    Each collective can run between the op that makes its input ready and
+    the first op that reads its result; a collective joins a bucket when
+    those windows still overlap. The combined collective goes where the
+    first member was, or right after the last input is made if that comes
+    later, and carries `dt.combined = N`. Collectives of different blocks (a
+    loop body and the code around it) and predicates (i1) are left alone.
 
     Before (dp = 2):
     ```mlir
@@ -296,7 +304,7 @@ def CombineCollectivesPass : Pass<"dt-combine-collectives", "ModuleOp"> {
     ```mlir
     %fa = tensor.collapse_shape %ga [[0, 1]] : tensor<64x32xf32> into tensor<2048xf32>
     %c = tensor.concat dim(0) %fa, %gb : (tensor<2048xf32>, tensor<32xf32>) -> tensor<2080xf32>
-    %r = dt.all_reduce %c on @mesh ["dp"] sum : tensor<2080xf32> -> tensor<2080xf32>
+    %r = dt.all_reduce %c on @mesh ["dp"] sum {dt.combined = 2 : i64} : tensor<2080xf32> -> tensor<2080xf32>
     %ra = tensor.extract_slice %r[0] [2048] [1] : tensor<2080xf32> to tensor<2048xf32>
     %a = tensor.expand_shape %ra [[0, 1]] output_shape [64, 32] : tensor<2048xf32> into tensor<64x32xf32>
     %b = tensor.extract_slice %r[2048] [32] [1] : tensor<2080xf32> to tensor<32xf32>
@@ -308,10 +316,10 @@ def CombineCollectivesPass : Pass<"dt-combine-collectives", "ModuleOp"> {
   ];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
   let statistics = [
-    Statistic<"numCombined", "all-reduces-combined",
-              "Number of all_reduces that became part of a combined one">,
+    Statistic<"numCombined", "collectives-combined",
+              "Number of collectives that became part of a combined one">,
     Statistic<"numBuckets", "buckets",
-              "Number of combined all_reduces created">
+              "Number of combined collectives created">
   ];
 }
 
