@@ -93,6 +93,21 @@ func.func @disjoint_windows(%a: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
+// An all_reduce of another's result (same group and kind) cannot run with
+// it: each stays.
+dt.mesh @mesh = <["dp" = 2]>
+// CHECK-LABEL: func.func @chained
+// CHECK: %[[R:.*]] = dt.all_reduce %{{.*}} : tensor<8xf32> -> tensor<8xf32>
+// CHECK-NEXT: dt.all_reduce %[[R]] on @mesh ["dp"] sum : tensor<8xf32> -> tensor<8xf32>
+// CHECK-NOT: tensor.concat
+func.func @chained(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %r = dt.all_reduce %a on @mesh ["dp"] sum : tensor<8xf32> -> tensor<8xf32>
+  %s = dt.all_reduce %r on @mesh ["dp"] sum : tensor<8xf32> -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
 // 16 MiB gradients: copying one into a shared buffer (8 us at the default
 // device's memory bandwidth, read and write) costs more than the latency
 // it saves (6 us: 2 message steps of 3 us on dp = 2), so they stay apart;

@@ -99,10 +99,13 @@ struct Bucket {
   }
   /// Whether a collective of `size` bytes (`copied` when combined) whose
   /// input is ready at `ready` and whose result is first read at `firstUse`
-  /// can run with the bucket, for less than on its own.
+  /// can run with the bucket, for less than on its own. One whose input is
+  /// a member's result cannot (the windows do not see that: the member's
+  /// first reader is the collective itself, after the input is ready).
   bool accepts(double size, double copied, Operation *ready,
                Operation *firstUse) const {
-    return fits(laterReady(this->ready, ready),
+    return !llvm::is_contained(members, ready) &&
+           fits(laterReady(this->ready, ready),
                 earlierUse(this->firstUse, firstUse)) &&
            collectiveSeconds(bytes + size) + copySeconds(copyBytes + copied) <
                seconds() + collectiveSeconds(size);
