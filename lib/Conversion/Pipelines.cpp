@@ -64,7 +64,7 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
   return ("func.func(convert-elementwise-to-linalg),dt-generalize-elementwise,"
           "dt-guard-integer-division,"
           "func.func(dt-fuse-elementwise,canonicalize),"
-          "dt-unshare-fills,"
+          "dt-unshare-fills,dt-read-only-arguments,"
           "one-shot-bufferize{bufferize-function-boundaries "
           "allow-return-allocs-from-loops "
           "function-boundary-type-conversion=identity-layout-map},"

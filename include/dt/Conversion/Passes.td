@@ -283,6 +283,22 @@ def LowerDeallocationsPass : Pass<"dt-lower-deallocations", "ModuleOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def ReadOnlyArgumentsPass : Pass<"dt-read-only-arguments", "ModuleOp"> {
+  let summary = "Marks every tensor argument of a public function read-only for bufferization";
+  let description = [{
+    The buffers an entry's caller passes in are its inputs: the program reads
+    them and never writes them, so a caller may call it again on the same
+    inputs (`dt-run --repeat`, a training loop that keeps its data) and get
+    the same results. One-shot bufferization with function boundaries takes
+    arguments as writable, so an op that updates a value in place (a matmul
+    accumulating into a loop carry that starts from an argument) wrote into
+    the caller's buffer. Each tensor argument of a public function gets
+    `bufferization.writable = false`: such an update works on a copy.
+    Runs on tensors, right before bufferization.
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+}
+
 def DistinctResultBuffersPass : Pass<"dt-distinct-result-buffers", "ModuleOp"> {
   let summary = "Gives each returned buffer its own allocation";
   let description = [{
