@@ -25,6 +25,10 @@ about a program is chosen to suit dt: whatever the planner, the collectives,
 the partitioning or the code generation get wrong shows up as a verify
 failure, a crash or a rejected program.
 
+Every third program is called twice (--repeat 2): the second call must
+find its inputs as the caller left them (an entry that wrote into an
+argument buffer computed the second call from its own output).
+
 Every program must pass --verify, except that a program whose lookup reads
 its table at raw ids (marked on its first line) may instead end with dt's
 bounds error, counted as "out of bounds as expected". A failure, a crash (a
@@ -934,8 +938,10 @@ def run_one(args, seed, text, ranks):
                     return "pass", ""
             # Each mpirun keeps its session directory in the program's own
             # temporary directory: two at once in one TMPDIR race to make it.
+            repeat = ["--repeat", "2"] if seed % 3 == 0 else []
             proc = subprocess.run(
-                command + [path, "--seed", str(seed % 1000), "--verify"] + args.dt_run_args.split(),
+                command + [path, "--seed", str(seed % 1000), "--verify"] + repeat
+                + args.dt_run_args.split(),
                 capture_output=True,
                 timeout=180,
                 env=dict(os.environ, TMPDIR=tmp),
