@@ -159,7 +159,10 @@ mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
   PassManager local(module.getContext());
   local.addPass(createPartitionPass());
   if (options.combineCollectives)
-    local.addPass(createCombineCollectivesPass({options.topology}));
+    // On the CUDA target each collective runs beside the compute after it
+    // (dt-overlap-collectives), an overlap combining can cost.
+    local.addPass(createCombineCollectivesPass(
+        {options.topology, options.target == Target::CUDA}));
   if (failed(buildLowering(local, "dt_spmd_", options)) ||
       failed(local.run(*spmd)))
     return failure();

@@ -70,9 +70,43 @@ bool fits(Operation *ready, Operation *use) {
   return !ready || !use || ready->isBeforeInBlock(use);
 }
 
+/// Modelled compute between points of one block: the contractions' flops at
+/// the device's rate (what a collective on its own stream overlaps).
+class ComputeTimeline {
+public:
+  ComputeTimeline(Block &block, const ::dt::DeviceModel &device) {
+    double total = 0;
+    prefix.push_back(0);
+    for (Operation &op : block) {
+      op.walk([&](Operation *inner) {
+        OpWork work = estimateWork(inner);
+        total += work.flops / device.flopsPerSecond(work.elementBits);
+      });
+      index[&op] = prefix.size();
+      prefix.push_back(total);
+    }
+  }
+  /// Seconds of compute after `from` (null: the block's start) up to and
+  /// including `to`.
+  double between(Operation *from, Operation *to) const {
+    if (!to || from == to)
+      return 0;
+    double before = from ? prefix[index.lookup(from)] : 0;
+    return std::max(0.0, prefix[index.lookup(to)] - before);
+  }
+
+private:
+  DenseMap<Operation *, size_t> index;
+  SmallVector<double> prefix;
+};
+
 struct Bucket {
   ::dt::CollectiveKind kind;
   SmallVector<Operation *> members;
+  /// Each member's ready point and modelled time (for the overlap it would
+  /// lose; with the pass's `overlap` only).
+  SmallVector<std::pair<Operation *, double>> readies;
+  const ComputeTimeline *timeline = nullptr;
   /// The op of the block that makes the last input ready (null: they all
   /// come from before the block), and the first op that reads a result
   /// (null: none does).
@@ -92,10 +126,23 @@ struct Bucket {
   double copySeconds(double size) const {
     return 2 * size / memoryBytesPerSecond;
   }
+  /// The overlap with compute that members lose by starting at `last`
+  /// instead of at their own ready points.
+  double lostOverlap(ArrayRef<std::pair<Operation *, double>> members,
+                     Operation *last) const {
+    if (!timeline)
+      return 0;
+    double lost = 0;
+    for (auto [ready, seconds] : members)
+      lost += std::min(seconds, timeline->between(ready, last));
+    return lost;
+  }
   /// The modelled time of the bucket as it stands.
   double seconds() const {
-    return collectiveSeconds(bytes) +
-           (members.size() == 1 ? 0 : copySeconds(copyBytes));
+    if (members.size() == 1)
+      return collectiveSeconds(bytes);
+    return collectiveSeconds(bytes) + copySeconds(copyBytes) +
+           lostOverlap(readies, ready);
   }
   /// Whether a collective of `size` bytes (`copied` when combined) whose
   /// input is ready at `ready` and whose result is first read at `firstUse`
@@ -104,15 +151,21 @@ struct Bucket {
   /// first reader is the collective itself, after the input is ready).
   bool accepts(double size, double copied, Operation *ready,
                Operation *firstUse) const {
-    return !llvm::is_contained(members, ready) &&
-           fits(laterReady(this->ready, ready),
-                earlierUse(this->firstUse, firstUse)) &&
-           collectiveSeconds(bytes + size) + copySeconds(copyBytes + copied) <
-               seconds() + collectiveSeconds(size);
+    if (llvm::is_contained(members, ready) ||
+        !fits(laterReady(this->ready, ready),
+              earlierUse(this->firstUse, firstUse)))
+      return false;
+    SmallVector<std::pair<Operation *, double>> joined(readies);
+    joined.push_back({ready, collectiveSeconds(size)});
+    double combined = collectiveSeconds(bytes + size) +
+                      copySeconds(copyBytes + copied) +
+                      lostOverlap(joined, laterReady(this->ready, ready));
+    return combined < seconds() + collectiveSeconds(size);
   }
   void add(Operation *op, double size, double copied, Operation *ready,
            Operation *firstUse) {
     members.push_back(op);
+    readies.push_back({ready, collectiveSeconds(size)});
     bytes += size;
     copyBytes += copied;
     this->ready = laterReady(this->ready, ready);
@@ -184,6 +237,9 @@ struct CombineCollectivesPass
   LogicalResult combineIn(Block &block, MeshCache &meshes) {
     SmallVector<Bucket> buckets;
     DenseMap<BucketKey, size_t> open;
+    // One timeline per block and device model (the first mesh's: meshes
+    // of one program share their devices).
+    std::optional<ComputeTimeline> timeline;
     for (Operation &op : block) {
       if (!isa<AllReduceOp, AllGatherOp, ReduceScatterOp>(op))
         continue;
@@ -228,8 +284,11 @@ struct CombineCollectivesPass
         buckets[it->second].add(&op, bytes, copied, ready, firstUse);
         continue;
       }
+      if (overlap && !timeline)
+        timeline.emplace(block, mesh->topology.device());
       Bucket bucket;
       bucket.kind = *kind;
+      bucket.timeline = overlap ? &*timeline : nullptr;
       bucket.groupSize = groupSize;
       bucket.link = mesh->topology.groupLink(axes);
       bucket.memoryBytesPerSecond =

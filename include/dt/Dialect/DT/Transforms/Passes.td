@@ -295,6 +295,13 @@ def CombineCollectivesPass : Pass<"dt-combine-collectives", "ModuleOp"> {
     later, and carries `dt.combined = N`. Collectives of different blocks (a
     loop body and the code around it) and predicates (i1) are left alone.
 
+    With `overlap` (the CUDA target, where each collective runs on its own
+    stream beside the compute that follows its input), a member whose input
+    is ready before the bucket's last one loses the overlap it had with the
+    compute in between (the contractions there, at the device's rate, up to
+    its own time): that counts against combining, so collectives separated
+    by a layer's matmuls stay apart while those ready together combine.
+
     Before (dp = 2):
     ```mlir
     %a = dt.all_reduce %ga on @mesh ["dp"] sum : tensor<64x32xf32> -> tensor<64x32xf32>
@@ -312,7 +319,10 @@ def CombineCollectivesPass : Pass<"dt-combine-collectives", "ModuleOp"> {
   }];
   let options = [
     Option<"topology", "topology", "std::string", /*default=*/"\"\"",
-           "File describing the links of mesh axes (see docs/Design.md)">
+           "File describing the links of mesh axes (see docs/Design.md)">,
+    Option<"overlap", "overlap", "bool", /*default=*/"false",
+           "Collectives run beside compute (the CUDA target): count the "
+           "overlap a combined member loses">
   ];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
   let statistics = [
