@@ -455,14 +455,16 @@ void runCollective(absl::string_view name, const char *site, DType dtype,
     return;
   absl::StatusOr<Dense> input = view(inRank, in, dtype);
   absl::StatusOr<Dense> output = view(outRank, out, dtype);
-  absl::Time start = rank->profiling() ? absl::Now() : absl::Time();
+  bool timed = rank->profiling();
+  absl::Time start = timed ? absl::Now() : absl::InfinitePast();
   absl::Status status = !input.ok() ? input.status()
                         : !output.ok()
                             ? output.status()
                             : body(*rank, rank->group(mask), *input, *output);
-  if (rank->profiling() && status.ok())
-    rank->recordCollective(site, absl::ToDoubleSeconds(absl::Now() - start),
-                           input->bytes(), output->bytes());
+  if (timed && status.ok()) {
+    double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+    rank->recordCollective(site, seconds, input->bytes(), output->bytes());
+  }
   if (!status.ok())
     (void)rank->job().fail(
         status); // Recorded for the host; the job goes on failing.

@@ -256,15 +256,8 @@ struct CombineCollectivesPass
       if (!mesh)
         return failure();
       auto axesAttr = op.getAttrOfType<ArrayAttr>("axes");
-      MeshOp meshOp = mesh->op;
-      SmallVector<int64_t> axes;
-      int64_t groupSize = 1;
-      for (Attribute name : axesAttr) {
-        unsigned axis = *meshOp.getAxisIndex(cast<StringAttr>(name).getValue());
-        axes.push_back(axis);
-        groupSize *= mesh->shape[axis];
-      }
-      std::optional<::dt::CollectiveKind> kind = combinable(op, groupSize);
+      AxisGroup group = axisGroup(*mesh, axesAttr);
+      std::optional<::dt::CollectiveKind> kind = combinable(op, group.size);
       if (!kind)
         continue;
       BucketKey key{op.getName().getAsOpaquePointer(), meshRef, axesAttr,
@@ -289,8 +282,8 @@ struct CombineCollectivesPass
       Bucket bucket;
       bucket.kind = *kind;
       bucket.timeline = overlap ? &*timeline : nullptr;
-      bucket.groupSize = groupSize;
-      bucket.link = mesh->topology.groupLink(axes);
+      bucket.groupSize = group.size;
+      bucket.link = mesh->topology.groupLink(group.axes);
       bucket.memoryBytesPerSecond =
           mesh->topology.device().memoryBytesPerSecond;
       bucket.add(&op, bytes, copied, ready, firstUse);

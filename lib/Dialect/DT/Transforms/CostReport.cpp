@@ -204,16 +204,11 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh) {
     ShardingAttr in = getShardingEncoding(inType);
     if (!in)
       return; // Local forms belong to partitioned code.
-    SmallVector<int64_t> group;
-    int64_t groupSize = 1;
+    auto [group, groupSize] = axisGroup(*mesh, axes);
     std::string axisNames;
-    for (Attribute axis : axes) {
-      StringRef name = cast<StringAttr>(axis).getValue();
-      auto it = llvm::find(mesh->axisNames, name.str());
-      group.push_back(it - mesh->axisNames.begin());
-      groupSize *= mesh->shape[group.back()];
-      axisNames += (axisNames.empty() ? "" : ",") + name.str();
-    }
+    for (Attribute axis : axes)
+      axisNames += (axisNames.empty() ? "" : ",") +
+                   cast<StringAttr>(axis).getValue().str();
     double bytes = tensorBytes(inType);
     for (auto [axis, p] : llvm::enumerate(in.getPlacements()))
       if (p.isShard() && !llvm::is_contained(group, int64_t(axis)))

@@ -75,6 +75,13 @@ private:
   int64_t axisSize(Attribute name) {
     return shape[*mesh.getAxisIndex(cast<StringAttr>(name).getValue())];
   }
+  /// How many ranks the group of collective `op` (its `axes`) holds.
+  int64_t groupSize(Operation *op) {
+    int64_t size = 1;
+    for (Attribute axis : op->getAttrOfType<ArrayAttr>("axes"))
+      size *= axisSize(axis);
+    return size;
+  }
   /// A collective within a group of one rank (its axes all of size 1) moves
   /// nothing: its input replaces it.
   void dropOneRankCollectives();
@@ -428,11 +435,8 @@ void FunctionPartitioner::padPacked(Operation *op, int64_t dim) {
   Value result = op->getResult(0);
   auto local = cast<RankedTensorType>(result.getType());
   auto input = cast<RankedTensorType>(op->getOperand(0).getType());
-  int64_t groupSize = 1;
-  for (Attribute axis : op->getAttrOfType<ArrayAttr>("axes"))
-    groupSize *= shape[*mesh.getAxisIndex(cast<StringAttr>(axis))];
   SmallVector<int64_t> padded(local.getShape());
-  padded[dim] = input.getDimSize(dim) * groupSize;
+  padded[dim] = input.getDimSize(dim) * groupSize(op);
   result.setType(RankedTensorType::get(padded, local.getElementType()));
   OpBuilder b(op);
   b.setInsertionPointAfter(op);
@@ -620,10 +624,7 @@ void FunctionPartitioner::dropOneRankCollectives() {
              LocalSliceOp>(op) ||
         op->getOperand(0).getType() != op->getResult(0).getType())
       return;
-    int64_t members = 1;
-    for (Attribute axis : op->getAttrOfType<ArrayAttr>("axes"))
-      members *= axisSize(axis);
-    if (members == 1)
+    if (groupSize(op) == 1)
       trivial.push_back(op);
   });
   for (Operation *op : trivial) {

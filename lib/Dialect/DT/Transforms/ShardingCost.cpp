@@ -41,6 +41,16 @@ const MeshInfo *MeshCache::lookup(Operation *from, FlatSymbolRefAttr ref) {
   return slot.get();
 }
 
+AxisGroup mlir::dt::axisGroup(const MeshInfo &mesh, ArrayAttr names) {
+  AxisGroup group;
+  for (Attribute name : names) {
+    auto it = llvm::find(mesh.axisNames, cast<StringAttr>(name).getValue());
+    group.axes.push_back(it - mesh.axisNames.begin());
+    group.size *= mesh.shape[group.axes.back()];
+  }
+  return group;
+}
+
 int64_t mlir::dt::elementBytes(Type elementType) {
   return std::max<int64_t>(1, (elementType.getIntOrFloatBitWidth() + 7) / 8);
 }

@@ -45,6 +45,14 @@ private:
   DenseMap<Operation *, std::unique_ptr<MeshInfo>> meshes;
 };
 
+/// The mesh axes a collective's `axes` attribute names, as indices, and how
+/// many ranks their group holds.
+struct AxisGroup {
+  SmallVector<int64_t> axes;
+  int64_t size = 1;
+};
+AxisGroup axisGroup(const MeshInfo &mesh, ArrayAttr names);
+
 /// Bytes of one element of `type`'s element type (i1 counts as one byte).
 int64_t elementBytes(Type elementType);
 
