@@ -143,7 +143,10 @@ mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
   PassManager global(module.getContext());
   if (options.boundsChecks)
     global.addPass(createInsertBoundsChecksPass());
-  global.addPass(createPropagatePass({options.topology}));
+  // Propagation prices all_reduces that will share a call as such, unless
+  // they will not.
+  global.addPass(createPropagatePass(
+      {options.topology, /*explain=*/false, options.combineCollectives}));
   global.addPass(createInsertRedistributePass({options.topology}));
   global.addPass(createCheckPass());
   global.addPass(createLowerRedistributePass({options.topology}));

@@ -29,6 +29,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <limits>
+
 namespace mlir::dt {
 #define GEN_PASS_DEF_PROPAGATEPASS
 #include "dt/Dialect/DT/Transforms/Passes.h.inc"
@@ -47,9 +49,10 @@ class FunctionPropagation {
 public:
   FunctionPropagation(func::FuncOp func, const MeshInfo &mesh,
                       FlatSymbolRefAttr meshRef, ModulePropagation &module,
-                      ArrayRef<ShardingAttr> argumentSeeds, bool explain)
+                      ArrayRef<ShardingAttr> argumentSeeds, bool explain,
+                      bool combine)
       : func(func), mesh(mesh), meshRef(meshRef), module(module),
-        argumentSeeds(argumentSeeds), explain(explain) {}
+        argumentSeeds(argumentSeeds), explain(explain), combine(combine) {}
 
   LogicalResult run();
 
@@ -65,6 +68,8 @@ private:
   bool decideWhile(scf::WhileOp loop, bool force);
   bool decideCall(func::CallOp call, bool force);
   void assign(Value value, ShardingAttr sharding);
+  bool joinsReduction(Value value, Operation *user, unsigned axis,
+                      Placement partial);
   ShardingAttr requestFor(OpOperand &use);
   ShardingAttr makeSharding(ArrayRef<Placement> placements) {
     return ShardingAttr::get(func.getContext(), meshRef, placements);
@@ -95,6 +100,23 @@ private:
   std::vector<ShardingRule> rules;
   DenseMap<Operation *, unsigned> ruleIndex;
   DenseMap<Value, ShardingAttr> assigned;
+  /// Where a collective of a value may run in its block, as positions of
+  /// ops there: after the op that makes it (-1: the block's start), up to
+  /// the first op that reads it (INT64_MAX: none does). Windows that
+  /// overlap may share one call (dt-combine-collectives).
+  struct Window {
+    int64_t ready = -1, firstUse = std::numeric_limits<int64_t>::max();
+    bool overlaps(const Window &other) const {
+      return std::max(ready, other.ready) < std::min(firstUse, other.firstUse);
+    }
+  };
+  Window windowOf(Block *block, Value value) const;
+  /// Every op's position in its block (the IR does not change until
+  /// rewrite()).
+  DenseMap<Operation *, int64_t> positions;
+  /// The values assigned a partial placement, by the block they are made
+  /// in, with their windows: the all_reduces the plan has so far.
+  DenseMap<Block *, SmallVector<std::pair<Value, Window>>> partials;
   DenseSet<Value> fixed;
   /// For each decided op, the sharding it needs of each operand (null for
   /// non-tensors and for operands it takes as they come).
@@ -107,6 +129,9 @@ private:
   /// With `explain`: how each rule op chose, and whether it chose with
   /// nothing decided around it.
   bool explain;
+  /// Whether an all_reduce that can share a call with another costs no
+  /// latency of its own (the pass's `combine`).
+  bool combine;
   struct Explanation {
     SmallVector<AxisDecision> axes;
     bool uninformed = false;
@@ -133,8 +158,9 @@ namespace {
 /// redistribute to the callee's signature.
 class ModulePropagation {
 public:
-  ModulePropagation(ModuleOp module, MeshCache &meshes, bool explain)
-      : module(module), meshes(meshes), explain(explain) {}
+  ModulePropagation(ModuleOp module, MeshCache &meshes, bool explain,
+                    bool combine)
+      : module(module), meshes(meshes), explain(explain), combine(combine) {}
 
   /// Propagates `func` unless already done; `fallbackMesh` serves a function
   /// without annotations of its own.
@@ -154,7 +180,7 @@ private:
   enum class State { InProgress, Done };
   ModuleOp module;
   MeshCache &meshes;
-  bool explain;
+  bool explain, combine;
   SymbolTableCollection symbolTables;
   DenseMap<Operation *, State> states;
 };
@@ -242,12 +268,75 @@ static bool hasTensors(Operation *op) {
 }
 
 void FunctionPropagation::assign(Value value, ShardingAttr sharding) {
-  if (assigned.try_emplace(value, sharding).second)
-    ++numDecided;
+  if (!assigned.try_emplace(value, sharding).second)
+    return;
+  ++numDecided;
+  if (llvm::any_of(sharding.getPlacements(),
+                   [](Placement p) { return p.isPartial(); }))
+    partials[value.getParentBlock()].push_back(
+        {value, windowOf(value.getParentBlock(), value)});
+}
+
+FunctionPropagation::Window FunctionPropagation::windowOf(Block *block,
+                                                          Value value) const {
+  Window window;
+  if (Operation *def = value.getDefiningOp())
+    if (Operation *at = block->findAncestorOpInBlock(*def))
+      window.ready = positions.lookup(at);
+  for (Operation *user : value.getUsers())
+    if (Operation *at = block->findAncestorOpInBlock(*user))
+      window.firstUse = std::min(window.firstUse, positions.lookup(at));
+  return window;
+}
+
+bool FunctionPropagation::joinsReduction(Value value, Operation *user,
+                                         unsigned axis, Placement partial) {
+  // Where the all_reduce would go (for `user`: before it, or before the
+  // loops around it), and its window there.
+  Block *block = value.getParentBlock();
+  Window window;
+  if (user) {
+    Operation *at = redistributionPoint(value, user);
+    block = at->getBlock();
+    window = windowOf(block, value);
+    window.firstUse = positions.lookup(at);
+  } else {
+    window = windowOf(block, value);
+  }
+  auto it = partials.find(block);
+  if (it == partials.end())
+    return false;
+  Type element = getElementTypeOrSelf(value.getType());
+  // Another partial value of the block, of the same reduction and element
+  // type, with a window that overlaps, that some user (or the look-ahead,
+  // for users not decided yet) takes reduced on this axis. (A value a
+  // loop or branch yields is carried on, not reduced in this block; a
+  // function returns what its signature says.)
+  for (auto &[other, otherWindow] : it->second) {
+    if (other == value || !window.overlaps(otherWindow) ||
+        assigned.lookup(other).getPlacements()[axis] != partial ||
+        getElementTypeOrSelf(other.getType()) != element)
+      continue;
+    if (llvm::any_of(other.getUses(), [&](OpOperand &otherUse) {
+          Operation *owner = otherUse.getOwner();
+          if (owner->hasTrait<OpTrait::IsTerminator>() &&
+              !isa<func::ReturnOp>(owner))
+            return false;
+          ShardingAttr request = requestFor(otherUse);
+          return !request || request.getPlacements()[axis].isReplicate();
+        }))
+      return true;
+  }
+  return false;
 }
 
 LogicalResult FunctionPropagation::seed() {
   rematerializeCheapValues(func);
+  func.walk([&](Block *block) {
+    int64_t position = 0;
+    for (Operation &op : *block)
+      positions[&op] = position++;
+  });
   Block &entry = func.getBody().front();
   for (BlockArgument arg : entry.getArguments()) {
     ShardingAttr sharding = getShardingEncoding(arg.getType());
@@ -407,6 +496,12 @@ bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
         shared.push_back(need);
     }
   }
+
+  if (combine)
+    known.joinsReduction = [this](Value value, Operation *user, unsigned axis,
+                                  Placement partial) {
+      return joinsReduction(value, user, axis, partial);
+    };
 
   SmallVector<AxisDecision> *explanation = nullptr;
   if (explain) {
@@ -738,7 +833,8 @@ LogicalResult FunctionPropagation::run() {
 void FunctionPropagation::emitExplanations() {
   // A contraction's own compute is part of its cost: said apart, since it
   // is often far below the 0.1 us the total is rounded to.
-  // A move another user needs anyway is shared, and said so.
+  // A move another user needs anyway is shared, and an all_reduce that
+  // runs in one call with another costs no latency of its own: both said.
   auto cost = [](const AxisDecision::Considered &c) {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -751,6 +847,8 @@ void FunctionPropagation::emitExplanations() {
     }
     if (c.sharesMove)
       os << ", sharing a move another user needs";
+    if (c.joinsReduction)
+      os << ", its all_reduce in one call with another";
     os << "]";
     return text;
   };
@@ -997,7 +1095,7 @@ LogicalResult ModulePropagation::propagate(func::FuncOp func,
   if (!mesh)
     return failure();
   FunctionPropagation propagation(func, *mesh, chosen, *this, argumentSeeds,
-                                  explain);
+                                  explain, combine);
   if (failed(propagation.run()))
     return failure();
   numDecided += propagation.numDecided;
@@ -1014,7 +1112,7 @@ struct PropagatePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MeshCache meshes(topology);
-    ModulePropagation propagation(module, meshes, explain);
+    ModulePropagation propagation(module, meshes, explain, combine);
     for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
       if (!func.isExternal() &&
           failed(propagation.propagate(func, nullptr, {}, nullptr)))

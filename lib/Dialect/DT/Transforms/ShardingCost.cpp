@@ -98,6 +98,22 @@ double mlir::dt::axisTransitionSeconds(const MeshInfo &mesh, unsigned axis,
   return ::dt::ringSeconds(kind, n, bytes, link);
 }
 
+double mlir::dt::joinedAllReduceSeconds(const MeshInfo &mesh, unsigned axis,
+                                        RankedTensorType type,
+                                        ArrayRef<Placement> placements) {
+  int64_t n = mesh.shape[axis];
+  double bytes = groupBytes(mesh, axis, type, placements);
+  const ::dt::AxisLink &link = mesh.topology.link(axis);
+  double alone = ::dt::ringSeconds(CollectiveKind::AllReduce, n, bytes, link);
+  double wire =
+      ::dt::ringBytesPerRank(CollectiveKind::AllReduce, n, bytes) /
+      link.bytesPerSecond;
+  // The combined buffer is written and read once on the way in; the results
+  // are views of it.
+  double copies = 2 * bytes / mesh.topology.device().memoryBytesPerSecond;
+  return std::min(alone, wire + copies);
+}
+
 double mlir::dt::redistributionSeconds(const MeshInfo &mesh,
                                        RankedTensorType type,
                                        ArrayRef<Placement> from,

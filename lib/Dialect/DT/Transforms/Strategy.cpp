@@ -59,10 +59,18 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
   // reductions) and more of it can be merged.
   auto move = [&](unsigned axis, RankedTensorType type,
                   ArrayRef<Placement> placements, Placement from, Placement to,
-                  double localCost) {
+                  double localCost, bool joined) {
     double seconds =
-        axisTransitionSeconds(mesh, axis, type, placements, from, to);
+        joined ? joinedAllReduceSeconds(mesh, axis, type, placements)
+               : axisTransitionSeconds(mesh, axis, type, placements, from, to);
     return from == to ? seconds : seconds + localCost;
+  };
+  // Whether reducing `value` from `from` to `to` for `user` (null: its
+  // first reader) is an all_reduce that shares its call with another.
+  auto joins = [&](Value value, Operation *user, unsigned axis, Placement from,
+                   Placement to) {
+    return from.isPartial() && to.isReplicate() && known.joinsReduction &&
+           known.joinsReduction(value, user, axis, from);
   };
   for (unsigned axis = 0, e = mesh.shape.size(); axis < e; ++axis) {
     struct Candidate {
@@ -87,7 +95,7 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
         if (factor.mustDivide && *factor.mustDivide % pieces != 0) {
           if (explanation)
             decision.considered.push_back(
-                {option, 0, 0, false,
+                {option, 0, 0, false, false,
                  llvm::formatv(
                      "{0} pieces do not divide the reshaped extent {1}", pieces,
                      *factor.mustDivide)});
@@ -100,7 +108,7 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
       bool allowed = true;
       // Whether some operand already holds the factor this option shards.
       bool factorAlreadySharded = false;
-      bool sharesMove = false;
+      bool sharesMove = false, joinsReduction = false;
       for (auto [i, current] : llvm::enumerate(known.operands)) {
         if (!rule.isTensorOperand(i))
           continue;
@@ -112,9 +120,10 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
         }
         if (!current)
           continue;
-        double seconds =
-            move(axis, type, current.getPlacements(),
-                 current.getPlacements()[axis], wanted, kLocalMoveSeconds);
+        Placement from = current.getPlacements()[axis];
+        bool joined = joins(operands[i], op, axis, from, wanted);
+        double seconds = move(axis, type, current.getPlacements(), from,
+                              wanted, kLocalMoveSeconds, joined);
         // A collective another user needs anyway is shared: only its local
         // part is this op's.
         bool shared =
@@ -123,6 +132,7 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
               return other.getPlacements()[axis] == wanted;
             });
         sharesMove |= shared;
+        joinsReduction |= joined && !shared;
         // So is a move made once before the loops around the op: each run
         // pays its share.
         cost += shared ? kLocalMoveSeconds : seconds / runsPerMove[i];
@@ -148,10 +158,15 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
         }
         bool requested = j < known.resultRequests.size() &&
                          !known.resultRequests[j].empty();
+        Value result = op->getResult(j);
         if (requested)
-          for (ShardingAttr request : known.resultRequests[j])
-            cost += move(axis, type, request.getPlacements(), produced,
-                         request.getPlacements()[axis], kLocalMoveSeconds / 2);
+          for (ShardingAttr request : known.resultRequests[j]) {
+            Placement to = request.getPlacements()[axis];
+            bool joined = joins(result, nullptr, axis, produced, to);
+            joinsReduction |= joined;
+            cost += move(axis, type, request.getPlacements(), produced, to,
+                         kLocalMoveSeconds / 2, joined);
+          }
         // Look one step ahead for a result nobody has asked for yet: a
         // partial result will most likely have to be reduced (most ops are
         // not linear), and a shard this op introduces (slicing replicated
@@ -160,10 +175,14 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
         // accumulates leaves it once, for all its runs.
         else if (!(j < known.fixedResults.size() && known.fixedResults[j]) &&
                  (produced.isPartial() ||
-                  (produced.isShard() && !factorAlreadySharded)))
-          cost += axisTransitionSeconds(mesh, axis, type, {}, produced,
-                                        Placement::replicate()) /
+                  (produced.isShard() && !factorAlreadySharded))) {
+          bool joined =
+              joins(result, nullptr, axis, produced, Placement::replicate());
+          joinsReduction |= joined;
+          cost += move(axis, type, {}, produced, Placement::replicate(), 0,
+                       joined) /
                   runsPerLaterMoveOf[j];
+        }
       }
       // The op's own time on each rank: splitting its loops divides it,
       // replicating or passing partial values through does not.
@@ -172,7 +191,8 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
       strategy.pop_back();
       if (explanation)
         decision.considered.push_back(
-            {option, cost + compute, compute, sharesMove, std::move(ruledOut)});
+            {option, cost + compute, compute, sharesMove, joinsReduction,
+             std::move(ruledOut)});
       if (allowed)
         allowedOptions.push_back({option, cost, cost + compute});
     }
@@ -232,11 +252,7 @@ ShardingAttr mlir::dt::shardingUnder(const ShardingRule &rule,
   return ShardingAttr::get(meshRef.getContext(), meshRef, placements);
 }
 
-/// Where a redistribution of `value` for `user` goes: before the user, or
-/// before the outermost loop or linalg op around it that `value` comes from
-/// outside of (the value is the same at every iteration and for every
-/// element, so it moves once).
-static Operation *placeRedistribution(Value value, Operation *user) {
+Operation *mlir::dt::redistributionPoint(Value value, Operation *user) {
   Operation *definedIn = value.getParentRegion()->getParentOp();
   Operation *at = user;
   for (Operation *parent = at->getParentOp();
@@ -254,7 +270,7 @@ static uint64_t staticTripCount(LoopLikeOpInterface loop) {
 }
 
 int64_t mlir::dt::runsPerMove(Value value, Operation *op) {
-  Operation *at = placeRedistribution(value, op);
+  Operation *at = redistributionPoint(value, op);
   uint64_t runs = 1;
   for (Operation *parent = op->getParentOp(); at->isAncestor(parent);
        parent = parent->getParentOp())
@@ -325,7 +341,7 @@ void mlir::dt::redistributeOperand(OpOperand &operand, ShardingAttr sharding) {
   auto type = cast<RankedTensorType>(operand.get().getType());
   if (getShardingEncoding(type) == sharding)
     return;
-  Operation *owner = placeRedistribution(operand.get(), operand.getOwner());
+  Operation *owner = redistributionPoint(operand.get(), operand.getOwner());
   RankedTensorType target = withSharding(type, sharding);
   for (Operation *user : operand.get().getUsers())
     if (auto earlier = dyn_cast<RedistributeOp>(user))

@@ -40,7 +40,12 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
     shard one factor, let partial values through where it is linear) whose
     redistributions cost least under the alpha-beta model, with a
     contraction's own compute on each rank added (a roofline of the device),
-    given what is already decided around it; sweeps run forward and backward
+    given what is already decided around it. An all_reduce that can run in
+    one call with another the plan already has (same block, mesh axis,
+    reduction and element type, windows from input to first reader that
+    overlap: what dt-combine-collectives combines) is priced at its bytes
+    and the copies into the combined buffer, without a latency of its own
+    (`combine=false` prices each alone). Sweeps run forward and backward
     in program order until nothing changes, and what no information reaches
     replicates. Totals within 0.1 us are a tie; ties go to the choice that
     moves nothing, then to the first in a fixed order, so the same input
@@ -84,7 +89,11 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
            "docs/Design.md)">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Remark at each op on the choice each mesh axis made and what the "
-           "other choices would have cost">
+           "other choices would have cost">,
+    Option<"combine", "combine", "bool", /*default=*/"true",
+           "Price an all_reduce whose window overlaps another's that the "
+           "plan has (same block, axis, reduction and element type) at its "
+           "bytes alone: dt-combine-collectives runs them as one call">
   ];
   let statistics = [
     Statistic<"numValuesDecided", "values-decided",

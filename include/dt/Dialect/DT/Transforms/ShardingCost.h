@@ -77,6 +77,15 @@ double axisTransitionSeconds(const MeshInfo &mesh, unsigned axis,
                              ArrayRef<::dt::Placement> placements,
                              ::dt::Placement from, ::dt::Placement to);
 
+/// Estimated seconds an all_reduce of mesh axis `axis` of a tensor of
+/// `type` (the other axes as in `placements`) adds when it runs in one call
+/// with others of its group (dt-combine-collectives): its bytes on the wire
+/// and the copies into and out of the combined buffer, but no latency of
+/// its own. Never more than the all_reduce on its own.
+double joinedAllReduceSeconds(const MeshInfo &mesh, unsigned axis,
+                              RankedTensorType type,
+                              ArrayRef<::dt::Placement> placements);
+
 /// Estimated seconds to move a tensor of `type` from `from` to `to`, one
 /// mesh axis after another.
 double redistributionSeconds(const MeshInfo &mesh, RankedTensorType type,

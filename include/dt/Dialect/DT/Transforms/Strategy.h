@@ -15,6 +15,8 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <functional>
+
 namespace mlir::dt {
 
 /// What is known around an op; null entries are free.
@@ -26,6 +28,13 @@ struct StrategyContext {
   /// of the same value: those redistributions happen anyway, and an op that
   /// needs one of them shares it.
   SmallVector<SmallVector<ShardingAttr, 1>> sharedMoves;
+  /// Whether an all_reduce on mesh axis `axis` of `value` out of `partial`,
+  /// made for `user` (null: before its first reader), would run in one call
+  /// with another the plan already has (dt-combine-collectives combines
+  /// them): then it adds its bytes but no latency of its own. Unset: never.
+  std::function<bool(Value value, Operation *user, unsigned axis,
+                     ::dt::Placement partial)>
+      joinsReduction;
 };
 
 /// How one mesh axis chose, for explanations: every choice of the rule with
@@ -41,6 +50,9 @@ struct AxisDecision {
     /// Whether it takes an operand in a sharding another user needs anyway
     /// (that move is shared, so it costs this op nothing).
     bool sharesMove = false;
+    /// Whether an all_reduce it causes runs in one call with another the
+    /// plan has (so it costs its bytes, not its latency).
+    bool joinsReduction = false;
     /// Empty when the choice was possible.
     std::string ruledOut;
   };
@@ -107,6 +119,12 @@ findMismatch(const ShardingRule &rule, ArrayRef<int64_t> meshShape,
 /// (redistributeOperand), so it is the product of their static trip counts
 /// (a loop whose trip count is not static counts once).
 int64_t runsPerMove(Value value, Operation *op);
+
+/// Where a redistribution of `value` for `user` goes: before the user, or
+/// before the outermost loop or linalg op around it that `value` comes from
+/// outside of (the value is the same at every iteration and for every
+/// element, so it moves once).
+Operation *redistributionPoint(Value value, Operation *user);
 
 /// Whether iter arg `i` of `loop` is an accumulator: the body yields the
 /// op that adds to it (an add: arith, linalg.add or a linalg.generic adding
