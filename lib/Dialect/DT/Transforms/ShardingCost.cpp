@@ -105,9 +105,8 @@ double mlir::dt::joinedAllReduceSeconds(const MeshInfo &mesh, unsigned axis,
   double bytes = groupBytes(mesh, axis, type, placements);
   const ::dt::AxisLink &link = mesh.topology.link(axis);
   double alone = ::dt::ringSeconds(CollectiveKind::AllReduce, n, bytes, link);
-  double wire =
-      ::dt::ringBytesPerRank(CollectiveKind::AllReduce, n, bytes) /
-      link.bytesPerSecond;
+  double wire = ::dt::ringBytesPerRank(CollectiveKind::AllReduce, n, bytes) /
+                link.bytesPerSecond;
   // The combined buffer is written and read once on the way in; the results
   // are views of it.
   double copies = 2 * bytes / mesh.topology.device().memoryBytesPerSecond;

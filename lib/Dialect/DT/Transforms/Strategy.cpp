@@ -122,8 +122,8 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
           continue;
         Placement from = current.getPlacements()[axis];
         bool joined = joins(operands[i], op, axis, from, wanted);
-        double seconds = move(axis, type, current.getPlacements(), from,
-                              wanted, kLocalMoveSeconds, joined);
+        double seconds = move(axis, type, current.getPlacements(), from, wanted,
+                              kLocalMoveSeconds, joined);
         // A collective another user needs anyway is shared: only its local
         // part is this op's.
         bool shared =
@@ -190,9 +190,9 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
       double compute = rankComputeSeconds(work, op, rule, mesh, strategy);
       strategy.pop_back();
       if (explanation)
-        decision.considered.push_back(
-            {option, cost + compute, compute, sharesMove, joinsReduction,
-             std::move(ruledOut)});
+        decision.considered.push_back({option, cost + compute, compute,
+                                       sharesMove, joinsReduction,
+                                       std::move(ruledOut)});
       if (allowed)
         allowedOptions.push_back({option, cost, cost + compute});
     }
