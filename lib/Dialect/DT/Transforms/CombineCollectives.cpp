@@ -27,8 +27,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "dt/Dialect/DT/IR/DTOps.h"
+#include "dt/Dialect/DT/Transforms/Buckets.h"
 #include "dt/Dialect/DT/Transforms/Passes.h"
-#include "dt/Dialect/DT/Transforms/ShardingCost.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -44,149 +44,6 @@ using namespace mlir;
 using namespace mlir::dt;
 
 namespace {
-/// Collectives that may be combined: one op, mesh, axes, reduction (null
-/// for a gather) and element type (names and attributes are uniqued, so
-/// their pointers compare).
-using BucketKey =
-    std::tuple<const void *, Attribute, Attribute, Attribute, Type>;
-
-/// The later of two ops of one block that make inputs ready (null: from
-/// before the block).
-Operation *laterReady(Operation *a, Operation *b) {
-  if (!a || !b)
-    return a ? a : b;
-  return a->isBeforeInBlock(b) ? b : a;
-}
-
-/// The earlier of two ops of one block that read results (null: none).
-Operation *earlierUse(Operation *a, Operation *b) {
-  if (!a || !b)
-    return a ? a : b;
-  return a->isBeforeInBlock(b) ? a : b;
-}
-
-/// Whether a point right after `ready` comes before `use`.
-bool fits(Operation *ready, Operation *use) {
-  return !ready || !use || ready->isBeforeInBlock(use);
-}
-
-/// Modelled compute between points of one block: the contractions' flops at
-/// the device's rate (what a collective on its own stream overlaps).
-class ComputeTimeline {
-public:
-  ComputeTimeline(Block &block, const ::dt::DeviceModel &device) {
-    double total = 0;
-    prefix.push_back(0);
-    for (Operation &op : block) {
-      op.walk([&](Operation *inner) {
-        OpWork work = estimateWork(inner);
-        total += work.flops / device.flopsPerSecond(work.elementBits);
-      });
-      index[&op] = prefix.size();
-      prefix.push_back(total);
-    }
-  }
-  /// Seconds of compute after `from` (null: the block's start) up to and
-  /// including `to`.
-  double between(Operation *from, Operation *to) const {
-    if (!to || from == to)
-      return 0;
-    double before = from ? prefix[index.lookup(from)] : 0;
-    return std::max(0.0, prefix[index.lookup(to)] - before);
-  }
-
-private:
-  DenseMap<Operation *, size_t> index;
-  SmallVector<double> prefix;
-};
-
-struct Bucket {
-  ::dt::CollectiveKind kind;
-  SmallVector<Operation *> members;
-  /// Each member's ready point and modelled time (for the overlap it would
-  /// lose; with the pass's `overlap` only).
-  SmallVector<std::pair<Operation *, double>> readies;
-  const ComputeTimeline *timeline = nullptr;
-  /// The op of the block that makes the last input ready (null: they all
-  /// come from before the block), and the first op that reads a result
-  /// (null: none does).
-  Operation *ready = nullptr, *firstUse = nullptr;
-  /// What the ring formula counts (the tensor the group gathers or
-  /// reduces), and the bytes copied into and out of the combined buffer.
-  double bytes = 0, copyBytes = 0;
-  /// The group's size and link, from the first member.
-  int64_t groupSize = 1;
-  ::dt::AxisLink link;
-  double memoryBytesPerSecond = 1;
-
-  double collectiveSeconds(double size) const {
-    return ::dt::ringSeconds(kind, groupSize, size, link);
-  }
-  /// Reading and writing every copied byte.
-  double copySeconds(double size) const {
-    return 2 * size / memoryBytesPerSecond;
-  }
-  /// The overlap with compute that members lose by starting at `last`
-  /// instead of at their own ready points.
-  double lostOverlap(ArrayRef<std::pair<Operation *, double>> members,
-                     Operation *last) const {
-    if (!timeline)
-      return 0;
-    double lost = 0;
-    for (auto [ready, seconds] : members)
-      lost += std::min(seconds, timeline->between(ready, last));
-    return lost;
-  }
-  /// The modelled time of the bucket as it stands.
-  double seconds() const {
-    if (members.size() == 1)
-      return collectiveSeconds(bytes);
-    return collectiveSeconds(bytes) + copySeconds(copyBytes) +
-           lostOverlap(readies, ready);
-  }
-  /// Whether a collective of `size` bytes (`copied` when combined) whose
-  /// input is ready at `ready` and whose result is first read at `firstUse`
-  /// can run with the bucket, for less than on its own. One whose input is
-  /// a member's result cannot (the windows do not see that: the member's
-  /// first reader is the collective itself, after the input is ready).
-  bool accepts(double size, double copied, Operation *ready,
-               Operation *firstUse) const {
-    if (llvm::is_contained(members, ready) ||
-        !fits(laterReady(this->ready, ready),
-              earlierUse(this->firstUse, firstUse)))
-      return false;
-    SmallVector<std::pair<Operation *, double>> joined(readies);
-    joined.push_back({ready, collectiveSeconds(size)});
-    double combined = collectiveSeconds(bytes + size) +
-                      copySeconds(copyBytes + copied) +
-                      lostOverlap(joined, laterReady(this->ready, ready));
-    return combined < seconds() + collectiveSeconds(size);
-  }
-  void add(Operation *op, double size, double copied, Operation *ready,
-           Operation *firstUse) {
-    members.push_back(op);
-    readies.push_back({ready, collectiveSeconds(size)});
-    bytes += size;
-    copyBytes += copied;
-    this->ready = laterReady(this->ready, ready);
-    this->firstUse = earlierUse(this->firstUse, firstUse);
-  }
-};
-
-/// The op of `block` that defines `value` (null: it comes from outside).
-Operation *readyIn(Block &block, Value value) {
-  Operation *def = value.getDefiningOp();
-  return def && def->getBlock() == &block ? def : nullptr;
-}
-
-/// The op of `block` that holds the first use of `value` (null: none).
-Operation *firstUseIn(Block &block, Value value) {
-  Operation *first = nullptr;
-  for (Operation *user : value.getUsers())
-    first = earlierUse(first, block.findAncestorOpInBlock(*user));
-  return first;
-}
-
 /// The reassociation that groups a tensor's dims into one: every dim for a
 /// tensor of rank 1 or more, none for a scalar (to or from one element).
 SmallVector<ReassociationIndices> oneGroup(int64_t rank) {
@@ -235,8 +92,7 @@ struct CombineCollectivesPass
   }
 
   LogicalResult combineIn(Block &block, MeshCache &meshes) {
-    SmallVector<Bucket> buckets;
-    DenseMap<BucketKey, size_t> open;
+    Bucketing bucketing;
     // One timeline per block and device model (the first mesh's: meshes
     // of one program share their devices).
     std::optional<ComputeTimeline> timeline;
@@ -260,37 +116,30 @@ struct CombineCollectivesPass
       std::optional<::dt::CollectiveKind> kind = combinable(op, group.size);
       if (!kind)
         continue;
-      BucketKey key{op.getName().getAsOpaquePointer(), meshRef, axesAttr,
-                    op.getAttr("reduction"), outType.getElementType()};
+      if (overlap && !timeline)
+        timeline.emplace(block, mesh->topology.device());
       bool gather = *kind == ::dt::CollectiveKind::AllGather;
+      BucketCandidate candidate;
+      candidate.key = {op.getName().getAsOpaquePointer(), meshRef, axesAttr,
+                       op.getAttr("reduction"), outType.getElementType()};
+      candidate.op = &op;
+      candidate.kind = *kind;
+      candidate.groupSize = group.size;
+      candidate.link = mesh->topology.groupLink(group.axes);
+      candidate.memoryBytesPerSecond =
+          mesh->topology.device().memoryBytesPerSecond;
       // The ring formula's tensor: what the group gathers, or reduces. A
       // gather's result is copied out of the combined one (its column block
       // is not contiguous); the others' slices are views.
-      double bytes = tensorBytes(gather ? outType : inType);
-      double copied =
+      candidate.bytes = tensorBytes(gather ? outType : inType);
+      candidate.copied =
           tensorBytes(inType) + (gather ? tensorBytes(outType) : 0.0);
-      Operation *ready = readyIn(block, input);
-      Operation *firstUse = firstUseIn(block, result);
-      auto it = open.find(key);
-      if (it != open.end() &&
-          buckets[it->second].accepts(bytes, copied, ready, firstUse)) {
-        buckets[it->second].add(&op, bytes, copied, ready, firstUse);
-        continue;
-      }
-      if (overlap && !timeline)
-        timeline.emplace(block, mesh->topology.device());
-      Bucket bucket;
-      bucket.kind = *kind;
-      bucket.timeline = overlap ? &*timeline : nullptr;
-      bucket.groupSize = group.size;
-      bucket.link = mesh->topology.groupLink(group.axes);
-      bucket.memoryBytesPerSecond =
-          mesh->topology.device().memoryBytesPerSecond;
-      bucket.add(&op, bytes, copied, ready, firstUse);
-      open[key] = buckets.size();
-      buckets.push_back(std::move(bucket));
+      candidate.ready = readyIn(block, input);
+      candidate.firstUse = firstUseIn(block, result);
+      candidate.timeline = overlap ? &*timeline : nullptr;
+      bucketing.offer(candidate);
     }
-    for (const Bucket &bucket : buckets)
+    for (const Bucket &bucket : bucketing.buckets())
       combine(block, bucket);
     return success();
   }

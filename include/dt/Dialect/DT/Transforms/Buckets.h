@@ -1,0 +1,133 @@
+//===- Buckets.h - Which collectives run as one call ------------*- C++ -*-===//
+//
+// The bucketing dt-combine-collectives applies and dt-cost-report prices:
+// collectives of one kind in one block whose windows (from the op that makes
+// the input ready to the first op that reads the result) overlap run as one
+// call when the alpha-beta model says the latencies saved outweigh the
+// copies into and out of the combined buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DT_DIALECT_DT_TRANSFORMS_BUCKETS_H
+#define DT_DIALECT_DT_TRANSFORMS_BUCKETS_H
+
+#include "dt/Dialect/DT/Transforms/ShardingCost.h"
+
+#include "mlir/IR/Block.h"
+
+#include <tuple>
+
+namespace mlir::dt {
+
+/// The later of two ops of one block that make inputs ready (null: from
+/// before the block).
+Operation *laterReady(Operation *a, Operation *b);
+
+/// The earlier of two ops of one block that read results (null: none).
+Operation *earlierUse(Operation *a, Operation *b);
+
+/// Whether a point right after `ready` comes before `use`: a window that is
+/// not empty.
+bool fits(Operation *ready, Operation *use);
+
+/// The op of `block` that makes `value` (null: it comes from outside).
+Operation *readyIn(Block &block, Value value);
+
+/// The op of `block` that holds the first use of `value` (null: none).
+Operation *firstUseIn(Block &block, Value value);
+
+/// Modelled compute between points of one block: the contractions' flops at
+/// the device's rate (what a collective on its own stream overlaps).
+class ComputeTimeline {
+public:
+  ComputeTimeline(Block &block, const ::dt::DeviceModel &device);
+  /// Seconds of compute after `from` (null: the block's start) up to and
+  /// including `to`.
+  double between(Operation *from, Operation *to) const;
+
+private:
+  DenseMap<Operation *, size_t> index;
+  SmallVector<double> prefix;
+};
+
+/// Collectives that may share a call, as the caller tells them apart (for
+/// dt-combine-collectives: the op's name, mesh, axes, reduction and element
+/// type; attributes and types are uniqued, so their pointers compare).
+using BucketKey =
+    std::tuple<const void *, Attribute, Attribute, Attribute, Type>;
+
+/// One collective offered to a bucket.
+struct BucketCandidate {
+  BucketKey key;
+  Operation *op = nullptr;
+  ::dt::CollectiveKind kind = ::dt::CollectiveKind::AllReduce;
+  /// The group's size and link, and the device's memory bandwidth.
+  int64_t groupSize = 1;
+  ::dt::AxisLink link;
+  double memoryBytesPerSecond = 1;
+  /// What the ring formula counts (the tensor the group gathers or
+  /// reduces), and the bytes copied into and out of a combined buffer.
+  double bytes = 0, copied = 0;
+  /// The op of the block that makes the input ready (null: before the
+  /// block) and the first that reads the result (null: none).
+  Operation *ready = nullptr, *firstUse = nullptr;
+  /// With a timeline, a member that starts later than its input is ready
+  /// loses the compute in between (up to its own time) it would overlap.
+  const ComputeTimeline *timeline = nullptr;
+};
+
+/// Collectives that run as one call.
+struct Bucket {
+  ::dt::CollectiveKind kind = ::dt::CollectiveKind::AllReduce;
+  SmallVector<Operation *> members;
+  /// Each member's ready point and modelled time alone (for the overlap it
+  /// would lose; with a timeline only).
+  SmallVector<std::pair<Operation *, double>> readies;
+  const ComputeTimeline *timeline = nullptr;
+  /// The op that makes the last input ready (null: all come from before the
+  /// block), and the first that reads a result (null: none does).
+  Operation *ready = nullptr, *firstUse = nullptr;
+  double bytes = 0, copyBytes = 0;
+  /// The group's size and link, from the first member.
+  int64_t groupSize = 1;
+  ::dt::AxisLink link;
+  double memoryBytesPerSecond = 1;
+
+  double collectiveSeconds(double size) const {
+    return ::dt::ringSeconds(kind, groupSize, size, link);
+  }
+  /// Reading and writing every copied byte.
+  double copySeconds(double size) const {
+    return 2 * size / memoryBytesPerSecond;
+  }
+  /// The overlap with compute that members lose by starting at `last`
+  /// instead of at their own ready points.
+  double lostOverlap(ArrayRef<std::pair<Operation *, double>> members,
+                     Operation *last) const;
+  /// The modelled time of the bucket as it stands: one call, the copies and
+  /// the overlap lost (a bucket of one is the collective alone).
+  double seconds() const;
+  /// Whether `c` can run with the bucket, for less than on its own. One
+  /// whose input is a member's result cannot (the windows do not see that:
+  /// the member's first reader is the collective itself).
+  bool accepts(const BucketCandidate &c) const;
+  void add(const BucketCandidate &c);
+};
+
+/// Forms the buckets of one block from its collectives, offered in program
+/// order: each key has one open bucket, which a collective joins when the
+/// bucket accepts it; otherwise that bucket closes and a new one starts.
+class Bucketing {
+public:
+  /// Puts `c` in a bucket; returns that bucket's index.
+  size_t offer(const BucketCandidate &c);
+  ArrayRef<Bucket> buckets() const { return all; }
+
+private:
+  SmallVector<Bucket> all;
+  DenseMap<BucketKey, size_t> open;
+};
+
+} // namespace mlir::dt
+
+#endif // DT_DIALECT_DT_TRANSFORMS_BUCKETS_H

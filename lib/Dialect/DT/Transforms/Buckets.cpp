@@ -1,0 +1,111 @@
+//===- Buckets.cpp - Which collectives run as one call --------------------===//
+
+#include "dt/Dialect/DT/Transforms/Buckets.h"
+
+using namespace mlir;
+using namespace mlir::dt;
+
+Operation *mlir::dt::laterReady(Operation *a, Operation *b) {
+  if (!a || !b)
+    return a ? a : b;
+  return a->isBeforeInBlock(b) ? b : a;
+}
+
+Operation *mlir::dt::earlierUse(Operation *a, Operation *b) {
+  if (!a || !b)
+    return a ? a : b;
+  return a->isBeforeInBlock(b) ? a : b;
+}
+
+bool mlir::dt::fits(Operation *ready, Operation *use) {
+  return !ready || !use || ready->isBeforeInBlock(use);
+}
+
+Operation *mlir::dt::readyIn(Block &block, Value value) {
+  Operation *def = value.getDefiningOp();
+  return def && def->getBlock() == &block ? def : nullptr;
+}
+
+Operation *mlir::dt::firstUseIn(Block &block, Value value) {
+  Operation *first = nullptr;
+  for (Operation *user : value.getUsers())
+    first = earlierUse(first, block.findAncestorOpInBlock(*user));
+  return first;
+}
+
+ComputeTimeline::ComputeTimeline(Block &block,
+                                 const ::dt::DeviceModel &device) {
+  double total = 0;
+  prefix.push_back(0);
+  for (Operation &op : block) {
+    op.walk([&](Operation *inner) {
+      OpWork work = estimateWork(inner);
+      total += work.flops / device.flopsPerSecond(work.elementBits);
+    });
+    index[&op] = prefix.size();
+    prefix.push_back(total);
+  }
+}
+
+double ComputeTimeline::between(Operation *from, Operation *to) const {
+  if (!to || from == to)
+    return 0;
+  double before = from ? prefix[index.lookup(from)] : 0;
+  return std::max(0.0, prefix[index.lookup(to)] - before);
+}
+
+double Bucket::lostOverlap(ArrayRef<std::pair<Operation *, double>> members,
+                           Operation *last) const {
+  if (!timeline)
+    return 0;
+  double lost = 0;
+  for (auto [ready, seconds] : members)
+    lost += std::min(seconds, timeline->between(ready, last));
+  return lost;
+}
+
+double Bucket::seconds() const {
+  if (members.size() == 1)
+    return collectiveSeconds(bytes);
+  return collectiveSeconds(bytes) + copySeconds(copyBytes) +
+         lostOverlap(readies, ready);
+}
+
+bool Bucket::accepts(const BucketCandidate &c) const {
+  if (llvm::is_contained(members, c.ready) ||
+      !fits(laterReady(ready, c.ready), earlierUse(firstUse, c.firstUse)))
+    return false;
+  SmallVector<std::pair<Operation *, double>> joined(readies);
+  joined.push_back({c.ready, collectiveSeconds(c.bytes)});
+  double combined = collectiveSeconds(bytes + c.bytes) +
+                    copySeconds(copyBytes + c.copied) +
+                    lostOverlap(joined, laterReady(ready, c.ready));
+  return combined < seconds() + collectiveSeconds(c.bytes);
+}
+
+void Bucket::add(const BucketCandidate &c) {
+  if (members.empty()) {
+    kind = c.kind;
+    groupSize = c.groupSize;
+    link = c.link;
+    memoryBytesPerSecond = c.memoryBytesPerSecond;
+    timeline = c.timeline;
+  }
+  members.push_back(c.op);
+  readies.push_back({c.ready, collectiveSeconds(c.bytes)});
+  bytes += c.bytes;
+  copyBytes += c.copied;
+  ready = laterReady(ready, c.ready);
+  firstUse = earlierUse(firstUse, c.firstUse);
+}
+
+size_t Bucketing::offer(const BucketCandidate &c) {
+  auto it = open.find(c.key);
+  if (it != open.end() && all[it->second].accepts(c)) {
+    all[it->second].add(c);
+    return it->second;
+  }
+  open[c.key] = all.size();
+  all.emplace_back().add(c);
+  return all.size() - 1;
+}
