@@ -33,6 +33,26 @@ Operation *mlir::dt::firstUseIn(Block &block, Value value) {
   return first;
 }
 
+bool mlir::dt::isCombinable(::dt::CollectiveKind kind,
+                            ArrayRef<int64_t> inShape, int64_t dim, bool even,
+                            int64_t groupSize) {
+  switch (kind) {
+  case ::dt::CollectiveKind::AllReduce:
+    return true;
+  case ::dt::CollectiveKind::AllToAll:
+    return false;
+  case ::dt::CollectiveKind::AllGather:
+  case ::dt::CollectiveKind::ReduceScatter:
+    break;
+  }
+  if (!even || dim < 0 || dim >= static_cast<int64_t>(inShape.size()) ||
+      !llvm::all_of(inShape.take_front(dim),
+                    [](int64_t extent) { return extent == 1; }))
+    return false;
+  return kind == ::dt::CollectiveKind::AllGather ||
+         inShape[dim] % groupSize == 0;
+}
+
 ComputeTimeline::ComputeTimeline(Block &block,
                                  const ::dt::DeviceModel &device) {
   double total = 0;

@@ -144,24 +144,19 @@ struct CombineCollectivesPass
     return success();
   }
 
-  /// The collective `op` is, when it can join a bucket: any all_reduce; a
-  /// gather or an even reduce_scatter along a dim with only extent-1 dims
-  /// before it (its pieces lie one after another in flat order).
+  /// The collective `op` is, when it can join a bucket (isCombinable).
   static std::optional<::dt::CollectiveKind> combinable(Operation &op,
                                                         int64_t groupSize) {
+    auto inType = cast<RankedTensorType>(op.getOperand(0).getType());
     if (isa<AllReduceOp>(op))
       return ::dt::CollectiveKind::AllReduce;
-    auto inType = cast<RankedTensorType>(op.getOperand(0).getType());
-    auto leadingOnes = [&](int64_t dim) {
-      return llvm::all_of(inType.getShape().take_front(dim),
-                          [](int64_t extent) { return extent == 1; });
-    };
     if (auto gather = dyn_cast<AllGatherOp>(op))
-      if (!gather.getExtent() && leadingOnes(gather.getDim()))
+      if (isCombinable(::dt::CollectiveKind::AllGather, inType.getShape(),
+                       gather.getDim(), !gather.getExtent(), groupSize))
         return ::dt::CollectiveKind::AllGather;
     if (auto scatter = dyn_cast<ReduceScatterOp>(op))
-      if (!scatter.getExtent() && leadingOnes(scatter.getDim()) &&
-          inType.getDimSize(scatter.getDim()) % groupSize == 0)
+      if (isCombinable(::dt::CollectiveKind::ReduceScatter, inType.getShape(),
+                       scatter.getDim(), !scatter.getExtent(), groupSize))
         return ::dt::CollectiveKind::ReduceScatter;
     return std::nullopt;
   }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dt/Dialect/DT/IR/DTOps.h"
+#include "dt/Dialect/DT/Transforms/Buckets.h"
 #include "dt/Dialect/DT/Transforms/Passes.h"
 #include "dt/Dialect/DT/Transforms/ShardingCost.h"
 #include "dt/Dialect/DT/Transforms/Strategy.h"
@@ -49,6 +50,12 @@ struct CollectiveCost {
   /// Before a loop whose runs use it (a loop-invariant value moved once):
   /// how many runs share it, when more than one.
   int64_t sharedByRuns = 1;
+  /// Where dt-combine-collectives would run it in one call with others:
+  /// the first of them gets the call's size and time, the others the index
+  /// of the first.
+  int64_t callSize = 1;
+  double callSeconds = 0;
+  std::optional<size_t> inCallOf;
 };
 
 struct FunctionCost {
@@ -140,7 +147,79 @@ static std::string formatSeconds(double seconds) {
   return text;
 }
 
-static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh) {
+namespace {
+/// Offers a function's collectives to buckets, block by block, in program
+/// order, and marks the rows that would run in one call.
+class CallPlanner {
+public:
+  explicit CallPlanner(const MeshInfo &mesh) : mesh(mesh) {}
+
+  /// Offers row `row`, a collective of `kind` on the mesh axes `axes` of
+  /// `op`'s operand (a global tensor of `type` with `placements` before it)
+  /// to `result`, with its `reduction` (null for a gather) and its `dim`
+  /// (a gather's or reduce_scatter's).
+  void offer(size_t row, Operation *op, ::dt::CollectiveKind kind,
+             ArrayRef<int64_t> axes, RankedTensorType type,
+             ArrayRef<Placement> placements, Attribute reduction, int64_t dim,
+             double bytes) {
+    if (type.getElementType().isInteger(1))
+      return; // Predicates widen later and are never combined.
+    AxisGroup group;
+    SmallVector<Attribute> names;
+    for (int64_t axis : axes) {
+      group.axes.push_back(axis);
+      group.size *= mesh.shape[axis];
+      names.push_back(StringAttr::get(op->getContext(), mesh.axisNames[axis]));
+    }
+    std::vector<int64_t> local =
+        ::dt::maxLocalShape(type.getShape(), mesh.shape, placements);
+    bool even = ::dt::isEvenlySharded(type.getShape(), mesh.shape, placements);
+    if (!isCombinable(kind, local, dim, even, group.size))
+      return;
+    Block &block = *op->getBlock();
+    bool gather = kind == ::dt::CollectiveKind::AllGather;
+    BucketCandidate c;
+    c.key = {::dt::collectiveKindName(kind).data(),
+             ArrayAttr::get(op->getContext(), names), reduction, Attribute(),
+             type.getElementType()};
+    c.op = op;
+    c.kind = kind;
+    c.groupSize = group.size;
+    c.link = mesh.topology.groupLink(group.axes);
+    c.memoryBytesPerSecond = mesh.topology.device().memoryBytesPerSecond;
+    c.bytes = bytes;
+    c.copied = gather ? bytes / static_cast<double>(group.size) + bytes : bytes;
+    c.ready = readyIn(block, op->getOperand(0));
+    c.firstUse = firstUseIn(block, op->getResult(0));
+    rows.push_back({row, &block, blocks[&block].offer(c)});
+  }
+
+  /// Marks the rows of `collectives` that share a call.
+  void mark(MutableArrayRef<CollectiveCost> collectives) {
+    DenseMap<std::pair<Block *, size_t>, size_t> firstRow;
+    for (auto [row, block, bucket] : rows) {
+      const Bucket &b = blocks[block].buckets()[bucket];
+      if (b.members.size() < 2)
+        continue;
+      auto [it, first] = firstRow.try_emplace({block, bucket}, row);
+      if (first) {
+        collectives[row].callSize = b.members.size();
+        collectives[row].callSeconds = b.seconds();
+      } else {
+        collectives[row].inCallOf = it->second;
+      }
+    }
+  }
+
+private:
+  const MeshInfo &mesh;
+  DenseMap<Block *, Bucketing> blocks;
+  SmallVector<std::tuple<size_t, Block *, size_t>> rows;
+};
+} // namespace
+
+static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh,
+                            bool combine) {
   FunctionCost cost;
   cost.name = func.getSymName().str();
   cost.mesh = MeshOp(mesh->op).getSymName().str();
@@ -148,7 +227,20 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh) {
   for (BlockArgument arg : func.getArguments())
     cost.argumentBytes += localBytes(arg, mesh);
 
-  func.walk([&](RedistributeOp redistribute) {
+  // Redistributions, one row per mesh axis that changes, and collectives
+  // already lowered (dt-lower-redistribute), priced as they are; in program
+  // order, so that each block's collectives can be bucketed as
+  // dt-combine-collectives would.
+  CallPlanner calls(*mesh);
+  auto addRow = [&](Operation *op, CollectiveCost c) {
+    c.location = locationOf(op);
+    c.runs = runsOf(op);
+    c.inBranch = op->getParentOfType<scf::IfOp>() != nullptr;
+    c.sharedByRuns = runsSharing(op);
+    cost.collectives.push_back(std::move(c));
+    return cost.collectives.size() - 1;
+  };
+  auto addRedistribution = [&](RedistributeOp redistribute) {
     auto type = redistribute.getInput().getType();
     SmallVector<Placement> current(
         redistribute.getSourceSharding().getPlacements());
@@ -162,7 +254,6 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh) {
       if (kind) {
         CollectiveCost c;
         c.op = "dt.redistribute";
-        c.location = locationOf(redistribute);
         c.change = from.str() + " -> " + to.str();
         c.kind = std::string(::dt::collectiveKindName(*kind));
         c.axis = mesh->axisNames[axis];
@@ -171,28 +262,37 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh) {
           bytes /= static_cast<double>(mesh->shape[axis]);
         c.bytesPerRank = ::dt::ringBytesPerRank(*kind, mesh->shape[axis], bytes);
         c.seconds = axisTransitionSeconds(*mesh, axis, type, current, from, to);
-        c.runs = runsOf(redistribute);
-        c.inBranch = redistribute->getParentOfType<scf::IfOp>() != nullptr;
-        c.sharedByRuns = runsSharing(redistribute);
-        cost.collectives.push_back(std::move(c));
+        size_t row = addRow(redistribute, std::move(c));
+        // P -> P(other) goes through R: its all_reduce is the collective.
+        if (combine && !to.isPartial()) {
+          Attribute reduction;
+          if (from.isPartial())
+            reduction = StringAttr::get(func.getContext(), from.str());
+          int64_t dim = from.isShard() ? from.dim()
+                        : to.isShard() ? to.dim()
+                                       : 0;
+          calls.offer(row, redistribute, *kind, {int64_t(axis)}, type, current,
+                      reduction, dim, bytes);
+        }
       }
       current[axis] = to;
     }
-  });
-
-  // Collectives already lowered (dt-lower-redistribute): priced as they are.
-  func.walk([&](Operation *op) {
+  };
+  auto addCollective = [&](Operation *op) {
     std::optional<::dt::CollectiveKind> kind;
     ArrayAttr axes;
+    int64_t dim = 0;
     if (auto g = dyn_cast<AllGatherOp>(op)) {
       kind = ::dt::CollectiveKind::AllGather;
       axes = g.getAxes();
+      dim = g.getDim();
     } else if (auto r = dyn_cast<AllReduceOp>(op)) {
       kind = ::dt::CollectiveKind::AllReduce;
       axes = r.getAxes();
     } else if (auto rs = dyn_cast<ReduceScatterOp>(op)) {
       kind = ::dt::CollectiveKind::ReduceScatter;
       axes = rs.getAxes();
+      dim = rs.getDim();
     } else if (auto a2a = dyn_cast<AllToAllOp>(op)) {
       kind = ::dt::CollectiveKind::AllToAll;
       axes = a2a.getAxes();
@@ -204,33 +304,42 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh) {
     ShardingAttr in = getShardingEncoding(inType);
     if (!in)
       return; // Local forms belong to partitioned code.
-    auto [group, groupSize] = axisGroup(*mesh, axes);
+    AxisGroup group = axisGroup(*mesh, axes);
     std::string axisNames;
     for (Attribute axis : axes)
       axisNames += (axisNames.empty() ? "" : ",") +
                    cast<StringAttr>(axis).getValue().str();
     double bytes = tensorBytes(inType);
     for (auto [axis, p] : llvm::enumerate(in.getPlacements()))
-      if (p.isShard() && !llvm::is_contained(group, int64_t(axis)))
+      if (p.isShard() && !llvm::is_contained(group.axes, int64_t(axis)))
         bytes /= static_cast<double>(mesh->shape[axis]);
     if (*kind == ::dt::CollectiveKind::AllToAll)
-      bytes /= static_cast<double>(groupSize);
+      bytes /= static_cast<double>(group.size);
     CollectiveCost c;
     c.op = op->getName().getStringRef().str();
-    c.location = locationOf(op);
     ShardingAttr out = getShardingEncoding(outType);
-    c.change = in.getPlacements()[group.front()].str() + " -> " +
-               out.getPlacements()[group.front()].str();
+    c.change = in.getPlacements()[group.axes.front()].str() + " -> " +
+               out.getPlacements()[group.axes.front()].str();
     c.kind = std::string(::dt::collectiveKindName(*kind));
     c.axis = axisNames;
-    c.bytesPerRank = ::dt::ringBytesPerRank(*kind, groupSize, bytes);
-    c.seconds = ::dt::ringSeconds(*kind, groupSize, bytes,
-                                  mesh->topology.groupLink(group));
-    c.runs = runsOf(op);
-    c.inBranch = op->getParentOfType<scf::IfOp>() != nullptr;
-    c.sharedByRuns = runsSharing(op);
-    cost.collectives.push_back(std::move(c));
+    c.bytesPerRank = ::dt::ringBytesPerRank(*kind, group.size, bytes);
+    c.seconds = ::dt::ringSeconds(*kind, group.size, bytes,
+                                  mesh->topology.groupLink(group.axes));
+    size_t row = addRow(op, std::move(c));
+    if (combine) {
+      Attribute reduction;
+      if (Placement p = in.getPlacements()[group.axes.front()]; p.isPartial())
+        reduction = StringAttr::get(func.getContext(), p.str());
+      calls.offer(row, op, *kind, group.axes, inType, in.getPlacements(),
+                  reduction, dim, bytes);
+    }
+  };
+  func.walk([&](Operation *op) {
+    if (auto redistribute = dyn_cast<RedistributeOp>(op))
+      return addRedistribution(redistribute);
+    addCollective(op);
   });
+  calls.mark(cost.collectives);
 
   // The contractions, split as their shardings say.
   func.walk([&](Operation *op) {
@@ -280,6 +389,20 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh) {
   return cost;
 }
 
+/// What a row adds to the total: its own time, its call's for the first
+/// of several in one call, nothing for the others.
+static double callSeconds(const CollectiveCost &c) {
+  if (c.inCallOf)
+    return 0;
+  return c.callSize > 1 ? c.callSeconds : c.seconds;
+}
+
+/// How many calls the function's collectives make.
+static size_t numCalls(const FunctionCost &cost) {
+  return llvm::count_if(cost.collectives,
+                        [](const CollectiveCost &c) { return !c.inCallOf; });
+}
+
 static void printTable(const FunctionCost &cost, const MeshInfo &mesh,
                        raw_ostream &os) {
   os << "dt-cost-report @" << cost.name << " on @" << cost.mesh << " [";
@@ -306,15 +429,27 @@ static void printTable(const FunctionCost &cost, const MeshInfo &mesh,
       os << "  (in a branch: counted as taken)";
     if (c.sharedByRuns > 1)
       os << "  (before a loop: once for its " << c.sharedByRuns << " runs)";
+    if (c.callSize > 1)
+      os << "  (one call for " << c.callSize
+         << ", combined: " << formatSeconds(c.callSeconds) << ")";
+    if (c.inCallOf) {
+      const CollectiveCost &first = cost.collectives[*c.inCallOf];
+      os << "  (in one call with " << first.op;
+      if (!first.location.empty())
+        os << " (" << first.location << ")";
+      os << ")";
+    }
     os << "\n";
     int64_t times = c.runs.value_or(1);
     unknownRuns |= !c.runs;
     runs += times;
     bytes += c.bytesPerRank * static_cast<double>(times);
-    seconds += c.seconds * static_cast<double>(times);
+    seconds += callSeconds(c) * static_cast<double>(times);
   }
   size_t n = cost.collectives.size();
   os << "  total: " << n << " collective" << (n == 1 ? "" : "s");
+  if (size_t calls = numCalls(cost); calls != n)
+    os << " in " << calls << " call" << (calls == 1 ? "" : "s");
   if (runs != static_cast<int64_t>(n))
     os << " run " << runs << (unknownRuns ? "+" : "") << " times";
   os << ", " << formatBytes(bytes) << " per rank, " << formatSeconds(seconds)
@@ -334,21 +469,25 @@ static llvm::json::Value toJson(const FunctionCost &cost) {
   llvm::json::Array collectives;
   double bytes = 0, seconds = 0;
   for (const CollectiveCost &c : cost.collectives) {
-    collectives.push_back(
-        llvm::json::Object{{"op", c.op},
-                           {"location", c.location},
-                           {"change", c.change},
-                           {"collective", c.kind},
-                           {"axes", llvm::json::Array{c.axis}},
-                           {"bytes_per_rank", c.bytesPerRank},
-                           {"seconds", c.seconds},
-                           {"runs", c.runs ? llvm::json::Value(*c.runs)
-                                           : llvm::json::Value(nullptr)},
-                           {"in_branch", c.inBranch},
-                           {"shared_by_runs", c.sharedByRuns}});
+    collectives.push_back(llvm::json::Object{
+        {"op", c.op},
+        {"location", c.location},
+        {"change", c.change},
+        {"collective", c.kind},
+        {"axes", llvm::json::Array{c.axis}},
+        {"bytes_per_rank", c.bytesPerRank},
+        {"seconds", c.seconds},
+        {"runs",
+         c.runs ? llvm::json::Value(*c.runs) : llvm::json::Value(nullptr)},
+        {"in_branch", c.inBranch},
+        {"shared_by_runs", c.sharedByRuns},
+        {"call_size", c.callSize},
+        {"call_seconds", callSeconds(c)},
+        {"in_call_of", c.inCallOf ? llvm::json::Value(int64_t(*c.inCallOf))
+                                  : llvm::json::Value(nullptr)}});
     double times = static_cast<double>(c.runs.value_or(1));
     bytes += c.bytesPerRank * times;
-    seconds += c.seconds * times;
+    seconds += callSeconds(c) * times;
   }
   return llvm::json::Object{
       {"function", cost.name},
@@ -356,6 +495,7 @@ static llvm::json::Value toJson(const FunctionCost &cost) {
       {"collectives", std::move(collectives)},
       {"total",
        llvm::json::Object{{"collectives", int64_t(cost.collectives.size())},
+                          {"calls", int64_t(numCalls(cost))},
                           {"bytes_per_rank", bytes},
                           {"seconds", seconds}}},
       {"compute_per_rank",
@@ -384,7 +524,7 @@ struct CostReportPass
       const MeshInfo *mesh = meshes.lookup(func, any.getMesh());
       if (!mesh)
         return signalPassFailure();
-      FunctionCost cost = analyze(func, mesh);
+      FunctionCost cost = analyze(func, mesh, combine);
       if (cost.peakLiveBytes > cost.deviceBytes)
         emitWarning(func.getLoc())
             << "needs " << formatBytes(cost.peakLiveBytes)

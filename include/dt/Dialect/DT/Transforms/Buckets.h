@@ -36,6 +36,14 @@ Operation *readyIn(Block &block, Value value);
 /// The op of `block` that holds the first use of `value` (null: none).
 Operation *firstUseIn(Block &block, Value value);
 
+/// Whether a collective of `kind` whose local input has `inShape` can share
+/// a call: any all_reduce; a gather or a reduce_scatter along `dim`, `even`
+/// (every rank's piece the same size; a reduce_scatter's input dim a
+/// multiple of `groupSize`), with only extent-1 dims before `dim` (its
+/// pieces lie one after another in flat order). No all_to_all.
+bool isCombinable(::dt::CollectiveKind kind, ArrayRef<int64_t> inShape,
+                  int64_t dim, bool even, int64_t groupSize);
+
 /// Modelled compute between points of one block: the contractions' flops at
 /// the device's rate (what a collective on its own stream overlaps).
 class ComputeTimeline {

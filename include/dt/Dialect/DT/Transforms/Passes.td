@@ -169,8 +169,14 @@ def CostReportPass : Pass<"dt-cost-report", "ModuleOp"> {
     is priced per run; a collective's row says how often one call runs it
     (the product of the constant trip counts around it, `x8`; `x?` where a
     trip count is not constant, counted once), and the totals count every
-    run. `--json` prints the same as JSON (`runs`: a number, or null). The
-    IR is unchanged.
+    run. Collectives that dt-combine-collectives would run as one call
+    (same block, kind, mesh axes, reduction and element type, overlapping
+    windows, cheaper together under the model) are said so: the first row
+    gives the call's size and time, the others name it, and the total
+    counts the call once (`combine=false` prices each alone). `--json`
+    prints the same as JSON (`runs`: a number, or null; `call_size`,
+    `call_seconds`, `in_call_of`: the index of the call's first row, or
+    null). The IR is unchanged.
 
     ```
     dt-cost-report @main on @mesh [tp=4]
@@ -183,6 +189,9 @@ def CostReportPass : Pass<"dt-cost-report", "ModuleOp"> {
   }];
   let options = [
     Option<"json", "json", "bool", /*default=*/"false", "Print JSON">,
+    Option<"combine", "combine", "bool", /*default=*/"true",
+           "Price collectives that dt-combine-collectives would run as one "
+           "call as that call">,
     Option<"topology", "topology", "std::string", /*default=*/"\"\"",
            "File describing the links of mesh axes and the devices (see "
            "docs/Design.md)">
