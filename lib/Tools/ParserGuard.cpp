@@ -38,11 +38,16 @@ public:
     }
   }
 
-  /// Skips a string literal starting at the current `"`.
+  /// Skips a string literal starting at the current `"`. As in MLIR's
+  /// lexer, a line break ends an unterminated one (an error there, after
+  /// which a split input's later pieces are still parsed).
   void skipString() {
-    for (++pos; !atEnd() && peek() != '"'; ++pos)
+    for (++pos; !atEnd() && peek() != '"'; ++pos) {
+      if (peek() == '\n' || peek() == '\v' || peek() == '\f')
+        return;
       if (peek() == '\\')
         ++pos;
+    }
     ++pos;
   }
 
