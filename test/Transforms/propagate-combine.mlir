@@ -15,7 +15,7 @@
 dt.mesh @mesh = <["dp" = 2]>
 // CHECK-LABEL: remark: linalg.matmul, mesh axis "dp": chose (S(0), R, S(0)) -> S(0)
 // CHECK: remark: linalg.matmul, mesh axis "dp": chose (S(1), S(0), P(sum)) -> P(sum) [{{[0-9.]+}} us with {{[0-9.]+}} us compute] over
-// CHECK: remark: linalg.reduce, mesh axis "dp": chose (S(0), P(sum)) -> P(sum) [0.0 us, its all_reduce in one call with another] over (R, R) -> R
+// CHECK: remark: linalg.reduce, mesh axis "dp": chose (S(0), P(sum)) -> P(sum) [0.0 us, its all_reduce in one call with that of propagate-combine.mlir:[[# @LINE + 22]]:9] over (R, R) -> R
 // ALONE-LABEL: remark: linalg.matmul, mesh axis "dp": chose (S(0), R, S(0)) -> S(0)
 // ALONE-NOT: in one call
 // ALONE: remark: linalg.reduce, mesh axis "dp": chose (R, R) -> R [{{[0-9.]+}} us] over (S(0), P(sum)) -> P(sum)

@@ -28,6 +28,7 @@
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 
 #include <limits>
 
@@ -68,8 +69,8 @@ private:
   bool decideWhile(scf::WhileOp loop, bool force);
   bool decideCall(func::CallOp call, bool force);
   void assign(Value value, ShardingAttr sharding);
-  bool joinsReduction(Value value, Operation *user, unsigned axis,
-                      Placement partial);
+  Value reductionPartner(Value value, Operation *user, unsigned axis,
+                         Placement partial);
   ShardingAttr requestFor(OpOperand &use);
   ShardingAttr makeSharding(ArrayRef<Placement> placements) {
     return ShardingAttr::get(func.getContext(), meshRef, placements);
@@ -289,8 +290,8 @@ FunctionPropagation::Window FunctionPropagation::windowOf(Block *block,
   return window;
 }
 
-bool FunctionPropagation::joinsReduction(Value value, Operation *user,
-                                         unsigned axis, Placement partial) {
+Value FunctionPropagation::reductionPartner(Value value, Operation *user,
+                                            unsigned axis, Placement partial) {
   // Where the all_reduce would go (for `user`: before it, or before the
   // loops around it), and its window there.
   Block *block = value.getParentBlock();
@@ -305,7 +306,7 @@ bool FunctionPropagation::joinsReduction(Value value, Operation *user,
   }
   auto it = partials.find(block);
   if (it == partials.end())
-    return false;
+    return {};
   Type element = getElementTypeOrSelf(value.getType());
   // Another partial value of the block, of the same reduction and element
   // type, with a window that overlaps, that some user (or the look-ahead,
@@ -325,9 +326,9 @@ bool FunctionPropagation::joinsReduction(Value value, Operation *user,
           ShardingAttr request = requestFor(otherUse);
           return !request || request.getPlacements()[axis].isReplicate();
         }))
-      return true;
+      return other;
   }
-  return false;
+  return {};
 }
 
 LogicalResult FunctionPropagation::seed() {
@@ -498,9 +499,9 @@ bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
   }
 
   if (combine)
-    known.joinsReduction = [this](Value value, Operation *user, unsigned axis,
-                                  Placement partial) {
-      return joinsReduction(value, user, axis, partial);
+    known.reductionPartner = [this](Value value, Operation *user, unsigned axis,
+                                    Placement partial) {
+      return reductionPartner(value, user, axis, partial);
     };
 
   SmallVector<AxisDecision> *explanation = nullptr;
@@ -830,6 +831,21 @@ LogicalResult FunctionPropagation::run() {
   return success();
 }
 
+/// Where `value` is made, for explanations: `f.mlir:12:8` for an op's
+/// result, `argument #i`.
+static std::string describeValue(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return "argument #" + std::to_string(arg.getArgNumber());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto loc = dyn_cast<FileLineColLoc>(value.getLoc()))
+    os << llvm::sys::path::filename(loc.getFilename().getValue()) << ":"
+       << loc.getLine() << ":" << loc.getColumn();
+  else
+    os << "the " << value.getDefiningOp()->getName() << " result";
+  return text;
+}
+
 void FunctionPropagation::emitExplanations() {
   // A contraction's own compute is part of its cost: said apart, since it
   // is often far below the 0.1 us the total is rounded to.
@@ -847,8 +863,9 @@ void FunctionPropagation::emitExplanations() {
     }
     if (c.sharesMove)
       os << ", sharing a move another user needs";
-    if (c.joinsReduction)
-      os << ", its all_reduce in one call with another";
+    if (c.joinedReductionOf)
+      os << ", its all_reduce in one call with that of "
+         << describeValue(c.joinedReductionOf);
     os << "]";
     return text;
   };

@@ -65,12 +65,13 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
                : axisTransitionSeconds(mesh, axis, type, placements, from, to);
     return from == to ? seconds : seconds + localCost;
   };
-  // Whether reducing `value` from `from` to `to` for `user` (null: its
-  // first reader) is an all_reduce that shares its call with another.
+  // The value whose all_reduce reducing `value` from `from` to `to` for
+  // `user` (null: its first reader) shares a call with, if any.
   auto joins = [&](Value value, Operation *user, unsigned axis, Placement from,
-                   Placement to) {
-    return from.isPartial() && to.isReplicate() && known.joinsReduction &&
-           known.joinsReduction(value, user, axis, from);
+                   Placement to) -> Value {
+    if (!from.isPartial() || !to.isReplicate() || !known.reductionPartner)
+      return {};
+    return known.reductionPartner(value, user, axis, from);
   };
   for (unsigned axis = 0, e = mesh.shape.size(); axis < e; ++axis) {
     struct Candidate {
@@ -95,7 +96,7 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
         if (factor.mustDivide && *factor.mustDivide % pieces != 0) {
           if (explanation)
             decision.considered.push_back(
-                {option, 0, 0, false, false,
+                {option, 0, 0, false, Value(),
                  llvm::formatv(
                      "{0} pieces do not divide the reshaped extent {1}", pieces,
                      *factor.mustDivide)});
@@ -108,7 +109,8 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
       bool allowed = true;
       // Whether some operand already holds the factor this option shards.
       bool factorAlreadySharded = false;
-      bool sharesMove = false, joinsReduction = false;
+      bool sharesMove = false;
+      Value joinedReductionOf;
       for (auto [i, current] : llvm::enumerate(known.operands)) {
         if (!rule.isTensorOperand(i))
           continue;
@@ -121,7 +123,8 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
         if (!current)
           continue;
         Placement from = current.getPlacements()[axis];
-        bool joined = joins(operands[i], op, axis, from, wanted);
+        Value partner = joins(operands[i], op, axis, from, wanted);
+        bool joined = partner != nullptr;
         double seconds = move(axis, type, current.getPlacements(), from, wanted,
                               kLocalMoveSeconds, joined);
         // A collective another user needs anyway is shared: only its local
@@ -132,7 +135,8 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
               return other.getPlacements()[axis] == wanted;
             });
         sharesMove |= shared;
-        joinsReduction |= joined && !shared;
+        if (joined && !shared)
+          joinedReductionOf = partner;
         // So is a move made once before the loops around the op: each run
         // pays its share.
         cost += shared ? kLocalMoveSeconds : seconds / runsPerMove[i];
@@ -162,8 +166,10 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
         if (requested)
           for (ShardingAttr request : known.resultRequests[j]) {
             Placement to = request.getPlacements()[axis];
-            bool joined = joins(result, nullptr, axis, produced, to);
-            joinsReduction |= joined;
+            Value partner = joins(result, nullptr, axis, produced, to);
+            bool joined = partner != nullptr;
+            if (joined)
+              joinedReductionOf = partner;
             cost += move(axis, type, request.getPlacements(), produced, to,
                          kLocalMoveSeconds / 2, joined);
           }
@@ -176,9 +182,11 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
         else if (!(j < known.fixedResults.size() && known.fixedResults[j]) &&
                  (produced.isPartial() ||
                   (produced.isShard() && !factorAlreadySharded))) {
-          bool joined =
+          Value partner =
               joins(result, nullptr, axis, produced, Placement::replicate());
-          joinsReduction |= joined;
+          bool joined = partner != nullptr;
+          if (joined)
+            joinedReductionOf = partner;
           cost += move(axis, type, {}, produced, Placement::replicate(), 0,
                        joined) /
                   runsPerLaterMoveOf[j];
@@ -191,7 +199,7 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
       strategy.pop_back();
       if (explanation)
         decision.considered.push_back({option, cost + compute, compute,
-                                       sharesMove, joinsReduction,
+                                       sharesMove, joinedReductionOf,
                                        std::move(ruledOut)});
       if (allowed)
         allowedOptions.push_back({option, cost, cost + compute});

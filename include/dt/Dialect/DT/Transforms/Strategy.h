@@ -28,13 +28,13 @@ struct StrategyContext {
   /// of the same value: those redistributions happen anyway, and an op that
   /// needs one of them shares it.
   SmallVector<SmallVector<ShardingAttr, 1>> sharedMoves;
-  /// Whether an all_reduce on mesh axis `axis` of `value` out of `partial`,
-  /// made for `user` (null: before its first reader), would run in one call
-  /// with another the plan already has (dt-combine-collectives combines
-  /// them): then it adds its bytes but no latency of its own. Unset: never.
-  std::function<bool(Value value, Operation *user, unsigned axis,
-                     ::dt::Placement partial)>
-      joinsReduction;
+  /// The partial value, if any, whose all_reduce one on mesh axis `axis`
+  /// of `value` out of `partial`, made for `user` (null: before its first
+  /// reader), would run in one call with (dt-combine-collectives combines
+  /// them): then it adds its bytes but no latency of its own. Unset: none.
+  std::function<Value(Value value, Operation *user, unsigned axis,
+                      ::dt::Placement partial)>
+      reductionPartner;
 };
 
 /// How one mesh axis chose, for explanations: every choice of the rule with
@@ -50,9 +50,10 @@ struct AxisDecision {
     /// Whether it takes an operand in a sharding another user needs anyway
     /// (that move is shared, so it costs this op nothing).
     bool sharesMove = false;
-    /// Whether an all_reduce it causes runs in one call with another the
-    /// plan has (so it costs its bytes, not its latency).
-    bool joinsReduction = false;
+    /// When an all_reduce it causes runs in one call with another the plan
+    /// has (so it costs its bytes, not its latency): the value the other
+    /// reduces.
+    Value joinedReductionOf;
     /// Empty when the choice was possible.
     std::string ruledOut;
   };
