@@ -166,6 +166,8 @@ mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
     // (dt-overlap-collectives), an overlap combining can cost.
     local.addPass(createCombineCollectivesPass(
         {options.topology, options.target == Target::CUDA}));
+  // What each collective should take, for dt-run --profile to compare.
+  local.addPass(createPriceCollectivesPass({options.topology}));
   if (failed(buildLowering(local, "dt_spmd_", options)) ||
       failed(local.run(*spmd)))
     return failure();

@@ -98,11 +98,13 @@ const Group &RankContext::group(int32_t mask) {
   return group;
 }
 
-void RankContext::recordCollective(const char *site, double seconds,
-                                   int64_t bytesIn, int64_t bytesOut) {
+void RankContext::recordCollective(const char *site, double model,
+                                   double seconds, int64_t bytesIn,
+                                   int64_t bytesOut) {
   auto [it, inserted] = siteIndex_.try_emplace(site, profile_.size());
   if (inserted)
-    profile_.push_back({site ? site : "a collective", 0, 0, bytesIn, bytesOut});
+    profile_.push_back(
+        {site ? site : "a collective", 0, 0, bytesIn, bytesOut, model});
   SiteProfile &entry = profile_[it->second];
   ++entry.runs;
   entry.seconds += seconds;
@@ -441,9 +443,9 @@ absl::StatusOr<Dense> view(int64_t rank, DtMemRef *desc, DType dtype) {
 }
 
 template <typename Body>
-void runCollective(absl::string_view name, const char *site, DType dtype,
-                   int64_t inRank, DtMemRef *in, int64_t outRank, DtMemRef *out,
-                   int32_t mask, Body body) {
+void runCollective(absl::string_view name, const char *site, double model,
+                   DType dtype, int64_t inRank, DtMemRef *in, int64_t outRank,
+                   DtMemRef *out, int32_t mask, Body body) {
   RankContext *rank = currentRank();
   if (!rank) {
     // Called outside any job: there is nobody to report to but stderr.
@@ -463,7 +465,8 @@ void runCollective(absl::string_view name, const char *site, DType dtype,
                             : body(*rank, rank->group(mask), *input, *output);
   if (timed && status.ok()) {
     double seconds = absl::ToDoubleSeconds(absl::Now() - start);
-    rank->recordCollective(site, seconds, input->bytes(), output->bytes());
+    rank->recordCollective(site, model, seconds, input->bytes(),
+                           output->bytes());
   }
   if (!status.ok())
     (void)rank->job().fail(
@@ -602,8 +605,8 @@ Pieces splitPieces(RankContext &r, const Group &g, const Dense &in, int dim,
 #define DT_RT_DEFINE_COLLECTIVES(T, DTYPE)                                     \
   extern "C" void dt_rt_all_reduce_##T(                                        \
       int64_t ir, DtMemRef *in, int64_t orank, DtMemRef *out, int32_t axes,    \
-      int32_t reduction, const char *site) {                                   \
-    runCollective("all_reduce", site, DTYPE, ir, in, orank, out, axes,         \
+      int32_t reduction, const char *site, double model) {                     \
+    runCollective("all_reduce", site, model, DTYPE, ir, in, orank, out, axes,  \
                   [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
                     return r.backend().allReduce(r, g, i, o,                   \
                                                  reductionOf(reduction));      \
@@ -611,8 +614,9 @@ Pieces splitPieces(RankContext &r, const Group &g, const Dense &in, int dim,
   }                                                                            \
   extern "C" void dt_rt_all_gather_##T(                                        \
       int64_t ir, DtMemRef *in, int64_t orank, DtMemRef *out, int32_t axes,    \
-      int32_t dim, int32_t extent, int32_t outer, const char *site) {          \
-    runCollective("all_gather", site, DTYPE, ir, in, orank, out, axes,         \
+      int32_t dim, int32_t extent, int32_t outer, const char *site,            \
+      double model) {                                                          \
+    runCollective("all_gather", site, model, DTYPE, ir, in, orank, out, axes,  \
                   [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
                     return r.backend().allGather(                              \
                         r, g, i, o, dim,                                       \
@@ -622,8 +626,9 @@ Pieces splitPieces(RankContext &r, const Group &g, const Dense &in, int dim,
   extern "C" void dt_rt_reduce_scatter_##T(                                    \
       int64_t ir, DtMemRef *in, int64_t orank, DtMemRef *out, int32_t axes,    \
       int32_t reduction, int32_t dim, int32_t extent, int32_t outer,           \
-      const char *site) {                                                      \
-    runCollective("reduce_scatter", site, DTYPE, ir, in, orank, out, axes,     \
+      const char *site, double model) {                                        \
+    runCollective("reduce_scatter", site, model, DTYPE, ir, in, orank, out,    \
+                  axes,                                                        \
                   [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
                     return r.backend().reduceScatter(                          \
                         r, g, i, o, reductionOf(reduction), dim,               \
@@ -633,9 +638,10 @@ Pieces splitPieces(RankContext &r, const Group &g, const Dense &in, int dim,
   extern "C" void dt_rt_all_to_all_##T(                                        \
       int64_t ir, DtMemRef *in, int64_t orank, DtMemRef *out, int32_t axes,    \
       int32_t split, int32_t concat, int32_t splitExtent, int32_t splitOuter,  \
-      int32_t concatExtent, int32_t concatOuter, const char *site) {           \
+      int32_t concatExtent, int32_t concatOuter, const char *site,             \
+      double model) {                                                          \
     runCollective(                                                             \
-        "all_to_all", site, DTYPE, ir, in, orank, out, axes,                   \
+        "all_to_all", site, model, DTYPE, ir, in, orank, out, axes,            \
         [&](RankContext &r, const Group &g, Dense &i, Dense &o) {              \
           return r.backend().allToAll(                                         \
               r, g, i, o, split, concat,                                       \
@@ -645,8 +651,9 @@ Pieces splitPieces(RankContext &r, const Group &g, const Dense &in, int dim,
   }                                                                            \
   extern "C" void dt_rt_local_slice_##T(                                       \
       int64_t ir, DtMemRef *in, int64_t orank, DtMemRef *out, int32_t axes,    \
-      int32_t dim, int32_t extent, int32_t outer, const char *site) {          \
-    runCollective("local_slice", site, DTYPE, ir, in, orank, out, axes,        \
+      int32_t dim, int32_t extent, int32_t outer, const char *site,            \
+      double model) {                                                          \
+    runCollective("local_slice", site, model, DTYPE, ir, in, orank, out, axes, \
                   [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
                     return r.backend().localSlice(                             \
                         r, g, i, o, dim,                                       \

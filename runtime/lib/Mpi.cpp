@@ -294,7 +294,7 @@ std::vector<std::vector<SiteProfile>>
 mpiGatherProfiles(const std::vector<SiteProfile> &local,
                   const MpiWorld &world) {
   // Each rank's sites as bytes: (name length, name, runs, seconds, bytes in,
-  // bytes out) back to back; the lengths first, then the bytes.
+  // bytes out, model) back to back; the lengths first, then the bytes.
   std::string bytes;
   for (const SiteProfile &site : local) {
     put(bytes, static_cast<uint64_t>(site.site.size()));
@@ -303,6 +303,7 @@ mpiGatherProfiles(const std::vector<SiteProfile> &local,
     put(bytes, site.seconds);
     put(bytes, site.bytesIn);
     put(bytes, site.bytesOut);
+    put(bytes, site.modelSeconds);
   }
   int size = static_cast<int>(bytes.size());
   std::vector<int> sizes(world.rank == 0 ? world.size : 0),
@@ -329,6 +330,7 @@ mpiGatherProfiles(const std::vector<SiteProfile> &local,
       site.seconds = take<double>(at);
       site.bytesIn = take<int64_t>(at);
       site.bytesOut = take<int64_t>(at);
+      site.modelSeconds = take<double>(at);
     }
   }
   return profiles;

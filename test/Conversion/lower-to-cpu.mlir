@@ -14,7 +14,7 @@ dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
 // A collective bufferizes into a fresh buffer and a runtime call with the
 // group as a bit mask of mesh axes (tp = bit 1), its attributes, and the
 // name of its site (dt-run --profile reports by it).
-// BUF: llvm.mlir.global internal constant @[[SITE:dt_message_0]]("all_reduce on [tp] sum ({{.*}}lower-to-cpu.mlir:[[@LINE+32]]:8)\00")
+// BUF: llvm.mlir.global internal constant @[[SITE:dt_message_0]]("all_reduce on [tp] sum ({{.*}}lower-to-cpu.mlir:[[@LINE+34]]:8)\00")
 // BUF-LABEL: func.func @main
 // BUF: linalg.matmul
 // BUF: %[[OUT:.*]] = memref.alloc() {{.*}} : memref<4x8xf32>
@@ -23,7 +23,9 @@ dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
 // BUF: %[[MASK:.*]] = arith.constant 2 : i32
 // BUF: %[[SUM:.*]] = arith.constant 0 : i32
 // BUF: %[[NAME:.*]] = llvm.mlir.addressof @[[SITE]] : !llvm.ptr
-// BUF: call @dt_rt_all_reduce_f32(%[[IN]], %[[O]], %[[MASK]], %[[SUM]], %[[NAME]])
+// The cost model's estimate (dt-price-collectives) goes last.
+// BUF: %[[MODEL:.*]] = arith.constant 6.49{{[0-9]*}}E-6 : f64
+// BUF: call @dt_rt_all_reduce_f32(%[[IN]], %[[O]], %[[MASK]], %[[SUM]], %[[NAME]], %[[MODEL]])
 
 // Results become out-parameters (the one returned twice gets its own
 // buffer); matmul calls BLAS, which overwrites the output instead of
@@ -38,7 +40,7 @@ dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
 // ENTRY-COUNT-5: llvm.load
 // ENTRY: call @main(
 
-// LLVM: llvm.func @dt_rt_all_reduce_f32(i64, !llvm.ptr, i64, !llvm.ptr, i32, i32, !llvm.ptr)
+// LLVM: llvm.func @dt_rt_all_reduce_f32(i64, !llvm.ptr, i64, !llvm.ptr, i32, i32, !llvm.ptr, f64)
 // LLVM: llvm.func @dt_spmd_main(%{{.*}}: !llvm.ptr)
 // LLVM-NOT: dt.mesh
 func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
@@ -46,7 +48,7 @@ func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> (tensor<4x8xf32>, t
   %e = tensor.empty() : tensor<4x8xf32>
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
   %y = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
-  %r = dt.all_reduce %y on @mesh ["tp"] sum : tensor<4x8xf32> -> tensor<4x8xf32>
+  %r = dt.all_reduce %y on @mesh ["tp"] sum {dt.model_seconds = 6.5e-06 : f64} : tensor<4x8xf32> -> tensor<4x8xf32>
   %i = dt.axis_index @mesh "tp"
   %c = arith.index_cast %i : index to i64
   %f = arith.sitofp %c : i64 to f32

@@ -345,6 +345,7 @@ void printProfile(const RunStats &stats, int repeat) {
     std::string name;
     std::vector<double> seconds; ///< Per call of the entry, one per rank.
     int64_t runs = 0, bytesIn = 0, bytesOut = 0;
+    double model = -1; ///< The compiler's estimate of one run.
   };
   std::vector<Site> sites;
   std::map<std::string, size_t> index;
@@ -356,7 +357,8 @@ void printProfile(const RunStats &stats, int repeat) {
                          {},
                          profile.runs,
                          profile.bytesIn,
-                         profile.bytesOut});
+                         profile.bytesOut,
+                         profile.modelSeconds});
       Site &site = sites[it->second];
       site.seconds.push_back(profile.seconds / repeat);
       site.runs = std::max(site.runs, profile.runs);
@@ -379,12 +381,17 @@ void printProfile(const RunStats &stats, int repeat) {
   }
   std::printf("profile: collectives per call of the entry (%d call%s%s), "
               "mean over %zu ranks (in brackets the fastest rank, which "
-              "waited least for the others: closest to the transfer alone)\n",
+              "waited least for the others: closest to the transfer alone; "
+              "model: the compiler's alpha-beta estimate on its topology, "
+              "dt-compile --topology)\n",
               repeat, repeat == 1 ? "" : "s",
               skipped ? ", after one to warm up" : "", stats.profiles.size());
-  std::printf("  %10s %12s %7s %24s %7s  %s\n", "time", "(fastest)", "runs",
-              "in -> out per run", "share", "site");
-  double collectives = 0;
+  std::printf("  %10s %12s %10s %7s %24s %7s  %s\n", "time", "(fastest)",
+              "model", "runs", "in -> out per run", "share", "site");
+  // The model column: the compiler's estimate (dt-price-collectives) for
+  // the same runs; "-" where the artifact has none.
+  double collectives = 0, modelled = 0;
+  bool allModelled = true;
   for (const Site &site : sites) {
     double sum = 0, fastest = site.seconds.front();
     for (double t : site.seconds) {
@@ -395,14 +402,25 @@ void printProfile(const RunStats &stats, int repeat) {
     collectives += mean;
     std::string sizes = absl::StrCat(bytesString(site.bytesIn), " -> ",
                                      bytesString(site.bytesOut));
-    std::printf("  %7.1f us (%7.1f us) %7.4g %24s %6.1f%%  %s\n", 1e6 * mean,
-                1e6 * fastest, static_cast<double>(site.runs) / repeat,
+    double runsPerCall = static_cast<double>(site.runs) / repeat;
+    std::string model = "-";
+    if (site.model >= 0) {
+      model = absl::StrFormat("%.1f us", 1e6 * site.model * runsPerCall);
+      modelled += site.model * runsPerCall;
+    } else {
+      allModelled = false;
+    }
+    std::printf("  %7.1f us (%7.1f us) %10s %7.4g %24s %6.1f%%  %s\n",
+                1e6 * mean, 1e6 * fastest, model.c_str(), runsPerCall,
                 sizes.c_str(), entry > 0 ? 100 * mean / entry : 0.0,
                 site.name.c_str());
   }
-  std::printf("  collectives: %.1f us of %.1f us per call (%.1f%%); outside "
+  std::string expected =
+      allModelled ? absl::StrFormat(" (the model: %.1f us)", 1e6 * modelled)
+                  : "";
+  std::printf("  collectives: %.1f us%s of %.1f us per call (%.1f%%); outside "
               "them (compute, local copies): %.1f us\n",
-              1e6 * collectives, 1e6 * entry,
+              1e6 * collectives, expected.c_str(), 1e6 * entry,
               entry > 0 ? 100 * collectives / entry : 0.0,
               1e6 * std::max(0.0, entry - collectives));
 }

@@ -206,6 +206,13 @@ struct CollectiveModel
     args.push_back(getOrInsertMessage(
         rewriter, module, siteName(module, op, collective.getAxes(), call),
         loc));
+    // What the cost model expects one run to take (dt-price-collectives);
+    // negative when it did not say.
+    auto model =
+        op->template getAttrOfType<FloatAttr>(DTDialect::kModelSecondsAttrName);
+    args.push_back(arith::ConstantOp::create(
+        rewriter, loc,
+        rewriter.getF64FloatAttr(model ? model.getValueAsDouble() : -1.0)));
     SmallVector<Type> argTypes = llvm::to_vector(ValueRange(args).getTypes());
     func::FuncOp callee =
         getOrInsertRuntimeFunction(module, (call.stem + *suffix).str(),

@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define DT_ABI_VERSION 2
+#define DT_ABI_VERSION 3
 
 /* MLIR's ranked memref descriptor: sizes[rank] then strides[rank] follow. */
 typedef struct DtMemRef {
@@ -54,25 +54,27 @@ enum { DT_RED_SUM = 0, DT_RED_AVG = 1, DT_RED_MAX = 2, DT_RED_MIN = 3 };
  * valid elements first, then zeros; splits zero-pad a short piece. `site`
  * names the collective in the source ("all_gather on [dp] dim 0
  * (model.mlir:12:8)", a constant of the artifact): a profiled run reports
- * its time under that name. */
+ * its time under that name, beside `model`, the compiler's alpha-beta
+ * estimate of one run in seconds (negative: none). */
 #define DT_RT_DECLARE_COLLECTIVES(T)                                           \
   void dt_rt_all_reduce_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,          \
-                            int32_t axes, int32_t reduction,                   \
-                            const char *site);                                 \
+                            int32_t axes, int32_t reduction, const char *site, \
+                            double model);                                     \
   void dt_rt_all_gather_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,          \
                             int32_t axes, int32_t dim, int32_t extent,         \
-                            int32_t outer, const char *site);                  \
+                            int32_t outer, const char *site, double model);    \
   void dt_rt_reduce_scatter_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,      \
                                 int32_t axes, int32_t reduction, int32_t dim,  \
                                 int32_t extent, int32_t outer,                 \
-                                const char *site);                             \
-  void dt_rt_all_to_all_##T(                                                   \
-      int64_t, DtMemRef *, int64_t, DtMemRef *, int32_t axes, int32_t split,   \
-      int32_t concat, int32_t splitExtent, int32_t splitOuter,                 \
-      int32_t concatExtent, int32_t concatOuter, const char *site);            \
+                                const char *site, double model);               \
+  void dt_rt_all_to_all_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,          \
+                            int32_t axes, int32_t split, int32_t concat,       \
+                            int32_t splitExtent, int32_t splitOuter,           \
+                            int32_t concatExtent, int32_t concatOuter,         \
+                            const char *site, double model);                   \
   void dt_rt_local_slice_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,         \
                              int32_t axes, int32_t dim, int32_t extent,        \
-                             int32_t outer, const char *site);
+                             int32_t outer, const char *site, double model);
 DT_RT_DECLARE_COLLECTIVES(f32)
 DT_RT_DECLARE_COLLECTIVES(f64)
 DT_RT_DECLARE_COLLECTIVES(f16)

@@ -641,3 +641,29 @@ func.func @combined_elsewhere(%a: tensor<8xf32>) -> tensor<8xf32> {
   %r = math.exp %a {dt.combined = 2 : i64} : tensor<8xf32>
   return %r : tensor<8xf32>
 }
+
+// -----
+
+dt.mesh @mesh = <["dp" = 2]>
+func.func @model_seconds_negative(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'dt.model_seconds' is the cost model's seconds for one run of a collective (dt.all_gather, dt.all_reduce, dt.reduce_scatter, dt.all_to_all, dt.local_slice): a non-negative f64}}
+  %r = dt.all_reduce %a on @mesh ["dp"] sum {dt.model_seconds = -1.0 : f64} : tensor<8xf32> -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+dt.mesh @mesh = <["dp" = 2]>
+func.func @model_seconds_f32(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'dt.model_seconds' is the cost model's seconds}}
+  %r = dt.all_reduce %a on @mesh ["dp"] sum {dt.model_seconds = 1.0 : f32} : tensor<8xf32> -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+func.func @model_seconds_elsewhere(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'dt.model_seconds' is the cost model's seconds}}
+  %r = math.exp %a {dt.model_seconds = 1.0 : f64} : tensor<8xf32>
+  return %r : tensor<8xf32>
+}

@@ -49,6 +49,8 @@ struct SiteProfile {
   double seconds = 0;
   /// The rank's input and output buffers, per run.
   int64_t bytesIn = 0, bytesOut = 0;
+  /// The compiler's alpha-beta estimate of one run (negative: none).
+  double modelSeconds = -1;
 };
 
 /// Seconds per call of the entry, for each rank this process ran.

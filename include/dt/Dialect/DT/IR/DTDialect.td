@@ -40,6 +40,10 @@ def DT_Dialect : Dialect {
     /// Collective attribute: how many collectives dt-combine-collectives
     /// made it of (an integer of at least 2).
     static constexpr ::llvm::StringLiteral kCombinedAttrName = "dt.combined";
+    /// Collective attribute: the cost model's seconds for one run
+    /// (dt-price-collectives; a non-negative f64).
+    static constexpr ::llvm::StringLiteral kModelSecondsAttrName =
+        "dt.model_seconds";
 
   private:
     void registerAttributes();

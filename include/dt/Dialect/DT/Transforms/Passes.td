@@ -351,6 +351,31 @@ def CombineCollectivesPass : Pass<"dt-combine-collectives", "ModuleOp"> {
   ];
 }
 
+def PriceCollectivesPass : Pass<"dt-price-collectives", "ModuleOp"> {
+  let summary = "Records on each collective what the cost model expects it "
+                "to take";
+  let description = [{
+    On the local program (after dt-partition and dt-combine-collectives),
+    sets `dt.model_seconds` on every all_reduce, all_gather, reduce_scatter
+    and all_to_all (and 0 on a local_slice, which moves nothing between
+    ranks): the alpha-beta estimate of one run over its group's link
+    (the default links or the topology file's), the formula dt-propagate
+    and dt-cost-report use. The lowering passes it to the runtime beside the
+    collective's site name, and `dt-run --profile` prints it beside the time
+    measured, so the model can be checked (and a topology file fitted)
+    against a real run.
+
+    ```mlir
+    %r = dt.all_reduce %g on @mesh ["dp"] sum {dt.model_seconds = 6.0e-06 : f64} : tensor<256xf32> -> tensor<256xf32>
+    ```
+  }];
+  let options = [
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "File describing the links of mesh axes and the devices (see "
+           "docs/Design.md)">
+  ];
+}
+
 def StripShardingsPass : Pass<"dt-strip-shardings", "ModuleOp"> {
   let summary = "Removes every trace of sharding, leaving the single-device program";
   let description = [{

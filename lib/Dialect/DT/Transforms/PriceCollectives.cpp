@@ -1,0 +1,79 @@
+//===- PriceCollectives.cpp - dt-price-collectives ------------------------===//
+//
+// Records on each collective of the local program the alpha-beta estimate
+// of one run, for dt-run --profile to print beside the time measured.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dt/Dialect/DT/IR/DTOps.h"
+#include "dt/Dialect/DT/Transforms/Passes.h"
+#include "dt/Dialect/DT/Transforms/ShardingCost.h"
+
+namespace mlir::dt {
+#define GEN_PASS_DEF_PRICECOLLECTIVESPASS
+#include "dt/Dialect/DT/Transforms/Passes.h.inc"
+} // namespace mlir::dt
+
+using namespace mlir;
+using namespace mlir::dt;
+using ::dt::CollectiveKind;
+
+namespace {
+struct PriceCollectivesPass
+    : public mlir::dt::impl::PriceCollectivesPassBase<PriceCollectivesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    MeshCache meshes(topology);
+    WalkResult result = getOperation()->walk([&](Operation *op) {
+      // A local slice moves nothing between ranks.
+      if (isa<LocalSliceOp>(op)) {
+        op->setAttr(DTDialect::kModelSecondsAttrName,
+                    FloatAttr::get(Float64Type::get(op->getContext()), 0.0));
+        return WalkResult::advance();
+      }
+      std::optional<CollectiveKind> kind = kindOf(op);
+      if (!kind)
+        return WalkResult::advance();
+      auto inType = cast<RankedTensorType>(op->getOperand(0).getType());
+      auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+      if (getShardingEncoding(outType)) {
+        op->emitOpError("is still in global form: run dt-partition before "
+                        "dt-price-collectives");
+        return WalkResult::interrupt();
+      }
+      const MeshInfo *mesh =
+          meshes.lookup(op, op->getAttrOfType<FlatSymbolRefAttr>("mesh"));
+      if (!mesh)
+        return WalkResult::interrupt();
+      AxisGroup group =
+          axisGroup(*mesh, op->getAttrOfType<ArrayAttr>("axes"));
+      // The ring formula's tensor: what the group gathers or reduces; an
+      // all_to_all moves one piece to each member.
+      double bytes = tensorBytes(
+          *kind == CollectiveKind::AllGather ? outType : inType);
+      if (*kind == CollectiveKind::AllToAll)
+        bytes /= static_cast<double>(group.size);
+      double seconds = ::dt::ringSeconds(*kind, group.size, bytes,
+                                         mesh->topology.groupLink(group.axes));
+      op->setAttr(DTDialect::kModelSecondsAttrName,
+                  FloatAttr::get(Float64Type::get(op->getContext()), seconds));
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+
+  static std::optional<CollectiveKind> kindOf(Operation *op) {
+    if (isa<AllReduceOp>(op))
+      return CollectiveKind::AllReduce;
+    if (isa<AllGatherOp>(op))
+      return CollectiveKind::AllGather;
+    if (isa<ReduceScatterOp>(op))
+      return CollectiveKind::ReduceScatter;
+    if (isa<AllToAllOp>(op))
+      return CollectiveKind::AllToAll;
+    return std::nullopt;
+  }
+};
+} // namespace
