@@ -31,6 +31,7 @@
 #include "llvm/Support/Path.h"
 
 #include <limits>
+#include <map>
 
 namespace mlir::dt {
 #define GEN_PASS_DEF_PROPAGATEPASS
@@ -111,13 +112,21 @@ private:
       return std::max(ready, other.ready) < std::min(firstUse, other.firstUse);
     }
   };
-  Window windowOf(Block *block, Value value) const;
+  /// The window of `value` in `block`; without `withUses`, open at the end.
+  Window windowOf(Block *block, Value value, bool withUses = true) const;
   /// Every op's position in its block (the IR does not change until
   /// rewrite()).
   DenseMap<Operation *, int64_t> positions;
-  /// The values assigned a partial placement, by the block they are made
-  /// in, with their windows: the all_reduces the plan has so far.
-  DenseMap<Block *, SmallVector<std::pair<Value, Window>>> partials;
+  /// The values of one block assigned a partial placement, with their
+  /// windows, ordered by where the windows end: the all_reduces the plan
+  /// has so far. A window overlaps [r, u] only if it ends after r and, being
+  /// at most `longest` long, before u + `longest`: a search looks there
+  /// alone (the sweeps also run backward, from ops early in the block).
+  struct Partials {
+    std::multimap<int64_t, std::pair<Value, Window>> byEnd;
+    int64_t longest = 0;
+  };
+  DenseMap<Block *, Partials> partials;
   DenseSet<Value> fixed;
   /// For each decided op, the sharding it needs of each operand (null for
   /// non-tensors and for operands it takes as they come).
@@ -273,20 +282,27 @@ void FunctionPropagation::assign(Value value, ShardingAttr sharding) {
     return;
   ++numDecided;
   if (llvm::any_of(sharding.getPlacements(),
-                   [](Placement p) { return p.isPartial(); }))
-    partials[value.getParentBlock()].push_back(
-        {value, windowOf(value.getParentBlock(), value)});
+                   [](Placement p) { return p.isPartial(); })) {
+    // A value nobody reads is never reduced.
+    Window window = windowOf(value.getParentBlock(), value);
+    if (window.firstUse == std::numeric_limits<int64_t>::max())
+      return;
+    Partials &block = partials[value.getParentBlock()];
+    block.byEnd.insert({window.firstUse, {value, window}});
+    block.longest = std::max(block.longest, window.firstUse - window.ready);
+  }
 }
 
-FunctionPropagation::Window FunctionPropagation::windowOf(Block *block,
-                                                          Value value) const {
+FunctionPropagation::Window
+FunctionPropagation::windowOf(Block *block, Value value, bool withUses) const {
   Window window;
   if (Operation *def = value.getDefiningOp())
     if (Operation *at = block->findAncestorOpInBlock(*def))
       window.ready = positions.lookup(at);
-  for (Operation *user : value.getUsers())
-    if (Operation *at = block->findAncestorOpInBlock(*user))
-      window.firstUse = std::min(window.firstUse, positions.lookup(at));
+  if (withUses)
+    for (Operation *user : value.getUsers())
+      if (Operation *at = block->findAncestorOpInBlock(*user))
+        window.firstUse = std::min(window.firstUse, positions.lookup(at));
   return window;
 }
 
@@ -295,25 +311,29 @@ Value FunctionPropagation::reductionPartner(Value value, Operation *user,
   // Where the all_reduce would go (for `user`: before it, or before the
   // loops around it), and its window there.
   Block *block = value.getParentBlock();
-  Window window;
-  if (user) {
-    Operation *at = redistributionPoint(value, user);
+  Operation *at = user ? redistributionPoint(value, user) : nullptr;
+  if (at)
     block = at->getBlock();
-    window = windowOf(block, value);
-    window.firstUse = positions.lookup(at);
-  } else {
-    window = windowOf(block, value);
-  }
   auto it = partials.find(block);
   if (it == partials.end())
     return {};
+  Window window = windowOf(block, value, /*withUses=*/!at);
+  if (at)
+    window.firstUse = positions.lookup(at);
+  if (window.firstUse == std::numeric_limits<int64_t>::max())
+    return {}; // Nobody reads it: nothing to reduce.
+  const Partials &candidates = it->second;
   Type element = getElementTypeOrSelf(value.getType());
   // Another partial value of the block, of the same reduction and element
   // type, with a window that overlaps, that some user (or the look-ahead,
   // for users not decided yet) takes reduced on this axis. (A value a
   // loop or branch yields is carried on, not reduced in this block; a
   // function returns what its signature says.)
-  for (auto &[other, otherWindow] : it->second) {
+  for (auto &[end, entry] :
+       llvm::make_range(candidates.byEnd.upper_bound(window.ready),
+                        candidates.byEnd.lower_bound(window.firstUse +
+                                                     candidates.longest))) {
+    auto &[other, otherWindow] = entry;
     if (other == value || !window.overlaps(otherWindow) ||
         assigned.lookup(other).getPlacements()[axis] != partial ||
         getElementTypeOrSelf(other.getType()) != element)
