@@ -147,18 +147,22 @@ struct CombineCollectivesPass
   /// The collective `op` is, when it can join a bucket (isCombinable).
   static std::optional<::dt::CollectiveKind> combinable(Operation &op,
                                                         int64_t groupSize) {
+    std::optional<::dt::CollectiveKind> kind = collectiveKindOf(&op);
+    if (!kind)
+      return std::nullopt;
     auto inType = cast<RankedTensorType>(op.getOperand(0).getType());
-    if (isa<AllReduceOp>(op))
-      return ::dt::CollectiveKind::AllReduce;
-    if (auto gather = dyn_cast<AllGatherOp>(op))
-      if (isCombinable(::dt::CollectiveKind::AllGather, inType.getShape(),
-                       gather.getDim(), !gather.getExtent(), groupSize))
-        return ::dt::CollectiveKind::AllGather;
-    if (auto scatter = dyn_cast<ReduceScatterOp>(op))
-      if (isCombinable(::dt::CollectiveKind::ReduceScatter, inType.getShape(),
-                       scatter.getDim(), !scatter.getExtent(), groupSize))
-        return ::dt::CollectiveKind::ReduceScatter;
-    return std::nullopt;
+    int64_t dim = 0;
+    bool even = true;
+    if (auto gather = dyn_cast<AllGatherOp>(op)) {
+      dim = gather.getDim();
+      even = !gather.getExtent();
+    } else if (auto scatter = dyn_cast<ReduceScatterOp>(op)) {
+      dim = scatter.getDim();
+      even = !scatter.getExtent();
+    }
+    if (!isCombinable(*kind, inType.getShape(), dim, even, groupSize))
+      return std::nullopt;
+    return kind;
   }
 
   /// Replaces a bucket of two or more collectives by one, where the first

@@ -279,26 +279,15 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh,
     }
   };
   auto addCollective = [&](Operation *op) {
-    std::optional<::dt::CollectiveKind> kind;
-    ArrayAttr axes;
-    int64_t dim = 0;
-    if (auto g = dyn_cast<AllGatherOp>(op)) {
-      kind = ::dt::CollectiveKind::AllGather;
-      axes = g.getAxes();
-      dim = g.getDim();
-    } else if (auto r = dyn_cast<AllReduceOp>(op)) {
-      kind = ::dt::CollectiveKind::AllReduce;
-      axes = r.getAxes();
-    } else if (auto rs = dyn_cast<ReduceScatterOp>(op)) {
-      kind = ::dt::CollectiveKind::ReduceScatter;
-      axes = rs.getAxes();
-      dim = rs.getDim();
-    } else if (auto a2a = dyn_cast<AllToAllOp>(op)) {
-      kind = ::dt::CollectiveKind::AllToAll;
-      axes = a2a.getAxes();
-    }
+    std::optional<::dt::CollectiveKind> kind = collectiveKindOf(op);
     if (!kind)
       return;
+    auto axes = op->getAttrOfType<ArrayAttr>("axes");
+    int64_t dim = 0;
+    if (auto gather = dyn_cast<AllGatherOp>(op))
+      dim = gather.getDim();
+    else if (auto scatter = dyn_cast<ReduceScatterOp>(op))
+      dim = scatter.getDim();
     auto inType = cast<RankedTensorType>(op->getOperand(0).getType());
     auto outType = cast<RankedTensorType>(op->getResult(0).getType());
     ShardingAttr in = getShardingEncoding(inType);

@@ -32,7 +32,7 @@ struct PriceCollectivesPass
                     FloatAttr::get(Float64Type::get(op->getContext()), 0.0));
         return WalkResult::advance();
       }
-      std::optional<CollectiveKind> kind = kindOf(op);
+      std::optional<CollectiveKind> kind = collectiveKindOf(op);
       if (!kind)
         return WalkResult::advance();
       auto inType = cast<RankedTensorType>(op->getOperand(0).getType());
@@ -62,18 +62,6 @@ struct PriceCollectivesPass
     });
     if (result.wasInterrupted())
       signalPassFailure();
-  }
-
-  static std::optional<CollectiveKind> kindOf(Operation *op) {
-    if (isa<AllReduceOp>(op))
-      return CollectiveKind::AllReduce;
-    if (isa<AllGatherOp>(op))
-      return CollectiveKind::AllGather;
-    if (isa<ReduceScatterOp>(op))
-      return CollectiveKind::ReduceScatter;
-    if (isa<AllToAllOp>(op))
-      return CollectiveKind::AllToAll;
-    return std::nullopt;
   }
 };
 } // namespace

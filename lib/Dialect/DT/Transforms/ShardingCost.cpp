@@ -51,6 +51,18 @@ AxisGroup mlir::dt::axisGroup(const MeshInfo &mesh, ArrayAttr names) {
   return group;
 }
 
+std::optional<CollectiveKind> mlir::dt::collectiveKindOf(Operation *op) {
+  if (isa<AllReduceOp>(op))
+    return CollectiveKind::AllReduce;
+  if (isa<AllGatherOp>(op))
+    return CollectiveKind::AllGather;
+  if (isa<ReduceScatterOp>(op))
+    return CollectiveKind::ReduceScatter;
+  if (isa<AllToAllOp>(op))
+    return CollectiveKind::AllToAll;
+  return std::nullopt;
+}
+
 int64_t mlir::dt::elementBytes(Type elementType) {
   return std::max<int64_t>(1, (elementType.getIntOrFloatBitWidth() + 7) / 8);
 }

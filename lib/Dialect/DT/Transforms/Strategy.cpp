@@ -59,10 +59,11 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
   // reductions) and more of it can be merged.
   auto move = [&](unsigned axis, RankedTensorType type,
                   ArrayRef<Placement> placements, Placement from, Placement to,
-                  double localCost, bool joined) {
+                  double localCost, Value partner) {
+    // An all_reduce that shares a call with `partner`'s costs no latency.
     double seconds =
-        joined ? joinedAllReduceSeconds(mesh, axis, type, placements)
-               : axisTransitionSeconds(mesh, axis, type, placements, from, to);
+        partner ? joinedAllReduceSeconds(mesh, axis, type, placements)
+                : axisTransitionSeconds(mesh, axis, type, placements, from, to);
     return from == to ? seconds : seconds + localCost;
   };
   // The value whose all_reduce reducing `value` from `from` to `to` for
@@ -124,9 +125,8 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
           continue;
         Placement from = current.getPlacements()[axis];
         Value partner = joins(operands[i], op, axis, from, wanted);
-        bool joined = partner != nullptr;
         double seconds = move(axis, type, current.getPlacements(), from, wanted,
-                              kLocalMoveSeconds, joined);
+                              kLocalMoveSeconds, partner);
         // A collective another user needs anyway is shared: only its local
         // part is this op's.
         bool shared =
@@ -135,7 +135,7 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
               return other.getPlacements()[axis] == wanted;
             });
         sharesMove |= shared;
-        if (joined && !shared)
+        if (partner && !shared)
           joinedReductionOf = partner;
         // So is a move made once before the loops around the op: each run
         // pays its share.
@@ -167,11 +167,10 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
           for (ShardingAttr request : known.resultRequests[j]) {
             Placement to = request.getPlacements()[axis];
             Value partner = joins(result, nullptr, axis, produced, to);
-            bool joined = partner != nullptr;
-            if (joined)
+            if (partner)
               joinedReductionOf = partner;
             cost += move(axis, type, request.getPlacements(), produced, to,
-                         kLocalMoveSeconds / 2, joined);
+                         kLocalMoveSeconds / 2, partner);
           }
         // Look one step ahead for a result nobody has asked for yet: a
         // partial result will most likely have to be reduced (most ops are
@@ -184,11 +183,10 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
                   (produced.isShard() && !factorAlreadySharded))) {
           Value partner =
               joins(result, nullptr, axis, produced, Placement::replicate());
-          bool joined = partner != nullptr;
-          if (joined)
+          if (partner)
             joinedReductionOf = partner;
           cost += move(axis, type, {}, produced, Placement::replicate(), 0,
-                       joined) /
+                       partner) /
                   runsPerLaterMoveOf[j];
         }
       }

@@ -53,6 +53,10 @@ struct AxisGroup {
 };
 AxisGroup axisGroup(const MeshInfo &mesh, ArrayAttr names);
 
+/// The collective a dt.all_reduce, dt.all_gather, dt.reduce_scatter or
+/// dt.all_to_all is; none for another op.
+std::optional<::dt::CollectiveKind> collectiveKindOf(Operation *op);
+
 /// Bytes of one element of `type`'s element type (i1 counts as one byte).
 int64_t elementBytes(Type elementType);
 
