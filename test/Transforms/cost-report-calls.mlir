@@ -1,6 +1,6 @@
 // dt-cost-report prices collectives that dt-combine-collectives would run
 // as one call as that call: the first row gives the call's size and time,
-// the others name it, and the total counts the call once. On redistributions
+// the others name it by its row number, and the total counts the call once. On redistributions
 // (before dt-lower-redistribute) and on global collectives (after) alike.
 // RUN: dt-opt %s -dt-propagate -dt-insert-redistribute -dt-cost-report -o /dev/null | FileCheck %s
 // RUN: dt-opt %s -dt-propagate -dt-insert-redistribute -dt-lower-redistribute -dt-cost-report -o /dev/null | FileCheck %s --check-prefix=LOWERED
@@ -15,14 +15,15 @@
 // and 18.0 us; together 18 us + 49.5 KiB / 360 GB/s + copies (33 KiB read
 // and written at 4 TB/s): 18.2 us, where the three alone total 54.1 us.
 // CHECK-LABEL: dt-cost-report @grads on @mesh [dp=4]
-// CHECK: dt.redistribute ([[FIRST:cost-report-calls.mlir:[0-9]+]]) P(sum) -> R all_reduce dp 24.0 KiB 18.1 us (one call for 3, combined: 18.2 us)
-// CHECK-NEXT: dt.redistribute (cost-report-calls.mlir:{{[0-9]+}}) P(sum) -> R all_reduce dp 24.0 KiB 18.1 us (in one call with dt.redistribute ([[FIRST]]))
-// CHECK-NEXT: dt.redistribute (cost-report-calls.mlir:{{[0-9]+}}) P(sum) -> R all_reduce dp 1.5 KiB 18.0 us (in one call with dt.redistribute ([[FIRST]]))
+// CHECK-NEXT: # op change collective axis bytes/rank time
+// CHECK-NEXT: 1 dt.redistribute (cost-report-calls.mlir:{{[0-9]+}}) P(sum) -> R all_reduce dp 24.0 KiB 18.1 us (one call for 3, combined: 18.2 us)
+// CHECK-NEXT: 2 dt.redistribute (cost-report-calls.mlir:{{[0-9]+}}) P(sum) -> R all_reduce dp 24.0 KiB 18.1 us (in one call with #1)
+// CHECK-NEXT: 3 dt.redistribute (cost-report-calls.mlir:{{[0-9]+}}) P(sum) -> R all_reduce dp 1.5 KiB 18.0 us (in one call with #1)
 // CHECK-NEXT: total: 3 collectives in 1 call, 49.5 KiB per rank, 18.2 us
 // LOWERED-LABEL: dt-cost-report @grads on @mesh [dp=4]
-// LOWERED: dt.all_reduce ([[FIRST:cost-report-calls.mlir:[0-9]+]]) P(sum) -> R all_reduce dp 24.0 KiB 18.1 us (one call for 3, combined: 18.2 us)
-// LOWERED-NEXT: dt.all_reduce (cost-report-calls.mlir:{{[0-9]+}}) P(sum) -> R all_reduce dp 24.0 KiB 18.1 us (in one call with dt.all_reduce ([[FIRST]]))
-// LOWERED-NEXT: dt.all_reduce (cost-report-calls.mlir:{{[0-9]+}}) P(sum) -> R all_reduce dp 1.5 KiB 18.0 us (in one call with dt.all_reduce ([[FIRST]]))
+// LOWERED: 1 dt.all_reduce (cost-report-calls.mlir:{{[0-9]+}}) P(sum) -> R all_reduce dp 24.0 KiB 18.1 us (one call for 3, combined: 18.2 us)
+// LOWERED-NEXT: 2 dt.all_reduce (cost-report-calls.mlir:{{[0-9]+}}) P(sum) -> R all_reduce dp 24.0 KiB 18.1 us (in one call with #1)
+// LOWERED-NEXT: 3 dt.all_reduce (cost-report-calls.mlir:{{[0-9]+}}) P(sum) -> R all_reduce dp 1.5 KiB 18.0 us (in one call with #1)
 // LOWERED-NEXT: total: 3 collectives in 1 call, 49.5 KiB per rank, 18.2 us
 // JSON: "call_seconds": 1.81{{[0-9]*}}e-05,
 // JSON-NEXT: "call_size": 3,

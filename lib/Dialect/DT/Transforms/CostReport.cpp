@@ -398,16 +398,17 @@ static void printTable(const FunctionCost &cost, const MeshInfo &mesh,
   for (size_t i = 0; i < mesh.shape.size(); ++i)
     os << (i ? ", " : "") << mesh.axisNames[i] << "=" << mesh.shape[i];
   os << "]\n";
-  os << llvm::format("  %-34s %-14s %-15s %-6s %12s %10s\n", "op", "change",
-                     "collective", "axis", "bytes/rank", "time");
+  // Rows are numbered, so that one can name the call it shares.
+  os << llvm::format("  %3s  %-34s %-14s %-15s %-6s %12s %10s\n", "#", "op",
+                     "change", "collective", "axis", "bytes/rank", "time");
   double bytes = 0, seconds = 0;
   int64_t runs = 0;
   bool unknownRuns = false;
-  for (const CollectiveCost &c : cost.collectives) {
+  for (auto [row, c] : llvm::enumerate(cost.collectives)) {
     std::string op = c.op + (c.location.empty() ? "" : " (" + c.location + ")");
-    os << llvm::format("  %-34s %-14s %-15s %-6s %12s %10s", op.c_str(),
-                       c.change.c_str(), c.kind.c_str(), c.axis.c_str(),
-                       formatBytes(c.bytesPerRank).c_str(),
+    os << llvm::format("  %3zu  %-34s %-14s %-15s %-6s %12s %10s", row + 1,
+                       op.c_str(), c.change.c_str(), c.kind.c_str(),
+                       c.axis.c_str(), formatBytes(c.bytesPerRank).c_str(),
                        formatSeconds(c.seconds).c_str());
     // In loops: each run is priced; the total counts every run.
     if (!c.runs)
@@ -421,13 +422,8 @@ static void printTable(const FunctionCost &cost, const MeshInfo &mesh,
     if (c.callSize > 1)
       os << "  (one call for " << c.callSize
          << ", combined: " << formatSeconds(c.callSeconds) << ")";
-    if (c.inCallOf) {
-      const CollectiveCost &first = cost.collectives[*c.inCallOf];
-      os << "  (in one call with " << first.op;
-      if (!first.location.empty())
-        os << " (" << first.location << ")";
-      os << ")";
-    }
+    if (c.inCallOf)
+      os << "  (in one call with #" << *c.inCallOf + 1 << ")";
     os << "\n";
     int64_t times = c.runs.value_or(1);
     unknownRuns |= !c.runs;

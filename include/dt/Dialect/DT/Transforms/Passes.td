@@ -172,7 +172,8 @@ def CostReportPass : Pass<"dt-cost-report", "ModuleOp"> {
     run. Collectives that dt-combine-collectives would run as one call
     (same block, kind, mesh axes, reduction and element type, overlapping
     windows, cheaper together under the model) are said so: the first row
-    gives the call's size and time, the others name it, and the total
+    gives the call's size and time, the others name it by its row number
+    (`in one call with #1`), and the total
     counts the call once (`combine=false` prices each alone). `--json`
     prints the same as JSON (`runs`: a number, or null; `call_size`,
     `call_seconds`, `in_call_of`: the index of the call's first row, or
@@ -180,9 +181,9 @@ def CostReportPass : Pass<"dt-cost-report", "ModuleOp"> {
 
     ```
     dt-cost-report @main on @mesh [tp=4]
-      op                         change         collective   axes  bytes/rank  time
-      dt.redistribute (f.mlir:9) P(sum) -> R    all_reduce   tp    6.0 KiB     4.3 us
-      total: 1 collective, 6.0 KiB per rank, 4.3 us
+        #  op                         change       collective  axis  bytes/rank  time
+        1  dt.redistribute (f.mlir:9) P(sum) -> R  all_reduce  tp    6.0 KiB     18.0 us
+      total: 1 collective, 6.0 KiB per rank, 18.0 us
       compute per rank: 2 contractions, 0.1 us
       memory per rank: arguments 44.0 KiB, largest live set 52.0 KiB
     ```
