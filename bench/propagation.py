@@ -6,10 +6,12 @@ shard-partition, on the same Megatron-MLP chain; and dt on an L-layer
 transformer training step.
 
 Times are pass wall times from -mlir-timing (parsing and printing excluded),
-the best of --repeat runs, measured side by side in one run. Both pipelines
-run in the same dt-opt binary, so they use the same MLIR build.
+the best of --repeat runs, measured side by side in one run: the programs of
+a table row take turns, so that the machine's slow spells fall on all of
+them alike. Both pipelines run in the same dt-opt binary, so they use the
+same MLIR build.
 
-Usage: bench/propagation.py [--dt-opt build/bin/dt-opt] [--repeat 5] [--quick]
+Usage: bench/propagation.py [--dt-opt build/bin/dt-opt] [--repeat 7] [--quick]
 """
 
 import argparse
@@ -30,62 +32,78 @@ DT_SHARD_PASSES = DT_PASSES + ("LowerRedistributePass", "CSE", "PartitionPass")
 UPSTREAM_SHARD_PASSES = ("ShardingPropagation", "Partition")
 
 
+def run_once(dt_opt, path, args, passes):
+    """The summed wall time of `passes` in one run of dt-opt on `path`."""
+    proc = subprocess.run(
+        [dt_opt, path, "-o", os.devnull, "-mlir-timing",
+         "-mlir-timing-display=list"] + args,
+        capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"dt-opt failed on {args}:\n{proc.stderr[-3000:]}")
+    total = 0.0
+    for line in proc.stderr.splitlines():
+        m = re.match(r"\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(\S+)\s*$", line)
+        if m and m.group(2) in passes:
+            total += float(m.group(1))
+    return total
+
+
+def best_of_turns(dt_opt, jobs, repeat):
+    """Each job's best over `repeat` rounds, the jobs taking turns within a
+    round: the machine's speed wanders for seconds at a time, and taking
+    turns lets every job of a row see the same spells. A job is
+    (program text, dt-opt arguments, pass names to sum)."""
+    paths = []
+    try:
+        for text, _, _ in jobs:
+            with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+                f.write(text)
+                paths.append(f.name)
+        bests = [None] * len(jobs)
+        for _ in range(repeat):
+            for i, (path, (_, args, passes)) in enumerate(zip(paths, jobs)):
+                t = run_once(dt_opt, path, args, passes)
+                bests[i] = t if bests[i] is None else min(bests[i], t)
+        return bests
+    finally:
+        for path in paths:
+            os.unlink(path)
+
+
 def pass_seconds(dt_opt, text, args, passes, repeat):
     """The best over `repeat` runs of the summed wall time of `passes`."""
-    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-        f.write(text)
-        path = f.name
-    try:
-        best = None
-        for _ in range(repeat):
-            proc = subprocess.run(
-                [dt_opt, path, "-o", os.devnull, "-mlir-timing",
-                 "-mlir-timing-display=list"] + args,
-                capture_output=True, text=True)
-            if proc.returncode != 0:
-                sys.exit(f"dt-opt failed on {args}:\n{proc.stderr[-3000:]}")
-            total = 0.0
-            for line in proc.stderr.splitlines():
-                m = re.match(r"\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(\S+)\s*$", line)
-                if m and m.group(2) in passes:
-                    total += float(m.group(1))
-            best = total if best is None else min(best, total)
-        return best
-    finally:
-        os.unlink(path)
+    return best_of_turns(dt_opt, [(text, args, passes)], repeat)[0]
 
 
-def dt_chain(dt_opt, layers, tp, repeat):
-    return pass_seconds(dt_opt, gen_mlp_chain.generate(layers, tp, "dt"),
-                        ["-dt-propagate", "-dt-insert-redistribute", "-dt-check"],
-                        DT_PASSES, repeat)
+DT_ARGS = ["-dt-propagate", "-dt-insert-redistribute", "-dt-check"]
 
 
-def upstream_chain(dt_opt, layers, tp, repeat):
-    return pass_seconds(
-        dt_opt, gen_mlp_chain.generate(layers, tp, "shard"),
-        ["--pass-pipeline=builtin.module(func.func(sharding-propagation))"],
-        UPSTREAM_PASSES, repeat)
+def chain_jobs(layers):
+    """dt on 8 and 4096 ranks and upstream, propagation alone."""
+    return [(gen_mlp_chain.generate(layers, 8, "dt"), DT_ARGS, DT_PASSES),
+            (gen_mlp_chain.generate(layers, 4096, "dt"), DT_ARGS, DT_PASSES),
+            (gen_mlp_chain.generate(layers, 8, "shard"),
+             ["--pass-pipeline=builtin.module(func.func(sharding-propagation))"],
+             UPSTREAM_PASSES)]
 
 
-def dt_shard_chain(dt_opt, layers, tp, repeat, dp=1):
-    return pass_seconds(dt_opt, gen_mlp_chain.generate(layers, tp, "dt", dp),
-                        ["-dt-shard"], DT_SHARD_PASSES, repeat)
+def shard_chain_jobs(layers):
+    """dt-shard on tp=8 and on dp=512 x tp=8, and upstream's propagation and
+    partition."""
+    return [(gen_mlp_chain.generate(layers, 8, "dt"), ["-dt-shard"], DT_SHARD_PASSES),
+            (gen_mlp_chain.generate(layers, 8, "dt", 512), ["-dt-shard"], DT_SHARD_PASSES),
+            (gen_mlp_chain.generate(layers, 8, "shard"),
+             ["--pass-pipeline=builtin.module(func.func(sharding-propagation,shard-partition))"],
+             UPSTREAM_SHARD_PASSES)]
 
 
-def upstream_shard_chain(dt_opt, layers, tp, repeat):
-    return pass_seconds(
-        dt_opt, gen_mlp_chain.generate(layers, tp, "shard"),
-        ["--pass-pipeline=builtin.module(func.func(sharding-propagation,shard-partition))"],
-        UPSTREAM_SHARD_PASSES, repeat)
-
-
-def chain_table(chain_layers, dt8_fn, dt4096_fn, upstream_fn, what, failures):
-    """Prints dt on 8 and 4096 ranks beside upstream, and checks the targets."""
+def chain_table(dt_opt, chain_layers, jobs_fn, repeat, what, failures):
+    """Prints dt on 8 and 4096 ranks beside upstream, measured in turns, and
+    checks the targets."""
     print(f"{'L':>6} {'dt 8':>10} {'dt 4096':>11} {'upstream':>10} {'dt/upstream':>12} {'4096/8':>7}")
     per_layer = []
     for layers in chain_layers:
-        dt8, dt4096, up = dt8_fn(layers), dt4096_fn(layers), upstream_fn(layers)
+        dt8, dt4096, up = best_of_turns(dt_opt, jobs_fn(layers), repeat)
         ratio, mesh_ratio = dt8 / up, dt4096 / dt8
         per_layer.append(dt8 / layers)
         print(f"{layers:>6} {dt8 * 1e3:>10.2f} {dt4096 * 1e3:>11.2f} {up * 1e3:>10.2f} {ratio:>12.2f} {mesh_ratio:>7.2f}")
@@ -102,7 +120,7 @@ def chain_table(chain_layers, dt8_fn, dt4096_fn, upstream_fn, what, failures):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dt-opt", default=os.path.join(HERE, "..", "build", "bin", "dt-opt"))
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--quick", action="store_true", help="small sizes only")
     args = parser.parse_args()
 
@@ -111,17 +129,14 @@ def main():
     failures = []
 
     print("Megatron-MLP chain (batch 32, hidden 256, ffn 1024), pass time in ms")
-    chain_table(chain_layers, lambda l: dt_chain(args.dt_opt, l, 8, args.repeat),
-                lambda l: dt_chain(args.dt_opt, l, 4096, args.repeat),
-                lambda l: upstream_chain(args.dt_opt, l, 8, args.repeat),
-                "chain", failures)
+    chain_table(args.dt_opt, chain_layers, chain_jobs, args.repeat, "chain",
+                failures)
     print()
     print("Transformer training step (seq 128, hidden 256, 8 heads, ffn 1024, tp=8), pass time")
     print(f"{'L':>6} {'dt (ms)':>10} {'per layer (ms)':>15}")
     for layers in transformer_layers:
         t = pass_seconds(args.dt_opt, gen_transformer.generate(layers, 8),
-                         ["-dt-propagate", "-dt-insert-redistribute", "-dt-check"],
-                         DT_PASSES, args.repeat)
+                         DT_ARGS, DT_PASSES, args.repeat)
         print(f"{layers:>6} {t * 1e3:>10.2f} {t / layers * 1e3:>15.3f}")
         if layers == 48 and t > 0.5:
             failures.append(f"transformer L=48: {t:.3f} s > 0.5 s")
@@ -130,9 +145,7 @@ def main():
     print("Whole pipeline: dt-shard (propagate ... partition) beside upstream "
           "sharding-propagation + shard-partition, pass time in ms")
     print("(the 4096-rank mesh is dp=512 x tp=8, which splits the chain's dims evenly)")
-    chain_table(chain_layers, lambda l: dt_shard_chain(args.dt_opt, l, 8, args.repeat),
-                lambda l: dt_shard_chain(args.dt_opt, l, 8, args.repeat, dp=512),
-                lambda l: upstream_shard_chain(args.dt_opt, l, 8, args.repeat),
+    chain_table(args.dt_opt, chain_layers, shard_chain_jobs, args.repeat,
                 "dt-shard", failures)
     t = pass_seconds(args.dt_opt, gen_transformer.generate(48, 8), ["-dt-shard"],
                      DT_SHARD_PASSES, args.repeat)
