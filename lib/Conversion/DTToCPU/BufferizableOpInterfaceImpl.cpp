@@ -91,8 +91,8 @@ CollectiveCall describe(LocalSliceOp op, MeshOp mesh) {
 /// "all_gather on [dp] dim 0 (model.mlir:12:8)": the op, its axes, what
 /// `call` details, and where it came from (of a combined collective, the
 /// first member's place and how many it combines); " #2", " #3", ... after
-/// it for
-/// the second and later collectives of `module` that would read the same.
+/// it for the second and later collectives of `module` that would read the
+/// same.
 std::string siteName(ModuleOp module, Operation *op, ArrayAttr axes,
                      const CollectiveCall &call) {
   std::string text;

@@ -87,7 +87,7 @@ double Bucket::lostOverlap(ArrayRef<std::pair<Operation *, double>> members,
 double Bucket::seconds() const {
   if (members.size() == 1)
     return collectiveSeconds(bytes);
-  return collectiveSeconds(bytes) + copySeconds(copyBytes) +
+  return collectiveSeconds(bytes) + copySeconds(device, copyBytes) +
          lostOverlap(readies, ready);
 }
 
@@ -98,7 +98,7 @@ bool Bucket::accepts(const BucketCandidate &c) const {
   SmallVector<std::pair<Operation *, double>> joined(readies);
   joined.push_back({c.ready, collectiveSeconds(c.bytes)});
   double combined = collectiveSeconds(bytes + c.bytes) +
-                    copySeconds(copyBytes + c.copied) +
+                    copySeconds(device, copyBytes + c.copied) +
                     lostOverlap(joined, laterReady(ready, c.ready));
   return combined < seconds() + collectiveSeconds(c.bytes);
 }
@@ -108,7 +108,7 @@ void Bucket::add(const BucketCandidate &c) {
     kind = c.kind;
     groupSize = c.groupSize;
     link = c.link;
-    memoryBytesPerSecond = c.memoryBytesPerSecond;
+    device = c.device;
     timeline = c.timeline;
   }
   members.push_back(c.op);

@@ -126,12 +126,10 @@ struct CombineCollectivesPass
       candidate.kind = *kind;
       candidate.groupSize = group.size;
       candidate.link = mesh->topology.groupLink(group.axes);
-      candidate.memoryBytesPerSecond =
-          mesh->topology.device().memoryBytesPerSecond;
-      // The ring formula's tensor: what the group gathers, or reduces. A
-      // gather's result is copied out of the combined one (its column block
-      // is not contiguous); the others' slices are views.
-      candidate.bytes = tensorBytes(gather ? outType : inType);
+      candidate.device = mesh->topology.device();
+      // A gather's result is copied out of the combined one (its column
+      // block is not contiguous); the others' slices are views.
+      candidate.bytes = localRingBytes(*kind, inType, outType, group.size);
       candidate.copied =
           tensorBytes(inType) + (gather ? tensorBytes(outType) : 0.0);
       candidate.ready = readyIn(block, input);

@@ -186,7 +186,7 @@ public:
     c.kind = kind;
     c.groupSize = group.size;
     c.link = mesh.topology.groupLink(group.axes);
-    c.memoryBytesPerSecond = mesh.topology.device().memoryBytesPerSecond;
+    c.device = mesh.topology.device();
     c.bytes = bytes;
     c.copied = gather ? bytes / static_cast<double>(group.size) + bytes : bytes;
     c.ready = readyIn(block, op->getOperand(0));

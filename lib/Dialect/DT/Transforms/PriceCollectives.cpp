@@ -25,11 +25,14 @@ struct PriceCollectivesPass
 
   void runOnOperation() override {
     MeshCache meshes(topology);
+    auto record = [](Operation *op, double seconds) {
+      op->setAttr(DTDialect::kModelSecondsAttrName,
+                  FloatAttr::get(Float64Type::get(op->getContext()), seconds));
+    };
     WalkResult result = getOperation()->walk([&](Operation *op) {
       // A local slice moves nothing between ranks.
       if (isa<LocalSliceOp>(op)) {
-        op->setAttr(DTDialect::kModelSecondsAttrName,
-                    FloatAttr::get(Float64Type::get(op->getContext()), 0.0));
+        record(op, 0.0);
         return WalkResult::advance();
       }
       std::optional<CollectiveKind> kind = collectiveKindOf(op);
@@ -48,16 +51,9 @@ struct PriceCollectivesPass
         return WalkResult::interrupt();
       AxisGroup group =
           axisGroup(*mesh, op->getAttrOfType<ArrayAttr>("axes"));
-      // The ring formula's tensor: what the group gathers or reduces; an
-      // all_to_all moves one piece to each member.
-      double bytes = tensorBytes(
-          *kind == CollectiveKind::AllGather ? outType : inType);
-      if (*kind == CollectiveKind::AllToAll)
-        bytes /= static_cast<double>(group.size);
-      double seconds = ::dt::ringSeconds(*kind, group.size, bytes,
-                                         mesh->topology.groupLink(group.axes));
-      op->setAttr(DTDialect::kModelSecondsAttrName,
-                  FloatAttr::get(Float64Type::get(op->getContext()), seconds));
+      double bytes = localRingBytes(*kind, inType, outType, group.size);
+      record(op, ::dt::ringSeconds(*kind, group.size, bytes,
+                                   mesh->topology.groupLink(group.axes)));
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

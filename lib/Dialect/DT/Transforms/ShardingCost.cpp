@@ -72,6 +72,20 @@ double mlir::dt::tensorBytes(RankedTensorType type) {
          static_cast<double>(elementBytes(type.getElementType()));
 }
 
+double mlir::dt::localRingBytes(CollectiveKind kind, RankedTensorType in,
+                                RankedTensorType out, int64_t groupSize) {
+  switch (kind) {
+  case CollectiveKind::AllGather:
+    return tensorBytes(out);
+  case CollectiveKind::AllToAll:
+    return tensorBytes(in) / static_cast<double>(groupSize);
+  case CollectiveKind::AllReduce:
+  case CollectiveKind::ReduceScatter:
+    break;
+  }
+  return tensorBytes(in);
+}
+
 std::optional<CollectiveKind> mlir::dt::collectiveFor(Placement from,
                                                       Placement to) {
   if (from == to || from.isReplicate())
@@ -110,6 +124,10 @@ double mlir::dt::axisTransitionSeconds(const MeshInfo &mesh, unsigned axis,
   return ::dt::ringSeconds(kind, n, bytes, link);
 }
 
+double mlir::dt::copySeconds(const ::dt::DeviceModel &device, double bytes) {
+  return 2 * bytes / device.memoryBytesPerSecond;
+}
+
 double mlir::dt::joinedAllReduceSeconds(const MeshInfo &mesh, unsigned axis,
                                         RankedTensorType type,
                                         ArrayRef<Placement> placements) {
@@ -119,10 +137,9 @@ double mlir::dt::joinedAllReduceSeconds(const MeshInfo &mesh, unsigned axis,
   double alone = ::dt::ringSeconds(CollectiveKind::AllReduce, n, bytes, link);
   double wire = ::dt::ringBytesPerRank(CollectiveKind::AllReduce, n, bytes) /
                 link.bytesPerSecond;
-  // The combined buffer is written and read once on the way in; the results
-  // are views of it.
-  double copies = 2 * bytes / mesh.topology.device().memoryBytesPerSecond;
-  return std::min(alone, wire + copies);
+  // The input is copied into the combined buffer once; the results are
+  // views of it.
+  return std::min(alone, wire + copySeconds(mesh.topology.device(), bytes));
 }
 
 double mlir::dt::redistributionSeconds(const MeshInfo &mesh,

@@ -69,10 +69,11 @@ struct BucketCandidate {
   BucketKey key;
   Operation *op = nullptr;
   ::dt::CollectiveKind kind = ::dt::CollectiveKind::AllReduce;
-  /// The group's size and link, and the device's memory bandwidth.
+  /// The group's size and link, and the devices (their memory bandwidth
+  /// prices the copies).
   int64_t groupSize = 1;
   ::dt::AxisLink link;
-  double memoryBytesPerSecond = 1;
+  ::dt::DeviceModel device;
   /// What the ring formula counts (the tensor the group gathers or
   /// reduces), and the bytes copied into and out of a combined buffer.
   double bytes = 0, copied = 0;
@@ -96,17 +97,13 @@ struct Bucket {
   /// block), and the first that reads a result (null: none does).
   Operation *ready = nullptr, *firstUse = nullptr;
   double bytes = 0, copyBytes = 0;
-  /// The group's size and link, from the first member.
+  /// The group's size, link and devices, from the first member.
   int64_t groupSize = 1;
   ::dt::AxisLink link;
-  double memoryBytesPerSecond = 1;
+  ::dt::DeviceModel device;
 
   double collectiveSeconds(double size) const {
     return ::dt::ringSeconds(kind, groupSize, size, link);
-  }
-  /// Reading and writing every copied byte.
-  double copySeconds(double size) const {
-    return 2 * size / memoryBytesPerSecond;
   }
   /// The overlap with compute that members lose by starting at `last`
   /// instead of at their own ready points.

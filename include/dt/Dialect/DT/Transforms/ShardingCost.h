@@ -63,6 +63,13 @@ int64_t elementBytes(Type elementType);
 /// Bytes of the global tensor of `type`.
 double tensorBytes(RankedTensorType type);
 
+/// The bytes the ring formula counts for a collective of `kind` on local
+/// tensors `in` -> `out` over `groupSize` ranks: what the group gathers
+/// (the result) or reduces (the input); an all_to_all moves one piece of
+/// its input to each member.
+double localRingBytes(::dt::CollectiveKind kind, RankedTensorType in,
+                      RankedTensorType out, int64_t groupSize);
+
 /// The collective that moves one mesh axis from `from` to `to` in one step,
 /// if it needs one (R -> S and R -> P are local).
 std::optional<::dt::CollectiveKind> collectiveFor(::dt::Placement from,
@@ -80,6 +87,9 @@ double axisTransitionSeconds(const MeshInfo &mesh, unsigned axis,
                              RankedTensorType type,
                              ArrayRef<::dt::Placement> placements,
                              ::dt::Placement from, ::dt::Placement to);
+
+/// Seconds to copy `bytes` on `device`: each byte read and written once.
+double copySeconds(const ::dt::DeviceModel &device, double bytes);
 
 /// Estimated seconds an all_reduce of mesh axis `axis` of a tensor of
 /// `type` (the other axes as in `placements`) adds when it runs in one call
