@@ -87,3 +87,47 @@ func.func @apart(%x: tensor<1024x16xf32> {dt.sharding = #dt.sharding<@mesh, [S(0
     }
   return %t, %gb : tensor<16x256xf32>, tensor<256xf32>
 }
+
+// -----
+
+// The first function's gradients with the bias gradient made first. When
+// the reduce decides, no partner exists yet, and alone its all_reduce
+// costs more than gathering h; but the weight gradient's matmul, not
+// decided yet, lies inside its window and may still make one. The reduce
+// waits for it, and the two all_reduces become one (with the reduce
+// deciding first, h and x^T were gathered: 7.5 us against 6.1 us).
+dt.mesh @mesh = <["dp" = 2]>
+// CHECK-LABEL: remark: linalg.matmul, mesh axis "dp": chose (S(0), R, S(0)) -> S(0)
+// CHECK: remark: linalg.reduce, mesh axis "dp": chose (S(0), P(sum)) -> P(sum) [0.0 us, its all_reduce in one call with that of propagate-combine.mlir:[[# @LINE + 30]]:9] over (R, R) -> R
+// CHECK: remark: linalg.matmul, mesh axis "dp": chose (S(1), S(0), P(sum)) -> P(sum)
+// ALONE-LABEL: remark: linalg.matmul, mesh axis "dp": chose (S(0), R, S(0)) -> S(0)
+// ALONE: remark: linalg.reduce, mesh axis "dp": chose (R, R) -> R [{{[0-9.]+}} us] over (S(0), P(sum)) -> P(sum)
+// ALONE: remark: linalg.matmul, mesh axis "dp": chose (R, R, R) -> R [{{[0-9.]+}} us with {{[0-9.]+}} us compute, sharing a move another user needs]
+// PLAN-LABEL: func.func @bias_first
+// PLAN-NOT: dt.all_gather
+// PLAN: dt.all_reduce %{{.*}} on @mesh ["dp"] sum {dt.combined = 2 : i64} : tensor<4352xf32> -> tensor<4352xf32>
+// PLAN-NOT: dt.all_
+// PLAN: return
+func.func @bias_first(%x: tensor<1024x16xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
+                      %w: tensor<16x256xf32> {dt.sharding = #dt.sharding<@mesh, [R]>})
+    -> (tensor<16x256xf32> {dt.sharding = #dt.sharding<@mesh, [R]>},
+        tensor<256xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
+  %zero = arith.constant 0.0 : f32
+  %eh = tensor.empty() : tensor<1024x256xf32>
+  %fh = linalg.fill ins(%zero : f32) outs(%eh : tensor<1024x256xf32>) -> tensor<1024x256xf32>
+  %xw = linalg.matmul ins(%x, %w : tensor<1024x16xf32>, tensor<16x256xf32>) outs(%fh : tensor<1024x256xf32>) -> tensor<1024x256xf32>
+  %h = math.tanh %xw : tensor<1024x256xf32>
+  %eb = tensor.empty() : tensor<256xf32>
+  %fb = linalg.fill ins(%zero : f32) outs(%eb : tensor<256xf32>) -> tensor<256xf32>
+  %gb = linalg.reduce ins(%h : tensor<1024x256xf32>) outs(%fb : tensor<256xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %ext = tensor.empty() : tensor<16x1024xf32>
+  %xt = linalg.transpose ins(%x : tensor<1024x16xf32>) outs(%ext : tensor<16x1024xf32>) permutation = [1, 0]
+  %eg = tensor.empty() : tensor<16x256xf32>
+  %fg = linalg.fill ins(%zero : f32) outs(%eg : tensor<16x256xf32>) -> tensor<16x256xf32>
+  %gw = linalg.matmul ins(%xt, %h : tensor<16x1024xf32>, tensor<1024x256xf32>) outs(%fg : tensor<16x256xf32>) -> tensor<16x256xf32>
+  return %gw, %gb : tensor<16x256xf32>, tensor<256xf32>
+}

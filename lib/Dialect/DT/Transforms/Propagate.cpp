@@ -7,7 +7,8 @@
 // what its users need of its results. Decisions are final, so the sweeps
 // (forward, then backward, until nothing changes) terminate, and the order is
 // the program's, so the result is deterministic. Ops that no information
-// reaches replicate.
+// reaches replicate. An op whose all_reduce could share a call with one a
+// later op may still make waits for that op (wouldJoinLater).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +33,7 @@
 
 #include <limits>
 #include <map>
+#include <set>
 
 namespace mlir::dt {
 #define GEN_PASS_DEF_PROPAGATEPASS
@@ -69,6 +71,17 @@ private:
   bool decideBranch(scf::IfOp branch, bool force);
   bool decideWhile(scf::WhileOp loop, bool force);
   bool decideCall(func::CallOp call, bool force);
+  /// Whether an op not decided yet may still make a partner for the
+  /// all_reduce of `value` made for `user` (reductionPartner's arguments)
+  /// when `op` decides.
+  bool mayGetPartner(Value value, Operation *user, Operation *op) const;
+  /// Whether `op`, which chose `chosen`, would choose otherwise if its
+  /// all_reduces that may still get a partner had one: then it waits for
+  /// a later sweep. Once the others have had their turn (a sweep with no
+  /// progress, then the forced sweeps), it decides with what there is.
+  bool wouldJoinLater(Operation *op, const ShardingRule &rule,
+                      const StrategyContext &known,
+                      ArrayRef<AxisChoice> chosen);
   void assign(Value value, ShardingAttr sharding);
   Value reductionPartner(Value value, Operation *user, unsigned axis,
                          Placement partial);
@@ -101,6 +114,9 @@ private:
   /// large, so they are stored once and never moved by rehashing.
   std::vector<ShardingRule> rules;
   DenseMap<Operation *, unsigned> ruleIndex;
+  /// The positions of the ops not decided yet that can make partial values
+  /// (their rule has a reduction factor), per block.
+  DenseMap<Block *, std::set<int64_t>> undecidedReductions;
   DenseMap<Value, ShardingAttr> assigned;
   /// Where a collective of a value may run in its block, as positions of
   /// ops there: after the op that makes it (-1: the block's start), up to
@@ -114,6 +130,11 @@ private:
   };
   /// The window of `value` in `block`; without `withUses`, open at the end.
   Window windowOf(Block *block, Value value, bool withUses = true) const;
+  /// Where an all_reduce of `value` made for `user` (null: before its first
+  /// reader) goes, and its window there: before `user`, or before the loops
+  /// around it.
+  std::pair<Block *, Window> reductionWindow(Value value,
+                                             Operation *user) const;
   /// Every op's position in its block (the IR does not change until
   /// rewrite()).
   DenseMap<Operation *, int64_t> positions;
@@ -306,22 +327,26 @@ FunctionPropagation::windowOf(Block *block, Value value, bool withUses) const {
   return window;
 }
 
-Value FunctionPropagation::reductionPartner(Value value, Operation *user,
-                                            unsigned axis, Placement partial) {
-  // Where the all_reduce would go (for `user`: before it, or before the
-  // loops around it), and its window there.
+std::pair<Block *, FunctionPropagation::Window>
+FunctionPropagation::reductionWindow(Value value, Operation *user) const {
   Block *block = value.getParentBlock();
   Operation *at = user ? redistributionPoint(value, user) : nullptr;
   if (at)
     block = at->getBlock();
-  auto it = partials.find(block);
-  if (it == partials.end())
-    return {};
   Window window = windowOf(block, value, /*withUses=*/!at);
   if (at)
     window.firstUse = positions.lookup(at);
+  return {block, window};
+}
+
+Value FunctionPropagation::reductionPartner(Value value, Operation *user,
+                                            unsigned axis, Placement partial) {
+  auto [block, window] = reductionWindow(value, user);
   if (window.firstUse == std::numeric_limits<int64_t>::max())
     return {}; // Nobody reads it: nothing to reduce.
+  auto it = partials.find(block);
+  if (it == partials.end())
+    return {};
   const Partials &candidates = it->second;
   Type element = getElementTypeOrSelf(value.getType());
   // Another partial value of the block, of the same reduction and element
@@ -460,6 +485,10 @@ LogicalResult FunctionPropagation::seed() {
       result = failure();
       return next;
     }
+    if (llvm::any_of(rule->factors, [](const ShardingRule::Factor &factor) {
+          return factor.kind == ShardingRule::FactorKind::Reduction;
+        }))
+      undecidedReductions[op->getBlock()].insert(positions.lookup(op));
     ruleIndex[op] = rules.size();
     rules.push_back(std::move(*rule));
     return next;
@@ -518,10 +547,16 @@ bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
     }
   }
 
+  // Whether an all_reduce was priced alone that an op not decided yet may
+  // still give a partner.
+  bool mayJoinLater = false;
   if (combine)
-    known.reductionPartner = [this](Value value, Operation *user, unsigned axis,
-                                    Placement partial) {
-      return reductionPartner(value, user, axis, partial);
+    known.reductionPartner = [&](Value value, Operation *user, unsigned axis,
+                                 Placement partial) {
+      Value partner = reductionPartner(value, user, axis, partial);
+      if (!partner && !force && !mayJoinLater)
+        mayJoinLater = mayGetPartner(value, user, op);
+      return partner;
     };
 
   SmallVector<AxisDecision> *explanation = nullptr;
@@ -532,6 +567,12 @@ bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
   }
   FailureOr<SmallVector<AxisChoice>> strategy =
       chooseStrategy(op, rule, mesh, known, explanation);
+  if (succeeded(strategy) && mayJoinLater &&
+      wouldJoinLater(op, rule, known, *strategy)) {
+    explanations.erase(op);
+    return false;
+  }
+  undecidedReductions[op->getBlock()].erase(positions.lookup(op));
   if (failed(strategy)) {
     failedOps = true;
     required[op] = {};
@@ -554,6 +595,43 @@ bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
     if (rule.isTensorResult(j))
       assign(op->getResult(j), shardingUnder(rule, *strategy, true, j, meshRef));
   return true;
+}
+
+bool FunctionPropagation::mayGetPartner(Value value, Operation *user,
+                                        Operation *op) const {
+  // A partner would be made by a contraction or reduction of the
+  // all_reduce's block, not decided yet, inside the all_reduce's window (one
+  // made before it and read after is almost always decided by then: the
+  // sweeps go in program order).
+  auto [block, window] = reductionWindow(value, user);
+  auto it = undecidedReductions.find(block);
+  if (it == undecidedReductions.end())
+    return false;
+  Operation *opThere = block->findAncestorOpInBlock(*op);
+  int64_t self = opThere ? positions.lookup(opThere) : -1;
+  const std::set<int64_t> &makers = it->second;
+  for (auto at = makers.upper_bound(window.ready);
+       at != makers.end() && *at < window.firstUse; ++at)
+    if (*at != self)
+      return true;
+  return false;
+}
+
+bool FunctionPropagation::wouldJoinLater(Operation *op,
+                                         const ShardingRule &rule,
+                                         const StrategyContext &known,
+                                         ArrayRef<AxisChoice> chosen) {
+  // The choice if every all_reduce that may still get a partner had one.
+  StrategyContext hopeful = known;
+  hopeful.reductionPartner = [&](Value value, Operation *user, unsigned axis,
+                                 Placement partial) {
+    if (Value partner = reductionPartner(value, user, axis, partial))
+      return partner;
+    return mayGetPartner(value, user, op) ? value : Value();
+  };
+  FailureOr<SmallVector<AxisChoice>> hoped =
+      chooseStrategy(op, rule, mesh, hopeful);
+  return succeeded(hoped) && ArrayRef<AxisChoice>(*hoped) != chosen;
 }
 
 bool FunctionPropagation::decideLoop(scf::ForOp loop, bool force) {
