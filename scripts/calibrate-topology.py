@@ -32,6 +32,7 @@ import datetime
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -136,8 +137,12 @@ class Runner:
             cmd.append("--profile")
         if self.args.backend == "mpi":
             cmd = self.args.mpirun.split() + ["-np", str(self.ranks)] + cmd
-        proc = subprocess.run(cmd, capture_output=True, text=True,
-                              timeout=self.args.timeout)
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True,
+                                  timeout=self.args.timeout)
+        except subprocess.TimeoutExpired:
+            sys.exit(f"calibrate: {' '.join(cmd)} ran past --timeout "
+                     f"{self.args.timeout:g} s")
         if proc.returncode != 0:
             sys.exit(f"calibrate: {' '.join(cmd)} failed:\n"
                      f"{(proc.stdout + proc.stderr)[-3000:]}")
@@ -214,10 +219,23 @@ def format_link(name, alpha, bandwidth):
 def fit_file(path):
     """--fit: points from a JSON file {"axes": [[name, n, [[kind, S, t]...]]...]}:
     prints the axes' lines (the fit alone, for tests)."""
-    with open(path) as f:
-        data = json.load(f)
-    for name, n, points in data["axes"]:
-        alpha, bandwidth = fit_link([tuple(p) for p in points], n)
+    try:
+        with open(path) as f:
+            data = json.load(f)
+        axes = [(str(name), int(n), [(str(k), float(size), float(t))
+                                     for k, size, t in points])
+                for name, n, points in data["axes"]]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit(f"calibrate: {path}: expected {{\"axes\": [[NAME, N, "
+                 f"[[KIND, BYTES, SECONDS], ...]], ...]}}: {e}")
+    for name, n, points in axes:
+        if n < 2 or len(points) < 2 or any(
+                t <= 0 or k not in ("all_reduce", "all_gather")
+                for k, _, t in points):
+            sys.exit(f"calibrate: {path}: axis {name} needs n >= 2 and at "
+                     f"least 2 points, each an all_reduce or all_gather of "
+                     f"positive time")
+        alpha, bandwidth = fit_link(points, n)
         print(format_link(name, alpha, bandwidth))
 
 
@@ -253,6 +271,12 @@ def main():
     if not args.mesh:
         parser.error("--mesh is required")
     axes = parse_mesh(args.mesh)
+    for tool in (args.dt_run, args.dt_compile):
+        if not os.access(tool, os.X_OK):
+            sys.exit(f"calibrate: {tool} is not an executable (build dt first, "
+                     f"or give --dt-run and --dt-compile)")
+    if args.backend == "mpi" and not shutil.which(args.mpirun.split()[0]):
+        sys.exit(f"calibrate: --mpirun '{args.mpirun}' is not a command")
     if args.quick:
         args.sizes, args.rounds, args.repeat = "4096,262144", 1, 3
         args.matmul, args.add = 128, 1 << 18
