@@ -125,28 +125,6 @@ static double localBytes(Value value, const MeshInfo *mesh) {
   return elements * static_cast<double>(elementBytes(type.getElementType()));
 }
 
-static std::string formatBytes(double bytes) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  while (bytes >= 1024 && unit < 4) {
-    bytes /= 1024;
-    ++unit;
-  }
-  std::string text;
-  llvm::raw_string_ostream(text) << llvm::format("%.1f %s", bytes, units[unit]);
-  return text;
-}
-
-static std::string formatSeconds(double seconds) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (seconds < 1e-3)
-    os << llvm::format("%.1f us", seconds * 1e6);
-  else
-    os << llvm::format("%.2f ms", seconds * 1e3);
-  return text;
-}
-
 namespace {
 /// Offers a function's collectives to buckets, block by block, in program
 /// order, and marks the rows that would run in one call.

@@ -124,13 +124,73 @@ static std::optional<::dt::Plan> planFor(RankedTensorType type,
                              to.getPlacements().end()));
 }
 
+/// `[S(0), R]`.
+static std::string placementList(ShardingAttr sharding) {
+  std::string text = "[";
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(sharding.getPlacements(), os,
+                        [&](Placement p) { os << p.str(); });
+  os << "]";
+  return text;
+}
+
+/// `step` for explanations, with the axis by name: `all_gather on "x" dim
+/// 0`, `reduce_scatter on "x" sum dim 1`, `all_to_all on "x" dim 0 -> 1`.
+static std::string describeStep(const PlanStep &step, const MeshInfo &mesh) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto reduction = [&] { return ::dt::reductionKindName(step.reduction); };
+  os << '"' << mesh.axisNames[step.axis] << '"';
+  std::string axis = text;
+  text.clear();
+  switch (step.kind) {
+  case PlanStep::Kind::AllGather:
+    os << "all_gather on " << axis << " dim " << step.dim;
+    break;
+  case PlanStep::Kind::AllReduce:
+    os << "all_reduce on " << axis << " " << reduction();
+    break;
+  case PlanStep::Kind::ReduceScatter:
+    os << "reduce_scatter on " << axis << " " << reduction() << " dim "
+       << step.dim;
+    break;
+  case PlanStep::Kind::AllToAll:
+    os << "all_to_all on " << axis << " dim " << step.srcDim << " -> "
+       << step.dim;
+    break;
+  case PlanStep::Kind::LocalSlice:
+    os << "local_slice on " << axis << " dim " << step.dim;
+    break;
+  case PlanStep::Kind::ToPartial:
+    os << "to_partial on " << axis << " " << reduction();
+    break;
+  }
+  return text;
+}
+
+/// `plan` for explanations: its steps, then `[time, bytes per rank]`.
+static std::string describePlan(const ::dt::Plan &plan, const MeshInfo &mesh) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(plan.steps, os, [&](const PlanStep &step) {
+    os << describeStep(step, mesh);
+  });
+  if (plan.steps.empty())
+    os << "nothing";
+  os << " [" << formatSeconds(plan.seconds) << ", "
+     << formatBytes(plan.bytesPerRank) << " per rank]";
+  return text;
+}
+
 /// A value redistributed for several users: a later redistribution starts
 /// from an earlier one's result when that costs less. A partial sum reduced
 /// to R for one user is then sliced for another (free), not reduced again.
+/// Each redistribution that does is recorded in `reusing`, with the one it
+/// starts from.
 static LogicalResult
 reuseEarlierRedistributions(ArrayRef<RedistributeOp> redistributes,
                             MeshCache &meshes, DominanceInfo &dominance,
-                            unsigned &reused) {
+                            DenseMap<Operation *, Operation *> &reusing) {
   llvm::MapVector<Value, SmallVector<RedistributeOp, 2>> bySource;
   for (RedistributeOp op : redistributes)
     bySource[op.getInput()].push_back(op);
@@ -161,7 +221,7 @@ reuseEarlierRedistributions(ArrayRef<RedistributeOp> redistributes,
       }
       if (from) {
         later.getInputMutable().assign(from.getResult());
-        ++reused;
+        reusing[later] = from;
       }
     }
   }
@@ -208,11 +268,16 @@ struct LowerRedistributePass
       if (!erased.contains(op))
         redistributes.push_back(op);
     DominanceInfo dominance(getOperation());
-    unsigned reused = 0;
+    DenseMap<Operation *, Operation *> reusing;
     if (failed(reuseEarlierRedistributions(redistributes, meshes, dominance,
-                                           reused)))
+                                           reusing)))
       return signalPassFailure();
-    numReused += reused;
+    numReused += reusing.size();
+    // Where each redistribution is, for explanations of later ones that
+    // start from it (it is gone by then).
+    DenseMap<Operation *, LocationAttr> locations;
+    for (auto [later, earlier] : reusing)
+      locations.try_emplace(earlier, earlier->getLoc());
     for (RedistributeOp op : redistributes) {
       ShardingAttr source = op.getSourceSharding();
       ShardingAttr target = op.getTargetSharding();
@@ -226,6 +291,8 @@ struct LowerRedistributePass
             << source << " to " << target;
         return signalPassFailure();
       }
+      if (explain)
+        explainPlan(op, *plan, *mesh, reusing.lookup(op), locations);
       OpBuilder builder(op);
       Value value = op.getInput();
       for (const PlanStep &step : plan->steps)
@@ -236,6 +303,49 @@ struct LowerRedistributePass
       ++numRedistributes;
       numCollectives += plan->numCollectives();
     }
+  }
+
+  /// The remark of `explain` for `op`, lowered by `plan`; `reused` is the
+  /// earlier redistribution it starts from, if any.
+  void explainPlan(RedistributeOp op, const ::dt::Plan &plan,
+                   const MeshInfo &mesh, Operation *reused,
+                   const DenseMap<Operation *, LocationAttr> &locations) {
+    ShardingAttr source = op.getSourceSharding();
+    ShardingAttr target = op.getTargetSharding();
+    RankedTensorType type = op.getType();
+    std::string shape;
+    llvm::raw_string_ostream os(shape);
+    llvm::interleave(type.getShape(), os, "x");
+    os << "x" << type.getElementType();
+    InFlightDiagnostic remark = mlir::emitRemark(op.getLoc());
+    remark << placementList(source) << " -> " << placementList(target) << " of "
+           << shape << ": " << describePlan(plan, mesh);
+    if (reused) {
+      std::string where = fileLineColumn(locations.lookup(reused));
+      remark << ", starting from the redistribution to "
+             << placementList(source) << (where.empty() ? "" : " at " + where);
+      return;
+    }
+    ::dt::PlanProblem problem{
+        std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+        elementBytes(type.getElementType()),
+        std::vector<int64_t>(mesh.shape.begin(), mesh.shape.end()),
+        mesh.topology};
+    std::vector<Placement> from(source.getPlacements().begin(),
+                                source.getPlacements().end());
+    std::vector<Placement> to(target.getPlacements().begin(),
+                              target.getPlacements().end());
+    ::dt::Plan greedy = ::dt::greedyPerAxisPlan(problem, from, to);
+    if (llvm::equal(greedy.steps, plan.steps,
+                    [](const PlanStep &a, const PlanStep &b) {
+                      return a.str() == b.str();
+                    }))
+      return;
+    remark << "; DTensor's per-axis plan: " << describePlan(greedy, mesh);
+    // It ignores how several axes on one dim nest: a step on an axis that
+    // is not the innermost of its dim gives another layout.
+    if (!::dt::isValidPlan(problem, from, to, greedy))
+      remark << ", invalid here: it ignores how several axes nest on one dim";
   }
 };
 } // namespace

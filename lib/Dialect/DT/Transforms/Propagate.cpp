@@ -29,7 +29,6 @@
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/Path.h"
 
 #include <limits>
 #include <map>
@@ -934,13 +933,11 @@ LogicalResult FunctionPropagation::run() {
 static std::string describeValue(Value value) {
   if (auto arg = dyn_cast<BlockArgument>(value))
     return "argument #" + std::to_string(arg.getArgNumber());
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (auto loc = dyn_cast<FileLineColLoc>(value.getLoc()))
-    os << llvm::sys::path::filename(loc.getFilename().getValue()) << ":"
-       << loc.getLine() << ":" << loc.getColumn();
-  else
-    os << "the " << value.getDefiningOp()->getName() << " result";
+  std::string text = fileLineColumn(value.getLoc());
+  if (text.empty())
+    text =
+        ("the " + value.getDefiningOp()->getName().getStringRef() + " result")
+            .str();
   return text;
 }
 

@@ -3,7 +3,9 @@
 #include "dt/Dialect/DT/Transforms/ShardingCost.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 using namespace mlir;
 using namespace mlir::dt;
@@ -213,4 +215,35 @@ double mlir::dt::rankComputeSeconds(const OpWork &work, Operation *op,
     if (rule.isTensorResult(j))
       addTensor(op->getResult(j).getType(), true, j);
   return mesh.topology.device().seconds(flops, bytes, work.elementBits);
+}
+
+std::string mlir::dt::fileLineColumn(Location loc) {
+  auto file = dyn_cast<FileLineColLoc>(loc);
+  if (!file)
+    return "";
+  return (llvm::sys::path::filename(file.getFilename().getValue()) + ":" +
+          Twine(file.getLine()) + ":" + Twine(file.getColumn()))
+      .str();
+}
+
+std::string mlir::dt::formatBytes(double bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  while (bytes >= 1024 && unit < 4) {
+    bytes /= 1024;
+    ++unit;
+  }
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%.1f %s", bytes, units[unit]);
+  return text;
+}
+
+std::string mlir::dt::formatSeconds(double seconds) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (seconds < 1e-3)
+    os << llvm::format("%.1f us", seconds * 1e6);
+  else
+    os << llvm::format("%.2f ms", seconds * 1e3);
+  return text;
 }

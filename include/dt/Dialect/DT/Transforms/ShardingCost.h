@@ -137,6 +137,16 @@ double rankComputeSeconds(const OpWork &work, Operation *op,
                           const ShardingRule &rule, const MeshInfo &mesh,
                           ArrayRef<AxisChoice> strategy);
 
+/// `f.mlir:12:8` for a file location (the file's name without its
+/// directory); empty for others.
+std::string fileLineColumn(Location loc);
+
+/// `bytes` for people: `1.5 KiB`, `24.0 MiB`.
+std::string formatBytes(double bytes);
+
+/// `seconds` for people: `18.1 us` below a millisecond, else `1.25 ms`.
+std::string formatSeconds(double seconds);
+
 } // namespace mlir::dt
 
 #endif // DT_DIALECT_DT_TRANSFORMS_SHARDINGCOST_H
