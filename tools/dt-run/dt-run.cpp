@@ -392,6 +392,7 @@ void printProfile(const RunStats &stats, int repeat) {
   // the same runs; "-" where the artifact has none.
   double collectives = 0, modelled = 0;
   bool allModelled = true;
+  double fastestCollectives = 0;
   for (const Site &site : sites) {
     double sum = 0, fastest = site.seconds.front();
     for (double t : site.seconds) {
@@ -400,6 +401,7 @@ void printProfile(const RunStats &stats, int repeat) {
     }
     double mean = sum / site.seconds.size();
     collectives += mean;
+    fastestCollectives += fastest;
     std::string sizes = absl::StrCat(bytesString(site.bytesIn), " -> ",
                                      bytesString(site.bytesOut));
     double runsPerCall = static_cast<double>(site.runs) / repeat;
@@ -423,6 +425,17 @@ void printProfile(const RunStats &stats, int repeat) {
               1e6 * collectives, expected.c_str(), 1e6 * entry,
               entry > 0 ? 100 * collectives / entry : 0.0,
               1e6 * std::max(0.0, entry - collectives));
+  // Against the fastest ranks' times, the closest to the transfers alone: a
+  // model off by more than 3x plans for another machine.
+  if (allModelled && modelled > 0 && fastestCollectives > 0) {
+    double ratio = fastestCollectives / modelled;
+    if (ratio > 3 || ratio < 1.0 / 3)
+      std::printf("  the model is %.1fx %s the fastest ranks' %.1f us: "
+                  "scripts/calibrate-topology.py fits the links to this "
+                  "machine (dt-compile --topology)\n",
+                  ratio > 1 ? ratio : 1 / ratio,
+                  ratio > 1 ? "below" : "above", 1e6 * fastestCollectives);
+  }
 }
 
 absl::Status writeResults(const std::string &dir,
