@@ -107,21 +107,25 @@ static bool mergeSummedReductions(Operation *op) {
   return true;
 }
 
+/// A `type` tensor on `mesh`, as the planner sees it.
+static ::dt::PlanProblem planProblem(RankedTensorType type,
+                                     const MeshInfo &mesh) {
+  return {std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+          elementBytes(type.getElementType()),
+          std::vector<int64_t>(mesh.shape.begin(), mesh.shape.end()),
+          mesh.topology};
+}
+
+static std::vector<Placement> placementsOf(ShardingAttr sharding) {
+  return {sharding.getPlacements().begin(), sharding.getPlacements().end()};
+}
+
 /// The cheapest plan that moves a `type` tensor from `from` to `to`.
 static std::optional<::dt::Plan> planFor(RankedTensorType type,
                                          const MeshInfo &mesh,
                                          ShardingAttr from, ShardingAttr to) {
-  ::dt::PlanProblem problem{
-      std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
-      elementBytes(type.getElementType()),
-      std::vector<int64_t>(mesh.shape.begin(), mesh.shape.end()),
-      mesh.topology};
-  return ::dt::planRedistribution(
-      problem,
-      std::vector<Placement>(from.getPlacements().begin(),
-                             from.getPlacements().end()),
-      std::vector<Placement>(to.getPlacements().begin(),
-                             to.getPlacements().end()));
+  return ::dt::planRedistribution(planProblem(type, mesh), placementsOf(from),
+                                  placementsOf(to));
 }
 
 /// `[S(0), R]`.
@@ -140,9 +144,7 @@ static std::string describeStep(const PlanStep &step, const MeshInfo &mesh) {
   std::string text;
   llvm::raw_string_ostream os(text);
   auto reduction = [&] { return ::dt::reductionKindName(step.reduction); };
-  os << '"' << mesh.axisNames[step.axis] << '"';
-  std::string axis = text;
-  text.clear();
+  std::string axis = "\"" + mesh.axisNames[step.axis] + "\"";
   switch (step.kind) {
   case PlanStep::Kind::AllGather:
     os << "all_gather on " << axis << " dim " << step.dim;
@@ -326,15 +328,9 @@ struct LowerRedistributePass
              << placementList(source) << (where.empty() ? "" : " at " + where);
       return;
     }
-    ::dt::PlanProblem problem{
-        std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
-        elementBytes(type.getElementType()),
-        std::vector<int64_t>(mesh.shape.begin(), mesh.shape.end()),
-        mesh.topology};
-    std::vector<Placement> from(source.getPlacements().begin(),
-                                source.getPlacements().end());
-    std::vector<Placement> to(target.getPlacements().begin(),
-                              target.getPlacements().end());
+    ::dt::PlanProblem problem = planProblem(type, mesh);
+    std::vector<Placement> from = placementsOf(source),
+                           to = placementsOf(target);
     ::dt::Plan greedy = ::dt::greedyPerAxisPlan(problem, from, to);
     if (llvm::equal(greedy.steps, plan.steps,
                     [](const PlanStep &a, const PlanStep &b) {
