@@ -61,6 +61,8 @@ public:
 
   unsigned numDecided = 0;
   unsigned numRedistributions = 0;
+  /// How often an op asked again as if its all_reduces had partners.
+  unsigned numSecondLooks = 0;
 
 private:
   LogicalResult seed();
@@ -70,10 +72,6 @@ private:
   bool decideBranch(scf::IfOp branch, bool force);
   bool decideWhile(scf::WhileOp loop, bool force);
   bool decideCall(func::CallOp call, bool force);
-  /// Whether an op not decided yet may still make a partner for the
-  /// all_reduce of `value` made for `user` (reductionPartner's arguments)
-  /// when `op` decides.
-  bool mayGetPartner(Value value, Operation *user, Operation *op) const;
   /// Whether `op`, which chose `chosen`, would choose otherwise if its
   /// all_reduces that may still get a partner had one: then it waits for
   /// a later sweep. Once the others have had their turn (a sweep with no
@@ -82,8 +80,6 @@ private:
                       const StrategyContext &known,
                       ArrayRef<AxisChoice> chosen);
   void assign(Value value, ShardingAttr sharding);
-  Value reductionPartner(Value value, Operation *user, unsigned axis,
-                         Placement partial);
   ShardingAttr requestFor(OpOperand &use);
   ShardingAttr makeSharding(ArrayRef<Placement> placements) {
     return ShardingAttr::get(func.getContext(), meshRef, placements);
@@ -134,6 +130,14 @@ private:
   /// around it.
   std::pair<Block *, Window> reductionWindow(Value value,
                                              Operation *user) const;
+  /// The partial value, if any, whose all_reduce one of `value` on mesh
+  /// axis `axis` out of `partial`, with `window` in `block`
+  /// (reductionWindow), would run in one call with.
+  Value reductionPartner(Value value, Block *block, Window window,
+                         unsigned axis, Placement partial);
+  /// Whether an op other than `op`, not decided yet, may still make a
+  /// partner for an all_reduce with `window` in `block`.
+  bool mayGetPartner(Block *block, Window window, Operation *op) const;
   /// Every op's position in its block (the IR does not change until
   /// rewrite()).
   DenseMap<Operation *, int64_t> positions;
@@ -204,7 +208,7 @@ public:
         call, call.getCalleeAttr());
   }
 
-  unsigned numDecided = 0, numRedistributions = 0;
+  unsigned numDecided = 0, numRedistributions = 0, numSecondLooks = 0;
 
 private:
   enum class State { InProgress, Done };
@@ -338,9 +342,9 @@ FunctionPropagation::reductionWindow(Value value, Operation *user) const {
   return {block, window};
 }
 
-Value FunctionPropagation::reductionPartner(Value value, Operation *user,
-                                            unsigned axis, Placement partial) {
-  auto [block, window] = reductionWindow(value, user);
+Value FunctionPropagation::reductionPartner(Value value, Block *block,
+                                            Window window, unsigned axis,
+                                            Placement partial) {
   if (window.firstUse == std::numeric_limits<int64_t>::max())
     return {}; // Nobody reads it: nothing to reduce.
   auto it = partials.find(block);
@@ -552,9 +556,10 @@ bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
   if (combine)
     known.reductionPartner = [&](Value value, Operation *user, unsigned axis,
                                  Placement partial) {
-      Value partner = reductionPartner(value, user, axis, partial);
+      auto [block, window] = reductionWindow(value, user);
+      Value partner = reductionPartner(value, block, window, axis, partial);
       if (!partner && !force && !mayJoinLater)
-        mayJoinLater = mayGetPartner(value, user, op);
+        mayJoinLater = mayGetPartner(block, window, op);
       return partner;
     };
 
@@ -596,13 +601,12 @@ bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
   return true;
 }
 
-bool FunctionPropagation::mayGetPartner(Value value, Operation *user,
+bool FunctionPropagation::mayGetPartner(Block *block, Window window,
                                         Operation *op) const {
   // A partner would be made by a contraction or reduction of the
   // all_reduce's block, not decided yet, inside the all_reduce's window (one
   // made before it and read after is almost always decided by then: the
   // sweeps go in program order).
-  auto [block, window] = reductionWindow(value, user);
   auto it = undecidedReductions.find(block);
   if (it == undecidedReductions.end())
     return false;
@@ -624,10 +628,12 @@ bool FunctionPropagation::wouldJoinLater(Operation *op,
   StrategyContext hopeful = known;
   hopeful.reductionPartner = [&](Value value, Operation *user, unsigned axis,
                                  Placement partial) {
-    if (Value partner = reductionPartner(value, user, axis, partial))
+    auto [block, window] = reductionWindow(value, user);
+    if (Value partner = reductionPartner(value, block, window, axis, partial))
       return partner;
-    return mayGetPartner(value, user, op) ? value : Value();
+    return mayGetPartner(block, window, op) ? value : Value();
   };
+  ++numSecondLooks;
   FailureOr<SmallVector<AxisChoice>> hoped =
       chooseStrategy(op, rule, mesh, hopeful);
   return succeeded(hoped) && ArrayRef<AxisChoice>(*hoped) != chosen;
@@ -1212,6 +1218,7 @@ LogicalResult ModulePropagation::propagate(func::FuncOp func,
     return failure();
   numDecided += propagation.numDecided;
   numRedistributions += propagation.numRedistributions;
+  numSecondLooks += propagation.numSecondLooks;
   states[func] = State::Done;
   return success();
 }
@@ -1231,6 +1238,7 @@ struct PropagatePass
         return signalPassFailure();
     numValuesDecided += propagation.numDecided;
     numRedistributes += propagation.numRedistributions;
+    numSecondLooks += propagation.numSecondLooks;
     if (failed(verifyEncodingsPreserved(module)))
       signalPassFailure();
   }

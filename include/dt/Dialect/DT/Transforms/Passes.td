@@ -99,7 +99,10 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
     Statistic<"numValuesDecided", "values-decided",
               "Number of tensor values given a sharding">,
     Statistic<"numRedistributes", "redistributes-inserted",
-              "Number of dt.redistribute ops inserted for op operands">
+              "Number of dt.redistribute ops inserted for op operands">,
+    Statistic<"numSecondLooks", "second-looks",
+              "Number of times an op priced its choices again as if its "
+              "all_reduces had partners (it waits when that changes them)">
   ];
 }
 
