@@ -146,10 +146,14 @@ mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
   // Propagation prices all_reduces that will share a call as such, unless
   // they will not.
   global.addPass(createPropagatePass(
-      {options.topology, /*explain=*/false, options.combineCollectives}));
+      {options.topology, options.explain, options.combineCollectives}));
   global.addPass(createInsertRedistributePass({options.topology}));
   global.addPass(createCheckPass());
-  global.addPass(createLowerRedistributePass({options.topology}));
+  if (options.explain)
+    global.addPass(createCostReportPass(
+        {/*json=*/false, options.combineCollectives, options.topology}));
+  global.addPass(
+      createLowerRedistributePass({options.topology, options.explain}));
   global.addPass(createCSEPass());
   if (failed(global.run(*spmd)))
     return failure();

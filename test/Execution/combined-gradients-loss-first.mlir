@@ -9,6 +9,16 @@
 // PLAN: tensor.concat dim(0) {{.*}} : (tensor<4096xf32>, tensor<4096xf32>, tensor<256xf32>, tensor<1xf32>) -> tensor<8449xf32>
 // PLAN-NEXT: dt.all_reduce %{{.*}} on @mesh ["dp"] sum {dt.combined = 4 : i64} : tensor<8449xf32> -> tensor<8449xf32>
 // PLAN-NOT: dt.all_
+// dt-compile --explain says so while it compiles: the remarks of
+// propagation and of the planner, and the cost report.
+// RUN: dt-compile --explain %s -o %t.so > %t.report 2> %t.remarks
+// RUN: FileCheck %s --check-prefix=REMARKS < %t.remarks
+// RUN: FileCheck %s --check-prefix=REPORT < %t.report
+// REMARKS: remark: linalg.reduce, mesh axis "dp": chose (S(0), P(sum)) -> P(sum) [0.0 us, its all_reduce in one call with that of combined-gradients-loss-first.mlir:{{[0-9]+}}:{{[0-9]+}}] over (R, R) -> R
+// REMARKS: remark: [P(sum)] -> [R] of 256xf32: all_reduce on "dp" sum [{{[0-9.]+}} us, 1.0 KiB per rank]
+// REPORT: dt-cost-report @main on @mesh [dp=2]
+// REPORT: total: 4 collectives in 1 call, 33.0 KiB per rank
+// RUN: dt-run %t.so --seed 0 --verify | FileCheck %s --check-prefix=VERIFY
 // RUN: dt-run %s --seed 0 --verify --profile | FileCheck %s --check-prefix=VERIFY
 // RUN: %if mpi %{ %mpirun -np 2 dt-run %s --backend=mpi --seed 0 --verify | FileCheck %s --check-prefix=VERIFY %}
 // RUN: dt-compile --target=cuda --emulate-gpu %s -o %t.emu.so

@@ -9,6 +9,8 @@
 // MISSING: dt-compile: cannot open input file '{{.*}}missing.mlir'
 // RUN: not dt-compile %s 2>&1 | FileCheck %s --check-prefix=OUTPUT
 // OUTPUT: dt-compile: a shared object needs an output path: -o FILE.so
+// RUN: not dt-compile --explain --emit=description %s 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// EXPLAIN: dt-compile: --explain prints the cost report on stdout: write the output elsewhere with -o FILE
 // --help lists dt-compile's options, not the ones LLVM's libraries register.
 // RUN: dt-compile --help | FileCheck %s --check-prefix=HELP
 // HELP: dt-compile options:

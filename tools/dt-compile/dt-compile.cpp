@@ -1,7 +1,7 @@
 //===- dt-compile.cpp - .mlir -> native artifact --------------------------===//
 //
 // dt-compile prog.mlir -o prog.so [--target=cpu|cuda] [--gpu-arch=sm_90]
-//            [--topology=FILE]
+//            [--topology=FILE] [--explain]
 //            [--emit=so|llvm|spmd-mlir|description] [-O<n>] [--mcpu=CPU]
 //
 //===----------------------------------------------------------------------===//
@@ -74,6 +74,12 @@ llvm::cl::opt<bool> combineCollectives(
 llvm::cl::opt<std::string>
     topology("topology", llvm::cl::desc("Topology file for the cost model"),
              llvm::cl::init(""), llvm::cl::cat(options));
+llvm::cl::opt<bool> explain(
+    "explain",
+    llvm::cl::desc("Say why: a remark for each op's sharding choice and each "
+                   "redistribution's plan (stderr), and the cost report "
+                   "(stdout)"),
+    llvm::cl::init(false), llvm::cl::cat(options));
 llvm::cl::opt<std::string> cpu("mcpu",
                                llvm::cl::desc("Target CPU (default: native)"),
                                llvm::cl::init("native"),
@@ -161,6 +167,9 @@ int main(int argc, char **argv) {
     return fail(toolkitError);
   if (emit == Emit::SharedObject && outputFile == "-")
     return fail("a shared object needs an output path: -o FILE.so");
+  if (explain && outputFile == "-")
+    return fail("--explain prints the cost report on stdout: write the "
+                "output elsewhere with -o FILE");
 
   // The CPU pipeline names upstream passes by their registered names.
   dt::registerAllDTPasses();
@@ -195,6 +204,7 @@ int main(int argc, char **argv) {
   options.emulateGPU = emulateGPU;
   options.boundsChecks = boundsChecks;
   options.combineCollectives = combineCollectives;
+  options.explain = explain;
   options.gpuKernelsAnySize = gpuKernelsAnySize;
   if (emulateGPU && target != "cuda")
     return fail("--emulate-gpu goes with --target=cuda");
