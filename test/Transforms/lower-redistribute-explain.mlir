@@ -47,3 +47,13 @@ func.func @reuse(%a: tensor<8x8xf32, #dt.sharding<@mesh, [P(sum), R]>>)
   %c = dt.redistribute %a : tensor<8x8xf32, #dt.sharding<@mesh, [P(sum), R]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [S(1), R]>>
   return %b, %c : tensor<8x8xf32, #dt.sharding<@mesh, [R, R]>>, tensor<8x8xf32, #dt.sharding<@mesh, [S(1), R]>>
 }
+
+// -----
+
+// A scalar's shape is its element type.
+dt.mesh @mesh = <["x" = 2]>
+// CHECK: remark: [P(sum)] -> [R] of f32: all_reduce on "x" sum [6.0 us, 4.0 B per rank]{{$}}
+func.func @scalar(%a: tensor<f32, #dt.sharding<@mesh, [P(sum)]>>) -> tensor<f32, #dt.sharding<@mesh, [R]>> {
+  %b = dt.redistribute %a : tensor<f32, #dt.sharding<@mesh, [P(sum)]>> -> tensor<f32, #dt.sharding<@mesh, [R]>>
+  return %b : tensor<f32, #dt.sharding<@mesh, [R]>>
+}

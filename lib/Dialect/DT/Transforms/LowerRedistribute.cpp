@@ -317,8 +317,9 @@ struct LowerRedistributePass
     RankedTensorType type = op.getType();
     std::string shape;
     llvm::raw_string_ostream os(shape);
-    llvm::interleave(type.getShape(), os, "x");
-    os << "x" << type.getElementType();
+    for (int64_t extent : type.getShape())
+      os << extent << "x";
+    os << type.getElementType();
     InFlightDiagnostic remark = mlir::emitRemark(op.getLoc());
     remark << placementList(source) << " -> " << placementList(target) << " of "
            << shape << ": " << describePlan(plan, mesh);
