@@ -169,7 +169,7 @@ mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
     // On the CUDA target each collective runs beside the compute after it
     // (dt-overlap-collectives), an overlap combining can cost.
     local.addPass(createCombineCollectivesPass(
-        {options.topology, options.target == Target::CUDA}));
+        {options.topology, options.target == Target::CUDA, options.explain}));
   // What each collective should take, for dt-run --profile to compare.
   local.addPass(createPriceCollectivesPass({options.topology}));
   if (failed(buildLowering(local, "dt_spmd_", options)) ||

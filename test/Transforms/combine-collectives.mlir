@@ -1,5 +1,15 @@
 // RUN: dt-opt %s -split-input-file -dt-combine-collectives -verify-diagnostics | FileCheck %s
 // RUN: dt-opt %s -split-input-file -dt-combine-collectives=overlap=true -verify-diagnostics | FileCheck %s --check-prefix=OVERLAP
+// With explain, a remark per call of several collectives (its time against
+// theirs apart) and per collective kept out of the call open before it, with
+// the reason: windows that do not overlap, an input that is that call's
+// result, or a call that would cost more. (The run fails: @global's error.)
+// RUN: not dt-opt %s -split-input-file -dt-combine-collectives=explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// EXPLAIN: combine-collectives.mlir:35:9: remark: 2 x all_reduce on ["dp"] in one call: 6.1 us against 12.0 us apart
+// EXPLAIN: combine-collectives.mlir:101:8: remark: all_reduce on ["dp"] not in one call with the one at combine-collectives.mlir:99:8: that call's result is read before this one's input is ready
+// EXPLAIN: combine-collectives.mlir:116:8: remark: all_reduce on ["dp"] not in one call with the one at combine-collectives.mlir:115:8: it reads that call's result
+// EXPLAIN: combine-collectives.mlir:164:9: remark: all_reduce on ["dp"] not in one call with the one at combine-collectives.mlir:163:9: one call would take {{[0-9.]+}} us against {{[0-9.]+}} us apart
+// EXPLAIN: combine-collectives.mlir:254:9: remark: 2 x all_gather on ["dp"] in one call: 9.0 us against 18.0 us apart
 
 // Two gradients' all_reduces, each latency-bound (16 KiB and 128 B on
 // dp = 2), become one, right after the last input is made (later than

@@ -39,8 +39,9 @@ struct CompileOptions {
   bool combineCollectives = true;
   /// Topology file for the cost model (empty: the documented defaults).
   std::string topology;
-  /// Say why: a remark per op's sharding choice (dt-propagate=explain) and
-  /// per redistribution's plan (dt-lower-redistribute=explain), and the
+  /// Say why: a remark per op's sharding choice (dt-propagate=explain), per
+  /// redistribution's plan (dt-lower-redistribute=explain) and per combined
+  /// call or collective kept apart (dt-combine-collectives=explain), and the
   /// cost report of the global program on stdout.
   bool explain = false;
   /// LLVM optimization level, 0-3.

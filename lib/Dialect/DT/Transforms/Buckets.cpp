@@ -91,16 +91,23 @@ double Bucket::seconds() const {
          lostOverlap(readies, ready);
 }
 
-bool Bucket::accepts(const BucketCandidate &c) const {
-  if (llvm::is_contained(members, c.ready) ||
-      !fits(laterReady(ready, c.ready), earlierUse(firstUse, c.firstUse)))
-    return false;
+Bucket::Refusal Bucket::refusal(const BucketCandidate &c, double *combined,
+                                double *apart) const {
+  if (llvm::is_contained(members, c.ready))
+    return Refusal::ReadsMember;
+  if (!fits(laterReady(ready, c.ready), earlierUse(firstUse, c.firstUse)))
+    return Refusal::Windows;
   SmallVector<std::pair<Operation *, double>> joined(readies);
   joined.push_back({c.ready, collectiveSeconds(c.bytes)});
-  double combined = collectiveSeconds(bytes + c.bytes) +
+  double together = collectiveSeconds(bytes + c.bytes) +
                     copySeconds(device, copyBytes + c.copied) +
                     lostOverlap(joined, laterReady(ready, c.ready));
-  return combined < seconds() + collectiveSeconds(c.bytes);
+  double separate = seconds() + collectiveSeconds(c.bytes);
+  if (combined)
+    *combined = together;
+  if (apart)
+    *apart = separate;
+  return together < separate ? Refusal::None : Refusal::Costlier;
 }
 
 void Bucket::add(const BucketCandidate &c) {
@@ -121,9 +128,15 @@ void Bucket::add(const BucketCandidate &c) {
 
 size_t Bucketing::offer(const BucketCandidate &c) {
   auto it = open.find(c.key);
-  if (it != open.end() && all[it->second].accepts(c)) {
-    all[it->second].add(c);
-    return it->second;
+  if (it != open.end()) {
+    const Bucket &bucket = all[it->second];
+    Apart kept{c.op, bucket.members.front(), Bucket::Refusal::None};
+    kept.refusal = bucket.refusal(c, &kept.combined, &kept.apart);
+    if (kept.refusal == Bucket::Refusal::None) {
+      all[it->second].add(c);
+      return it->second;
+    }
+    apart.push_back(kept);
   }
   open[c.key] = all.size();
   all.emplace_back().add(c);

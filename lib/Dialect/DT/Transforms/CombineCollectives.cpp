@@ -137,9 +137,59 @@ struct CombineCollectivesPass
       candidate.timeline = overlap ? &*timeline : nullptr;
       bucketing.offer(candidate);
     }
+    if (explain)
+      explainBuckets(bucketing);
     for (const Bucket &bucket : bucketing.buckets())
       combine(block, bucket);
     return success();
+  }
+
+  /// `all_reduce on ["dp"]`: what `op` is, for explanations.
+  static std::string describe(Operation *op) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << ::dt::collectiveKindName(*collectiveKindOf(op)) << " on "
+       << op->getAttr("axes");
+    return text;
+  }
+
+  /// The remarks of `explain`: each call of several collectives, with its
+  /// time against theirs apart, and each collective that could not join
+  /// the bucket open before it, with the reason.
+  void explainBuckets(const Bucketing &bucketing) {
+    for (const Bucket &bucket : bucketing.buckets()) {
+      if (bucket.members.size() < 2)
+        continue;
+      double apart = 0;
+      for (auto [ready, seconds] : bucket.readies)
+        apart += seconds;
+      Operation *first = bucket.members.front();
+      InFlightDiagnostic remark = emitRemark(first->getLoc());
+      remark << bucket.members.size() << " x " << describe(first)
+             << " in one call: " << formatSeconds(bucket.seconds())
+             << " against " << formatSeconds(apart) << " apart";
+    }
+    for (const Bucketing::Apart &kept : bucketing.kept()) {
+      InFlightDiagnostic remark = emitRemark(kept.op->getLoc());
+      std::string where = fileLineColumn(kept.openFirst->getLoc());
+      remark << describe(kept.op) << " not in one call with the one at "
+             << (where.empty() ? "an earlier place" : where) << ": ";
+      switch (kept.refusal) {
+      case Bucket::Refusal::ReadsMember:
+        remark << "it reads that call's result";
+        break;
+      case Bucket::Refusal::Windows:
+        remark << "that call's result is read before this one's input is "
+                  "ready";
+        break;
+      case Bucket::Refusal::Costlier:
+        remark << "one call would take " << formatSeconds(kept.combined)
+               << " against " << formatSeconds(kept.apart) << " apart";
+        break;
+      case Bucket::Refusal::None:
+        break;
+      }
+    }
   }
 
   /// The collective `op` is, when it can join a bucket (isCombinable).

@@ -112,10 +112,15 @@ struct Bucket {
   /// The modelled time of the bucket as it stands: one call, the copies and
   /// the overlap lost (a bucket of one is the collective alone).
   double seconds() const;
-  /// Whether `c` can run with the bucket, for less than on its own. One
-  /// whose input is a member's result cannot (the windows do not see that:
-  /// the member's first reader is the collective itself).
-  bool accepts(const BucketCandidate &c) const;
+  /// Why a collective does not join a bucket.
+  enum class Refusal { None, Windows, ReadsMember, Costlier };
+  /// Whether `c` can run with the bucket, for less than on its own, and if
+  /// not, why. One whose input is a member's result cannot (the windows do
+  /// not see that: the member's first reader is the collective itself).
+  /// With `combined` and `apart`, the times of one call and of the bucket
+  /// and `c` apart (when the windows allow one call).
+  Refusal refusal(const BucketCandidate &c, double *combined = nullptr,
+                  double *apart = nullptr) const;
   void add(const BucketCandidate &c);
 };
 
@@ -124,13 +129,23 @@ struct Bucket {
 /// bucket accepts it; otherwise that bucket closes and a new one starts.
 class Bucketing {
 public:
+  /// A collective that started a bucket while another of its key was open:
+  /// why it did not join that one (for explanations).
+  struct Apart {
+    Operation *op, *openFirst;
+    Bucket::Refusal refusal;
+    double combined = 0, apart = 0;
+  };
+
   /// Puts `c` in a bucket; returns that bucket's index.
   size_t offer(const BucketCandidate &c);
   ArrayRef<Bucket> buckets() const { return all; }
+  ArrayRef<Apart> kept() const { return apart; }
 
 private:
   SmallVector<Bucket> all;
   DenseMap<BucketKey, size_t> open;
+  SmallVector<Apart> apart;
 };
 
 } // namespace mlir::dt

@@ -354,7 +354,10 @@ def CombineCollectivesPass : Pass<"dt-combine-collectives", "ModuleOp"> {
            "File describing the links of mesh axes (see docs/Design.md)">,
     Option<"overlap", "overlap", "bool", /*default=*/"false",
            "Collectives run beside compute (the CUDA target): count the "
-           "overlap a combined member loses">
+           "overlap a combined member loses">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit a remark per combined call, and per collective kept apart "
+           "from an open bucket with the reason">
   ];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
   let statistics = [
