@@ -67,6 +67,12 @@ def placements(axes, axis, placement):
                            for i in range(len(axes))) + "]"
 
 
+def elements(size, n):
+    """The f32 elements of a collective of about `size` bytes on n ranks: a
+    multiple of n, at least n."""
+    return max(n, size // 4 // n * n)
+
+
 def collectives_program(axes, axis, sizes):
     """A function returning, for each size S (bytes), an all_reduce and an
     all_gather of S bytes of f32 on mesh axis `axis` alone, in that order,
@@ -76,7 +82,7 @@ def collectives_program(axes, axis, sizes):
     args, results, values = [], [], []
     replicated = placements(axes, axis, "R")
     for i, size in enumerate([4 * n] + sizes):
-        elems = max(n, size // 4 // n * n)
+        elems = elements(size, n)
         for kind, placement in (("r", "P(sum)"), ("g", "S(0)"))[:1 if i == 0 else 2]:
             ty = f"tensor<{elems}xf32>"
             args.append(f"%{kind}{i}: {ty} {{dt.sharding = #dt.sharding<@mesh, "
@@ -168,10 +174,17 @@ def seconds_per_call(output):
     return times[len(times) // 2]
 
 
+def ring_terms(kind, size, n):
+    """The ring formula's latency steps and bytes on the wire per rank for a
+    collective of `size` bytes on n ranks: time = steps alpha + wire / B."""
+    steps = (n - 1) * (2 if kind == "all_reduce" else 1)
+    return steps, steps / n * size
+
+
 def ring_seconds(kind, size, n, alpha, bandwidth):
     """The cost model's time of a ring collective of `size` bytes on n ranks."""
-    steps = (n - 1) * (2 if kind == "all_reduce" else 1)
-    return steps * alpha + steps / n * size / bandwidth
+    steps, wire = ring_terms(kind, size, n)
+    return steps * alpha + wire / bandwidth
 
 
 def fit_link(points, n):
@@ -181,8 +194,7 @@ def fit_link(points, n):
     each row divided by its t; a and b kept >= 0."""
     rows = []
     for kind, size, seconds in points:
-        steps = (n - 1) * (2 if kind == "all_reduce" else 1)
-        wire = steps / n * size
+        steps, wire = ring_terms(kind, size, n)
         rows.append((steps / seconds, wire / seconds, 1.0))
 
     def solve(use_a, use_b):
@@ -311,9 +323,9 @@ def main():
                     best[i] = min(best.get(i, seconds), seconds)
             points = []
             for i, size in enumerate(sizes):
-                elems = max(n, size // 4 // n * n)
-                points.append(("all_reduce", elems * 4, best[2 * i]))
-                points.append(("all_gather", elems * 4, best[2 * i + 1]))
+                size = elements(size, n) * 4
+                points.append(("all_reduce", size, best[2 * i]))
+                points.append(("all_gather", size, best[2 * i + 1]))
             alpha, bandwidth = fit_link(points, n)
             lines.append(f"# {name} (n = {n}): measured, and the fit")
             for kind, size, seconds in points:

@@ -199,16 +199,8 @@ struct CombineCollectivesPass
     if (!kind)
       return std::nullopt;
     auto inType = cast<RankedTensorType>(op.getOperand(0).getType());
-    int64_t dim = 0;
-    bool even = true;
-    if (auto gather = dyn_cast<AllGatherOp>(op)) {
-      dim = gather.getDim();
-      even = !gather.getExtent();
-    } else if (auto scatter = dyn_cast<ReduceScatterOp>(op)) {
-      dim = scatter.getDim();
-      even = !scatter.getExtent();
-    }
-    if (!isCombinable(*kind, inType.getShape(), dim, even, groupSize))
+    CollectiveDim at = collectiveDimOf(&op);
+    if (!isCombinable(*kind, inType.getShape(), at.dim, at.even, groupSize))
       return std::nullopt;
     return kind;
   }

@@ -261,11 +261,7 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh,
     if (!kind)
       return;
     auto axes = op->getAttrOfType<ArrayAttr>("axes");
-    int64_t dim = 0;
-    if (auto gather = dyn_cast<AllGatherOp>(op))
-      dim = gather.getDim();
-    else if (auto scatter = dyn_cast<ReduceScatterOp>(op))
-      dim = scatter.getDim();
+    int64_t dim = collectiveDimOf(op).dim;
     auto inType = cast<RankedTensorType>(op->getOperand(0).getType());
     auto outType = cast<RankedTensorType>(op->getResult(0).getType());
     ShardingAttr in = getShardingEncoding(inType);

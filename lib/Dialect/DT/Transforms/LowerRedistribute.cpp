@@ -187,12 +187,12 @@ static std::string describePlan(const ::dt::Plan &plan, const MeshInfo &mesh) {
 /// A value redistributed for several users: a later redistribution starts
 /// from an earlier one's result when that costs less. A partial sum reduced
 /// to R for one user is then sliced for another (free), not reduced again.
-/// Each redistribution that does is recorded in `reusing`, with the one it
-/// starts from.
+/// Each redistribution that does is recorded in `reusing`, with where the
+/// one it starts from is.
 static LogicalResult
 reuseEarlierRedistributions(ArrayRef<RedistributeOp> redistributes,
                             MeshCache &meshes, DominanceInfo &dominance,
-                            DenseMap<Operation *, Operation *> &reusing) {
+                            DenseMap<Operation *, LocationAttr> &reusing) {
   llvm::MapVector<Value, SmallVector<RedistributeOp, 2>> bySource;
   for (RedistributeOp op : redistributes)
     bySource[op.getInput()].push_back(op);
@@ -223,7 +223,7 @@ reuseEarlierRedistributions(ArrayRef<RedistributeOp> redistributes,
       }
       if (from) {
         later.getInputMutable().assign(from.getResult());
-        reusing[later] = from;
+        reusing[later] = from.getLoc();
       }
     }
   }
@@ -270,16 +270,11 @@ struct LowerRedistributePass
       if (!erased.contains(op))
         redistributes.push_back(op);
     DominanceInfo dominance(getOperation());
-    DenseMap<Operation *, Operation *> reusing;
+    DenseMap<Operation *, LocationAttr> reusing;
     if (failed(reuseEarlierRedistributions(redistributes, meshes, dominance,
                                            reusing)))
       return signalPassFailure();
     numReused += reusing.size();
-    // Where each redistribution is, for explanations of later ones that
-    // start from it (it is gone by then).
-    DenseMap<Operation *, LocationAttr> locations;
-    for (auto [later, earlier] : reusing)
-      locations.try_emplace(earlier, earlier->getLoc());
     for (RedistributeOp op : redistributes) {
       ShardingAttr source = op.getSourceSharding();
       ShardingAttr target = op.getTargetSharding();
@@ -294,7 +289,7 @@ struct LowerRedistributePass
         return signalPassFailure();
       }
       if (explain)
-        explainPlan(op, *plan, *mesh, reusing.lookup(op), locations);
+        explainPlan(op, *plan, *mesh, reusing.lookup(op));
       OpBuilder builder(op);
       Value value = op.getInput();
       for (const PlanStep &step : plan->steps)
@@ -307,11 +302,10 @@ struct LowerRedistributePass
     }
   }
 
-  /// The remark of `explain` for `op`, lowered by `plan`; `reused` is the
-  /// earlier redistribution it starts from, if any.
+  /// The remark of `explain` for `op`, lowered by `plan`; `reused` is where
+  /// the earlier redistribution it starts from was, if it starts from one.
   void explainPlan(RedistributeOp op, const ::dt::Plan &plan,
-                   const MeshInfo &mesh, Operation *reused,
-                   const DenseMap<Operation *, LocationAttr> &locations) {
+                   const MeshInfo &mesh, LocationAttr reused) {
     ShardingAttr source = op.getSourceSharding();
     ShardingAttr target = op.getTargetSharding();
     RankedTensorType type = op.getType();
@@ -324,7 +318,7 @@ struct LowerRedistributePass
     remark << placementList(source) << " -> " << placementList(target) << " of "
            << shape << ": " << describePlan(plan, mesh);
     if (reused) {
-      std::string where = fileLineColumn(locations.lookup(reused));
+      std::string where = fileLineColumn(reused);
       remark << ", starting from the redistribution to "
              << placementList(source) << (where.empty() ? "" : " at " + where);
       return;

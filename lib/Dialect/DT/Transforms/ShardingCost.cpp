@@ -74,6 +74,14 @@ double mlir::dt::tensorBytes(RankedTensorType type) {
          static_cast<double>(elementBytes(type.getElementType()));
 }
 
+CollectiveDim mlir::dt::collectiveDimOf(Operation *op) {
+  if (auto gather = dyn_cast<AllGatherOp>(op))
+    return {gather.getDim(), !gather.getExtent()};
+  if (auto scatter = dyn_cast<ReduceScatterOp>(op))
+    return {scatter.getDim(), !scatter.getExtent()};
+  return {};
+}
+
 double mlir::dt::localRingBytes(CollectiveKind kind, RankedTensorType in,
                                 RankedTensorType out, int64_t groupSize) {
   switch (kind) {

@@ -57,6 +57,14 @@ AxisGroup axisGroup(const MeshInfo &mesh, ArrayAttr names);
 /// dt.all_to_all is; none for another op.
 std::optional<::dt::CollectiveKind> collectiveKindOf(Operation *op);
 
+/// The dim a dt.all_gather or dt.reduce_scatter gathers or scatters (0 for
+/// other collectives), and whether its pieces are even (no `extent`).
+struct CollectiveDim {
+  int64_t dim = 0;
+  bool even = true;
+};
+CollectiveDim collectiveDimOf(Operation *op);
+
 /// Bytes of one element of `type`'s element type (i1 counts as one byte).
 int64_t elementBytes(Type elementType);
 
