@@ -23,6 +23,11 @@ by side in one run, printing ratios against the targets.
 6. Gradient buckets: 16 gradients of 16 KiB, partial sums on dp=2, made
    replicated: compiled with dt-combine-collectives (one all_reduce) and
    without it (16), taking turns. Target: combined / separate <= 0.8.
+7. Exchanges: [S(0), S(0)] -> [R, S(0)] of a 4096x1024 f32 tensor on a 2x2
+   mesh (threads), compiled with dt.exchange (each rank copies the two
+   quarters of its half from their holders) and with --exchange=false (two
+   all_gathers and a slice: four times the bytes), taking turns. Target:
+   exchange / one-axis collectives <= 0.6.
 """
 
 import argparse
@@ -79,6 +84,18 @@ func.func @main(%x: tensor<4096x4096xf32> {{dt.sharding = #dt.sharding<@mesh, [{
 
 
 TOKENS, VOCAB, DIM = 8192, 16384, 1024
+
+
+def nested_rows():
+    """A tensor split over both axes of a 2x2 mesh, made split over the inner
+    one alone (the layout a tensor-parallel block wants after a
+    sequence-parallel one)."""
+    return '''dt.mesh @mesh = <["a" = 2, "b" = 2]>
+func.func @main(%x: tensor<4096x1024xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(0)]>})
+    -> (tensor<4096x1024xf32> {dt.sharding = #dt.sharding<@mesh, [R, S(0)]>}) {
+  return %x : tensor<4096x1024xf32>
+}
+'''
 
 
 def embedding():
@@ -253,6 +270,14 @@ def main():
         print(f"{GRADIENTS} gradients of 16 KiB reduced on dp=2: one combined all_reduce "
               f"min {combined_best*1e6:.1f} us, {GRADIENTS} separate min {separate_best*1e6:.1f} us")
 
+        exchanged = compile_program(tools, tmp, "exchange", nested_rows())
+        gathered = compile_program(tools, tmp, "exchange_off", nested_rows(),
+                                   ["--exchange=false"])
+        exchanged_best, gathered_best = best_of_turns(tools, (exchanged, gathered),
+                                                      args.repeat)
+        print(f"[S(0), S(0)] -> [R, S(0)] of 4096x1024 f32 on 2x2 (threads): one exchange "
+              f"min {exchanged_best*1e3:.2f} ms, gathers and a slice min {gathered_best*1e3:.2f} ms")
+
         print("\nratios (measured side by side in this run; best of the calls)")
         ratio = one_best / hand_best
         check("dt 1 rank / hand-written", f"{ratio:.3f}", "<= 1.15", ratio <= 1.15)
@@ -266,6 +291,8 @@ def main():
         check("gather with bounds checks / without", f"{cost:.3f}", "<= 1.10", cost <= 1.10)
         buckets = combined_best / separate_best
         check("combined all_reduce / separate ones", f"{buckets:.2f}", "<= 0.8", buckets <= 0.8)
+        moved = exchanged_best / gathered_best
+        check("exchange / one-axis collectives", f"{moved:.2f}", "<= 0.6", moved <= 0.6)
     return 1 if failures else 0
 
 

@@ -152,8 +152,10 @@ mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
   if (options.explain)
     global.addPass(createCostReportPass(
         {/*json=*/false, options.combineCollectives, options.topology}));
-  global.addPass(
-      createLowerRedistributePass({options.topology, options.explain}));
+  // The CUDA runtime has no point-to-point exchange (docs/CUDA.md).
+  global.addPass(createLowerRedistributePass(
+      {options.topology, options.explain,
+       options.exchange && options.target != Target::CUDA}));
   global.addPass(createCSEPass());
   if (failed(global.run(*spmd)))
     return failure();

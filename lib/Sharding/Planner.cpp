@@ -2,6 +2,8 @@
 
 #include "dt/Sharding/Planner.h"
 
+#include "dt/Sharding/Exchange.h"
+
 #include <algorithm>
 #include <functional>
 #include <queue>
@@ -33,6 +35,12 @@ std::string PlanStep::str() const {
   case Kind::ToPartial:
     return "to_partial(" + axisText + ", " +
            std::string(reductionKindName(reduction)) + ")";
+  case Kind::Exchange: {
+    std::string text = "exchange(-> [";
+    for (size_t a = 0; a < to.size(); ++a)
+      text += (a ? ", " : "") + to[a].str();
+    return text + "])";
+  }
   }
   return "";
 }
@@ -83,6 +91,7 @@ struct StepPricer {
       break;
     case PlanStep::Kind::LocalSlice:
     case PlanStep::Kind::ToPartial:
+    case PlanStep::Kind::Exchange: // Priced where it is made.
       break;
     }
     step.bytesPerRank = kind ? ringBytesPerRank(*kind, n, bytes) : 0;
@@ -117,6 +126,9 @@ std::vector<Placement> placementsAfter(const std::vector<Placement> &state,
     break;
   case PlanStep::Kind::ToPartial:
     next[step.axis] = Placement::partial(step.reduction);
+    break;
+  case PlanStep::Kind::Exchange:
+    next = step.to;
     break;
   }
   return next;
@@ -161,6 +173,40 @@ std::vector<PlanStep> stepsFrom(const State &state, int64_t rank,
       for (ReductionKind k : partialKinds)
         add(PlanStep::Kind::ToPartial, 0, 0, k);
     }
+  }
+  return steps;
+}
+
+/// The exchanges out of `state`, priced: to `target`, and to `target` with
+/// its partial axes replicated (a to_partial follows), where the exchange
+/// applies over more than one axis, the group is small enough to price,
+/// and some rank receives from another. An exchange costs one step more than a
+/// collective, so it never wins a tie with one.
+std::vector<PlanStep> exchangesFrom(const PlanProblem &problem,
+                                    const State &state, const State &target) {
+  std::vector<PlanStep> steps;
+  if (!problem.exchange)
+    return steps;
+  State replicated = target;
+  for (Placement &p : replicated)
+    if (p.isPartial())
+      p = Placement::replicate();
+  for (const State &to : {target, replicated}) {
+    // Within one axis's groups, its collectives move just the pieces.
+    if (to == state || !canExchange(problem.meshShape, state, to) ||
+        exchangeAxes(problem.meshShape, state, to).size() < 2 ||
+        (!steps.empty() && steps.back().to == to))
+      continue;
+    std::optional<ExchangeCost> cost =
+        exchangeCost(problem.globalShape, problem.elementBytes,
+                     problem.meshShape, problem.topology, state, to);
+    if (!cost || cost->peers == 0)
+      continue; // Too large to price, or local slices do it.
+    PlanStep step{PlanStep::Kind::Exchange};
+    step.to = to;
+    step.seconds = cost->seconds + 2 * kStepSeconds;
+    step.bytesPerRank = cost->bytesPerRank;
+    steps.push_back(std::move(step));
   }
   return steps;
 }
@@ -214,9 +260,13 @@ std::optional<Plan> planRedistribution(const PlanProblem &problem,
     if (key == goal)
       break;
     State state = best[key].state;
-    for (PlanStep step :
-         stepsFrom(state, rank, problem.meshShape, partialKinds)) {
+    std::vector<PlanStep> steps =
+        stepsFrom(state, rank, problem.meshShape, partialKinds);
+    for (PlanStep &step : steps)
       pricer.price(step, state);
+    for (PlanStep &exchange : exchangesFrom(problem, state, target))
+      steps.push_back(std::move(exchange));
+    for (const PlanStep &step : steps) {
       State next = placementsAfter(state, step);
       uint64_t nextKey = keyOf(next, rank);
       double total = seconds + step.seconds;
@@ -287,6 +337,12 @@ bool isValidPlan(const PlanProblem &problem, const std::vector<Placement> &sourc
                                       ReductionKind::Max, ReductionKind::Min};
   State state = source;
   for (const PlanStep &step : plan.steps) {
+    if (step.kind == PlanStep::Kind::Exchange) {
+      if (!canExchange(problem.meshShape, state, step.to))
+        return false;
+      state = step.to;
+      continue;
+    }
     std::vector<PlanStep> legal =
         stepsFrom(state, rank, problem.meshShape, kinds);
     bool found = std::any_of(legal.begin(), legal.end(), [&](const PlanStep &s) {

@@ -8,12 +8,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "Context.h"
+#include "dt/Sharding/Exchange.h"
 #include "dt/Sharding/ShardLayout.h"
 #include "dt/runtime.h"
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 
 #include <algorithm>
@@ -562,6 +564,122 @@ absl::Status Backend::localSlice(RankContext &rank, const Group &group,
   return absl::OkStatus();
 }
 
+//===----------------------------------------------------------------------===//
+// Exchanges
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// What a dt.exchange's layout text says: "1024x64 S(0),S(0) R,S(0)", the
+/// global shape, then the source and the target placements.
+struct ExchangeLayout {
+  std::vector<int64_t> shape;
+  std::vector<Placement> source, target;
+};
+
+absl::StatusOr<ExchangeLayout> parseExchangeLayout(absl::string_view text,
+                                                   const Mesh &mesh) {
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("exchange layout '", text, "': ", why));
+  };
+  std::vector<absl::string_view> fields = absl::StrSplit(text, ' ');
+  if (fields.size() != 3)
+    return bad("expected 'SHAPE SOURCE TARGET'");
+  ExchangeLayout layout;
+  for (absl::string_view extent : absl::StrSplit(fields[0], 'x')) {
+    int64_t value;
+    if (!absl::SimpleAtoi(extent, &value) || value < 0)
+      return bad(absl::StrCat("'", extent, "' is not an extent"));
+    layout.shape.push_back(value);
+  }
+  for (auto [field, placements] :
+       {std::pair{fields[1], &layout.source}, {fields[2], &layout.target}}) {
+    for (absl::string_view item : absl::StrSplit(field, ',')) {
+      std::optional<Placement> p =
+          parsePlacement(std::string_view(item.data(), item.size()));
+      if (!p || (p->isShard() &&
+                 p->dim() >= static_cast<int64_t>(layout.shape.size())))
+        return bad(absl::StrCat("'", item,
+                                "' is not a placement of a tensor "
+                                "of rank ",
+                                layout.shape.size()));
+      placements->push_back(*p);
+    }
+    if (placements->size() != mesh.shape.size())
+      return bad(absl::StrCat("needs one placement per axis of the mesh of ",
+                              mesh.shape.size(), " axes"));
+  }
+  if (!canExchange(mesh.shape, layout.source, layout.target))
+    return bad("the layouts differ in a partial axis or not at all");
+  return layout;
+}
+} // namespace
+
+absl::StatusOr<const ExchangeRoutes *>
+RankContext::exchangeRoutes(const Group &group, const char *layoutText) {
+  std::unique_ptr<ExchangeRoutes> &slot = exchanges_[layoutText];
+  if (slot)
+    return slot.get();
+  absl::StatusOr<ExchangeLayout> layout =
+      parseExchangeLayout(layoutText ? layoutText : "", mesh_);
+  if (!layout.ok())
+    return layout.status();
+  const std::vector<int64_t> &shape = layout->shape, &meshShape = mesh_.shape;
+  int32_t mask = 0;
+  for (int64_t axis : exchangeAxes(meshShape, layout->source, layout->target))
+    mask |= 1 << axis;
+  if (mask != group.mask)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "exchange layout '", layoutText, "' trades over the axes of mask ",
+        mask, ", but the call names mask ", group.mask));
+  absl::flat_hash_map<int64_t, int64_t> memberIndex;
+  for (int64_t j = 0; j < group.size(); ++j)
+    memberIndex[group.members[j]] = j;
+  auto routes = std::make_unique<ExchangeRoutes>();
+  auto offsetIn = [](const ShardBox &part, const ShardBox &piece) {
+    std::vector<int64_t> at = part.offset;
+    for (size_t d = 0; d < at.size(); ++d)
+      at[d] -= piece.offset[d];
+    return at;
+  };
+  auto sourceBox = [&](int64_t r) {
+    return shardBox(shape, meshShape, layout->source, meshCoords(meshShape, r));
+  };
+  ShardBox wanted = shardBox(shape, meshShape, layout->target, coords_);
+  int64_t received = 0;
+  for (const ExchangePart &part : exchangeReceives(
+           shape, meshShape, layout->source, layout->target, coords_)) {
+    routes->receives.push_back({memberIndex.at(part.peer),
+                                offsetIn(part.box, sourceBox(part.peer)),
+                                offsetIn(part.box, wanted), part.box.shape});
+    received += routes->receives.back().count();
+  }
+  routes->inShape = maxLocalShape(shape, meshShape, layout->source);
+  routes->outShape = maxLocalShape(shape, meshShape, layout->target);
+  routes->leavesPadding = received < numElements(routes->outShape);
+  ShardBox held = sourceBox(rank_);
+  for (int64_t j = 0; j < group.size(); ++j) {
+    if (group.members[j] == rank_)
+      continue;
+    std::vector<int64_t> theirs = meshCoords(meshShape, group.members[j]);
+    ShardBox target = shardBox(shape, meshShape, layout->target, theirs);
+    for (const ExchangePart &part : exchangeReceives(
+             shape, meshShape, layout->source, layout->target, theirs))
+      if (part.peer == rank_)
+        routes->sends.push_back({j, offsetIn(part.box, held),
+                                 offsetIn(part.box, target), part.box.shape});
+  }
+  slot = std::move(routes);
+  return slot.get();
+}
+
+absl::Status Backend::exchange(RankContext &, const Group &, const Dense &,
+                               Dense &, const ExchangeRoutes &) {
+  return absl::UnimplementedError(
+      "this backend has no dt.exchange (dt-compile --target=cuda plans "
+      "without it)");
+}
+
 void exchangePart(const Dense &in, const void *data, Dense &out, int split,
                   int concat, const Pieces &splitPieces,
                   const Pieces &concatPieces, int64_t index, int64_t from) {
@@ -599,6 +717,24 @@ Pieces splitPieces(RankContext &r, const Group &g, const Dense &in, int dim,
                    int32_t extent, int32_t outer) {
   return extent >= 0 ? unevenPieces(r, g, extent, outer)
                      : chunkPieces(in.shape[dim], g.size());
+}
+
+/// A dt.exchange: the rank's routes (once per layout), checked against the
+/// buffers the generated code passed, then the backend's move.
+absl::Status runExchange(RankContext &rank, const Group &group, Dense &in,
+                         Dense &out, const char *layout) {
+  absl::StatusOr<const ExchangeRoutes *> routes =
+      rank.exchangeRoutes(group, layout);
+  if (!routes.ok())
+    return routes.status();
+  if (in.shape != (*routes)->inShape || out.shape != (*routes)->outShape)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "exchange '", layout, "' moves pieces of shape [",
+        absl::StrJoin((*routes)->inShape, ", "), "] -> [",
+        absl::StrJoin((*routes)->outShape, ", "), "], but its buffers are [",
+        absl::StrJoin(in.shape, ", "), "] -> [", absl::StrJoin(out.shape, ", "),
+        "]"));
+  return rank.backend().exchange(rank, group, in, out, **routes);
 }
 } // namespace
 
@@ -648,6 +784,14 @@ Pieces splitPieces(RankContext &r, const Group &g, const Dense &in, int dim,
               splitPieces(r, g, i, split, splitExtent, splitOuter),            \
               gatherPieces(r, g, i, concat, concatExtent, concatOuter));       \
         });                                                                    \
+  }                                                                            \
+  extern "C" void dt_rt_exchange_##T(                                          \
+      int64_t ir, DtMemRef *in, int64_t orank, DtMemRef *out, int32_t axes,    \
+      const char *layout, const char *site, double model) {                    \
+    runCollective("exchange", site, model, DTYPE, ir, in, orank, out, axes,    \
+                  [&](RankContext &r, const Group &g, Dense &i, Dense &o) {    \
+                    return runExchange(r, g, i, o, layout);                    \
+                  });                                                          \
   }                                                                            \
   extern "C" void dt_rt_local_slice_##T(                                       \
       int64_t ir, DtMemRef *in, int64_t orank, DtMemRef *out, int32_t axes,    \

@@ -74,6 +74,25 @@ Pieces fullPieces(int64_t piece, int64_t members);
 /// torch.chunk pieces of a region of `extent` elements.
 Pieces chunkPieces(int64_t extent, int64_t members);
 
+/// One part of a dt.exchange as one rank sees it: a box that `member` (an
+/// index in the group) sends or receives, where it lies in the sender's
+/// input piece and where in the receiver's output piece.
+struct ExchangeCopy {
+  int64_t member = 0;
+  std::vector<int64_t> from, to, shape;
+  int64_t count() const { return numElements(shape); }
+};
+
+/// What one rank does in a dt.exchange: the parts it receives (its own
+/// included, as a copy from itself) and those it sends to others.
+struct ExchangeRoutes {
+  std::vector<ExchangeCopy> receives, sends;
+  /// The local shapes of every member's input and output (padded pieces).
+  std::vector<int64_t> inShape, outShape;
+  /// Whether the parts received leave some of the output (padding) unset.
+  bool leavesPadding = false;
+};
+
 /// A backend's collectives, run by the calling rank on local buffers.
 class Backend {
 public:
@@ -94,6 +113,11 @@ public:
                                 const Dense &in, Dense &out, int split,
                                 int concat, const Pieces &splitPieces,
                                 const Pieces &concatPieces) = 0;
+  /// Moves the parts of `routes` (ExchangeRoutes); every member's input is
+  /// shaped like `in`. The default fails: a backend without exchanges.
+  virtual absl::Status exchange(RankContext &rank, const Group &group,
+                                const Dense &in, Dense &out,
+                                const ExchangeRoutes &routes);
   /// This rank's piece of `in` along `dim` (no communication; it is the
   /// backend's because the backend knows where buffers live). The default
   /// copies host memory.
@@ -116,6 +140,10 @@ public:
   absl::Duration timeout() const { return timeout_; }
   /// The group of mesh axes `mask` this rank belongs to.
   const Group &group(int32_t mask);
+  /// This rank's routes of the exchange `layout` describes (the text a
+  /// dt.exchange passes, a constant of the artifact: computed once).
+  absl::StatusOr<const ExchangeRoutes *> exchangeRoutes(const Group &group,
+                                                        const char *layout);
 
   /// Whether collectives are timed into `profile()` (RunOptions::profile).
   void setProfiling(bool on) { profiling_ = on; }
@@ -155,6 +183,7 @@ private:
   JobState &job_;
   absl::Duration timeout_;
   absl::flat_hash_map<int32_t, Group> groups_;
+  absl::flat_hash_map<const char *, std::unique_ptr<ExchangeRoutes>> exchanges_;
   std::function<absl::Status()> afterEntry_;
   int64_t collectives_ = 0;
   int64_t faultRank_ = -1, faultAt_ = 0;

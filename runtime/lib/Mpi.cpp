@@ -74,6 +74,8 @@ public:
                         Dense &out, int split, int concat,
                         const Pieces &splitPieces,
                         const Pieces &concatPieces) override;
+  absl::Status exchange(RankContext &rank, const Group &group, const Dense &in,
+                        Dense &out, const ExchangeRoutes &routes) override;
 
 private:
   /// Marks the time a collective started, for the watchdog.
@@ -228,6 +230,58 @@ absl::Status MpiBackend::allToAll(RankContext &, const Group &group,
     placePiece(piece, piece.data, out, concat, concatPieces.member[j]);
   }
   zeroTail(out, concat, concatPieces.region);
+  return absl::OkStatus();
+}
+
+absl::Status MpiBackend::exchange(RankContext &, const Group &group,
+                                  const Dense &in, Dense &out,
+                                  const ExchangeRoutes &routes) {
+  Watch watch(*this, "exchange");
+  // The parts for each member packed back to back in the order of the
+  // routes (which both sides list alike: by box within each pair), one
+  // MPI_Alltoallv, then each part unpacked to its place; a rank's own parts
+  // are copied directly.
+  int64_t n = group.size();
+  size_t element = dtypeSize(in.dtype);
+  std::vector<int> sendCounts(n, 0), receiveCounts(n, 0), sendAt(n, 0),
+      receiveAt(n, 0);
+  for (const ExchangeCopy &part : routes.sends)
+    sendCounts[part.member] += static_cast<int>(part.count() * element);
+  for (const ExchangeCopy &part : routes.receives)
+    if (part.member != group.index)
+      receiveCounts[part.member] += static_cast<int>(part.count() * element);
+  for (int64_t j = 1; j < n; ++j) {
+    sendAt[j] = sendAt[j - 1] + sendCounts[j - 1];
+    receiveAt[j] = receiveAt[j - 1] + receiveCounts[j - 1];
+  }
+  HostBlock send =
+      hostBlock(std::max<size_t>(1, sendAt[n - 1] + sendCounts[n - 1]));
+  HostBlock receive =
+      hostBlock(std::max<size_t>(1, receiveAt[n - 1] + receiveCounts[n - 1]));
+  std::vector<int> packed = sendAt;
+  for (const ExchangeCopy &part : routes.sends) {
+    std::vector<int64_t> zero(part.shape.size(), 0);
+    copyBox(in.data, in.shape, part.from, send.get() + packed[part.member],
+            part.shape, zero, part.shape, element);
+    packed[part.member] += static_cast<int>(part.count() * element);
+  }
+  MPI_Alltoallv(send.get(), sendCounts.data(), sendAt.data(), MPI_BYTE,
+                receive.get(), receiveCounts.data(), receiveAt.data(), MPI_BYTE,
+                comm(group));
+  if (routes.leavesPadding)
+    std::memset(out.data, 0, out.bytes());
+  std::vector<int> unpacked = receiveAt;
+  for (const ExchangeCopy &part : routes.receives) {
+    if (part.member == group.index) {
+      copyBox(in.data, in.shape, part.from, out.data, out.shape, part.to,
+              part.shape, element);
+      continue;
+    }
+    std::vector<int64_t> zero(part.shape.size(), 0);
+    copyBox(receive.get() + unpacked[part.member], part.shape, zero, out.data,
+            out.shape, part.to, part.shape, element);
+    unpacked[part.member] += static_cast<int>(part.count() * element);
+  }
   return absl::OkStatus();
 }
 } // namespace

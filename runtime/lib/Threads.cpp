@@ -40,6 +40,8 @@ public:
                         Dense &out, int split, int concat,
                         const Pieces &splitPieces,
                         const Pieces &concatPieces) override;
+  absl::Status exchange(RankContext &rank, const Group &group, const Dense &in,
+                        Dense &out, const ExchangeRoutes &routes) override;
 
 private:
   /// Where one group's members meet.
@@ -210,6 +212,25 @@ absl::Status ThreadsBackend::allToAll(RankContext &rank, const Group &group,
                  group.index, j);
   zeroTail(out, concat, concatPieces.region);
   return barrier(rank, group, *slot, "all_to_all", false);
+}
+
+absl::Status ThreadsBackend::exchange(RankContext &rank, const Group &group,
+                                      const Dense &in, Dense &out,
+                                      const ExchangeRoutes &routes) {
+  // Each rank copies the parts it receives straight out of the senders'
+  // inputs (every member's is shaped like this rank's).
+  if (routes.leavesPadding)
+    std::memset(out.data, 0, out.bytes());
+  Slot *slot;
+  if (absl::Status s =
+          publish(rank, group, slot, in.data, out.data, "exchange");
+      !s.ok())
+    return s;
+  size_t element = dtypeSize(in.dtype);
+  for (const ExchangeCopy &part : routes.receives)
+    copyBox(slot->in[part.member], in.shape, part.from, out.data, out.shape,
+            part.to, part.shape, element);
+  return barrier(rank, group, *slot, "exchange", false);
 }
 } // namespace
 

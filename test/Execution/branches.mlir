@@ -16,7 +16,8 @@
 // EXPLAIN: remark: scf.for, result #0: [S(0), S(1)] as its init
 // EXPLAIN: remark: scf.if, result #0: [S(1), S(0)] as the then branch yields it: 6.0 us either way, and a tie goes to the then branch
 // EXPLAIN: remark: scf.if, result #0: [S(0), S(1)] as the else branch yields it: 0.0 us to reach from both branches and give its users what they ask, against 6.0 us
-// RUN: dt-opt %s -dt-shard -dt-lower-to-cuda=format=isa | FileCheck %s --check-prefix=CUDA
+// The CUDA runtime has no dt.exchange: its plans go without.
+// RUN: dt-opt %s -dt-shard=exchange=false -dt-lower-to-cuda=format=isa | FileCheck %s --check-prefix=CUDA
 // CUDA-COUNT-3: llvm.call @dt_rt_gpu_read_scalar
 // CUDA-NOT: llvm.call @dt_rt_gpu_read_scalar
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
@@ -126,14 +127,15 @@ func.func @main(%x: tensor<8x6xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(
   }
   // The branch the data picks: the then branch fixes its result's
   // sharding (swapped placements), so the else branch moves its value
-  // there too.
+  // there too: swapping the axes of a 2x2 mesh is one point-to-point
+  // exchange (ranks (0, 1) and (1, 0) trade pieces).
   // CHECK: tensor.extract
   // CHECK: scf.if
   // CHECK: math.tanh
-  // CHECK: dt.all_to_all
+  // CHECK: dt.exchange
   // CHECK: } else {
   // CHECK: arith.negf
-  // CHECK: dt.all_to_all
+  // CHECK: dt.exchange
   // CHECK: scf.yield
   %e1 = tensor.empty() : tensor<f32>
   %acc1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<f32>) -> tensor<f32>

@@ -26,9 +26,10 @@ func.func @slice_first(%a: tensor<256x256x64xf32, #dt.sharding<@mesh, [P(sum), P
 // -----
 
 // Two axes on dim 0, x outer: gathering x alone would join pieces y still
-// splits. dt gathers the inner axis first.
+// splits. dt exchanges the rows each rank lacks (one-axis steps would
+// gather y, gather x and slice y: 192 B per rank).
 dt.mesh @mesh = <["x" = 2, "y" = 2]>
-// CHECK: remark: [S(0), S(0)] -> [R, S(0)] of 8x8xf32: all_gather on "y" dim 0, all_gather on "x" dim 0, local_slice on "y" dim 0 [6.0 us, 192.0 B per rank]; DTensor's per-axis plan: all_gather on "x" dim 0 [3.0 us, 64.0 B per rank], invalid here: it ignores how several axes nest on one dim{{$}}
+// CHECK: remark: [S(0), S(0)] -> [R, S(0)] of 8x8xf32: exchange to [R, S(0)] [6.0 us, 128.0 B per rank]; DTensor's per-axis plan: all_gather on "x" dim 0 [3.0 us, 64.0 B per rank], invalid here: it ignores how several axes nest on one dim{{$}}
 func.func @nested(%a: tensor<8x8xf32, #dt.sharding<@mesh, [S(0), S(0)]>>) -> tensor<8x8xf32, #dt.sharding<@mesh, [R, S(0)]>> {
   %b = dt.redistribute %a : tensor<8x8xf32, #dt.sharding<@mesh, [S(0), S(0)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [R, S(0)]>>
   return %b : tensor<8x8xf32, #dt.sharding<@mesh, [R, S(0)]>>

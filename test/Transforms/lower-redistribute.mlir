@@ -1,4 +1,5 @@
 // RUN: dt-opt %s -split-input-file -dt-lower-redistribute | FileCheck %s
+// RUN: dt-opt %s -split-input-file -dt-lower-redistribute=exchange=false | FileCheck %s --check-prefix=NOEX
 // Every step's global-form collective is checked by its verifier; lowering
 // the output again changes nothing.
 // RUN: dt-opt %s -split-input-file -dt-lower-redistribute | dt-opt -split-input-file -dt-lower-redistribute | FileCheck %s
@@ -88,17 +89,23 @@ func.func @uneven(%s: tensor<5x3xf32, #dt.sharding<@mesh, [S(0)]>>, %p: tensor<5
 
 // -----
 
-// Two axes on one dim: the inner piece moves first, so every intermediate is
-// a valid layout.
+// Two axes on one dim, the outer one gathered: one exchange brings each
+// rank the rows it lacks, from the ranks that hold them.
 dt.mesh @mesh = <["x" = 2, "y" = 4]>
 // CHECK-DAG: #[[SS:.*]] = #dt.sharding<@mesh, [S(0), S(0)]>
-// CHECK-DAG: #[[SR:.*]] = #dt.sharding<@mesh, [S(0), R]>
-// CHECK-DAG: #[[RR:.*]] = #dt.sharding<@mesh, [R, R]>
 // CHECK-DAG: #[[RS:.*]] = #dt.sharding<@mesh, [R, S(0)]>
 // CHECK-LABEL: func.func @nested
-// CHECK: %[[A:.*]] = dt.all_gather %{{.*}} on @mesh ["y"] dim 0 : tensor<8x8xf32, #[[SS]]> -> tensor<8x8xf32, #[[SR]]>
-// CHECK: %[[B:.*]] = dt.all_gather %[[A]] on @mesh ["x"] dim 0 : tensor<8x8xf32, #[[SR]]> -> tensor<8x8xf32, #[[RR]]>
-// CHECK: dt.local_slice %[[B]] on @mesh ["y"] dim 0 : tensor<8x8xf32, #[[RR]]> -> tensor<8x8xf32, #[[RS]]>
+// CHECK: dt.exchange %{{.*}} on @mesh ["x", "y"] from #[[SS]] to #[[RS]] shape [8, 8] : tensor<8x8xf32, #[[SS]]> -> tensor<8x8xf32, #[[RS]]>
+// Without exchanges the inner piece moves first, so every intermediate is a
+// valid layout.
+// NOEX-DAG: #[[SS:.*]] = #dt.sharding<@mesh, [S(0), S(0)]>
+// NOEX-DAG: #[[SR:.*]] = #dt.sharding<@mesh, [S(0), R]>
+// NOEX-DAG: #[[RR:.*]] = #dt.sharding<@mesh, [R, R]>
+// NOEX-DAG: #[[RS:.*]] = #dt.sharding<@mesh, [R, S(0)]>
+// NOEX-LABEL: func.func @nested
+// NOEX: %[[A:.*]] = dt.all_gather %{{.*}} on @mesh ["y"] dim 0 : tensor<8x8xf32, #[[SS]]> -> tensor<8x8xf32, #[[SR]]>
+// NOEX: %[[B:.*]] = dt.all_gather %[[A]] on @mesh ["x"] dim 0 : tensor<8x8xf32, #[[SR]]> -> tensor<8x8xf32, #[[RR]]>
+// NOEX: dt.local_slice %[[B]] on @mesh ["y"] dim 0 : tensor<8x8xf32, #[[RR]]> -> tensor<8x8xf32, #[[RS]]>
 func.func @nested(%a: tensor<8x8xf32, #dt.sharding<@mesh, [S(0), S(0)]>>) -> tensor<8x8xf32, #dt.sharding<@mesh, [R, S(0)]>> {
   %0 = dt.redistribute %a : tensor<8x8xf32, #dt.sharding<@mesh, [S(0), S(0)]>> -> tensor<8x8xf32, #dt.sharding<@mesh, [R, S(0)]>>
   return %0 : tensor<8x8xf32, #dt.sharding<@mesh, [R, S(0)]>>

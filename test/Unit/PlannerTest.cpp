@@ -9,6 +9,8 @@
 
 #include "dt/Sharding/Planner.h"
 
+#include "dt/Sharding/Exchange.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -110,6 +112,8 @@ double combine(ReductionKind kind, double a, double b) {
 struct Simulation {
   std::vector<int64_t> mesh;
   std::vector<Tensor> local; // per rank
+  std::vector<int64_t> globalShape;
+  std::vector<Placement> state; // the layout `local` holds
 
   /// The ranks of `rank`'s group on `axis`, in coordinate order.
   std::vector<int64_t> group(int64_t rank, int64_t axis) const {
@@ -129,7 +133,49 @@ struct Simulation {
     return acc;
   }
 
+  /// Each rank's target piece, assembled from the parts Exchange.h says it
+  /// receives, each read out of the sender's piece.
+  Tensor exchanged(int64_t rank, const std::vector<Placement> &to) const {
+    std::vector<int64_t> coords = dt::meshCoords(mesh, rank);
+    dt::ShardBox wanted = dt::shardBox(globalShape, mesh, to, coords);
+    Tensor out = Tensor::zeros(wanted.shape);
+    std::vector<bool> written(out.data.size(), false);
+    for (const dt::ExchangePart &part :
+         dt::exchangeReceives(globalShape, mesh, state, to, coords)) {
+      dt::ShardBox held = dt::shardBox(globalShape, mesh, state,
+                                       dt::meshCoords(mesh, part.peer));
+      std::vector<int64_t> from(part.box.offset), at(part.box.offset);
+      for (size_t d = 0; d < from.size(); ++d) {
+        from[d] -= held.offset[d];
+        at[d] -= wanted.offset[d];
+      }
+      Tensor piece = box(local[part.peer], from, part.box.shape);
+      piece.forEach([&](const std::vector<int64_t> &i) {
+        std::vector<int64_t> dst(i);
+        for (size_t d = 0; d < dst.size(); ++d)
+          dst[d] += at[d];
+        int64_t e = out.index(dst);
+        EXPECT_FALSE(written[e]) << "rank " << rank << " receives twice";
+        written[e] = true;
+        out.data[e] = piece.data[piece.index(i)];
+      });
+    }
+    EXPECT_EQ(std::count(written.begin(), written.end(), false), 0)
+        << "rank " << rank << " misses part of its piece";
+    return out;
+  }
+
   void run(const PlanStep &step) {
+    std::vector<Placement> after = dt::placementsAfter(state, step);
+    if (step.kind == PlanStep::Kind::Exchange) {
+      std::vector<Tensor> next(local.size());
+      for (int64_t rank = 0; rank < static_cast<int64_t>(local.size()); ++rank)
+        next[rank] = exchanged(rank, step.to);
+      local = std::move(next);
+      state = std::move(after);
+      return;
+    }
+    state = std::move(after);
     std::vector<Tensor> next(local.size());
     int64_t n = mesh[step.axis];
     for (int64_t rank = 0; rank < static_cast<int64_t>(local.size()); ++rank) {
@@ -171,6 +217,8 @@ struct Simulation {
         next[rank] = mine;
         if (step.reduction == ReductionKind::Sum && me != 0)
           std::fill(next[rank].data.begin(), next[rank].data.end(), 0.0);
+        break;
+      case PlanStep::Kind::Exchange:
         break;
       }
     }
@@ -247,7 +295,7 @@ Case randomCase(std::mt19937 &rng) {
   Tensor global = Tensor::zeros(c.problem.globalShape);
   for (double &v : global.data)
     v = std::uniform_int_distribution<int>(-50, 50)(rng);
-  Simulation sim{mesh, {}};
+  Simulation sim{mesh, {}, c.problem.globalShape, c.source};
   int64_t ranks = dt::meshSize(mesh);
   sim.local.resize(ranks);
   for (int64_t r = 0; r < ranks; ++r) {
@@ -312,7 +360,7 @@ std::string describe(const Case &c, const dt::Plan &plan) {
 
 TEST(PlannerTest, RandomPlansComputeTheTargetShards) {
   std::mt19937 rng(424242);
-  int checkedBytes = 0;
+  int checkedBytes = 0, withExchange = 0;
   for (int iteration = 0; iteration < 10000; ++iteration) {
     Case c = randomCase(rng);
     std::optional<dt::Plan> plan =
@@ -320,6 +368,10 @@ TEST(PlannerTest, RandomPlansComputeTheTargetShards) {
     ASSERT_TRUE(plan) << iteration;
     ASSERT_TRUE(executesCorrectly(c, plan->steps, rng))
         << "case " << iteration << ": " << describe(c, *plan);
+    withExchange += std::any_of(plan->steps.begin(), plan->steps.end(),
+                                [](const PlanStep &step) {
+                                  return step.kind == PlanStep::Kind::Exchange;
+                                });
     // Where DTensor's per-axis route is a valid route (it ignores the
     // nesting of several axes on one dim, so it is not always), the plan is
     // never slower. With links of equal bandwidth and no latency, time is
@@ -347,6 +399,7 @@ TEST(PlannerTest, RandomPlansComputeTheTargetShards) {
     }
   }
   EXPECT_GT(checkedBytes, 5000);
+  EXPECT_GT(withExchange, 100);
 }
 
 TEST(PlannerTest, KnownRoutes) {
@@ -376,6 +429,52 @@ TEST(PlannerTest, KnownRoutes) {
   // P(sum) -> P(max) goes through R.
   EXPECT_EQ(route({P, R}, {Placement::partial(ReductionKind::Max), R}),
             "all_reduce(axis 0, sum); to_partial(axis 0, max)");
+}
+
+TEST(PlannerTest, ExchangesMoveOnlyWhatIsMissing) {
+  dt::PlanProblem problem;
+  problem.globalShape = {1024, 1024};
+  problem.meshShape = {2, 4};
+  problem.topology = dt::Topology::defaults(problem.meshShape);
+  auto S = [](int64_t d) { return Placement::shard(d); };
+  auto R = Placement::replicate();
+  auto plan = [&](std::vector<Placement> from, std::vector<Placement> to) {
+    return *dt::planRedistribution(problem, from, to);
+  };
+  // Each rank receives exactly the part of its new piece it lacks (the
+  // lower bound of docs/Redistribution.md), from the ranks that hold it.
+  dt::Plan widen = plan({S(0), S(0)}, {R, S(0)});
+  ASSERT_EQ(widen.steps.size(), 1u);
+  EXPECT_EQ(widen.steps[0].str(), "exchange(-> [R, S(0)])");
+  EXPECT_EQ(widen.bytesPerRank, 1024.0 * 1024);
+  // Where it receives from many peers, their latencies may cost more than
+  // gathering more bytes from fewer; by bytes alone, the exchange wins.
+  dt::PlanProblem bandwidthOnly = problem;
+  bandwidthOnly.topology = dt::Topology::uniform(2, {0, 1});
+  EXPECT_EQ(dt::planRedistribution(bandwidthOnly, {S(0), S(0)}, {S(1), S(1)})
+                ->bytesPerRank,
+            458752.0);
+  EXPECT_EQ(dt::planRedistribution(bandwidthOnly, {S(1), S(0)}, {S(0), S(1)})
+                ->bytesPerRank,
+            524288.0);
+  // One collective that does the same is kept.
+  EXPECT_EQ(plan({R, S(0)}, {R, S(1)}).steps[0].str(),
+            "all_to_all(axis 1, dim 0 -> 1)");
+  EXPECT_EQ(plan({S(0), S(0)}, {R, R}).numCollectives(), 2u);
+  // Without exchanges, the route of one-axis collectives.
+  problem.exchange = false;
+  EXPECT_EQ(plan({S(0), S(0)}, {R, S(0)}).steps.size(), 3u);
+  // The groups: the axes whose pieces move, not those split alike first.
+  std::vector<int64_t> mesh = {2, 2, 2};
+  EXPECT_EQ(dt::exchangeAxes(mesh, std::vector<Placement>{S(0), S(0), R},
+                             std::vector<Placement>{S(0), S(1), R}),
+            (std::vector<int64_t>{1}));
+  EXPECT_EQ(dt::exchangeAxes(mesh, std::vector<Placement>{S(0), S(0), R},
+                             std::vector<Placement>{S(1), S(0), R}),
+            (std::vector<int64_t>{0, 1}));
+  EXPECT_FALSE(dt::canExchange(
+      mesh, std::vector<Placement>{Placement::partial(), S(0), R},
+      std::vector<Placement>{R, S(1), R}));
 }
 
 } // namespace

@@ -71,6 +71,12 @@ llvm::cl::opt<bool> combineCollectives(
                    "where the cost model says it is cheaper (gradient and "
                    "FSDP buckets; default: on)"),
     llvm::cl::init(true), llvm::cl::cat(options));
+llvm::cl::opt<bool> exchange(
+    "exchange",
+    llvm::cl::desc("Let a redistribution move just the parts each rank lacks, "
+                   "point to point (dt.exchange), where one-axis collectives "
+                   "would gather more (CPU target; default: on)"),
+    llvm::cl::init(true), llvm::cl::cat(options));
 llvm::cl::opt<std::string>
     topology("topology", llvm::cl::desc("Topology file for the cost model"),
              llvm::cl::init(""), llvm::cl::cat(options));
@@ -204,6 +210,7 @@ int main(int argc, char **argv) {
   options.emulateGPU = emulateGPU;
   options.boundsChecks = boundsChecks;
   options.combineCollectives = combineCollectives;
+  options.exchange = exchange;
   options.explain = explain;
   options.gpuKernelsAnySize = gpuKernelsAnySize;
   if (emulateGPU && target != "cuda")

@@ -37,6 +37,9 @@ struct CompileOptions {
   /// Combine collectives of one group where the cost model says it is
   /// cheaper (dt-combine-collectives).
   bool combineCollectives = true;
+  /// Let redistributions change layouts point to point (dt.exchange) where
+  /// that moves less; the CUDA target never does (docs/CUDA.md).
+  bool exchange = true;
   /// Topology file for the cost model (empty: the documented defaults).
   std::string topology;
   /// Say why: a remark per op's sharding choice (dt-propagate=explain), per

@@ -3,10 +3,12 @@
 // Plans a redistribution as a shortest path over placement states: each step
 // changes one mesh axis with one collective (or a local slice / local zeroing)
 // and costs what the alpha-beta model says for the tensor as that axis's
-// group sees it at that point. Steps keep the nesting invariant of several
-// axes on one dim (an axis can only gather, scatter or move the innermost
-// piece of a dim), so every intermediate state is a valid layout, uneven
-// shards included.
+// group sees it at that point; or, from any state with the target's partial
+// axes, one exchange (Exchange.h) goes straight to the target (or to the
+// target with its partial axes replicated), priced part by part. Steps keep the
+// nesting invariant of several axes on one dim (an axis can only gather,
+// scatter or move the innermost piece of a dim), so every intermediate state is
+// a valid layout, uneven shards included.
 //
 // Plain C++17: no LLVM/MLIR types.
 //
@@ -34,12 +36,15 @@ struct PlanStep {
     LocalSlice,    ///< R -> S(dim), no communication
     ToPartial,     ///< R -> P(k), no communication (zeros off the group's
                    ///< first rank for sum; the value itself for max/min)
+    Exchange,      ///< Any layout -> `to` with the same partial axes, by
+                   ///< point-to-point copies (Exchange.h); `axis` unused
   };
   Kind kind;
   int64_t axis = 0;
   int64_t dim = 0;    ///< The dim gathered, scattered, sliced, or moved to.
   int64_t srcDim = 0; ///< AllToAll: the dim moved from.
   ReductionKind reduction = ReductionKind::Sum;
+  std::vector<Placement> to; ///< Exchange: the placements it ends in.
   double seconds = 0;      ///< Estimated time of this step.
   double bytesPerRank = 0; ///< Bytes each rank sends.
 
@@ -59,6 +64,8 @@ struct PlanProblem {
   int64_t elementBytes = 4;
   std::vector<int64_t> meshShape;
   Topology topology;
+  /// Whether plans may use exchanges (a runtime without them: false).
+  bool exchange = true;
 };
 
 /// The cheapest plan from `source` to `target` (one placement per mesh axis),

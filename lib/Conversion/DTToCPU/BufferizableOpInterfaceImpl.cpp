@@ -23,11 +23,13 @@ using namespace mlir::dt;
 
 namespace {
 /// The runtime function's name stem, its trailing i32 arguments, and what
-/// the site's name says after the op and its axes.
+/// the site's name says after the op and its axes; an exchange passes its
+/// layout as text after them.
 struct CollectiveCall {
   StringRef stem;
   SmallVector<int64_t> attributes;
   std::string detail;
+  std::optional<std::string> layout;
 };
 
 /// A bit mask of the named mesh axes.
@@ -79,6 +81,24 @@ CollectiveCall describe(AllToAllOp op, MeshOp mesh) {
       unevenLayout(mesh, op.getSplitExtent(), op.getSplitOuterAxes()));
   call.attributes.append(unevenLayout(mesh, op.getExtent(), op.getOuterAxes()));
   return call;
+}
+/// `[S(0), R]` as the runtime reads it: `S(0),R`.
+std::string placementText(ShardingAttr sharding) {
+  std::string text;
+  for (auto [i, p] : llvm::enumerate(sharding.getPlacements()))
+    text += (i ? "," : "") + p.str();
+  return text;
+}
+CollectiveCall describe(ExchangeOp op, MeshOp) {
+  std::string shape;
+  for (auto [i, extent] : llvm::enumerate(op.getShape()))
+    shape += (i ? "x" : "") + std::to_string(extent);
+  std::string from = placementText(op.getSource()),
+              to = placementText(op.getTarget());
+  return {"dt_rt_exchange_",
+          {},
+          "[" + from + "] -> [" + to + "]",
+          shape + " " + from + " " + to};
 }
 CollectiveCall describe(LocalSliceOp op, MeshOp mesh) {
   CollectiveCall call{"dt_rt_local_slice_",
@@ -203,6 +223,8 @@ struct CollectiveModel
       args.push_back(
           arith::ConstantIntOp::create(rewriter, loc, attribute, 32));
     auto module = op->template getParentOfType<ModuleOp>();
+    if (call.layout)
+      args.push_back(getOrInsertMessage(rewriter, module, *call.layout, loc));
     args.push_back(getOrInsertMessage(
         rewriter, module, siteName(module, op, collective.getAxes(), call),
         loc));
@@ -233,6 +255,7 @@ void mlir::dt::registerBufferizableOpInterfaceExternalModels(
     AllGatherOp::attachInterface<CollectiveModel<AllGatherOp>>(*ctx);
     ReduceScatterOp::attachInterface<CollectiveModel<ReduceScatterOp>>(*ctx);
     AllToAllOp::attachInterface<CollectiveModel<AllToAllOp>>(*ctx);
+    ExchangeOp::attachInterface<CollectiveModel<ExchangeOp>>(*ctx);
     LocalSliceOp::attachInterface<CollectiveModel<LocalSliceOp>>(*ctx);
   });
 }

@@ -28,8 +28,7 @@ struct WidenPredicateCollectivesPass
   void runOnOperation() override {
     SmallVector<Operation *> predicates;
     getOperation().walk([&](Operation *op) {
-      if (isa<AllGatherOp, AllReduceOp, ReduceScatterOp, AllToAllOp,
-              LocalSliceOp>(op) &&
+      if (isRuntimeCollective(op) &&
           getElementTypeOrSelf(op->getResult(0).getType()).isInteger(1))
         predicates.push_back(op);
     });

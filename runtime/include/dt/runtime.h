@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define DT_ABI_VERSION 3
+#define DT_ABI_VERSION 4
 
 /* MLIR's ranked memref descriptor: sizes[rank] then strides[rank] follow. */
 typedef struct DtMemRef {
@@ -55,7 +55,10 @@ enum { DT_RED_SUM = 0, DT_RED_AVG = 1, DT_RED_MAX = 2, DT_RED_MIN = 3 };
  * names the collective in the source ("all_gather on [dp] dim 0
  * (model.mlir:12:8)", a constant of the artifact): a profiled run reports
  * its time under that name, beside `model`, the compiler's alpha-beta
- * estimate of one run in seconds (negative: none). */
+ * estimate of one run in seconds (negative: none). An exchange's `layout`
+ * ("1024x64 S(0),S(0) R,S(0)": the global shape, the source and the target
+ * placements) says which parts each rank receives and sends
+ * (dt/Sharding/Exchange.h). */
 #define DT_RT_DECLARE_COLLECTIVES(T)                                           \
   void dt_rt_all_reduce_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,          \
                             int32_t axes, int32_t reduction, const char *site, \
@@ -72,6 +75,9 @@ enum { DT_RED_SUM = 0, DT_RED_AVG = 1, DT_RED_MAX = 2, DT_RED_MIN = 3 };
                             int32_t splitExtent, int32_t splitOuter,           \
                             int32_t concatExtent, int32_t concatOuter,         \
                             const char *site, double model);                   \
+  void dt_rt_exchange_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,            \
+                          int32_t axes, const char *layout, const char *site,  \
+                          double model);                                       \
   void dt_rt_local_slice_##T(int64_t, DtMemRef *, int64_t, DtMemRef *,         \
                              int32_t axes, int32_t dim, int32_t extent,        \
                              int32_t outer, const char *site, double model);

@@ -646,7 +646,7 @@ func.func @combined_elsewhere(%a: tensor<8xf32>) -> tensor<8xf32> {
 
 dt.mesh @mesh = <["dp" = 2]>
 func.func @model_seconds_negative(%a: tensor<8xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{'dt.model_seconds' is the cost model's seconds for one run of a collective (dt.all_gather, dt.all_reduce, dt.reduce_scatter, dt.all_to_all, dt.local_slice): a non-negative f64}}
+  // expected-error @+1 {{'dt.model_seconds' is the cost model's seconds for one run of a collective (dt.all_gather, dt.all_reduce, dt.reduce_scatter, dt.all_to_all, dt.exchange, dt.local_slice): a non-negative f64}}
   %r = dt.all_reduce %a on @mesh ["dp"] sum {dt.model_seconds = -1.0 : f64} : tensor<8xf32> -> tensor<8xf32>
   return %r : tensor<8xf32>
 }
@@ -666,4 +666,59 @@ func.func @model_seconds_elsewhere(%a: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{'dt.model_seconds' is the cost model's seconds}}
   %r = math.exp %a {dt.model_seconds = 1.0 : f64} : tensor<8xf32>
   return %r : tensor<8xf32>
+}
+
+// -----
+
+#ss = #dt.sharding<@mesh, [S(0), S(0)]>
+#rs = #dt.sharding<@mesh, [R, S(0)]>
+dt.mesh @mesh = <["a" = 2, "b" = 4]>
+func.func @exchange_axes(%x: tensor<2x16xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{trades parts over mesh axes ["a", "b"], but lists ["b"]}}
+  %0 = dt.exchange %x on @mesh ["b"] from #ss to #rs shape [16, 16] : tensor<2x16xf32> -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+#ss = #dt.sharding<@mesh, [S(0), S(0)]>
+#rs = #dt.sharding<@mesh, [R, S(0)]>
+dt.mesh @mesh = <["a" = 2, "b" = 4]>
+func.func @exchange_local_shape(%x: tensor<2x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{expects the result of shape [4, 16] (the largest piece of [16, 16] as #dt.sharding<@mesh, [R, S(0)]>), but it is 'tensor<8x16xf32>'}}
+  %0 = dt.exchange %x on @mesh ["a", "b"] from #ss to #rs shape [16, 16] : tensor<2x16xf32> -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+#ps = #dt.sharding<@mesh, [P(sum), S(0)]>
+#rs = #dt.sharding<@mesh, [R, S(1)]>
+dt.mesh @mesh = <["a" = 2, "b" = 4]>
+func.func @exchange_partial(%x: tensor<4x16xf32>) -> tensor<16x4xf32> {
+  // expected-error @+1 {{moves pieces but reduces nothing, so mesh axis "a" must keep its partial placement, but P(sum) becomes R}}
+  %0 = dt.exchange %x on @mesh ["b"] from #ps to #rs shape [16, 16] : tensor<4x16xf32> -> tensor<16x4xf32>
+  return %0 : tensor<16x4xf32>
+}
+
+// -----
+
+#ss = #dt.sharding<@mesh, [S(0), S(0)]>
+#rs = #dt.sharding<@mesh, [R, S(0)]>
+dt.mesh @mesh = <["a" = 2, "b" = 4]>
+func.func @exchange_global(%x: tensor<16x16xf32, #dt.sharding<@mesh, [S(1), S(0)]>>) {
+  // expected-error @+1 {{expects the input sharded as #dt.sharding<@mesh, [S(0), S(0)]>, but it is 'tensor<16x16xf32, #dt.sharding<@mesh, [S(1), S(0)]>>'}}
+  %0 = dt.exchange %x on @mesh ["a", "b"] from #ss to #rs shape [16, 16] : tensor<16x16xf32, #dt.sharding<@mesh, [S(1), S(0)]>> -> tensor<16x16xf32, #rs>
+  return
+}
+
+// -----
+
+#ss = #dt.sharding<@mesh, [S(0), S(2)]>
+#rs = #dt.sharding<@mesh, [R, S(0)]>
+dt.mesh @mesh = <["a" = 2, "b" = 4]>
+func.func @exchange_dim(%x: tensor<8x4xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{S(2)}}
+  %0 = dt.exchange %x on @mesh ["a", "b"] from #ss to #rs shape [16, 16] : tensor<8x4xf32> -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
 }

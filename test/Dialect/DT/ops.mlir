@@ -115,6 +115,12 @@ func.func @global_collectives(
   %5 = dt.all_to_all %rows on @mesh ["tp"] split 1 concat 0
       : tensor<8x16xf32, #dt.sharding<@mesh, [R, S(0)]>>
      -> tensor<8x16xf32, #dt.sharding<@mesh, [R, S(1)]>>
+  // CHECK: dt.exchange %{{.*}} on @mesh ["dp", "tp"] from #{{.*}} to #{{.*}} shape [8, 16]
+  %ex = dt.exchange %nested on @mesh ["dp", "tp"]
+      from #dt.sharding<@mesh, [S(0), S(0)]> to #dt.sharding<@mesh, [R, S(0)]>
+      shape [8, 16]
+      : tensor<8x16xf32, #dt.sharding<@mesh, [S(0), S(0)]>>
+     -> tensor<8x16xf32, #dt.sharding<@mesh, [R, S(0)]>>
   // CHECK: dt.local_slice %{{.*}} on @mesh ["dp"] dim 1
   %6 = dt.local_slice %repl on @mesh ["dp"] dim 1
       : tensor<8x16xf32, #dt.sharding<@mesh, [R, R]>>

@@ -143,15 +143,14 @@ LogicalResult DTDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kModelSecondsAttrName) {
     auto seconds = dyn_cast<FloatAttr>(attribute.getValue());
-    if (!isa<AllGatherOp, AllReduceOp, ReduceScatterOp, AllToAllOp,
-             LocalSliceOp>(op) ||
-        !seconds || !seconds.getType().isF64() ||
+    if (!isRuntimeCollective(op) || !seconds || !seconds.getType().isF64() ||
         !(seconds.getValueAsDouble() >= 0))
       return op->emitOpError()
              << "'" << name
              << "' is the cost model's seconds for one run of a collective "
                 "(dt.all_gather, dt.all_reduce, dt.reduce_scatter, "
-                "dt.all_to_all, dt.local_slice): a non-negative f64";
+                "dt.all_to_all, dt.exchange, dt.local_slice): a non-negative "
+                "f64";
     return success();
   }
   return op->emitOpError() << "unknown dt attribute '" << name << "'";

@@ -1,6 +1,7 @@
 //===- DTOps.cpp - dt operations ------------------------------------------===//
 
 #include "dt/Dialect/DT/IR/DTOps.h"
+#include "dt/Sharding/Exchange.h"
 #include "dt/Sharding/ShardLayout.h"
 
 #include "mlir/IR/Builders.h"
@@ -555,6 +556,74 @@ LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
     return failure();
   return verifyUnevenLayout(*this, *group, getSplitExtent(),
                             getSplitOuterAxes(), splitDim, /*packs=*/false);
+}
+
+LogicalResult ExchangeOp::verifySymbolUses(SymbolTableCollection &tables) {
+  auto inputType = cast<RankedTensorType>(getInput().getType());
+  auto resultType = cast<RankedTensorType>(getType());
+  ShardingAttr source = getSource(), target = getTarget();
+  FailureOr<CollectiveGroup> group =
+      resolveGroup(*this, getMeshAttr(), getAxes(), tables);
+  if (failed(group))
+    return failure();
+  auto emit = [&]() { return emitOpError(); };
+  for (ShardingAttr sharding : {source, target}) {
+    if (sharding.getMesh() != getMeshAttr())
+      return emitOpError("runs on mesh ")
+             << getMeshAttr() << ", but " << sharding << " is over "
+             << sharding.getMesh();
+    if (failed(verifyShardingMesh(sharding, *this, tables, emit)) ||
+        failed(verifyShardingForTensor(sharding, getShape(),
+                                       inputType.getElementType(), emit)))
+      return failure();
+  }
+  if (inputType.getElementType() != resultType.getElementType())
+    return emitOpError("keeps the element type, but ")
+           << inputType << " becomes " << resultType;
+  ArrayRef<int64_t> meshShape = group->mesh.getShape();
+  ArrayRef<Placement> from = source.getPlacements(),
+                      to = target.getPlacements();
+  for (auto [axis, before, after] : llvm::enumerate(from, to))
+    if ((before.isPartial() || after.isPartial()) && before != after)
+      return emitOpError("moves pieces but reduces nothing, so mesh axis \"")
+             << cast<StringAttr>(group->mesh.getAxisNames()[axis]).getValue()
+             << "\" must keep its partial placement, but " << before.str()
+             << " becomes " << after.str();
+  std::vector<int64_t> axes = ::dt::exchangeAxes(meshShape, from, to);
+  if (ArrayRef<int64_t>(axes) != ArrayRef<int64_t>(group->axes)) {
+    InFlightDiagnostic diag = emitOpError("trades parts over mesh axes [");
+    llvm::interleaveComma(axes, diag, [&](int64_t axis) {
+      diag << group->mesh.getAxisNames()[axis];
+    });
+    return diag << "], but lists " << getAxes();
+  }
+  bool inGlobal = getShardingEncoding(inputType) != nullptr;
+  if (inGlobal != (getShardingEncoding(resultType) != nullptr))
+    return emitOpError("needs both types sharded (global form) or neither "
+                       "(local form), but got ")
+           << inputType << " and " << resultType;
+  auto expect = [&](StringRef which, RankedTensorType type,
+                    ShardingAttr sharding) -> LogicalResult {
+    SmallVector<int64_t> shape(getShape());
+    if (!inGlobal)
+      shape = llvm::to_vector(
+          ::dt::maxLocalShape(getShape(), meshShape, sharding.getPlacements()));
+    if (inGlobal && getShardingEncoding(type) != sharding)
+      return emitOpError("expects the ")
+             << which << " sharded as " << sharding << ", but it is " << type;
+    if (type.getShape() == ArrayRef<int64_t>(shape))
+      return success();
+    InFlightDiagnostic diag = emitOpError("expects the ")
+                              << which << " of shape ["
+                              << ArrayRef<int64_t>(shape) << "]";
+    if (!inGlobal)
+      diag << " (the largest piece of [" << getShape() << "] as " << sharding
+           << ")";
+    return diag << ", but it is " << type;
+  };
+  if (failed(expect("input", inputType, source)))
+    return failure();
+  return expect("result", resultType, target);
 }
 
 LogicalResult LocalSliceOp::verifySymbolUses(SymbolTableCollection &tables) {

@@ -256,7 +256,32 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh,
       current[axis] = to;
     }
   };
+  auto placementList = [](ArrayRef<Placement> placements) {
+    std::string text = "[";
+    for (auto [i, p] : llvm::enumerate(placements))
+      text += (i ? ", " : "") + p.str();
+    return text + "]";
+  };
+  // An exchange is priced part by part and shares no call.
+  auto addExchange = [&](ExchangeOp op) {
+    if (!getShardingEncoding(op.getInput().getType()))
+      return;
+    std::optional<::dt::ExchangeCost> exchange = exchangeCostOf(op, *mesh);
+    CollectiveCost c;
+    c.op = op->getName().getStringRef().str();
+    c.change = placementList(op.getSource().getPlacements()) + " -> " +
+               placementList(op.getTarget().getPlacements());
+    c.kind = "exchange";
+    for (Attribute axis : op.getAxes())
+      c.axis +=
+          (c.axis.empty() ? "" : ",") + cast<StringAttr>(axis).getValue().str();
+    c.bytesPerRank = exchange ? exchange->bytesPerRank : 0;
+    c.seconds = exchange ? exchange->seconds : 0;
+    addRow(op, std::move(c));
+  };
   auto addCollective = [&](Operation *op) {
+    if (auto exchange = dyn_cast<ExchangeOp>(op))
+      return addExchange(exchange);
     std::optional<::dt::CollectiveKind> kind = collectiveKindOf(op);
     if (!kind)
       return;

@@ -3,6 +3,7 @@
 #include "dt/Dialect/DT/IR/DTOps.h"
 #include "dt/Dialect/DT/Transforms/Passes.h"
 #include "dt/Dialect/DT/Transforms/ShardingCost.h"
+#include "dt/Sharding/Exchange.h"
 #include "dt/Sharding/Planner.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -71,6 +72,17 @@ static Value emitStep(OpBuilder &b, Location loc, Value value,
   case PlanStep::Kind::ToPartial:
     return ToPartialOp::create(b, loc, resultType, value, meshRef, axes,
                                reduction);
+  case PlanStep::Kind::Exchange: {
+    ShardingAttr source = getShardingEncoding(type);
+    SmallVector<StringRef> names;
+    for (int64_t axis :
+         ::dt::exchangeAxes(mesh.shape, source.getPlacements(), step.to))
+      names.push_back(mesh.axisNames[axis]);
+    return ExchangeOp::create(b, loc, resultType, value, meshRef,
+                              b.getStrArrayAttr(names), source,
+                              getShardingEncoding(resultType),
+                              b.getDenseI64ArrayAttr(type.getShape()));
+  }
   }
   return value;
 }
@@ -109,11 +121,11 @@ static bool mergeSummedReductions(Operation *op) {
 
 /// A `type` tensor on `mesh`, as the planner sees it.
 static ::dt::PlanProblem planProblem(RankedTensorType type,
-                                     const MeshInfo &mesh) {
+                                     const MeshInfo &mesh, bool exchange) {
   return {std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
           elementBytes(type.getElementType()),
           std::vector<int64_t>(mesh.shape.begin(), mesh.shape.end()),
-          mesh.topology};
+          mesh.topology, exchange};
 }
 
 static std::vector<Placement> placementsOf(ShardingAttr sharding) {
@@ -123,9 +135,10 @@ static std::vector<Placement> placementsOf(ShardingAttr sharding) {
 /// The cheapest plan that moves a `type` tensor from `from` to `to`.
 static std::optional<::dt::Plan> planFor(RankedTensorType type,
                                          const MeshInfo &mesh,
-                                         ShardingAttr from, ShardingAttr to) {
-  return ::dt::planRedistribution(planProblem(type, mesh), placementsOf(from),
-                                  placementsOf(to));
+                                         ShardingAttr from, ShardingAttr to,
+                                         bool exchange) {
+  return ::dt::planRedistribution(planProblem(type, mesh, exchange),
+                                  placementsOf(from), placementsOf(to));
 }
 
 /// `[S(0), R]`.
@@ -144,7 +157,9 @@ static std::string describeStep(const PlanStep &step, const MeshInfo &mesh) {
   std::string text;
   llvm::raw_string_ostream os(text);
   auto reduction = [&] { return ::dt::reductionKindName(step.reduction); };
-  std::string axis = "\"" + mesh.axisNames[step.axis] + "\"";
+  std::string axis = step.kind == PlanStep::Kind::Exchange
+                         ? ""
+                         : "\"" + mesh.axisNames[step.axis] + "\"";
   switch (step.kind) {
   case PlanStep::Kind::AllGather:
     os << "all_gather on " << axis << " dim " << step.dim;
@@ -165,6 +180,11 @@ static std::string describeStep(const PlanStep &step, const MeshInfo &mesh) {
     break;
   case PlanStep::Kind::ToPartial:
     os << "to_partial on " << axis << " " << reduction();
+    break;
+  case PlanStep::Kind::Exchange:
+    os << "exchange to [";
+    llvm::interleaveComma(step.to, os, [&](Placement p) { os << p.str(); });
+    os << "]";
     break;
   }
   return text;
@@ -192,7 +212,8 @@ static std::string describePlan(const ::dt::Plan &plan, const MeshInfo &mesh) {
 static LogicalResult
 reuseEarlierRedistributions(ArrayRef<RedistributeOp> redistributes,
                             MeshCache &meshes, DominanceInfo &dominance,
-                            DenseMap<Operation *, LocationAttr> &reusing) {
+                            DenseMap<Operation *, LocationAttr> &reusing,
+                            bool exchange) {
   llvm::MapVector<Value, SmallVector<RedistributeOp, 2>> bySource;
   for (RedistributeOp op : redistributes)
     bySource[op.getInput()].push_back(op);
@@ -205,8 +226,9 @@ reuseEarlierRedistributions(ArrayRef<RedistributeOp> redistributes,
       return failure();
     auto type = cast<RankedTensorType>(source.getType());
     for (RedistributeOp later : ops) {
-      std::optional<::dt::Plan> direct = planFor(
-          type, *mesh, later.getSourceSharding(), later.getTargetSharding());
+      std::optional<::dt::Plan> direct =
+          planFor(type, *mesh, later.getSourceSharding(),
+                  later.getTargetSharding(), exchange);
       double best = direct ? direct->seconds : INFINITY;
       RedistributeOp from;
       for (RedistributeOp earlier : ops) {
@@ -215,7 +237,7 @@ reuseEarlierRedistributions(ArrayRef<RedistributeOp> redistributes,
           continue;
         std::optional<::dt::Plan> via =
             planFor(type, *mesh, earlier.getTargetSharding(),
-                    later.getTargetSharding());
+                    later.getTargetSharding(), exchange);
         if (via && via->seconds < best) {
           best = via->seconds;
           from = earlier;
@@ -272,7 +294,7 @@ struct LowerRedistributePass
     DominanceInfo dominance(getOperation());
     DenseMap<Operation *, LocationAttr> reusing;
     if (failed(reuseEarlierRedistributions(redistributes, meshes, dominance,
-                                           reusing)))
+                                           reusing, exchange)))
       return signalPassFailure();
     numReused += reusing.size();
     for (RedistributeOp op : redistributes) {
@@ -282,7 +304,7 @@ struct LowerRedistributePass
       if (!mesh)
         return signalPassFailure();
       std::optional<::dt::Plan> plan =
-          planFor(op.getInput().getType(), *mesh, source, target);
+          planFor(op.getInput().getType(), *mesh, source, target, exchange);
       if (!plan) {
         op.emitOpError("found no plan from ")
             << source << " to " << target;
@@ -323,7 +345,7 @@ struct LowerRedistributePass
              << placementList(source) << (where.empty() ? "" : " at " + where);
       return;
     }
-    ::dt::PlanProblem problem = planProblem(type, mesh);
+    ::dt::PlanProblem problem = planProblem(type, mesh, exchange);
     std::vector<Placement> from = placementsOf(source),
                            to = placementsOf(target);
     ::dt::Plan greedy = ::dt::greedyPerAxisPlan(problem, from, to);

@@ -620,8 +620,7 @@ LogicalResult FunctionPartitioner::run() {
 void FunctionPartitioner::dropOneRankCollectives() {
   SmallVector<Operation *> trivial;
   func.walk([&](Operation *op) {
-    if (!isa<AllGatherOp, AllReduceOp, ReduceScatterOp, AllToAllOp,
-             LocalSliceOp>(op) ||
+    if (!isRuntimeCollective(op) ||
         op->getOperand(0).getType() != op->getResult(0).getType())
       return;
     if (groupSize(op) == 1)

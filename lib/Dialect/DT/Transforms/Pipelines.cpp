@@ -17,16 +17,22 @@ struct ShardPipelineOptions
       *this, "topology",
       llvm::cl::desc("File describing the links of mesh axes (docs/Design.md)"),
       llvm::cl::init("")};
+  Option<bool> exchange{
+      *this, "exchange",
+      llvm::cl::desc("Let plans change layouts point to point (dt.exchange); "
+                     "false for the CUDA target"),
+      llvm::cl::init(true)};
 };
 } // namespace
 
-void mlir::dt::buildShardPipeline(OpPassManager &pm,
-                                  StringRef topologyFile) {
+void mlir::dt::buildShardPipeline(OpPassManager &pm, StringRef topologyFile,
+                                  bool exchange) {
   pm.addPass(createPropagatePass({topologyFile.str()}));
   pm.addPass(createInsertRedistributePass({topologyFile.str()}));
   // The proof runs on the program with every change of sharding explicit.
   pm.addPass(createCheckPass());
-  pm.addPass(createLowerRedistributePass({topologyFile.str()}));
+  pm.addPass(createLowerRedistributePass(
+      {topologyFile.str(), /*explain=*/false, exchange}));
   // Identical collectives of one value (they are pure) become one.
   pm.addPass(createCSEPass());
   pm.addPass(createPartitionPass());
@@ -40,6 +46,6 @@ void mlir::dt::registerDTPipelines() {
       "insert-redistribute, check, lower-redistribute, cse, partition, "
       "combine-collectives)",
       [](OpPassManager &pm, const ShardPipelineOptions &options) {
-        buildShardPipeline(pm, options.topology);
+        buildShardPipeline(pm, options.topology, options.exchange);
       });
 }

@@ -35,6 +35,15 @@ struct PriceCollectivesPass
         record(op, 0.0);
         return WalkResult::advance();
       }
+      if (auto exchange = dyn_cast<ExchangeOp>(op)) {
+        const MeshInfo *mesh = meshes.lookup(op, exchange.getMeshAttr());
+        if (!mesh)
+          return WalkResult::interrupt();
+        if (std::optional<::dt::ExchangeCost> cost =
+                exchangeCostOf(exchange, *mesh))
+          record(op, cost->seconds);
+        return WalkResult::advance();
+      }
       std::optional<CollectiveKind> kind = collectiveKindOf(op);
       if (!kind)
         return WalkResult::advance();

@@ -65,6 +65,14 @@ std::optional<CollectiveKind> mlir::dt::collectiveKindOf(Operation *op) {
   return std::nullopt;
 }
 
+std::optional<::dt::ExchangeCost>
+mlir::dt::exchangeCostOf(ExchangeOp op, const MeshInfo &mesh) {
+  return ::dt::exchangeCost(
+      op.getShape(), elementBytes(op.getInput().getType().getElementType()),
+      mesh.shape, mesh.topology, op.getSource().getPlacements(),
+      op.getTarget().getPlacements(), /*maxGroup=*/4096);
+}
+
 int64_t mlir::dt::elementBytes(Type elementType) {
   return std::max<int64_t>(1, (elementType.getIntOrFloatBitWidth() + 7) / 8);
 }

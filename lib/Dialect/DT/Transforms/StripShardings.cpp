@@ -37,8 +37,7 @@ struct StripShardingsPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     WalkResult collectives = module.walk([](Operation *op) {
-      if (isa<AllGatherOp, AllReduceOp, ReduceScatterOp, AllToAllOp,
-              LocalSliceOp, ToPartialOp, AxisIndexOp>(op)) {
+      if (isRuntimeCollective(op) || isa<ToPartialOp, AxisIndexOp>(op)) {
         op->emitOpError("has no single-device meaning; dt-strip-shardings "
                         "takes global programs without collectives");
         return WalkResult::interrupt();

@@ -9,6 +9,7 @@
 
 #include "dt/Dialect/DT/IR/DTOps.h"
 #include "dt/Dialect/DT/Transforms/Passes.h"
+#include "dt/Sharding/Exchange.h"
 #include "dt/Sharding/ShardLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -204,6 +205,29 @@ LogicalResult Simulator::collective(OpBuilder &b, Operation *op) {
         received.push_back(chunk(b, loc, valueOf(m), a2a.getSplitDim(),
                                  g.size(), me));
       results[r] = concat(b, loc, received, a2a.getConcatDim());
+    } else if (auto exchange = dyn_cast<ExchangeOp>(op)) {
+      // Zeros, with each part received put in its place.
+      auto type = cast<RankedTensorType>(exchange.getType());
+      ArrayRef<Placement> from = exchange.getSource().getPlacements(),
+                          to = exchange.getTarget().getPlacements();
+      ArrayRef<int64_t> global = exchange.getShape();
+      ::dt::ShardBox wanted = ::dt::shardBox(global, shape, to, coords[r]);
+      Value out = arith::ConstantOp::create(
+          b, loc, cast<TypedAttr>(b.getZeroAttr(type)));
+      for (const ::dt::ExchangePart &part :
+           ::dt::exchangeReceives(global, shape, from, to, coords[r])) {
+        ::dt::ShardBox held =
+            ::dt::shardBox(global, shape, from, coords[part.peer]);
+        std::vector<int64_t> at = part.box.offset, in = part.box.offset;
+        for (size_t d = 0; d < at.size(); ++d) {
+          in[d] -= held.offset[d];
+          at[d] -= wanted.offset[d];
+        }
+        Value piece =
+            extractBox(b, loc, valueOf(part.peer), in, part.box.shape);
+        out = insertBox(b, loc, piece, out, at);
+      }
+      results[r] = out;
     } else if (auto slice = dyn_cast<LocalSliceOp>(op)) {
       SmallVector<int64_t> g = members(r, slice.getAxes());
       results[r] = chunk(b, loc, valueOf(r), slice.getDim(), g.size(),
@@ -254,8 +278,7 @@ LogicalResult Simulator::run(func::FuncOp global, func::FuncOp local) {
   // The local program, rank by rank, op by op; collectives across ranks.
   Operation *terminator = local.getBody().front().getTerminator();
   for (Operation &op : local.getBody().front().without_terminator()) {
-    if (isa<AllGatherOp, AllReduceOp, ReduceScatterOp, AllToAllOp,
-            LocalSliceOp>(op)) {
+    if (isRuntimeCollective(&op)) {
       if (failed(collective(b, &op)))
         return failure();
       continue;

@@ -31,6 +31,14 @@ LogicalResult verifyShardingMesh(ShardingAttr sharding, Operation *from,
                                  SymbolTableCollection &symbolTables,
                                  function_ref<InFlightDiagnostic()> emitError);
 
+/// True for the collectives the runtime runs: dt.all_gather, all_reduce,
+/// reduce_scatter, all_to_all, exchange and local_slice (dt.to_partial is
+/// lowered by dt-partition).
+inline bool isRuntimeCollective(Operation *op) {
+  return isa<AllGatherOp, AllReduceOp, ReduceScatterOp, AllToAllOp, ExchangeOp,
+             LocalSliceOp>(op);
+}
+
 /// The first sharding among `types` (null when none carries one): the mesh
 /// an op or a function works on.
 ShardingAttr findSharding(TypeRange types);

@@ -243,6 +243,48 @@ def DT_AllToAllOp : DT_CollectiveOp<"all_to_all"> {
   }];
 }
 
+def DT_ExchangeOp : DT_CollectiveOp<"exchange"> {
+  let summary = "Changes a layout by point-to-point copies";
+  let description = !strconcat([{
+    Turns a tensor of global shape `shape` laid out as `source` into the
+    layout `target` in one step: each rank receives, from the rank that
+    holds it, every part of its `target` piece that it does not hold itself
+    (a rank that differs from it only on axes where `source` does not shard
+    sends; itself, where it holds the part). Where a chain of one-axis
+    collectives would gather more than the new piece needs, as in
+    `[S(0), S(0)] -> [R, S(0)]` or a transposition of the axes splitting a
+    dim, an exchange moves only the missing parts.
+
+    `source` and `target` must have the same partial placements (an
+    exchange moves pieces of each partial value; it reduces nothing). The
+    group axes are those whose ranks trade parts: every axis of more than
+    one rank that shards something in either layout, except those that
+    split a dim alike in both as its first splitters
+    (`include/dt/Sharding/Exchange.h`). Global form: the input is sharded
+    as `source` and the result as `target`, both of shape `shape`. Local
+    form: the input and result are the padded pieces of `source` and
+    `target` (the valid elements first, zeros after them in the result).
+
+    ```mlir
+    %1 = dt.exchange %0 on @mesh ["a", "b"]
+        from #dt.sharding<@mesh, [S(0), S(0)]> to #dt.sharding<@mesh, [R, S(0)]>
+        shape [1024, 64]
+        : tensor<1024x64xf32, #dt.sharding<@mesh, [S(0), S(0)]>>
+       -> tensor<1024x64xf32, #dt.sharding<@mesh, [R, S(0)]>>
+    ```
+  }], commonDescription);
+
+  let arguments = (ins DT_StaticTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, DT_ShardingAttr:$source,
+                       DT_ShardingAttr:$target,
+                       DenseI64ArrayAttr:$shape);
+  let results = (outs DT_StaticTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh $axes `from` $source `to` $target `shape` $shape
+    attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
 def DT_LocalSliceOp : DT_CollectiveOp<"local_slice"> {
   let summary = "Keeps this rank's piece of a replicated dim, without communication";
   let description = !strconcat([{

@@ -26,7 +26,10 @@ namespace mlir::dt {
 
 /// The `dt-shard` pipeline: dt-propagate, dt-insert-redistribute, dt-check,
 /// dt-lower-redistribute, CSE (shares identical collectives), dt-partition.
-void buildShardPipeline(OpPassManager &pm, StringRef topologyFile = "");
+/// `exchange`: whether plans may use dt.exchange (the CUDA target's runtime
+/// has none).
+void buildShardPipeline(OpPassManager &pm, StringRef topologyFile = "",
+                        bool exchange = true);
 
 /// Partitions one function over `mesh` (what dt-partition does to each).
 LogicalResult partitionFunction(func::FuncOp func, MeshOp mesh);

@@ -246,7 +246,11 @@ def LowerRedistributePass : Pass<"dt-lower-redistribute", "ModuleOp"> {
     Option<"topology", "topology", "std::string", /*default=*/"\"\"",
            "File describing the links of mesh axes (see docs/Design.md)">,
     Option<"explain", "explain", "bool", /*default=*/"false",
-           "Emit a remark per redistribution with its plan and DTensor's">
+           "Emit a remark per redistribution with its plan and DTensor's">,
+    Option<"exchange", "exchange", "bool", /*default=*/"true",
+           "Let plans change a layout by point-to-point copies (dt.exchange) "
+           "where that moves less (false for a runtime without them: the "
+           "CUDA target's)">
   ];
   let statistics = [
     Statistic<"numRedistributes", "redistributes-lowered",

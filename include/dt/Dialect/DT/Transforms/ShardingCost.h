@@ -12,6 +12,7 @@
 #include "dt/Dialect/DT/IR/DTOps.h"
 #include "dt/Dialect/DT/IR/ShardingRule.h"
 #include "dt/Sharding/CostModel.h"
+#include "dt/Sharding/Exchange.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -64,6 +65,11 @@ struct CollectiveDim {
   bool even = true;
 };
 CollectiveDim collectiveDimOf(Operation *op);
+
+/// The modelled cost of a dt.exchange in either form (none when its group
+/// is too large to price part by part).
+std::optional<::dt::ExchangeCost> exchangeCostOf(ExchangeOp op,
+                                                 const MeshInfo &mesh);
 
 /// Bytes of one element of `type`'s element type (i1 counts as one byte).
 int64_t elementBytes(Type elementType);
