@@ -35,12 +35,8 @@ std::string PlanStep::str() const {
   case Kind::ToPartial:
     return "to_partial(" + axisText + ", " +
            std::string(reductionKindName(reduction)) + ")";
-  case Kind::Exchange: {
-    std::string text = "exchange(-> [";
-    for (size_t a = 0; a < to.size(); ++a)
-      text += (a ? ", " : "") + to[a].str();
-    return text + "])";
-  }
+  case Kind::Exchange:
+    return "exchange(-> [" + joinPlacements(to) + "])";
   }
   return "";
 }

@@ -75,6 +75,20 @@ private:
 /// a sum); nothing on any other text.
 std::optional<Placement> parsePlacement(std::string_view text);
 
+/// The placements of `placements` (any range of them) as text, `separator`
+/// between them: "S(0), R"; "S(0),R" is what the runtime reads.
+template <typename Range>
+std::string joinPlacements(const Range &placements,
+                           std::string_view separator = ", ") {
+  std::string text;
+  for (const Placement &p : placements) {
+    if (!text.empty())
+      text += separator;
+    text += p.str();
+  }
+  return text;
+}
+
 /// True when partial values of kinds `a` and `b` on two mesh axes reduce to
 /// the same global value in either order: sum and avg (both linear), or the
 /// same kind. Max after sum is not sum after max, so a sharding whose partial

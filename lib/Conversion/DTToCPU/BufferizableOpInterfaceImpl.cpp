@@ -82,19 +82,13 @@ CollectiveCall describe(AllToAllOp op, MeshOp mesh) {
   call.attributes.append(unevenLayout(mesh, op.getExtent(), op.getOuterAxes()));
   return call;
 }
-/// `[S(0), R]` as the runtime reads it: `S(0),R`.
-std::string placementText(ShardingAttr sharding) {
-  std::string text;
-  for (auto [i, p] : llvm::enumerate(sharding.getPlacements()))
-    text += (i ? "," : "") + p.str();
-  return text;
-}
 CollectiveCall describe(ExchangeOp op, MeshOp) {
   std::string shape;
   for (auto [i, extent] : llvm::enumerate(op.getShape()))
     shape += (i ? "x" : "") + std::to_string(extent);
-  std::string from = placementText(op.getSource()),
-              to = placementText(op.getTarget());
+  // The placements as the runtime reads them: `S(0),R`.
+  std::string from = ::dt::joinPlacements(op.getSource().getPlacements(), ","),
+              to = ::dt::joinPlacements(op.getTarget().getPlacements(), ",");
   return {"dt_rt_exchange_",
           {},
           "[" + from + "] -> [" + to + "]",

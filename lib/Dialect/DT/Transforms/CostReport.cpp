@@ -256,12 +256,6 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh,
       current[axis] = to;
     }
   };
-  auto placementList = [](ArrayRef<Placement> placements) {
-    std::string text = "[";
-    for (auto [i, p] : llvm::enumerate(placements))
-      text += (i ? ", " : "") + p.str();
-    return text + "]";
-  };
   // An exchange is priced part by part and shares no call.
   auto addExchange = [&](ExchangeOp op) {
     if (!getShardingEncoding(op.getInput().getType()))
@@ -269,8 +263,9 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh,
     std::optional<::dt::ExchangeCost> exchange = exchangeCostOf(op, *mesh);
     CollectiveCost c;
     c.op = op->getName().getStringRef().str();
-    c.change = placementList(op.getSource().getPlacements()) + " -> " +
-               placementList(op.getTarget().getPlacements());
+    c.change = "[" + ::dt::joinPlacements(op.getSource().getPlacements()) +
+               "] -> [" + ::dt::joinPlacements(op.getTarget().getPlacements()) +
+               "]";
     c.kind = "exchange";
     for (Attribute axis : op.getAxes())
       c.axis +=

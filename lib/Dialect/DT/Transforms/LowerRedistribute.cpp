@@ -143,12 +143,7 @@ static std::optional<::dt::Plan> planFor(RankedTensorType type,
 
 /// `[S(0), R]`.
 static std::string placementList(ShardingAttr sharding) {
-  std::string text = "[";
-  llvm::raw_string_ostream os(text);
-  llvm::interleaveComma(sharding.getPlacements(), os,
-                        [&](Placement p) { os << p.str(); });
-  os << "]";
-  return text;
+  return "[" + ::dt::joinPlacements(sharding.getPlacements()) + "]";
 }
 
 /// `step` for explanations, with the axis by name: `all_gather on "x" dim
@@ -182,9 +177,7 @@ static std::string describeStep(const PlanStep &step, const MeshInfo &mesh) {
     os << "to_partial on " << axis << " " << reduction();
     break;
   case PlanStep::Kind::Exchange:
-    os << "exchange to [";
-    llvm::interleaveComma(step.to, os, [&](Placement p) { os << p.str(); });
-    os << "]";
+    os << "exchange to [" << ::dt::joinPlacements(step.to) << "]";
     break;
   }
   return text;
