@@ -6,6 +6,9 @@
 // LOCAL-DAG: dt.exchange %{{.*}} on @mesh ["a", "b"] from #{{.*}} to #{{.*}} shape [64, 8] : tensor<16x8xf32> -> tensor<32x8xf32>
 // LOCAL-DAG: dt.exchange %{{.*}} on @mesh ["a", "b"] from #{{.*}} to #{{.*}} shape [10, 7] : tensor<5x4xf32> -> tensor<5x4xf32>
 // LOCAL-DAG: dt.exchange %{{.*}} on @mesh ["a", "b"] from #{{.*}} to #{{.*}} shape [9, 6] : tensor<5x6xf32> -> tensor<9x2xf32>
+// The cost report prices each exchange part by part (a, b: its group).
+// RUN: dt-opt %s -dt-propagate -dt-insert-redistribute -dt-lower-redistribute -dt-cost-report -o /dev/null | FileCheck %s --check-prefix=REPORT
+// REPORT: dt.exchange (exchange.mlir:{{[0-9]+}}) [S(0), S(0)] -> [R, S(0)] exchange a,b 1.0 KiB 6.0 us
 // Without exchanges, the same program gathers instead:
 // RUN: dt-opt %s -dt-propagate -dt-insert-redistribute -dt-lower-redistribute=exchange=false | FileCheck %s --check-prefix=NONE
 // NONE-NOT: dt.exchange
