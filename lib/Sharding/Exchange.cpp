@@ -92,29 +92,52 @@ static void forEachMember(Span<int64_t> meshShape, Span<int64_t> coords,
   }
 }
 
+/// The axes of `axes` that `source` shards: a receiver takes each part from
+/// the member that differs from it only there (elsewhere the members'
+/// pieces are copies of one another).
+static std::vector<int64_t> holderAxes(Span<Placement> source,
+                                       const std::vector<int64_t> &axes) {
+  std::vector<int64_t> holders;
+  for (int64_t axis : axes)
+    if (source[axis].isShard())
+      holders.push_back(axis);
+  return holders;
+}
+
+/// exchangeReceives with its holder axes given.
+static std::vector<ExchangePart>
+receives(Span<int64_t> globalShape, Span<int64_t> meshShape,
+         Span<Placement> source, Span<Placement> target,
+         const std::vector<int64_t> &holders, Span<int64_t> coords) {
+  std::vector<ExchangePart> parts;
+  ShardBox wanted = shardBox(globalShape, meshShape, target, coords);
+  if (isEmpty(wanted))
+    return parts;
+  forEachMember(
+      meshShape, coords, holders, [&](const std::vector<int64_t> &holder) {
+        ShardBox held = shardBox(globalShape, meshShape, source, holder);
+        ShardBox box = intersect(held, wanted);
+        if (isEmpty(box))
+          return;
+        ExchangePart part{linearRank(meshShape, holder), box, box.offset,
+                          box.offset};
+        for (size_t d = 0; d < box.offset.size(); ++d) {
+          part.from[d] -= held.offset[d];
+          part.to[d] -= wanted.offset[d];
+        }
+        parts.push_back(std::move(part));
+      });
+  return parts;
+}
+
 std::vector<ExchangePart> exchangeReceives(Span<int64_t> globalShape,
                                            Span<int64_t> meshShape,
                                            Span<Placement> source,
                                            Span<Placement> target,
                                            Span<int64_t> coords) {
-  std::vector<ExchangePart> parts;
-  ShardBox wanted = shardBox(globalShape, meshShape, target, coords);
-  if (isEmpty(wanted))
-    return parts;
-  // The holders: the members that differ from this rank only on the axes
-  // the source shards (elsewhere their pieces are copies of one another).
-  std::vector<int64_t> holderAxes;
-  for (int64_t axis : exchangeAxes(meshShape, source, target))
-    if (source[axis].isShard())
-      holderAxes.push_back(axis);
-  forEachMember(
-      meshShape, coords, holderAxes, [&](const std::vector<int64_t> &holder) {
-        ShardBox part =
-            intersect(shardBox(globalShape, meshShape, source, holder), wanted);
-        if (!isEmpty(part))
-          parts.push_back({linearRank(meshShape, holder), std::move(part)});
-      });
-  return parts;
+  return receives(globalShape, meshShape, source, target,
+                  holderAxes(source, exchangeAxes(meshShape, source, target)),
+                  coords);
 }
 
 std::optional<ExchangeCost>
@@ -128,12 +151,13 @@ exchangeCost(Span<int64_t> globalShape, int64_t elementBytes,
   if (groupSize > maxGroup)
     return std::nullopt;
   ExchangeCost worst;
+  std::vector<int64_t> holders = holderAxes(source, axes);
   std::vector<int64_t> origin(meshShape.size(), 0);
   forEachMember(meshShape, origin, axes, [&](const std::vector<int64_t> &me) {
     int64_t rank = linearRank(meshShape, me);
     ExchangeCost cost;
     for (const ExchangePart &part :
-         exchangeReceives(globalShape, meshShape, source, target, me)) {
+         receives(globalShape, meshShape, source, target, holders, me)) {
       if (part.peer == rank)
         continue;
       std::vector<int64_t> peer = meshCoords(meshShape, part.peer), crossed;

@@ -636,48 +636,28 @@ RankContext::exchangeRoutes(const Group &group, const char *layoutText) {
   for (int64_t j = 0; j < group.size(); ++j)
     memberIndex[group.members[j]] = j;
   auto routes = std::make_unique<ExchangeRoutes>();
-  auto offsetIn = [](const ShardBox &part, const ShardBox &piece) {
-    std::vector<int64_t> at = part.offset;
-    for (size_t d = 0; d < at.size(); ++d)
-      at[d] -= piece.offset[d];
-    return at;
-  };
-  auto sourceBox = [&](int64_t r) {
-    return shardBox(shape, meshShape, layout->source, meshCoords(meshShape, r));
-  };
-  ShardBox wanted = shardBox(shape, meshShape, layout->target, coords_);
   int64_t received = 0;
   for (const ExchangePart &part : exchangeReceives(
            shape, meshShape, layout->source, layout->target, coords_)) {
-    routes->receives.push_back({memberIndex.at(part.peer),
-                                offsetIn(part.box, sourceBox(part.peer)),
-                                offsetIn(part.box, wanted), part.box.shape});
+    routes->receives.push_back(
+        {memberIndex.at(part.peer), part.from, part.to, part.box.shape});
     received += routes->receives.back().count();
   }
   routes->inShape = maxLocalShape(shape, meshShape, layout->source);
   routes->outShape = maxLocalShape(shape, meshShape, layout->target);
   routes->leavesPadding = received < numElements(routes->outShape);
-  ShardBox held = sourceBox(rank_);
+  // What this rank sends: its parts of the others' receives.
   for (int64_t j = 0; j < group.size(); ++j) {
     if (group.members[j] == rank_)
       continue;
-    std::vector<int64_t> theirs = meshCoords(meshShape, group.members[j]);
-    ShardBox target = shardBox(shape, meshShape, layout->target, theirs);
-    for (const ExchangePart &part : exchangeReceives(
-             shape, meshShape, layout->source, layout->target, theirs))
+    for (const ExchangePart &part :
+         exchangeReceives(shape, meshShape, layout->source, layout->target,
+                          meshCoords(meshShape, group.members[j])))
       if (part.peer == rank_)
-        routes->sends.push_back({j, offsetIn(part.box, held),
-                                 offsetIn(part.box, target), part.box.shape});
+        routes->sends.push_back({j, part.from, part.to, part.box.shape});
   }
   slot = std::move(routes);
   return slot.get();
-}
-
-absl::Status Backend::exchange(RankContext &, const Group &, const Dense &,
-                               Dense &, const ExchangeRoutes &) {
-  return absl::UnimplementedError(
-      "this backend has no dt.exchange (dt-compile --target=cuda plans "
-      "without it)");
 }
 
 void exchangePart(const Dense &in, const void *data, Dense &out, int split,

@@ -114,10 +114,10 @@ public:
                                 int concat, const Pieces &splitPieces,
                                 const Pieces &concatPieces) = 0;
   /// Moves the parts of `routes` (ExchangeRoutes); every member's input is
-  /// shaped like `in`. The default fails: a backend without exchanges.
+  /// shaped like `in`.
   virtual absl::Status exchange(RankContext &rank, const Group &group,
                                 const Dense &in, Dense &out,
-                                const ExchangeRoutes &routes);
+                                const ExchangeRoutes &routes) = 0;
   /// This rank's piece of `in` along `dim` (no communication; it is the
   /// backend's because the backend knows where buffers live). The default
   /// copies host memory.

@@ -142,18 +142,11 @@ struct Simulation {
     std::vector<bool> written(out.data.size(), false);
     for (const dt::ExchangePart &part :
          dt::exchangeReceives(globalShape, mesh, state, to, coords)) {
-      dt::ShardBox held = dt::shardBox(globalShape, mesh, state,
-                                       dt::meshCoords(mesh, part.peer));
-      std::vector<int64_t> from(part.box.offset), at(part.box.offset);
-      for (size_t d = 0; d < from.size(); ++d) {
-        from[d] -= held.offset[d];
-        at[d] -= wanted.offset[d];
-      }
-      Tensor piece = box(local[part.peer], from, part.box.shape);
+      Tensor piece = box(local[part.peer], part.from, part.box.shape);
       piece.forEach([&](const std::vector<int64_t> &i) {
         std::vector<int64_t> dst(i);
         for (size_t d = 0; d < dst.size(); ++d)
-          dst[d] += at[d];
+          dst[d] += part.to[d];
         int64_t e = out.index(dst);
         EXPECT_FALSE(written[e]) << "rank " << rank << " receives twice";
         written[e] = true;

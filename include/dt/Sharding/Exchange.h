@@ -43,11 +43,13 @@ std::vector<int64_t> exchangeAxes(Span<int64_t> meshShape,
                                   Span<Placement> source,
                                   Span<Placement> target);
 
-/// One part a rank receives: a non-empty box of the global tensor and the
-/// rank it comes from (possibly the receiver itself).
+/// One part a rank receives: a non-empty box of the global tensor, the rank
+/// it comes from (possibly the receiver itself), and where the box starts
+/// in the sender's piece and in the receiver's.
 struct ExchangePart {
   int64_t peer = 0;
   ShardBox box; ///< Global offset and shape.
+  std::vector<int64_t> from, to;
 };
 
 /// The parts the rank at `coords` receives, which together make its piece of

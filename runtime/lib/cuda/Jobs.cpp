@@ -149,6 +149,15 @@ public:
                               pieces.member[group.index], dtypeSize(in.dtype),
                               currentDevice()->stream());
   }
+  /// Not on the GPU yet (docs/CUDA.md, Limits): dt-compile --target=cuda
+  /// plans without exchanges and dt-memory-to-gpu refuses a program that
+  /// holds one, so an artifact only gets here if it was built otherwise.
+  absl::Status exchange(RankContext &, const Group &, const Dense &, Dense &,
+                        const ExchangeRoutes &) override {
+    return absl::FailedPreconditionError(
+        "dt.exchange has no CUDA runtime: compile with dt-compile "
+        "--target=cuda, which plans without it");
+  }
 };
 
 /// A backend on host copies of device buffers.

@@ -256,6 +256,14 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh,
       current[axis] = to;
     }
   };
+  // "dp,tp": a collective's axes as the table lists them.
+  auto axisList = [](ArrayAttr axes) {
+    std::string text;
+    for (Attribute axis : axes)
+      text +=
+          (text.empty() ? "" : ",") + cast<StringAttr>(axis).getValue().str();
+    return text;
+  };
   // An exchange is priced part by part and shares no call.
   auto addExchange = [&](ExchangeOp op) {
     if (!getShardingEncoding(op.getInput().getType()))
@@ -267,9 +275,7 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh,
                "] -> [" + ::dt::joinPlacements(op.getTarget().getPlacements()) +
                "]";
     c.kind = "exchange";
-    for (Attribute axis : op.getAxes())
-      c.axis +=
-          (c.axis.empty() ? "" : ",") + cast<StringAttr>(axis).getValue().str();
+    c.axis = axisList(op.getAxes());
     c.bytesPerRank = exchange ? exchange->bytesPerRank : 0;
     c.seconds = exchange ? exchange->seconds : 0;
     addRow(op, std::move(c));
@@ -288,10 +294,6 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh,
     if (!in)
       return; // Local forms belong to partitioned code.
     AxisGroup group = axisGroup(*mesh, axes);
-    std::string axisNames;
-    for (Attribute axis : axes)
-      axisNames += (axisNames.empty() ? "" : ",") +
-                   cast<StringAttr>(axis).getValue().str();
     double bytes = tensorBytes(inType);
     for (auto [axis, p] : llvm::enumerate(in.getPlacements()))
       if (p.isShard() && !llvm::is_contained(group.axes, int64_t(axis)))
@@ -304,7 +306,7 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh,
     c.change = in.getPlacements()[group.axes.front()].str() + " -> " +
                out.getPlacements()[group.axes.front()].str();
     c.kind = std::string(::dt::collectiveKindName(*kind));
-    c.axis = axisNames;
+    c.axis = axisList(axes);
     c.bytesPerRank = ::dt::ringBytesPerRank(*kind, group.size, bytes);
     c.seconds = ::dt::ringSeconds(*kind, group.size, bytes,
                                   mesh->topology.groupLink(group.axes));

@@ -152,9 +152,7 @@ static std::string describeStep(const PlanStep &step, const MeshInfo &mesh) {
   std::string text;
   llvm::raw_string_ostream os(text);
   auto reduction = [&] { return ::dt::reductionKindName(step.reduction); };
-  std::string axis = step.kind == PlanStep::Kind::Exchange
-                         ? ""
-                         : "\"" + mesh.axisNames[step.axis] + "\"";
+  std::string axis = "\"" + mesh.axisNames[step.axis] + "\"";
   switch (step.kind) {
   case PlanStep::Kind::AllGather:
     os << "all_gather on " << axis << " dim " << step.dim;

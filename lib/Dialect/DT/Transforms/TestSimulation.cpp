@@ -211,21 +211,13 @@ LogicalResult Simulator::collective(OpBuilder &b, Operation *op) {
       ArrayRef<Placement> from = exchange.getSource().getPlacements(),
                           to = exchange.getTarget().getPlacements();
       ArrayRef<int64_t> global = exchange.getShape();
-      ::dt::ShardBox wanted = ::dt::shardBox(global, shape, to, coords[r]);
       Value out = arith::ConstantOp::create(
           b, loc, cast<TypedAttr>(b.getZeroAttr(type)));
       for (const ::dt::ExchangePart &part :
            ::dt::exchangeReceives(global, shape, from, to, coords[r])) {
-        ::dt::ShardBox held =
-            ::dt::shardBox(global, shape, from, coords[part.peer]);
-        std::vector<int64_t> at = part.box.offset, in = part.box.offset;
-        for (size_t d = 0; d < at.size(); ++d) {
-          in[d] -= held.offset[d];
-          at[d] -= wanted.offset[d];
-        }
         Value piece =
-            extractBox(b, loc, valueOf(part.peer), in, part.box.shape);
-        out = insertBox(b, loc, piece, out, at);
+            extractBox(b, loc, valueOf(part.peer), part.from, part.box.shape);
+        out = insertBox(b, loc, piece, out, part.to);
       }
       results[r] = out;
     } else if (auto slice = dyn_cast<LocalSliceOp>(op)) {
