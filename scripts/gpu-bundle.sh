@@ -56,7 +56,8 @@ programs=(
   test/Execution/branches test/Execution/bool-tensors
   test/Execution/mixed-matmul test/Execution/while-loop
   test/Execution/uneven-division test/Execution/grad-accumulation-buffer
-  test/Execution/running-max)
+  test/Execution/running-max test/Execution/exchange
+  test/Execution/exchange-partial)
 python3 "$root/bench/gen_gpu_programs.py" "$out/bench"
 for p in "${programs[@]}"; do
   "$build/bin/dt-compile" --target=cuda --mcpu=x86-64-v3 "$root/$p.mlir" \

@@ -152,10 +152,8 @@ mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
   if (options.explain)
     global.addPass(createCostReportPass(
         {/*json=*/false, options.combineCollectives, options.topology}));
-  // The CUDA runtime has no point-to-point exchange (docs/CUDA.md).
   global.addPass(createLowerRedistributePass(
-      {options.topology, options.explain,
-       options.exchange && options.target != Target::CUDA}));
+      {options.topology, options.explain, options.exchange}));
   global.addPass(createCSEPass());
   if (failed(global.run(*spmd)))
     return failure();

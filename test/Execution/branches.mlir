@@ -16,8 +16,7 @@
 // EXPLAIN: remark: scf.for, result #0: [S(0), S(1)] as its init
 // EXPLAIN: remark: scf.if, result #0: [S(1), S(0)] as the then branch yields it: 6.0 us either way, and a tie goes to the then branch
 // EXPLAIN: remark: scf.if, result #0: [S(0), S(1)] as the else branch yields it: 0.0 us to reach from both branches and give its users what they ask, against 6.0 us
-// The CUDA runtime has no dt.exchange: its plans go without.
-// RUN: dt-opt %s -dt-shard=exchange=false -dt-lower-to-cuda=format=isa | FileCheck %s --check-prefix=CUDA
+// RUN: dt-opt %s -dt-shard -dt-lower-to-cuda=format=isa | FileCheck %s --check-prefix=CUDA
 // CUDA-COUNT-3: llvm.call @dt_rt_gpu_read_scalar
 // CUDA-NOT: llvm.call @dt_rt_gpu_read_scalar
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle

@@ -36,6 +36,10 @@ if gpus >= 1:
         lit_config.fatal(f"no CUDA artifacts in {artifacts}: run scripts/gpu-bundle.sh")
 if gpus >= 2:
     config.available_features.add("multi-gpu")
+# One GPU per rank for the 2x2 and 2x2x2 meshes of the exchange programs.
+for n in (4, 8):
+    if gpus >= n:
+        config.available_features.add(f"gpus-{n}")
 
 # A hung run fails its test in bounded time instead of eating the GPU
 # machine's few minutes (lit's own --timeout needs psutil).

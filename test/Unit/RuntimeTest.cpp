@@ -4,11 +4,15 @@
 #include "dt/Runtime/Job.h"
 #include "dt/Runtime/Program.h"
 #include "dt/Runtime/Tensor.h"
+#include "dt/Sharding/Exchange.h"
 #include "dt/Sharding/ShardLayout.h"
 
 #include "Context.h"
 #include "cuda/GemmPlan.h"
 #include "cuda/PieceCopies.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 #include <gtest/gtest.h>
 
@@ -483,6 +487,193 @@ TEST(PieceCopies, PlaceAndTailMatchTheHostLayoutCode) {
     run(cuda::tailZeros(c.out, c.dim, tail, 4), actual.data());
     ASSERT_EQ(actual, expected) << "trial " << trial;
   }
+}
+
+TEST(PieceCopies, BoxCopiesMatchCopyBox) {
+  std::mt19937 rng(17);
+  int several = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    int rank = std::uniform_int_distribution<int>(0, 4)(rng);
+    std::vector<int64_t> src(rank), dst(rank), box(rank), so(rank), to(rank);
+    for (int d = 0; d < rank; ++d) {
+      box[d] = rng() % 4;
+      // Often whole in both, so that dims merge into longer rows.
+      src[d] = box[d] + (rng() % 2 ? 0 : rng() % 3);
+      dst[d] = box[d] + (rng() % 2 ? 0 : rng() % 3);
+      so[d] = rng() % (src[d] - box[d] + 1);
+      to[d] = rng() % (dst[d] - box[d] + 1);
+    }
+    std::vector<int32_t> in = iota(numElements(src), 1);
+    std::vector<int32_t> expected(numElements(dst), -1), actual = expected;
+    copyBox(in.data(), src, so, expected.data(), dst, to, box, 4);
+    std::vector<cuda::Copy2D> copies =
+        cuda::boxCopies(src, so, dst, to, box, 4);
+    for (const cuda::Copy2D &c : copies) {
+      ASSERT_FALSE(c.empty()) << "trial " << trial;
+      ASSERT_TRUE(c.height == 1 ||
+                  (c.srcPitch >= c.width && c.dstPitch >= c.width))
+          << "trial " << trial;
+      run(c, in.data(), actual.data());
+    }
+    several += copies.size() > 1;
+    ASSERT_EQ(actual, expected) << "trial " << trial;
+    // The box's elements, no copy more than one row's worth each.
+    size_t bytes = 0;
+    for (const cuda::Copy2D &c : copies)
+      bytes += c.width * c.height;
+    ASSERT_EQ(bytes, 4 * numElements(box)) << "trial " << trial;
+  }
+  EXPECT_GT(several, 100);
+}
+
+namespace {
+/// Runs one dt.exchange as the NCCL backend plans it (planExchangeCopies),
+/// with memcpy for the device copies and for each send matched with its
+/// receive, and returns each rank's output.
+std::vector<HostTensor> exchangeByPlans(const Mesh &mesh,
+                                        const std::string &layout,
+                                        const std::vector<HostTensor> &inputs,
+                                        int32_t mask, int &inPlace) {
+  JobState job;
+  std::unique_ptr<Backend> backend = makeThreadsBackend(job);
+  int64_t n = mesh.size();
+  std::vector<std::unique_ptr<RankContext>> ranks;
+  std::vector<const ExchangeRoutes *> routes;
+  std::vector<cuda::ExchangeCopies> plans;
+  for (int64_t r = 0; r < n; ++r) {
+    ranks.push_back(std::make_unique<RankContext>(r, mesh, *backend, job,
+                                                  absl::Seconds(10)));
+    absl::StatusOr<const ExchangeRoutes *> rt =
+        ranks[r]->exchangeRoutes(ranks[r]->group(mask), layout.c_str());
+    EXPECT_TRUE(rt.ok()) << rt.status();
+    routes.push_back(*rt);
+    plans.push_back(cuda::planExchangeCopies(**rt, ranks[r]->group(mask).index,
+                                             sizeof(int32_t)));
+  }
+  std::vector<HostTensor> outputs;
+  std::vector<std::vector<char>> sent(n), received(n);
+  for (int64_t r = 0; r < n; ++r) {
+    const cuda::ExchangeCopies &plan = plans[r];
+    // The output starts as garbage: the plan must write or zero it all.
+    outputs.emplace_back(DType::I32, routes[r]->outShape);
+    std::memset(outputs[r].data(), 0x5A, outputs[r].byteSize());
+    if (routes[r]->leavesPadding)
+      std::memset(outputs[r].data(), 0, outputs[r].byteSize());
+    sent[r].assign(plan.sendStaging, 0);
+    received[r].assign(plan.receiveStaging, 0);
+    for (const cuda::Copy2D &c : plan.own)
+      run(c, inputs[r].data(), outputs[r].data());
+    for (const cuda::ExchangeTransfer &t : plan.sends)
+      for (const cuda::Copy2D &c : t.copies)
+        run(c, inputs[r].data(), sent[r].data());
+  }
+  // Each receive meets the sender's send to this rank: same bytes.
+  for (int64_t r = 0; r < n; ++r) {
+    const Group &group = ranks[r]->group(mask);
+    for (const cuda::ExchangeTransfer &t : plans[r].receives) {
+      int64_t peer = group.members[t.member];
+      const Group &peerGroup = ranks[peer]->group(mask);
+      auto send =
+          std::find_if(plans[peer].sends.begin(), plans[peer].sends.end(),
+                       [&](const cuda::ExchangeTransfer &s) {
+                         return s.member == group.index;
+                       });
+      EXPECT_NE(send, plans[peer].sends.end()) << "rank " << r;
+      if (send == plans[peer].sends.end())
+        continue;
+      EXPECT_EQ(send->bytes, t.bytes) << peerGroup.index << " -> " << r;
+      const char *from =
+          (send->inPlace ? static_cast<const char *>(inputs[peer].data())
+                         : sent[peer].data()) +
+          send->offset;
+      char *into = (t.inPlace ? static_cast<char *>(outputs[r].data())
+                              : received[r].data()) +
+                   t.offset;
+      std::memcpy(into, from, std::min(send->bytes, t.bytes));
+      inPlace += send->inPlace + t.inPlace;
+    }
+    // No send without its receive.
+    for (const cuda::ExchangeTransfer &s : plans[r].sends) {
+      int64_t peer = group.members[s.member];
+      EXPECT_TRUE(std::any_of(plans[peer].receives.begin(),
+                              plans[peer].receives.end(),
+                              [&](const cuda::ExchangeTransfer &t) {
+                                return t.member == group.index;
+                              }))
+          << "rank " << r << " sends to " << peer << ", who receives nothing";
+    }
+  }
+  for (int64_t r = 0; r < n; ++r)
+    for (const cuda::ExchangeTransfer &t : plans[r].receives)
+      for (const cuda::Copy2D &c : t.copies)
+        run(c, received[r].data(), outputs[r].data());
+  return outputs;
+}
+} // namespace
+
+// The NCCL backend's dt.exchange, planned per rank and run with memcpy:
+// every rank ends with its piece of the target layout (the layout code's,
+// padding zeroed), from random layouts on random meshes.
+TEST(PieceCopies, ExchangePlansMakeTheTargetLayout) {
+  std::mt19937 rng(19);
+  int exchanges = 0, inPlace = 0;
+  for (int trial = 0; trial < 3000 && exchanges < 400; ++trial) {
+    Mesh mesh;
+    int axes = 1 + rng() % 3;
+    for (int a = 0; a < axes; ++a) {
+      mesh.axisNames.push_back("a" + std::to_string(a));
+      mesh.shape.push_back(1 + rng() % 3);
+    }
+    int rank = 1 + rng() % 3;
+    std::vector<int64_t> shape;
+    for (int d = 0; d < rank; ++d)
+      shape.push_back(1 + rng() % 9);
+    std::vector<Placement> source, target;
+    for (int a = 0; a < axes; ++a) {
+      int kind = rng() % 7;
+      if (kind == 0) {
+        source.push_back(Placement::partial());
+        target.push_back(Placement::partial());
+        continue;
+      }
+      auto pick = [&] {
+        return rng() % 3 == 0 ? Placement::replicate()
+                              : Placement::shard(rng() % rank);
+      };
+      source.push_back(pick());
+      target.push_back(pick());
+    }
+    if (!canExchange(mesh.shape, source, target))
+      continue;
+    ++exchanges;
+    int32_t mask = 0;
+    for (int64_t axis : exchangeAxes(mesh.shape, source, target))
+      mask |= 1 << axis;
+    std::string layout = absl::StrCat(absl::StrJoin(shape, "x"), " ",
+                                      joinPlacements(source, ","), " ",
+                                      joinPlacements(target, ","));
+    TensorSpec from{0, "", DType::I32, shape, source},
+        to{0, "", DType::I32, shape, target};
+    HostTensor global(DType::I32, shape);
+    for (int64_t i = 0; i < global.numElements(); ++i)
+      static_cast<int32_t *>(global.data())[i] = static_cast<int32_t>(i + 1);
+    std::vector<HostTensor> inputs;
+    for (int64_t r = 0; r < mesh.size(); ++r)
+      inputs.push_back(extractShard(global, from, mesh, r));
+    std::vector<HostTensor> outputs =
+        exchangeByPlans(mesh, layout, inputs, mask, inPlace);
+    for (int64_t r = 0; r < mesh.size(); ++r) {
+      HostTensor expected = extractShard(global, to, mesh, r);
+      ASSERT_EQ(outputs[r].shape(), expected.shape())
+          << layout << " rank " << r;
+      ASSERT_EQ(
+          std::memcmp(outputs[r].data(), expected.data(), expected.byteSize()),
+          0)
+          << layout << " on " << mesh.str() << ", rank " << r;
+    }
+  }
+  EXPECT_GE(exchanges, 400);
+  EXPECT_GT(inPlace, 100);
 }
 
 namespace {

@@ -75,7 +75,7 @@ llvm::cl::opt<bool> exchange(
     "exchange",
     llvm::cl::desc("Let a redistribution move just the parts each rank lacks, "
                    "point to point (dt.exchange), where one-axis collectives "
-                   "would gather more (CPU target; default: on)"),
+                   "would gather more (default: on)"),
     llvm::cl::init(true), llvm::cl::cat(options));
 llvm::cl::opt<std::string>
     topology("topology", llvm::cl::desc("Topology file for the cost model"),

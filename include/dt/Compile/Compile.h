@@ -38,7 +38,7 @@ struct CompileOptions {
   /// cheaper (dt-combine-collectives).
   bool combineCollectives = true;
   /// Let redistributions change layouts point to point (dt.exchange) where
-  /// that moves less; the CUDA target never does (docs/CUDA.md).
+  /// that moves less.
   bool exchange = true;
   /// Topology file for the cost model (empty: the documented defaults).
   std::string topology;

@@ -57,17 +57,6 @@ bool isContiguous(MemRefType type) {
 struct MemoryToGPUPass
     : public mlir::dt::impl::MemoryToGPUPassBase<MemoryToGPUPass> {
   void runOnOperation() override {
-    // The CUDA runtime moves no parts point to point (docs/CUDA.md).
-    WalkResult exchanges = getOperation().walk([&](func::CallOp call) {
-      if (!call.getCallee().starts_with("dt_rt_exchange_"))
-        return WalkResult::advance();
-      call.emitError("a dt.exchange has no CUDA runtime: plan the "
-                     "redistribution with dt-lower-redistribute{exchange="
-                     "false} (dt-compile --target=cuda does)");
-      return WalkResult::interrupt();
-    });
-    if (exchanges.wasInterrupted())
-      return signalPassFailure();
     // A linalg op with no loops (0-d buffers) would become bare host loads
     // and stores: it runs as one GPU thread instead.
     getOperation().walk([&](linalg::LinalgOp op) {

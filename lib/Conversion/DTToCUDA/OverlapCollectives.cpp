@@ -29,7 +29,8 @@ bool isCommunicating(func::CallOp call) {
   return name.starts_with("dt_rt_all_reduce_") ||
          name.starts_with("dt_rt_all_gather_") ||
          name.starts_with("dt_rt_reduce_scatter_") ||
-         name.starts_with("dt_rt_all_to_all_");
+         name.starts_with("dt_rt_all_to_all_") ||
+         name.starts_with("dt_rt_exchange_");
 }
 
 /// A runtime call that touches nothing but its operands and talks to

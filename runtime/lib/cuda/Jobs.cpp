@@ -10,7 +10,8 @@
 //   (another dim, uneven pieces) and all-to-all stay on the device too: the
 //   pieces move between the tensors and staging buffers as 2-D copies
 //   (PieceCopies.h) around one NCCL all-gather, reduce-scatter or group of
-//   sends and receives.
+//   sends and receives. An exchange packs each peer's parts (unless they
+//   are one run of the tensor) around one group of sends and receives.
 // - Device-local (ranks sharing one GPU, for tests on a one-GPU machine):
 //   the threads backend on host copies of the buffers.
 //
@@ -149,15 +150,6 @@ public:
                               pieces.member[group.index], dtypeSize(in.dtype),
                               currentDevice()->stream());
   }
-  /// Not on the GPU yet (docs/CUDA.md, Limits): dt-compile --target=cuda
-  /// plans without exchanges and dt-memory-to-gpu refuses a program that
-  /// holds one, so an artifact only gets here if it was built otherwise.
-  absl::Status exchange(RankContext &, const Group &, const Dense &, Dense &,
-                        const ExchangeRoutes &) override {
-    return absl::FailedPreconditionError(
-        "dt.exchange has no CUDA runtime: compile with dt-compile "
-        "--target=cuda, which plans without it");
-  }
 };
 
 /// A backend on host copies of device buffers.
@@ -194,6 +186,12 @@ public:
                              concatPieces);
     });
   }
+  absl::Status exchange(RankContext &rank, const Group &group, const Dense &in,
+                        Dense &out, const ExchangeRoutes &routes) override {
+    return staged(in, out, [&](const Dense &hin, Dense &hout) {
+      return host_->exchange(rank, group, hin, hout, routes);
+    });
+  }
 
 private:
   template <typename Fn>
@@ -224,6 +222,19 @@ absl::Status ncclError(ncclResult_t result, const char *what) {
     if (dtResult != ncclSuccess)                                               \
       return ncclError(dtResult, #call);                                       \
   } while (0)
+
+/// Runs `calls` (sends and receives, returning the first result that is not
+/// ncclSuccess) as one NCCL group, which ends even when a call fails.
+template <typename Fn> absl::Status ncclGroup(Fn &&calls) {
+  DT_NCCL(ncclGroupStart());
+  ncclResult_t result = calls();
+  ncclResult_t end = ncclGroupEnd();
+  if (result != ncclSuccess)
+    return ncclError(result, "a send or receive");
+  if (end != ncclSuccess)
+    return ncclError(end, "ncclGroupEnd");
+  return absl::OkStatus();
+}
 
 ncclDataType_t ncclType(DType dtype) {
   switch (dtype) {
@@ -453,15 +464,21 @@ public:
                 split, splitPieces.member[j], element, stream);
             !s.ok())
           return s;
-      DT_NCCL(ncclGroupStart());
-      for (int64_t j = 0; j < group.size(); ++j) {
-        int peer = static_cast<int>(j);
-        DT_NCCL(ncclSend(reinterpret_cast<void *>(sent.get() + j * part), part,
-                         ncclUint8, peer, *comm, stream));
-        DT_NCCL(ncclRecv(reinterpret_cast<void *>(received.get() + j * part),
-                         part, ncclUint8, peer, *comm, stream));
-      }
-      DT_NCCL(ncclGroupEnd());
+      if (absl::Status s = ncclGroup([&] {
+            ncclResult_t r = ncclSuccess;
+            for (int64_t j = 0; j < group.size() && r == ncclSuccess; ++j) {
+              int peer = static_cast<int>(j);
+              r = ncclSend(reinterpret_cast<void *>(sent.get() + j * part),
+                           part, ncclUint8, peer, *comm, stream);
+              if (r == ncclSuccess)
+                r = ncclRecv(
+                    reinterpret_cast<void *>(received.get() + j * part), part,
+                    ncclUint8, peer, *comm, stream);
+            }
+            return r;
+          });
+          !s.ok())
+        return s;
       for (int64_t j = 0; j < group.size(); ++j)
         if (absl::Status s =
                 copy2D(placeCopy(partShape, out.shape, concat,
@@ -474,7 +491,74 @@ public:
                   devicePointer(out), stream);
   }
 
+  absl::Status exchange(RankContext &rank, const Group &group, const Dense &in,
+                        Dense &out, const ExchangeRoutes &routes) override {
+    absl::StatusOr<ncclComm_t> comm = communicator(rank, group);
+    if (!comm.ok())
+      return comm.status();
+    // The rank's own parts copied on the device; for each other member, the
+    // parts packed into one send (or sent in place when they are one run of
+    // the input) and received likewise, all in one group of sends and
+    // receives.
+    CUstream stream = currentDevice()->collectiveStream();
+    const ExchangeCopies &plan = copiesOf(routes, group, in.dtype);
+    CUdeviceptr input = devicePointer(in), output = devicePointer(out);
+    StagingBuffer sent(stream), received(stream);
+    if (absl::Status s = sent.allocate(plan.sendStaging); !s.ok())
+      return s;
+    if (absl::Status s = received.allocate(plan.receiveStaging); !s.ok())
+      return s;
+    if (routes.leavesPadding && out.bytes() > 0)
+      DT_CU(cuMemsetD8Async(output, 0, out.bytes(), stream));
+    for (const Copy2D &copy : plan.own)
+      if (absl::Status s = copy2D(copy, input, output, stream); !s.ok())
+        return s;
+    for (const ExchangeTransfer &t : plan.sends)
+      for (const Copy2D &copy : t.copies)
+        if (absl::Status s = copy2D(copy, input, sent.get(), stream); !s.ok())
+          return s;
+    auto at = [](const ExchangeTransfer &t, CUdeviceptr tensor,
+                 CUdeviceptr staging) {
+      return reinterpret_cast<void *>((t.inPlace ? tensor : staging) +
+                                      t.offset);
+    };
+    if (absl::Status s = ncclGroup([&] {
+          ncclResult_t r = ncclSuccess;
+          for (const ExchangeTransfer &t : plan.sends)
+            if (r == ncclSuccess)
+              r = ncclSend(at(t, input, sent.get()), t.bytes, ncclUint8,
+                           static_cast<int>(t.member), *comm, stream);
+          for (const ExchangeTransfer &t : plan.receives)
+            if (r == ncclSuccess)
+              r = ncclRecv(at(t, output, received.get()), t.bytes, ncclUint8,
+                           static_cast<int>(t.member), *comm, stream);
+          return r;
+        });
+        !s.ok())
+      return s;
+    for (const ExchangeTransfer &t : plan.receives)
+      for (const Copy2D &copy : t.copies)
+        if (absl::Status s = copy2D(copy, received.get(), output, stream);
+            !s.ok())
+          return s;
+    return absl::OkStatus();
+  }
+
 private:
+  /// The device copies of a rank's exchange routes for elements of
+  /// `dtype`, planned on the first call (the routes are the rank's, kept
+  /// for the run; call sites of two dtypes may share them).
+  const ExchangeCopies &copiesOf(const ExchangeRoutes &routes,
+                                 const Group &group, DType dtype) {
+    size_t element = dtypeSize(dtype);
+    absl::MutexLock lock(&mu_);
+    std::unique_ptr<ExchangeCopies> &plan = exchangeCopies_[{&routes, element}];
+    if (!plan)
+      plan = std::make_unique<ExchangeCopies>(
+          planExchangeCopies(routes, group.index, element));
+    return *plan;
+  }
+
   /// Member j's piece is rows [j * piece, (j + 1) * piece) of `whole` rows.
   static bool wholePieces(const Pieces &pieces, int64_t piece, int64_t whole) {
     int64_t n = pieces.member.size();
@@ -509,6 +593,9 @@ private:
   absl::Mutex mu_;
   absl::flat_hash_map<std::pair<int64_t, int32_t>, ncclComm_t>
       comms_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::pair<const ExchangeRoutes *, size_t>,
+                      std::unique_ptr<ExchangeCopies>>
+      exchangeCopies_ ABSL_GUARDED_BY(mu_);
 };
 
 //===----------------------------------------------------------------------===//

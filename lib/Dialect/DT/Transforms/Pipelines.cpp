@@ -19,8 +19,7 @@ struct ShardPipelineOptions
       llvm::cl::init("")};
   Option<bool> exchange{
       *this, "exchange",
-      llvm::cl::desc("Let plans change layouts point to point (dt.exchange); "
-                     "false for the CUDA target"),
+      llvm::cl::desc("Let plans change layouts point to point (dt.exchange)"),
       llvm::cl::init(true)};
 };
 } // namespace

@@ -26,8 +26,7 @@ namespace mlir::dt {
 
 /// The `dt-shard` pipeline: dt-propagate, dt-insert-redistribute, dt-check,
 /// dt-lower-redistribute, CSE (shares identical collectives), dt-partition.
-/// `exchange`: whether plans may use dt.exchange (the CUDA target's runtime
-/// has none).
+/// `exchange`: whether plans may use dt.exchange.
 void buildShardPipeline(OpPassManager &pm, StringRef topologyFile = "",
                         bool exchange = true);
 

@@ -249,8 +249,7 @@ def LowerRedistributePass : Pass<"dt-lower-redistribute", "ModuleOp"> {
            "Emit a remark per redistribution with its plan and DTensor's">,
     Option<"exchange", "exchange", "bool", /*default=*/"true",
            "Let plans change a layout by point-to-point copies (dt.exchange) "
-           "where that moves less (false for a runtime without them: the "
-           "CUDA target's)">
+           "where that moves less">
   ];
   let statistics = [
     Statistic<"numRedistributes", "redistributes-lowered",
