@@ -2,6 +2,8 @@
 
 #include "dt/Runtime/Tensor.h"
 
+#include "Boxes.h"
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -275,58 +277,19 @@ void narrowHalves(uint16_t *to, const float *from, int64_t n, bool bf16) {
 
 namespace {
 /// Calls fn(srcByte, dstByte, runBytes) for each contiguous run of the box
-/// of `box` elements at `srcOffset` in an array of `srcShape` and at
-/// `dstOffset` in one of `dstShape` (row-major, `elementSize`-byte
-/// elements): trailing dims that both arrays hold whole merge into one run.
+/// (Boxes.h: each row of each block).
 template <typename Fn>
 void forEachRun(absl::Span<const int64_t> srcShape,
                 absl::Span<const int64_t> srcOffset,
                 absl::Span<const int64_t> dstShape,
                 absl::Span<const int64_t> dstOffset,
                 absl::Span<const int64_t> box, size_t elementSize, Fn fn) {
-  size_t rank = box.size();
-  if (numElements(box) == 0)
-    return;
-  size_t inner = rank;
-  size_t run = elementSize;
-  while (inner > 0) {
-    size_t d = inner - 1;
-    run *= box[d];
-    --inner;
-    if (box[d] != srcShape[d] || box[d] != dstShape[d])
-      break;
-  }
-  // Strides in bytes.
-  std::vector<int64_t> srcStride(rank), dstStride(rank);
-  int64_t srcStep = elementSize, dstStep = elementSize;
-  for (size_t d = rank; d-- > 0;) {
-    srcStride[d] = srcStep;
-    dstStride[d] = dstStep;
-    srcStep *= srcShape[d];
-    dstStep *= dstShape[d];
-  }
-  // Iterate over the outer dims [0, inner) of the box.
-  std::vector<int64_t> index(inner, 0);
-  while (true) {
-    int64_t so = 0, to = 0;
-    for (size_t d = 0; d < rank; ++d) {
-      int64_t i = d < inner ? index[d] : 0;
-      so += (srcOffset[d] + i) * srcStride[d];
-      to += (dstOffset[d] + i) * dstStride[d];
-    }
-    fn(so, to, run);
-    size_t d = inner;
-    while (d > 0) {
-      --d;
-      if (++index[d] < box[d])
-        break;
-      index[d] = 0;
-      if (d == 0)
-        return;
-    }
-    if (inner == 0)
-      return;
-  }
+  forEachRowBlock(srcShape, srcOffset, dstShape, dstOffset, box, elementSize,
+                  [&](const Copy2D &block) {
+                    for (size_t row = 0; row < block.height; ++row)
+                      fn(block.srcOffset + row * block.srcPitch,
+                         block.dstOffset + row * block.dstPitch, block.width);
+                  });
 }
 } // namespace
 

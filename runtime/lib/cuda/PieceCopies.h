@@ -6,17 +6,18 @@
 // the dims before it, each the piece's extent times the dims after it, the
 // rows a fixed pitch apart in the source and the destination. That is one
 // cuMemcpy2D (and a padding is one cuMemsetD2D8). A dt.exchange moves boxes
-// (several dims at once): a box is one 2-D copy per index of its dims before
-// the two innermost that neither tensor holds whole. Pure arithmetic, no
-// CUDA: test/Unit checks the plans, executed with memcpy, against the
-// threads backend's host code (placePiece, slicePiece, zeroTail, copyBox)
-// and against the layouts an exchange goes between.
+// (several dims at once): one 2-D copy per block of rows (Boxes.h). Pure
+// arithmetic, no CUDA: test/Unit checks the plans, executed with memcpy,
+// against the threads backend's host code (placePiece, slicePiece,
+// zeroTail), against element-by-element copies, and against the layouts an
+// exchange goes between.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef DT_RUNTIME_LIB_CUDA_PIECECOPIES_H
 #define DT_RUNTIME_LIB_CUDA_PIECECOPIES_H
 
+#include "../Boxes.h"
 #include "../Context.h"
 #include "dt/Sharding/ShardLayout.h"
 
@@ -26,13 +27,8 @@
 
 namespace dt::rt::cuda {
 
-/// `height` rows of `width` bytes from `srcOffset` (rows `srcPitch` apart)
-/// to `dstOffset` (rows `dstPitch` apart). Empty when width or height is 0.
-struct Copy2D {
-  size_t srcOffset = 0, srcPitch = 0, dstOffset = 0, dstPitch = 0, width = 0,
-         height = 0;
-  bool empty() const { return width == 0 || height == 0; }
-};
+using ::dt::rt::Copy2D;
+
 /// `height` rows of `width` zero bytes from `offset`, rows `pitch` apart.
 struct Zero2D {
   size_t offset = 0, pitch = 0, width = 0, height = 0;
@@ -104,10 +100,8 @@ inline Zero2D tailZeros(const std::vector<int64_t> &shape, int dim,
 }
 
 /// A box of `box` elements per dim from `srcOffset` of a row-major tensor
-/// shaped `srcShape` to `dstOffset` of one shaped `dstShape`. A row is the
-/// box's innermost dim, with the dims after it when both tensors hold them
-/// whole; the dim before the row counts the rows of a copy; each index of
-/// the dims before that is one copy. Empty for an empty box.
+/// shaped `srcShape` to `dstOffset` of one shaped `dstShape`: one copy per
+/// block of rows (Boxes.h). Empty for an empty box.
 inline std::vector<Copy2D> boxCopies(const std::vector<int64_t> &srcShape,
                                      const std::vector<int64_t> &srcOffset,
                                      const std::vector<int64_t> &dstShape,
@@ -115,55 +109,9 @@ inline std::vector<Copy2D> boxCopies(const std::vector<int64_t> &srcShape,
                                      const std::vector<int64_t> &box,
                                      size_t elementSize) {
   std::vector<Copy2D> copies;
-  size_t rank = box.size();
-  for (int64_t extent : box)
-    if (extent <= 0)
-      return copies;
-  std::vector<size_t> srcStride(rank), dstStride(rank);
-  size_t srcStep = elementSize, dstStep = elementSize;
-  for (size_t d = rank; d-- > 0;) {
-    srcStride[d] = srcStep;
-    dstStride[d] = dstStep;
-    srcStep *= srcShape[d];
-    dstStep *= dstShape[d];
-  }
-  // The row holds the dims from `inner` on.
-  Copy2D copy;
-  copy.width = elementSize;
-  size_t inner = rank;
-  while (inner > 0) {
-    size_t d = --inner;
-    copy.width *= box[d];
-    if (box[d] != srcShape[d] || box[d] != dstShape[d])
-      break;
-  }
-  copy.height = 1;
-  copy.srcPitch = copy.dstPitch = copy.width;
-  size_t outer = inner; // Dims [0, outer) make one copy per index.
-  if (inner > 0) {
-    outer = inner - 1;
-    copy.height = box[outer];
-    copy.srcPitch = srcStride[outer];
-    copy.dstPitch = dstStride[outer];
-  }
-  std::vector<int64_t> index(outer, 0);
-  while (true) {
-    copy.srcOffset = copy.dstOffset = 0;
-    for (size_t d = 0; d < rank; ++d) {
-      int64_t i = d < outer ? index[d] : 0;
-      copy.srcOffset += (srcOffset[d] + i) * srcStride[d];
-      copy.dstOffset += (dstOffset[d] + i) * dstStride[d];
-    }
-    copies.push_back(copy);
-    size_t d = outer;
-    for (; d > 0; --d) {
-      if (++index[d - 1] < box[d - 1])
-        break;
-      index[d - 1] = 0;
-    }
-    if (d == 0)
-      return copies;
-  }
+  forEachRowBlock(srcShape, srcOffset, dstShape, dstOffset, box, elementSize,
+                  [&](const Copy2D &block) { copies.push_back(block); });
+  return copies;
 }
 
 /// What one rank sends to (or receives from) one other member in a
