@@ -113,7 +113,8 @@ int main() {
       "Bytes are sent per rank (by an exchange: what the rank that waits "
       "longest receives); `colls` counts communicating steps; "
       "`no exchange` is the plan's bytes with one-axis steps only "
-      "(`dt-lower-redistribute{exchange=false}`, the CUDA target). "
+      "(`dt-lower-redistribute{exchange=false}`, `dt-compile "
+      "--exchange=false`). "
       "DTensor's route changes each mesh axis in turn with DESIGN.md's "
       "one-step collective; where that ignores the nesting of several "
       "axes on one dim it computes a wrong layout, marked *invalid*.\n\n");
