@@ -9,6 +9,9 @@
 // RUN: dt-run %s --seed 0 --verify --output-dir %t | FileCheck %s
 // RUN: %npy print %t/result0.npy | FileCheck %s --check-prefix=ONES
 // RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --seed 0 --verify | FileCheck %s %}
+// The CUDA lowering, emulated on the CPU (test/CUDA/emulated.test).
+// RUN: dt-compile --target=cuda --emulate-gpu %s -o %t.emu.so
+// RUN: dt-run %t.emu.so --seed 0 --verify | FileCheck %s
 // CHECK: dt-run: main on 4 ranks
 // CHECK: result #0 (ones) 1x2 f32: {{.*}}: ok
 // CHECK: result #1 (y_bf16) 16x64 bf16: {{.*}}: ok

@@ -12,6 +12,9 @@
 // PLAN-NOT: dt.local_slice
 // RUN: dt-run %s --seed 0 --verify | FileCheck %s
 // RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --seed 0 --verify | FileCheck %s %}
+// The CUDA lowering, emulated on the CPU (test/CUDA/emulated.test).
+// RUN: dt-compile --target=cuda --emulate-gpu %s -o %t.emu.so
+// RUN: dt-run %t.emu.so --seed 0 --verify | FileCheck %s
 // CHECK: dt-run: main on 4 ranks
 // CHECK: result #0 10x30 f32: max abs err 0,{{.*}}: ok
 // CHECK: result #1 10x3x10x1 f32: max abs err 0,{{.*}}: ok

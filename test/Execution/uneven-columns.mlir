@@ -7,6 +7,9 @@
 // PLAN: tensor.extract_slice {{.*}}[0, 0] [8, 16] [1, 1] : tensor<8x18xf32> to tensor<8x16xf32>
 // RUN: dt-run %s --seed 0 --verify | FileCheck %s
 // RUN: %if mpi %{ %mpirun -np 3 dt-run %s --backend=mpi --seed 0 --verify | FileCheck %s %}
+// The CUDA lowering, emulated on the CPU (test/CUDA/emulated.test).
+// RUN: dt-compile --target=cuda --emulate-gpu %s -o %t.emu.so
+// RUN: dt-run %t.emu.so --seed 0 --verify | FileCheck %s
 // CHECK: dt-run: main on 3 ranks
 // CHECK: result #0 (y) 8x16 f32: max abs err 0,{{.*}}: ok
 // CHECK: result #1 (z) 2x8x5 f32: max abs err 0,{{.*}}: ok
