@@ -5,6 +5,7 @@
 // subset of axes, in the same order on every rank). Collectives move bytes
 // (MPI_BYTE) and combine locally, so every dtype and reduction kind works
 // the same way; f32/f64/i32/i64 sums, maxima and minima use MPI_Allreduce.
+// An exchange sends one message to each member it trades with.
 //
 // Failure: the first error of a rank aborts the whole job (MPI_Abort) with
 // its message; a watchdog thread aborts a rank stuck in one collective past
@@ -23,9 +24,10 @@
 #include <mpi.h>
 
 #include <atomic>
-#include <cstring>
 #include <chrono>
+#include <climits>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 
 namespace dt::rt {
@@ -56,6 +58,11 @@ void mpiAbort(const absl::Status &status) {
 }
 
 namespace {
+/// The tag of an exchange's messages. A pair's messages on one communicator
+/// arrive in the order they were sent, and each exchange waits for all of
+/// its own, so consecutive exchanges cannot mix.
+constexpr int kExchangeTag = 1;
+
 class MpiBackend : public Backend {
 public:
   MpiBackend(const Mesh &mesh, int64_t rank, absl::Duration timeout);
@@ -239,48 +246,63 @@ absl::Status MpiBackend::exchange(RankContext &, const Group &group,
   Watch watch(*this, "exchange");
   // The parts for each member packed back to back in the order of the
   // routes (which both sides list alike: by box within each pair), one
-  // MPI_Alltoallv, then each part unpacked to its place; a rank's own parts
-  // are copied directly.
+  // message each way per member that trades with this rank, then each part
+  // unpacked to its place; a rank's own parts are copied directly. Point to
+  // point rather than MPI_Alltoallv, whose pairwise algorithms spend a round
+  // on every member of the group, trading or not.
   int64_t n = group.size();
   size_t element = dtypeSize(in.dtype);
-  std::vector<int> sendCounts(n, 0), receiveCounts(n, 0), sendAt(n, 0),
-      receiveAt(n, 0);
+  std::vector<size_t> sendAt(n + 1, 0), receiveAt(n + 1, 0);
   for (const ExchangeCopy &part : routes.sends)
-    sendCounts[part.member] += static_cast<int>(part.count() * element);
+    sendAt[part.member + 1] += part.count() * element;
   for (const ExchangeCopy &part : routes.receives)
     if (part.member != group.index)
-      receiveCounts[part.member] += static_cast<int>(part.count() * element);
-  for (int64_t j = 1; j < n; ++j) {
-    sendAt[j] = sendAt[j - 1] + sendCounts[j - 1];
-    receiveAt[j] = receiveAt[j - 1] + receiveCounts[j - 1];
+      receiveAt[part.member + 1] += part.count() * element;
+  for (int64_t j = 0; j < n; ++j) {
+    for (std::vector<size_t> *at : {&sendAt, &receiveAt})
+      if ((*at)[j + 1] > static_cast<size_t>(INT_MAX))
+        return absl::InvalidArgumentError(absl::StrCat(
+            "exchange: ", (*at)[j + 1], " bytes between two ranks exceed ",
+            "what one MPI message counts (", INT_MAX, ")"));
+    sendAt[j + 1] += sendAt[j];
+    receiveAt[j + 1] += receiveAt[j];
   }
-  HostBlock send =
-      hostBlock(std::max<size_t>(1, sendAt[n - 1] + sendCounts[n - 1]));
-  HostBlock receive =
-      hostBlock(std::max<size_t>(1, receiveAt[n - 1] + receiveCounts[n - 1]));
-  std::vector<int> packed = sendAt;
+  HostBlock send = hostBlock(std::max<size_t>(1, sendAt[n]));
+  HostBlock receive = hostBlock(std::max<size_t>(1, receiveAt[n]));
+  std::vector<size_t> packed(sendAt.begin(), sendAt.end() - 1);
   for (const ExchangeCopy &part : routes.sends) {
     std::vector<int64_t> zero(part.shape.size(), 0);
     copyBox(in.data, in.shape, part.from, send.get() + packed[part.member],
             part.shape, zero, part.shape, element);
-    packed[part.member] += static_cast<int>(part.count() * element);
+    packed[part.member] += part.count() * element;
   }
-  MPI_Alltoallv(send.get(), sendCounts.data(), sendAt.data(), MPI_BYTE,
-                receive.get(), receiveCounts.data(), receiveAt.data(), MPI_BYTE,
-                comm(group));
+  std::vector<MPI_Request> requests;
+  for (int64_t j = 0; j < n; ++j)
+    if (size_t bytes = receiveAt[j + 1] - receiveAt[j]; bytes > 0)
+      MPI_Irecv(receive.get() + receiveAt[j], static_cast<int>(bytes), MPI_BYTE,
+                static_cast<int>(j), kExchangeTag, comm(group),
+                &requests.emplace_back());
+  for (int64_t j = 0; j < n; ++j)
+    if (size_t bytes = sendAt[j + 1] - sendAt[j]; bytes > 0)
+      MPI_Isend(send.get() + sendAt[j], static_cast<int>(bytes), MPI_BYTE,
+                static_cast<int>(j), kExchangeTag, comm(group),
+                &requests.emplace_back());
   if (routes.leavesPadding)
     std::memset(out.data, 0, out.bytes());
-  std::vector<int> unpacked = receiveAt;
-  for (const ExchangeCopy &part : routes.receives) {
-    if (part.member == group.index) {
+  for (const ExchangeCopy &part : routes.receives)
+    if (part.member == group.index)
       copyBox(in.data, in.shape, part.from, out.data, out.shape, part.to,
               part.shape, element);
+  MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
+              MPI_STATUSES_IGNORE);
+  std::vector<size_t> unpacked(receiveAt.begin(), receiveAt.end() - 1);
+  for (const ExchangeCopy &part : routes.receives) {
+    if (part.member == group.index)
       continue;
-    }
     std::vector<int64_t> zero(part.shape.size(), 0);
     copyBox(receive.get() + unpacked[part.member], part.shape, zero, out.data,
             out.shape, part.to, part.shape, element);
-    unpacked[part.member] += static_cast<int>(part.count() * element);
+    unpacked[part.member] += part.count() * element;
   }
   return absl::OkStatus();
 }
