@@ -141,7 +141,8 @@ inline ExchangeCopies planExchangeCopies(const ExchangeRoutes &routes,
                                          int64_t self, size_t elementSize) {
   ExchangeCopies plan;
   // `sending`: the parts leave the input; otherwise they arrive in the
-  // output. Parts of one member are adjacent in the routes (by peer).
+  // output. Parts of one member are adjacent in the routes (by peer); the
+  // rank's own parts are among its receives (as parts from itself).
   auto transfers = [&](const std::vector<ExchangeCopy> &parts, bool sending,
                        std::vector<ExchangeTransfer> &out, size_t &staging) {
     const std::vector<int64_t> &tensor =
