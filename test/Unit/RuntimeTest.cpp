@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -544,7 +545,7 @@ namespace {
 /// Runs one dt.exchange as the NCCL backend plans it (planExchangeCopies),
 /// with memcpy for the device copies and for each send matched with its
 /// receive, and returns each rank's output.
-std::vector<HostTensor> exchangeByPlans(const Mesh &mesh,
+std::vector<HostTensor> exchangeByPlans(const Mesh &mesh, DType dtype,
                                         const std::string &layout,
                                         const std::vector<HostTensor> &inputs,
                                         int32_t mask, int &inPlace) {
@@ -562,14 +563,14 @@ std::vector<HostTensor> exchangeByPlans(const Mesh &mesh,
     EXPECT_TRUE(rt.ok()) << rt.status();
     routes.push_back(*rt);
     plans.push_back(cuda::planExchangeCopies(**rt, ranks[r]->group(mask).index,
-                                             sizeof(int32_t)));
+                                             dtypeSize(dtype)));
   }
   std::vector<HostTensor> outputs;
   std::vector<std::vector<char>> sent(n), received(n);
   for (int64_t r = 0; r < n; ++r) {
     const cuda::ExchangeCopies &plan = plans[r];
     // The output starts as garbage: the plan must write or zero it all.
-    outputs.emplace_back(DType::I32, routes[r]->outShape);
+    outputs.emplace_back(dtype, routes[r]->outShape);
     std::memset(outputs[r].data(), 0x5A, outputs[r].byteSize());
     if (routes[r]->leavesPadding)
       std::memset(outputs[r].data(), 0, outputs[r].byteSize());
@@ -666,16 +667,19 @@ TEST(PieceCopies, ExchangePlansMakeTheTargetLayout) {
     std::string layout = absl::StrCat(absl::StrJoin(shape, "x"), " ",
                                       joinPlacements(source, ","), " ",
                                       joinPlacements(target, ","));
-    TensorSpec from{0, "", DType::I32, shape, source},
-        to{0, "", DType::I32, shape, target};
-    HostTensor global(DType::I32, shape);
-    for (int64_t i = 0; i < global.numElements(); ++i)
-      static_cast<int32_t *>(global.data())[i] = static_cast<int32_t>(i + 1);
+    // Elements of 2, 4 and 8 bytes, each byte of the tensor telling where
+    // it came from.
+    DType dtype = std::array{DType::BF16, DType::I32, DType::I64}[trial % 3];
+    TensorSpec from{0, "", dtype, shape, source},
+        to{0, "", dtype, shape, target};
+    HostTensor global(dtype, shape);
+    for (size_t i = 0; i < global.byteSize(); ++i)
+      static_cast<unsigned char *>(global.data())[i] = 1 + i % 251;
     std::vector<HostTensor> inputs;
     for (int64_t r = 0; r < mesh.size(); ++r)
       inputs.push_back(extractShard(global, from, mesh, r));
     std::vector<HostTensor> outputs =
-        exchangeByPlans(mesh, layout, inputs, mask, inPlace);
+        exchangeByPlans(mesh, dtype, layout, inputs, mask, inPlace);
     for (int64_t r = 0; r < mesh.size(); ++r) {
       HostTensor expected = extractShard(global, to, mesh, r);
       ASSERT_EQ(outputs[r].shape(), expected.shape())
@@ -683,7 +687,8 @@ TEST(PieceCopies, ExchangePlansMakeTheTargetLayout) {
       ASSERT_EQ(
           std::memcmp(outputs[r].data(), expected.data(), expected.byteSize()),
           0)
-          << layout << " on " << mesh.str() << ", rank " << r;
+          << layout << " on " << mesh.str() << ", rank " << r << " ("
+          << dtypeName(dtype) << ")";
     }
   }
   EXPECT_GE(exchanges, 400);
