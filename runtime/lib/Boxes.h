@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace dt::rt {
@@ -28,6 +29,15 @@ struct Copy2D {
          height = 0;
   bool empty() const { return width == 0 || height == 0; }
 };
+
+/// Runs `copy` on host memory.
+inline void copyRows(const Copy2D &copy, const void *src, void *dst) {
+  for (size_t row = 0; row < copy.height; ++row)
+    std::memcpy(static_cast<char *>(dst) + copy.dstOffset + row * copy.dstPitch,
+                static_cast<const char *>(src) + copy.srcOffset +
+                    row * copy.srcPitch,
+                copy.width);
+}
 
 /// Calls fn(const Copy2D &) for each block of rows of the box of `box`
 /// elements at `srcOffset` of a tensor shaped `srcShape` and at `dstOffset`

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Context.h"
+#include "ExchangeCopies.h"
 #include "dt/Sharding/ShardLayout.h"
 
 #include "absl/strings/str_cat.h"
@@ -244,66 +245,45 @@ absl::Status MpiBackend::exchange(RankContext &, const Group &group,
                                   const Dense &in, Dense &out,
                                   const ExchangeRoutes &routes) {
   Watch watch(*this, "exchange");
-  // The parts for each member packed back to back in the order of the
-  // routes (which both sides list alike: by box within each pair), one
-  // message each way per member that trades with this rank, then each part
-  // unpacked to its place; a rank's own parts are copied directly. Point to
-  // point rather than MPI_Alltoallv, whose pairwise algorithms spend a round
-  // on every member of the group, trading or not.
-  int64_t n = group.size();
-  size_t element = dtypeSize(in.dtype);
-  std::vector<size_t> sendAt(n + 1, 0), receiveAt(n + 1, 0);
-  for (const ExchangeCopy &part : routes.sends)
-    sendAt[part.member + 1] += part.count() * element;
-  for (const ExchangeCopy &part : routes.receives)
-    if (part.member != group.index)
-      receiveAt[part.member + 1] += part.count() * element;
-  for (int64_t j = 0; j < n; ++j) {
-    for (std::vector<size_t> *at : {&sendAt, &receiveAt})
-      if ((*at)[j + 1] > static_cast<size_t>(INT_MAX))
+  // ExchangeCopies.h's plan: one message each way per member that trades
+  // with this rank (point to point rather than MPI_Alltoallv, whose
+  // pairwise algorithms spend a round on every member of the group, trading
+  // or not), the rank's own parts and the padding written while they fly.
+  ExchangeCopies plan =
+      planExchangeCopies(routes, group.index, dtypeSize(in.dtype));
+  for (const std::vector<ExchangeTransfer> *transfers :
+       {&plan.sends, &plan.receives})
+    for (const ExchangeTransfer &t : *transfers)
+      if (t.bytes > static_cast<size_t>(INT_MAX))
         return absl::InvalidArgumentError(absl::StrCat(
-            "exchange: ", (*at)[j + 1], " bytes between two ranks exceed ",
+            "exchange: ", t.bytes, " bytes between two ranks exceed ",
             "what one MPI message counts (", INT_MAX, ")"));
-    sendAt[j + 1] += sendAt[j];
-    receiveAt[j + 1] += receiveAt[j];
-  }
-  HostBlock send = hostBlock(std::max<size_t>(1, sendAt[n]));
-  HostBlock receive = hostBlock(std::max<size_t>(1, receiveAt[n]));
-  std::vector<size_t> packed(sendAt.begin(), sendAt.end() - 1);
-  for (const ExchangeCopy &part : routes.sends) {
-    std::vector<int64_t> zero(part.shape.size(), 0);
-    copyBox(in.data, in.shape, part.from, send.get() + packed[part.member],
-            part.shape, zero, part.shape, element);
-    packed[part.member] += part.count() * element;
-  }
-  std::vector<MPI_Request> requests;
-  for (int64_t j = 0; j < n; ++j)
-    if (size_t bytes = receiveAt[j + 1] - receiveAt[j]; bytes > 0)
-      MPI_Irecv(receive.get() + receiveAt[j], static_cast<int>(bytes), MPI_BYTE,
-                static_cast<int>(j), kExchangeTag, comm(group),
-                &requests.emplace_back());
-  for (int64_t j = 0; j < n; ++j)
-    if (size_t bytes = sendAt[j + 1] - sendAt[j]; bytes > 0)
-      MPI_Isend(send.get() + sendAt[j], static_cast<int>(bytes), MPI_BYTE,
-                static_cast<int>(j), kExchangeTag, comm(group),
-                &requests.emplace_back());
+  HostBlock send = hostBlock(std::max<size_t>(1, plan.sendStaging));
+  HostBlock receive = hostBlock(std::max<size_t>(1, plan.receiveStaging));
+  for (const ExchangeTransfer &t : plan.sends)
+    for (const Copy2D &copy : t.copies)
+      copyRows(copy, in.data, send.get());
+  // Padding is zeroed before anything may arrive in the output itself.
   if (routes.leavesPadding)
     std::memset(out.data, 0, out.bytes());
-  for (const ExchangeCopy &part : routes.receives)
-    if (part.member == group.index)
-      copyBox(in.data, in.shape, part.from, out.data, out.shape, part.to,
-              part.shape, element);
+  std::vector<MPI_Request> requests;
+  for (const ExchangeTransfer &t : plan.receives)
+    MPI_Irecv((t.inPlace ? static_cast<char *>(out.data) : receive.get()) +
+                  t.offset,
+              static_cast<int>(t.bytes), MPI_BYTE, static_cast<int>(t.member),
+              kExchangeTag, comm(group), &requests.emplace_back());
+  for (const ExchangeTransfer &t : plan.sends)
+    MPI_Isend((t.inPlace ? static_cast<const char *>(in.data) : send.get()) +
+                  t.offset,
+              static_cast<int>(t.bytes), MPI_BYTE, static_cast<int>(t.member),
+              kExchangeTag, comm(group), &requests.emplace_back());
+  for (const Copy2D &copy : plan.own)
+    copyRows(copy, in.data, out.data);
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
               MPI_STATUSES_IGNORE);
-  std::vector<size_t> unpacked(receiveAt.begin(), receiveAt.end() - 1);
-  for (const ExchangeCopy &part : routes.receives) {
-    if (part.member == group.index)
-      continue;
-    std::vector<int64_t> zero(part.shape.size(), 0);
-    copyBox(receive.get() + unpacked[part.member], part.shape, zero, out.data,
-            out.shape, part.to, part.shape, element);
-    unpacked[part.member] += part.count() * element;
-  }
+  for (const ExchangeTransfer &t : plan.receives)
+    for (const Copy2D &copy : t.copies)
+      copyRows(copy, receive.get(), out.data);
   return absl::OkStatus();
 }
 } // namespace

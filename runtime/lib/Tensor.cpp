@@ -275,44 +275,26 @@ void narrowHalves(uint16_t *to, const float *from, int64_t n, bool bf16) {
 // Boxes
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Calls fn(srcByte, dstByte, runBytes) for each contiguous run of the box
-/// (Boxes.h: each row of each block).
-template <typename Fn>
-void forEachRun(absl::Span<const int64_t> srcShape,
-                absl::Span<const int64_t> srcOffset,
-                absl::Span<const int64_t> dstShape,
-                absl::Span<const int64_t> dstOffset,
-                absl::Span<const int64_t> box, size_t elementSize, Fn fn) {
-  forEachRowBlock(srcShape, srcOffset, dstShape, dstOffset, box, elementSize,
-                  [&](const Copy2D &block) {
-                    for (size_t row = 0; row < block.height; ++row)
-                      fn(block.srcOffset + row * block.srcPitch,
-                         block.dstOffset + row * block.dstPitch, block.width);
-                  });
-}
-} // namespace
-
+// Both walk the box as blocks of rows (Boxes.h).
 void copyBox(const void *src, absl::Span<const int64_t> srcShape,
              absl::Span<const int64_t> srcOffset, void *dst,
              absl::Span<const int64_t> dstShape,
              absl::Span<const int64_t> dstOffset, absl::Span<const int64_t> box,
              size_t elementSize) {
-  const char *s = static_cast<const char *>(src);
-  char *t = static_cast<char *>(dst);
-  forEachRun(srcShape, srcOffset, dstShape, dstOffset, box, elementSize,
-             [&](int64_t so, int64_t to, size_t run) {
-               std::memcpy(t + to, s + so, run);
-             });
+  forEachRowBlock(srcShape, srcOffset, dstShape, dstOffset, box, elementSize,
+                  [&](const Copy2D &block) { copyRows(block, src, dst); });
 }
 
 void zeroBox(void *dst, absl::Span<const int64_t> dstShape,
              absl::Span<const int64_t> dstOffset, absl::Span<const int64_t> box,
              size_t elementSize) {
   char *t = static_cast<char *>(dst);
-  forEachRun(
-      dstShape, dstOffset, dstShape, dstOffset, box, elementSize,
-      [&](int64_t, int64_t to, size_t run) { std::memset(t + to, 0, run); });
+  forEachRowBlock(dstShape, dstOffset, dstShape, dstOffset, box, elementSize,
+                  [&](const Copy2D &block) {
+                    for (size_t row = 0; row < block.height; ++row)
+                      std::memset(t + block.dstOffset + row * block.dstPitch, 0,
+                                  block.width);
+                  });
 }
 
 //===----------------------------------------------------------------------===//

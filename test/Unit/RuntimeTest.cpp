@@ -8,6 +8,7 @@
 #include "dt/Sharding/ShardLayout.h"
 
 #include "Context.h"
+#include "ExchangeCopies.h"
 #include "cuda/GemmPlan.h"
 #include "cuda/PieceCopies.h"
 
@@ -521,8 +522,7 @@ TEST(PieceCopies, BoxCopiesMatchElementwiseCopies) {
     std::vector<int32_t> in = iota(numElements(src), 1);
     std::vector<int32_t> expected(numElements(dst), -1), actual = expected;
     copyElementwise(in, src, so, expected, dst, to, box);
-    std::vector<cuda::Copy2D> copies =
-        cuda::boxCopies(src, so, dst, to, box, 4);
+    std::vector<cuda::Copy2D> copies = boxCopies(src, so, dst, to, box, 4);
     for (const cuda::Copy2D &c : copies) {
       ASSERT_FALSE(c.empty()) << "trial " << trial;
       ASSERT_TRUE(c.height == 1 ||
@@ -554,7 +554,7 @@ std::vector<HostTensor> exchangeByPlans(const Mesh &mesh, DType dtype,
   int64_t n = mesh.size();
   std::vector<std::unique_ptr<RankContext>> ranks;
   std::vector<const ExchangeRoutes *> routes;
-  std::vector<cuda::ExchangeCopies> plans;
+  std::vector<ExchangeCopies> plans;
   for (int64_t r = 0; r < n; ++r) {
     ranks.push_back(std::make_unique<RankContext>(r, mesh, *backend, job,
                                                   absl::Seconds(10)));
@@ -562,13 +562,13 @@ std::vector<HostTensor> exchangeByPlans(const Mesh &mesh, DType dtype,
         ranks[r]->exchangeRoutes(ranks[r]->group(mask), layout.c_str());
     EXPECT_TRUE(rt.ok()) << rt.status();
     routes.push_back(*rt);
-    plans.push_back(cuda::planExchangeCopies(**rt, ranks[r]->group(mask).index,
-                                             dtypeSize(dtype)));
+    plans.push_back(planExchangeCopies(**rt, ranks[r]->group(mask).index,
+                                       dtypeSize(dtype)));
   }
   std::vector<HostTensor> outputs;
   std::vector<std::vector<char>> sent(n), received(n);
   for (int64_t r = 0; r < n; ++r) {
-    const cuda::ExchangeCopies &plan = plans[r];
+    const ExchangeCopies &plan = plans[r];
     // The output starts as garbage: the plan must write or zero it all.
     outputs.emplace_back(dtype, routes[r]->outShape);
     std::memset(outputs[r].data(), 0x5A, outputs[r].byteSize());
@@ -578,21 +578,19 @@ std::vector<HostTensor> exchangeByPlans(const Mesh &mesh, DType dtype,
     received[r].assign(plan.receiveStaging, 0);
     for (const cuda::Copy2D &c : plan.own)
       run(c, inputs[r].data(), outputs[r].data());
-    for (const cuda::ExchangeTransfer &t : plan.sends)
+    for (const ExchangeTransfer &t : plan.sends)
       for (const cuda::Copy2D &c : t.copies)
         run(c, inputs[r].data(), sent[r].data());
   }
   // Each receive meets the sender's send to this rank: same bytes.
   for (int64_t r = 0; r < n; ++r) {
     const Group &group = ranks[r]->group(mask);
-    for (const cuda::ExchangeTransfer &t : plans[r].receives) {
+    for (const ExchangeTransfer &t : plans[r].receives) {
       int64_t peer = group.members[t.member];
       const Group &peerGroup = ranks[peer]->group(mask);
-      auto send =
-          std::find_if(plans[peer].sends.begin(), plans[peer].sends.end(),
-                       [&](const cuda::ExchangeTransfer &s) {
-                         return s.member == group.index;
-                       });
+      auto send = std::find_if(
+          plans[peer].sends.begin(), plans[peer].sends.end(),
+          [&](const ExchangeTransfer &s) { return s.member == group.index; });
       EXPECT_NE(send, plans[peer].sends.end()) << "rank " << r;
       if (send == plans[peer].sends.end())
         continue;
@@ -608,18 +606,16 @@ std::vector<HostTensor> exchangeByPlans(const Mesh &mesh, DType dtype,
       inPlace += send->inPlace + t.inPlace;
     }
     // No send without its receive.
-    for (const cuda::ExchangeTransfer &s : plans[r].sends) {
+    for (const ExchangeTransfer &s : plans[r].sends) {
       int64_t peer = group.members[s.member];
-      EXPECT_TRUE(std::any_of(plans[peer].receives.begin(),
-                              plans[peer].receives.end(),
-                              [&](const cuda::ExchangeTransfer &t) {
-                                return t.member == group.index;
-                              }))
+      EXPECT_TRUE(std::any_of(
+          plans[peer].receives.begin(), plans[peer].receives.end(),
+          [&](const ExchangeTransfer &t) { return t.member == group.index; }))
           << "rank " << r << " sends to " << peer << ", who receives nothing";
     }
   }
   for (int64_t r = 0; r < n; ++r)
-    for (const cuda::ExchangeTransfer &t : plans[r].receives)
+    for (const ExchangeTransfer &t : plans[r].receives)
       for (const cuda::Copy2D &c : t.copies)
         run(c, received[r].data(), outputs[r].data());
   return outputs;

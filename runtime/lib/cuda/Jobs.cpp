@@ -25,6 +25,7 @@
 #include "PieceCopies.h"
 
 #include "../Context.h"
+#include "../ExchangeCopies.h"
 #include "dt/Runtime/Cuda.h"
 
 #include "absl/container/flat_hash_map.h"
