@@ -100,8 +100,8 @@ LogicalResult mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createLowerAxisIndexPass());
   pm.addPass(createWidenPredicateCollectivesPass());
   pm.addPass(createDecomposeAggregatesPass());
-  std::string pipeline =
-      bufferizationPipeline(entryPrefix, "blas") + "," + kCPUTail;
+  std::string pipeline = bufferizationPipeline(entryPrefix, "blas") +
+                         ",dt-free-after-last-use," + kCPUTail;
   return parsePassPipeline(pipeline, pm);
 }
 

@@ -74,6 +74,34 @@ bool touchesAny(Operation *op, const llvm::SmallPtrSetImpl<Value> &aliases);
 /// and uses one of them.
 bool mayAccessAny(Operation *op, const llvm::SmallPtrSetImpl<Value> &aliases);
 
+/// A temporary of a block: allocated in the block, freed once there, with
+/// the positions in the block of the first and the last op that touches it
+/// through any view, and its bytes rounded up to an alignment (the offset
+/// is where dt-pack-device-buffers places it).
+struct BlockTemporary {
+  Operation *alloc, *free;
+  int64_t first, last, bytes;
+  int64_t offset = -1;
+
+  bool liveWith(const BlockTemporary &other) const {
+    return first <= other.last && other.first <= last;
+  }
+};
+
+/// `buffer`, the result of `alloc` in `block`, as a temporary (`at`: each
+/// op's position in `block`): a static shape of whole-byte elements with an
+/// identity layout, freed by exactly one op of `block` for which `isFree`
+/// holds (on `buffer` itself), every other use in `block` and none that
+/// lets the buffer escape its views (a terminator, or an op making another
+/// buffer value that is not a view). `doneAt` maps an op that touches it to
+/// the op of the block up to which the buffer stays in use (itself, unless
+/// the work it starts finishes later).
+std::optional<BlockTemporary>
+blockTemporary(Operation *alloc, TypedValue<MemRefType> buffer, Block &block,
+               const DenseMap<Operation *, int64_t> &at, int64_t alignment,
+               llvm::function_ref<bool(Operation *)> isFree,
+               llvm::function_ref<Operation *(Operation *)> doneAt);
+
 /// The `linalg.fill` of exactly `buffer` that is the last op of `op`'s block
 /// before `op` to touch `buffer` (or a view of it), if there is one: what
 /// `buffer` holds when `op` runs. A 0-d fill that dt-memory-to-gpu runs as

@@ -283,6 +283,41 @@ def LowerDeallocationsPass : Pass<"dt-lower-deallocations", "ModuleOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def FreeAfterLastUsePass : Pass<"dt-free-after-last-use", "ModuleOp"> {
+  let summary = "Frees each temporary right after the last op that touches it";
+  let description = [{
+    Ownership-based deallocation frees a temporary at the end of its block,
+    so a step would hold every temporary until it returns: its memory the
+    sum of its temporaries instead of the most that are live at once, and a
+    chain of small ops touching fresh memory at every op. Here the free of
+    a temporary (a `memref.alloc` with a static shape, freed by one
+    `memref.dealloc` in the same block and reached only through its views:
+    not yielded, returned or turned into another buffer value) moves to
+    right after the last op of the block that touches it through any view
+    (an op whose region uses it counts as a whole), so the next temporary
+    can take its bytes. The CPU runtime's collectives and library calls are
+    done with their buffers when they return.
+
+    Each temporary stays an allocation of its own, which LLVM knows aliases
+    no other; the CUDA target instead packs its device temporaries into one
+    allocation (`dt-pack-device-buffers`), sharing this pass's analysis of
+    their uses.
+
+    ```mlir
+    %a = memref.alloc() : memref<64xf32>
+    linalg.copy ins(%x : memref<64xf32>) outs(%a : memref<64xf32>)
+    linalg.copy ins(%a : memref<64xf32>) outs(%y : memref<64xf32>)
+    %b = memref.alloc() : memref<64xf32>
+    ...
+    memref.dealloc %a : memref<64xf32>
+    // becomes
+    linalg.copy ins(%a : memref<64xf32>) outs(%y : memref<64xf32>)
+    memref.dealloc %a : memref<64xf32>
+    %b = memref.alloc() : memref<64xf32>
+    ```
+  }];
+}
+
 def ReadOnlyArgumentsPass : Pass<"dt-read-only-arguments", "ModuleOp"> {
   let summary = "Marks every tensor argument of a public function read-only for bufferization";
   let description = [{

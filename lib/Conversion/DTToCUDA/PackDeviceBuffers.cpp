@@ -37,21 +37,6 @@ namespace {
 /// than any vector load or cuBLASLt operand needs.
 constexpr int64_t kAlignment = 256;
 
-/// A temporary of the function's body: allocated and freed in its block.
-struct Temporary {
-  gpu::AllocOp alloc;
-  gpu::DeallocOp dealloc;
-  /// Positions in the block of the first and the last op that touches the
-  /// buffer (through any view), the wait for a collective on it included.
-  int64_t first, last;
-  int64_t bytes;
-  int64_t offset = -1;
-
-  bool liveWith(const Temporary &other) const {
-    return first <= other.last && other.first <= last;
-  }
-};
-
 /// Where the rank's stream is done with what `op` queued: `op` itself, or
 /// for a collective that dt-overlap-collectives bracketed (`begin; op;
 /// %h = end`, which runs on the communication stream), the wait on `%h`.
@@ -65,64 +50,41 @@ Operation *doneAt(Operation *op) {
   return end->getBlock()->getTerminator();
 }
 
-/// `alloc` as a packable temporary: static shape, identity layout, whole
-/// bytes per element, its one free in `block`, touched only there, no
-/// stream token used.
-std::optional<Temporary> temporaryOf(gpu::AllocOp alloc, Block &block,
-                                     const DenseMap<Operation *, int64_t> &at) {
-  MemRefType type = alloc.getType();
-  if (alloc.getHostShared() || !type.hasStaticShape() ||
-      !type.getLayout().isIdentity() || type.getMemorySpace() ||
-      !type.getElementType().isIntOrFloat() ||
-      type.getElementTypeBitWidth() % 8 != 0 ||
+/// `alloc` as a packable temporary (blockTemporary): device memory, its one
+/// free a `gpu.dealloc` in `block`, no stream token used.
+std::optional<BlockTemporary>
+temporaryOf(gpu::AllocOp alloc, Block &block,
+            const DenseMap<Operation *, int64_t> &at) {
+  if (alloc.getHostShared() ||
       (alloc.getAsyncToken() && !alloc.getAsyncToken().use_empty()))
     return std::nullopt;
-  llvm::SmallPtrSet<Value, 16> views;
-  addBufferViews(alloc.getMemref(), views);
-  gpu::DeallocOp dealloc;
-  int64_t first = std::numeric_limits<int64_t>::max(), last = -1;
-  for (Value view : views) {
-    for (Operation *user : view.getUsers()) {
-      if (auto free = dyn_cast<gpu::DeallocOp>(user)) {
-        if (dealloc || view != alloc.getMemref() ||
-            free->getBlock() != &block ||
-            (free.getAsyncToken() && !free.getAsyncToken().use_empty()))
-          return std::nullopt;
-        dealloc = free;
-        continue;
-      }
-      Operation *op = block.findAncestorOpInBlock(*user);
-      if (!op)
-        return std::nullopt;
-      first = std::min(first, at.lookup(op));
-      last = std::max(last, at.lookup(doneAt(op)));
-    }
-  }
-  if (!dealloc)
+  std::optional<BlockTemporary> t = blockTemporary(
+      alloc, alloc.getMemref(), block, at, kAlignment,
+      [](Operation *op) { return isa<gpu::DeallocOp>(op); }, doneAt);
+  if (!t)
     return std::nullopt;
-  if (last < 0) // Never touched: live where it is allocated.
-    first = last = at.lookup(alloc);
-  int64_t bytes = type.getNumElements() * (type.getElementTypeBitWidth() / 8);
-  bytes = static_cast<int64_t>(
-      llvm::alignTo(std::max<int64_t>(bytes, 1), kAlignment));
-  return Temporary{alloc, dealloc, first, last, bytes};
+  auto free = cast<gpu::DeallocOp>(t->free);
+  if (free.getAsyncToken() && !free.getAsyncToken().use_empty())
+    return std::nullopt;
+  return t;
 }
 
 /// Gives each temporary an offset, largest first, at the lowest offset
 /// clear of every placed one live at the same time; returns the bytes all
 /// of them take.
-int64_t place(MutableArrayRef<Temporary> temporaries) {
-  SmallVector<Temporary *> order;
-  for (Temporary &t : temporaries)
+int64_t place(MutableArrayRef<BlockTemporary> temporaries) {
+  SmallVector<BlockTemporary *> order;
+  for (BlockTemporary &t : temporaries)
     order.push_back(&t);
-  llvm::stable_sort(order, [](const Temporary *a, const Temporary *b) {
-    return a->bytes > b->bytes;
-  });
+  llvm::stable_sort(order,
+                    [](const BlockTemporary *a, const BlockTemporary *b) {
+                      return a->bytes > b->bytes;
+                    });
   int64_t total = 0;
   SmallVector<std::pair<int64_t, int64_t>> taken; // [offset, end) in use
   for (auto [i, t] : llvm::enumerate(order)) {
     taken.clear();
-    for (Temporary *placed : ArrayRef(order).take_front(i))
+    for (BlockTemporary *placed : ArrayRef(order).take_front(i))
       if (placed->liveWith(*t))
         taken.push_back({placed->offset, placed->offset + placed->bytes});
     llvm::sort(taken);
@@ -158,9 +120,9 @@ struct PackDeviceBuffersPass
     DenseMap<Operation *, int64_t> at;
     for (auto [i, op] : llvm::enumerate(block))
       at[&op] = i;
-    SmallVector<Temporary> temporaries;
+    SmallVector<BlockTemporary> temporaries;
     for (auto alloc : block.getOps<gpu::AllocOp>())
-      if (std::optional<Temporary> t = temporaryOf(alloc, block, at))
+      if (std::optional<BlockTemporary> t = temporaryOf(alloc, block, at))
         temporaries.push_back(*t);
     if (temporaries.size() < 2)
       return;
@@ -177,22 +139,24 @@ struct PackDeviceBuffersPass
     gpu::DeallocOp::create(b, loc, gpu::AsyncTokenType::get(b.getContext()),
                            rankStreamToken(b, loc), arena.getMemref());
 
-    for (Temporary &t : temporaries) {
-      b.setInsertionPoint(t.alloc);
+    for (BlockTemporary &t : temporaries) {
+      auto alloc = cast<gpu::AllocOp>(t.alloc);
+      auto free = cast<gpu::DeallocOp>(t.free);
+      b.setInsertionPoint(alloc);
       Value offset =
-          arith::ConstantIndexOp::create(b, t.alloc.getLoc(), t.offset);
+          arith::ConstantIndexOp::create(b, alloc.getLoc(), t.offset);
       Value view =
-          memref::ViewOp::create(b, t.alloc.getLoc(), t.alloc.getType(),
+          memref::ViewOp::create(b, alloc.getLoc(), alloc.getType(),
                                  arena.getMemref(), offset, ValueRange());
-      t.alloc.getMemref().replaceAllUsesWith(view);
-      Value allocWait = t.alloc.getAsyncDependencies().empty()
+      alloc.getMemref().replaceAllUsesWith(view);
+      Value allocWait = alloc.getAsyncDependencies().empty()
                             ? Value()
-                            : t.alloc.getAsyncDependencies().front();
-      Value freeWait = t.dealloc.getAsyncDependencies().empty()
+                            : alloc.getAsyncDependencies().front();
+      Value freeWait = free.getAsyncDependencies().empty()
                            ? Value()
-                           : t.dealloc.getAsyncDependencies().front();
-      t.dealloc->erase();
-      t.alloc->erase();
+                           : free.getAsyncDependencies().front();
+      free->erase();
+      alloc->erase();
       eraseUnusedWait(allocWait);
       eraseUnusedWait(freeWait);
     }
