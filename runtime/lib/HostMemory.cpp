@@ -7,8 +7,11 @@
 // page by page at first touch: on the 2-core machine dt is developed on, a
 // 64 MiB temporary cost ~190 ms a call that way, five times the matmul that
 // filled it. So blocks of kCachedBytes or more are kept when freed and
-// handed out again to a request they fit (at most twice its size); smaller
-// ones go straight to malloc, which keeps them in its heap. The MPI
+// handed out again to a request they fit (at most twice its size). Smaller
+// ones are rounded up to a power of two and kept, per thread, in a free
+// list of their size: a chain of small ops allocates and frees a buffer or
+// two per op, and malloc's bookkeeping for them (aligned allocation, frees
+// that consolidate the heap) cost more than the ops themselves. The MPI
 // backend's staging buffers come from here too (allocateHost), and so does
 // memrefCopy, the copy between strided views such code calls.
 //
@@ -45,10 +48,92 @@ struct alignas(64) Header {
   size_t capacity;
 };
 
+/// The smallest block a thread keeps (smaller requests round up to it),
+/// and how much it keeps in all.
+constexpr size_t kSmallestBlock = 64;
+constexpr size_t kThreadCachedBytes = size_t{16} << 20;
+
+/// A thread's free lists of small blocks, one per power-of-two size from
+/// kSmallestBlock up to kCachedBytes / 2.
+class SmallBlocks {
+public:
+  static constexpr int kClasses = 14;
+  static_assert(kSmallestBlock << kClasses == kCachedBytes);
+
+  /// The class of a request of `size` bytes and the capacity it gets.
+  static int classOf(size_t size) {
+    int k = 0;
+    while ((kSmallestBlock << k) < size)
+      ++k;
+    return k;
+  }
+
+  Header *take(int k) {
+    std::vector<Header *> &list = free_[k];
+    if (list.empty())
+      return nullptr;
+    Header *header = list.back();
+    list.pop_back();
+    bytes_ -= header->capacity;
+    return header;
+  }
+
+  bool keep(Header *header) {
+    if (bytes_ + header->capacity > kThreadCachedBytes)
+      return false;
+    bytes_ += header->capacity;
+    free_[classOf(header->capacity)].push_back(header);
+    return true;
+  }
+
+  size_t bytes() const { return bytes_; }
+
+  void trim() {
+    for (std::vector<Header *> &list : free_) {
+      for (Header *header : list)
+        std::free(header->base);
+      list.clear();
+    }
+    bytes_ = 0;
+  }
+
+  ~SmallBlocks() { trim(); }
+
+private:
+  std::vector<Header *> free_[kClasses];
+  size_t bytes_ = 0;
+};
+
+/// The calling thread's small blocks; null once its thread is exiting
+/// (an artifact may free a buffer after the thread's destructors ran).
+SmallBlocks *threadBlocks() {
+  // The pointer is trivially destructible, so it stays readable to the
+  // end of the thread; the owner frees the blocks and clears it.
+  static thread_local SmallBlocks *blocks = nullptr;
+  struct Owner {
+    SmallBlocks lists;
+    Owner() { blocks = &lists; }
+    ~Owner() { blocks = nullptr; }
+  };
+  static thread_local bool started = false;
+  if (!started) {
+    started = true;
+    static thread_local Owner owner;
+  }
+  return blocks;
+}
+
 class HostMemory {
 public:
   void *allocate(size_t size, size_t alignment) {
     alignment = std::max(alignment, alignof(Header));
+    if (size < kCachedBytes && alignment == alignof(Header)) {
+      int k = SmallBlocks::classOf(size);
+      if (SmallBlocks *blocks = threadBlocks())
+        if (Header *header = blocks->take(k))
+          return header + 1;
+      size = kSmallestBlock << k;
+    }
     if (size >= kCachedBytes && alignment == alignof(Header)) {
       absl::MutexLock lock(&mu_);
       auto it = free_.lower_bound(size);
@@ -62,6 +147,7 @@ public:
     // The header sits just before the block, which starts at `alignment`.
     size_t capacity =
         size < kCachedBytes ? size : (size + kPage - 1) / kPage * kPage;
+    // (A small block's size is already its class's.)
     size_t front = (sizeof(Header) + alignment - 1) / alignment * alignment;
     size_t total = (front + capacity + alignment - 1) / alignment * alignment;
     char *base = static_cast<char *>(std::aligned_alloc(alignment, total));
@@ -78,6 +164,11 @@ public:
       return;
     Header *header = static_cast<Header *>(block) - 1;
     // Aligned blocks are never cached (capacity 0).
+    if (header->capacity > 0 && header->capacity < kCachedBytes) {
+      SmallBlocks *blocks = threadBlocks();
+      if (blocks && blocks->keep(header))
+        return;
+    }
     if (header->capacity >= kCachedBytes) {
       absl::MutexLock lock(&mu_);
       if (cachedBytes_ + header->capacity <= limit()) {
@@ -89,12 +180,16 @@ public:
     std::free(header->base);
   }
 
+  /// The bytes cached for everyone and those the calling thread keeps.
   size_t cached() {
+    SmallBlocks *blocks = threadBlocks();
     absl::MutexLock lock(&mu_);
-    return cachedBytes_;
+    return cachedBytes_ + (blocks ? blocks->bytes() : 0);
   }
 
   void trim() {
+    if (SmallBlocks *blocks = threadBlocks())
+      blocks->trim();
     std::multimap<size_t, Header *> blocks;
     {
       absl::MutexLock lock(&mu_);

@@ -826,6 +826,55 @@ TEST(HostMemory, ReusesLargeBlocksThatFit) {
   EXPECT_EQ(dt_host_memory_cached(), 0u);
 }
 
+// Smaller blocks go back to a free list of the thread that frees them, by
+// power-of-two size, up to 16 MiB a thread; the thread's blocks are freed
+// when it ends, and a block may be freed by a thread other than its maker.
+TEST(HostMemory, KeepsSmallBlocksPerThread) {
+  constexpr size_t kMiB = size_t{1} << 20;
+  dt_host_memory_trim();
+  ASSERT_EQ(dt_host_memory_cached(), 0u);
+  void *a = _mlir_memref_to_llvm_aligned_alloc(64, 100);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % 64, 0u);
+  std::memset(a, 1, 100);
+  _mlir_memref_to_llvm_free(a);
+  EXPECT_EQ(dt_host_memory_cached(), 128u);
+  // The same size class (65-128 bytes): the same block, once.
+  void *b = _mlir_memref_to_llvm_alloc(128);
+  EXPECT_EQ(b, a);
+  void *c = _mlir_memref_to_llvm_alloc(65);
+  EXPECT_NE(c, b);
+  // Another class does not take it.
+  _mlir_memref_to_llvm_free(b);
+  void *d = _mlir_memref_to_llvm_alloc(129);
+  EXPECT_NE(d, b);
+  std::memset(d, 2, 129);
+  for (void *block : {c, d})
+    _mlir_memref_to_llvm_free(block);
+  EXPECT_EQ(dt_host_memory_cached(), 128u + 128u + 256u);
+
+  // At most 16 MiB a thread: the rest goes back to malloc.
+  std::vector<void *> blocks;
+  for (int i = 0; i < 40; ++i)
+    blocks.push_back(_mlir_memref_to_llvm_alloc(kMiB / 2));
+  for (void *block : blocks)
+    _mlir_memref_to_llvm_free(block);
+  EXPECT_LE(dt_host_memory_cached(), 16 * kMiB);
+  EXPECT_GE(dt_host_memory_cached(), 15 * kMiB);
+
+  // Made here, freed (and kept) by a thread that then ends.
+  void *handed = _mlir_memref_to_llvm_alloc(300);
+  std::thread other([handed] {
+    _mlir_memref_to_llvm_free(handed);
+    void *again = _mlir_memref_to_llvm_alloc(500);
+    EXPECT_EQ(again, handed);
+    _mlir_memref_to_llvm_free(again);
+  });
+  other.join();
+  dt_host_memory_trim();
+  EXPECT_EQ(dt_host_memory_cached(), 0u);
+}
+
 // 16-bit reductions widen and narrow in vectorized blocks (F16C for f16
 // where the CPU has it): bit for bit what the scalar conversions give, for
 // any pair of values (subnormals, overflow to infinity; a NaN stays NaN).

@@ -187,8 +187,9 @@ int32_t dt_run_threads(const DtArtifact *artifact, const char *entry,
 /* The message of this thread's last failed call ("" after a success). */
 const char *dt_last_error(void);
 /* The bytes of freed host buffers the runtime keeps for reuse (blocks of
- * 1 MiB or more, docs/Runtime.md "Host memory"), and a call that returns
- * them all to the system (later steps allocate afresh). */
+ * 1 MiB or more, and the calling thread's smaller ones: docs/Runtime.md
+ * "Host memory"), and a call that returns them to the system (later steps
+ * allocate afresh; other threads' small blocks go when those threads end). */
 size_t dt_host_memory_cached(void);
 void dt_host_memory_trim(void);
 
