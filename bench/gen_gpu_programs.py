@@ -28,7 +28,10 @@ CHAIN = 200
 T = "bf16"
 
 
-def mlp():
+def mlp(T=T, B=B, D=D, H=H, tp=None):
+    """The MLP step; with `tp`, annotated for Megatron-style tensor
+    parallelism on a mesh of tp ranks (w1 split by columns, w2 by rows, the
+    rest replicated: one all_reduce of y)."""
     def ty(r, c):
         return f"tensor<{r}x{c}x{T}>"
 
@@ -40,10 +43,17 @@ def mlp():
           "affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]")
     tb = ("indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, "
           "affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]")
-    return f"""// MLP training step, bf16, one device (bench/gen_gpu_programs.py).
-func.func @main(%x: {ty(B, D)} {{dt.name = "x"}}, %t: {ty(B, D)} {{dt.name = "t"}},
-                %w1: {ty(D, H)} {{dt.name = "w1"}}, %w2: {ty(H, D)} {{dt.name = "w2"}})
-    -> ({ty(D, H)} {{dt.name = "dw1"}}, {ty(H, D)} {{dt.name = "dw2"}}) {{
+    def arg(name, placement):
+        if tp is None:
+            return f'{{dt.name = "{name}"}}'
+        return f'{{dt.name = "{name}", dt.sharding = #dt.sharding<@mesh, [{placement}]>}}'
+
+    where = "one device" if tp is None else f"tensor parallel on {tp} ranks"
+    mesh = "" if tp is None else f'dt.mesh @mesh = <["tp" = {tp}]>\n'
+    return f"""// MLP training step, {T}, {where} (bench/gen_gpu_programs.py).
+{mesh}func.func @main(%x: {ty(B, D)} {arg("x", "R")}, %t: {ty(B, D)} {arg("t", "R")},
+                %w1: {ty(D, H)} {arg("w1", "S(1)")}, %w2: {ty(H, D)} {arg("w2", "S(0)")})
+    -> ({ty(D, H)} {arg("dw1", "S(1)")}, {ty(H, D)} {arg("dw2", "S(0)")}) {{
   %zero = arith.constant 0.0 : {T}
   %zeros = arith.constant dense<0.0> : {ty(B, H)}
 {fill("h", B, H)}  %h = linalg.matmul ins(%x, %w1 : {ty(B, D)}, {ty(D, H)}) outs(%h_0 : {ty(B, H)}) -> {ty(B, H)}
@@ -282,21 +292,21 @@ func.func @main(%x: {ty}) -> {ty} {{
 """
 
 
-def chain():
-    ty, row = "tensor<64x64xf32>", "tensor<64xf32>"
-    lines = [f"// {CHAIN} dependent row sums and broadcasts (bench/gen_gpu_programs.py).",
+def chain(links=CHAIN, rows=64, cols=64):
+    ty, row = f"tensor<{rows}x{cols}xf32>", f"tensor<{rows}xf32>"
+    lines = [f"// {links} dependent row sums and broadcasts (bench/gen_gpu_programs.py).",
              f"func.func @main(%x0: {ty}) -> {ty} {{",
              "  %zero = arith.constant 0.0 : f32",
              f"  %re = tensor.empty() : {row}",
              f"  %r0 = linalg.fill ins(%zero : f32) outs(%re : {row}) -> {row}",
              f"  %e = tensor.empty() : {ty}"]
-    for i in range(CHAIN):
+    for i in range(links):
         lines += [
             f"  %s{i} = linalg.reduce {{ arith.addf }} ins(%x{i} : {ty}) outs(%r0 : {row}) dimensions = [1]",
             f"  %b{i} = linalg.broadcast ins(%s{i} : {row}) outs(%e : {ty}) dimensions = [1]",
             f"  %x{i + 1} = arith.subf %x{i}, %b{i} : {ty}",
         ]
-    lines += [f"  return %x{CHAIN} : {ty}", "}", ""]
+    lines += [f"  return %x{links} : {ty}", "}", ""]
     return "\n".join(lines)
 
 

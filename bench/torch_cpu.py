@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""dt-run against PyTorch eager on this machine's CPU, side by side in one
+run, printing ratios against the targets. PyTorch is Debian's
+python3-torch (1.13, OpenBLAS like dt; installed with apt-get when
+missing); bench/torch_cpu_steps.py is its side. Each program and its
+PyTorch twin take ROUNDS turns, and each keeps its best call.
+
+  python3 bench/torch_cpu.py [--build build] [--repeat 5]
+
+1. The MLP training step of bench/gen_gpu_programs.py (forward, the
+   gradient of 0.5 |y - t|^2, backward; f32, 512x1024 -> 4096 -> 1024):
+   dt-run on 1 rank against PyTorch on 1 thread; dt-run tensor parallel on
+   2 ranks against PyTorch on 2 threads, and against the same Megatron
+   split written by hand with torch.distributed (gloo, 2 processes).
+   Target: dt faster than each (ratio < 1). Beside it, one of its GEMMs
+   alone in each, since the step is mostly GEMMs.
+2. The transformer block training step of bench/gen_gpu_programs.py (f32,
+   512 tokens, width 512, 8 heads, MLP 2048): dt-run on 1 rank against
+   PyTorch autograd of the same loss on 1 thread. Target: dt faster
+   (ratio < 1). The seven gradients must agree with PyTorch's to 1e-4 of
+   each one's largest magnitude.
+3. Host cost: 200 dependent row sums of a 16x16 tensor, each subtracted
+   from the rows (ops that do not fuse into one loop). Target: dt's time per
+   link at most a tenth of PyTorch's.
+
+DTensor itself is not in Debian's PyTorch (torch.distributed._tensor came
+with 2.0), so the tensor-parallel baseline is the hand-written split.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_gpu_programs as programs  # noqa: E402
+from runtime import compile_program, time_program  # noqa: E402
+
+TORCH_PYTHON = "/usr/bin/python3"  # Debian's, where python3-torch lives
+STEPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_cpu_steps.py")
+ROUNDS = 3
+MLP = (512, 1024, 4096)  # B, D, H
+TRANSFORMER = dict(S=512, D=512, NH=8, F=2048)
+CHAIN = (200, 16, 16)  # links, rows, cols
+GRADIENT_TOLERANCE = 1e-4
+
+
+def ensure_torch():
+    probe = [TORCH_PYTHON, "-c", "import torch, numpy"]
+    if subprocess.run(probe, capture_output=True).returncode == 0:
+        return
+    print("torch_cpu: installing Debian's python3-torch (apt-get)", flush=True)
+    sudo = [] if os.geteuid() == 0 else ["sudo"]
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    subprocess.run(sudo + ["apt-get", "install", "-y", "-qq", "--no-install-recommends",
+                           "python3-torch"], check=True, env=env)
+    if subprocess.run(probe, capture_output=True).returncode != 0:
+        sys.exit("torch_cpu: python3-torch installed, but /usr/bin/python3 cannot import torch")
+
+
+def torch_run(mode, threads, *args):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads))
+    out = subprocess.run([TORCH_PYTHON, STEPS, mode, str(threads), *map(str, args)],
+                         check=True, capture_output=True, text=True, env=env).stdout
+    match = re.search(r"best ([\d.]+) s", out)
+    if not match:
+        sys.exit(f"torch_cpu: no time in the output of {mode}:\n{out}")
+    return float(match.group(1))
+
+
+def turns(timers):
+    """Each timer's best over ROUNDS turns taken in order."""
+    bests = [[] for _ in timers]
+    for _ in range(ROUNDS):
+        for i, timer in enumerate(timers):
+            bests[i].append(timer())
+    return [min(b) for b in bests]
+
+
+def matmul_program(m, k, n):
+    ty = lambda r, c: f"tensor<{r}x{c}xf32>"  # noqa: E731
+    return f"""func.func @main(%a: {ty(m, k)}, %b: {ty(k, n)}) -> {ty(m, n)} {{
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : {ty(m, n)}
+  %z = linalg.fill ins(%zero : f32) outs(%e : {ty(m, n)}) -> {ty(m, n)}
+  %c = linalg.matmul ins(%a, %b : {ty(m, k)}, {ty(k, n)}) outs(%z : {ty(m, n)}) -> {ty(m, n)}
+  return %c : {ty(m, n)}
+}}
+"""
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build", default="build")
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    tools = os.path.join(args.build, "bin")
+    repeat = args.repeat
+    ensure_torch()
+    version = subprocess.run([TORCH_PYTHON, "-c", "import torch; print(torch.__version__)"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    failures = []
+
+    def check(name, value, target, ok):
+        if not ok:
+            failures.append(name)
+        print(f"  {name:<46} {value:>10}   target {target:<8} {'ok' if ok else 'MISSED'}")
+
+    def dt(so, calls=repeat):
+        return lambda: time_program(tools, so, calls)[1]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        b, d, h = MLP
+        flop = 5 * 2 * b * d * h
+        print(f"PyTorch {version} (eager, CPU); {ROUNDS} turns of {repeat} calls, best call kept")
+        print(f"MLP step {b}x{d} -> {h} -> {d}, f32, forward and backward "
+              f"({flop / 1e9:.1f} GFLOP)")
+        mlp1 = compile_program(tools, tmp, "mlp1", programs.mlp("f32", b, d, h))
+        mlp2 = compile_program(tools, tmp, "mlp2", programs.mlp("f32", b, d, h, tp=2))
+        gemm = compile_program(tools, tmp, "gemm", matmul_program(b, d, h))
+        (dt1, torch1, dt2, torch2, torch_tp, dt_gemm, torch_gemm) = turns([
+            dt(mlp1), lambda: torch_run("mlp", 1, repeat, b, d, h),
+            dt(mlp2), lambda: torch_run("mlp", 2, repeat, b, d, h),
+            lambda: torch_run("mlp-tp", 2, repeat, b, d, h),
+            dt(gemm), lambda: torch_run("matmul", 1, repeat, b, d, h)])
+        for name, seconds in (("dt-run, 1 rank", dt1), ("PyTorch, 1 thread", torch1),
+                              ("dt-run, tp=2 (2 ranks, threads)", dt2),
+                              ("PyTorch, 2 threads", torch2),
+                              ("PyTorch, tp=2 by hand (gloo, 2 processes)", torch_tp)):
+            print(f"  {name:<44} {seconds * 1e3:8.1f} ms  {flop / seconds / 1e9:6.1f} GFLOP/s")
+        gemm_flop = 2 * b * d * h
+        print(f"  one {b}x{d}x{h} GEMM alone, 1 thread: dt {gemm_flop / dt_gemm / 1e9:.1f} "
+              f"GFLOP/s, PyTorch {gemm_flop / torch_gemm / 1e9:.1f} GFLOP/s")
+
+        s, dm, nh, f = (TRANSFORMER[k] for k in ("S", "D", "NH", "F"))
+        print(f"transformer block step, f32, {s} tokens, width {dm}, {nh} heads, MLP {f}")
+        block = compile_program(tools, tmp, "transformer", programs.transformer("f32", **TRANSFORMER))
+        data = os.path.join(tmp, "transformer_data")
+        os.makedirs(data)
+        torch_run("transformer", 1, 1, s, dm, nh, f, data)  # writes inputs and gradients
+        inputs = [f"--input={n}={os.path.join(data, n + '.npy')}"
+                  for n in ("x", "t", "wq", "wk", "wv", "wo", "w1", "w2")]
+        subprocess.run([os.path.join(tools, "dt-run"), block, *inputs, "--output-dir",
+                        os.path.join(data, "out")], check=True, capture_output=True)
+        compared = subprocess.run([TORCH_PYTHON, STEPS, "compare", data, "7"], check=True,
+                                  capture_output=True, text=True).stdout
+        difference = float(re.search(r"difference ([\d.e+-]+)", compared).group(1))
+        dt_block, torch_block = turns([
+            dt(block), lambda: torch_run("transformer", 1, repeat, s, dm, nh, f)])
+        print(f"  dt-run, 1 rank {dt_block * 1e3:8.1f} ms;  PyTorch autograd, 1 thread "
+              f"{torch_block * 1e3:8.1f} ms")
+        print(f"  gradients: largest difference from PyTorch's {difference:.2e} of the largest")
+
+        links, rows, cols = CHAIN
+        print(f"{links} dependent row sums of {rows}x{cols}, each subtracted from the rows")
+        chain = compile_program(tools, tmp, "chain", programs.chain(links, rows, cols))
+        dt_chain, torch_chain = turns([
+            dt(chain, 20 * repeat), lambda: torch_run("chain", 1, 20 * repeat, *CHAIN)])
+        dt_link, torch_link = dt_chain / links * 1e6, torch_chain / links * 1e6
+        print(f"  dt-run {dt_link:.2f} us per link;  PyTorch {torch_link:.2f} us per link")
+
+        print("\nratios (measured side by side in this run; best of the calls)")
+        for name, ratio in (("MLP step: dt 1 rank / PyTorch 1 thread", dt1 / torch1),
+                            ("MLP step: dt tp=2 / PyTorch 2 threads", dt2 / torch2),
+                            ("MLP step: dt tp=2 / PyTorch tp=2 by hand", dt2 / torch_tp),
+                            ("transformer step: dt / PyTorch autograd", dt_block / torch_block)):
+            check(name, f"{ratio:.3f}", "< 1", ratio < 1)
+        check("transformer gradients: |dt - PyTorch|", f"{difference:.1e}",
+              f"<= {GRADIENT_TOLERANCE:g}", difference <= GRADIENT_TOLERANCE)
+        ratio = dt_link / torch_link
+        check("host time per link: dt / PyTorch", f"{ratio:.3f}", "<= 0.1", ratio <= 0.1)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

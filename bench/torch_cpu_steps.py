@@ -1,0 +1,192 @@
+#!/usr/bin/python3
+"""The PyTorch side of bench/torch_cpu.py: the steps of
+bench/gen_gpu_programs.py's CPU programs, in PyTorch eager on the CPU
+(Debian's python3-torch, so run with /usr/bin/python3). The caller sets
+OMP_NUM_THREADS and OPENBLAS_NUM_THREADS to THREADS before it starts.
+
+    torch_cpu_steps.py mlp THREADS REPEAT B D H
+        the MLP step as gpu_torch.py writes it (backward written out)
+    torch_cpu_steps.py mlp-tp RANKS REPEAT B D H
+        the same, Megatron-style on RANKS processes (gloo, one thread each):
+        w1 split by columns, w2 by rows, one all_reduce of y
+    torch_cpu_steps.py transformer THREADS REPEAT S D NH F [DIR]
+        the transformer block's loss, gradients by autograd; with DIR, also
+        writes fixed inputs (DIR/NAME.npy) and the gradients
+        (DIR/torch_result<i>.npy) for `compare`
+    torch_cpu_steps.py compare DIR COUNT
+        max |dt - torch| / max |torch| over DIR/out/result<i>.npy
+    torch_cpu_steps.py chain THREADS REPEAT LINKS ROWS COLS
+        LINKS dependent row sums, each subtracted from the rows
+    torch_cpu_steps.py matmul THREADS REPEAT M K N
+        one M x K by K x N product
+
+Each timing mode prints "best S s" (the fastest of REPEAT calls after one
+warm-up call); mlp-tp prints the slowest rank's.
+"""
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpu_torch import step as mlp_step  # noqa: E402  (same ops, any device)
+
+
+def best(fn, repeat):
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def uniform(gen, *shape, scale=1.0):
+    return (torch.rand(*shape, generator=gen) * 2 - 1) * scale
+
+
+def mlp(repeat, b, d, h):
+    gen = torch.Generator().manual_seed(0)
+    args = [uniform(gen, *s) for s in ((b, d), (b, d), (d, h), (h, d))]
+    return best(lambda: mlp_step(*args), repeat)
+
+
+def mlp_tp_rank(rank, ranks, repeat, b, d, h, port, results):
+    import torch.distributed as dist
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}",
+                            rank=rank, world_size=ranks)
+    gen = torch.Generator().manual_seed(0)
+    x, t = uniform(gen, b, d), uniform(gen, b, d)
+    cols = h // ranks
+    w1 = uniform(gen, d, h)[:, rank * cols:(rank + 1) * cols].contiguous()
+    w2 = uniform(gen, h, d)[rank * cols:(rank + 1) * cols].contiguous()
+
+    def step():
+        a = torch.relu(x @ w1)
+        y = a @ w2
+        dist.all_reduce(y)
+        dy = y - t
+        dw2 = a.t() @ dy
+        da = dy @ w2.t()
+        dh = da * (a > 0)
+        dw1 = x.t() @ dh
+        return dw1, dw2
+
+    dist.barrier()
+    seconds = best(step, repeat)
+    results[rank] = seconds
+    dist.destroy_process_group()
+
+
+def mlp_tp(ranks, repeat, b, d, h):
+    import torch.multiprocessing as mp
+    results = mp.Manager().dict()
+    port = 29500 + os.getpid() % 1000
+    mp.spawn(mlp_tp_rank, args=(ranks, repeat, b, d, h, port, results), nprocs=ranks)
+    return max(results.values())
+
+
+TRANSFORMER_INPUTS = ["x", "t", "wq", "wk", "wv", "wo", "w1", "w2"]
+
+
+def transformer_inputs(s, d, f):
+    gen = torch.Generator().manual_seed(1)
+    shapes = {"x": (s, d), "t": (s, d), "wq": (d, d), "wk": (d, d), "wv": (d, d),
+              "wo": (d, d), "w1": (d, f), "w2": (f, d)}
+    scales = {"x": 1.0, "t": 1.0}
+    return {n: uniform(gen, *shapes[n], scale=scales.get(n, 0.3 / (shapes[n][0] / 16) ** 0.5))
+            for n in TRANSFORMER_INPUTS}
+
+
+def transformer_gradients(p, nh):
+    """The gradients of 0.5 |y - t|^2 as gen_gpu_programs.transformer()
+    defines y, with respect to x and the six weights."""
+    x, t = p["x"], p["t"]
+    s, d = x.shape
+    hd = d // nh
+    leaves = [x] + [p[n] for n in ("wq", "wk", "wv", "wo", "w1", "w2")]
+    for leaf in leaves:
+        leaf.requires_grad_(True)
+
+    def rms(v):
+        return v * torch.rsqrt((v * v).mean(dim=1, keepdim=True) + 1e-5)
+
+    n1 = rms(x)
+    q, k, v = ((n1 @ p[w]).view(s, nh, hd).transpose(0, 1) for w in ("wq", "wk", "wv"))
+    attention = torch.softmax(q @ k.transpose(1, 2) / hd ** 0.5, dim=-1)
+    context = (attention @ v).transpose(0, 1).reshape(s, d)
+    h1 = x + context @ p["wo"]
+    y = h1 + torch.relu(rms(h1) @ p["w1"]) @ p["w2"]
+    loss = 0.5 * ((y - t) ** 2).sum()
+    return torch.autograd.grad(loss, leaves)
+
+
+def transformer(repeat, s, d, nh, f, out_dir=None):
+    p = transformer_inputs(s, d, f)
+    if out_dir:
+        for name, value in p.items():
+            np.save(os.path.join(out_dir, f"{name}.npy"), value.numpy())
+        for i, grad in enumerate(transformer_gradients(p, nh)):
+            np.save(os.path.join(out_dir, f"torch_result{i}.npy"), grad.numpy())
+    return best(lambda: transformer_gradients(p, nh), repeat)
+
+
+def compare(out_dir, count):
+    worst = 0.0
+    for i in range(count):
+        ours = np.load(os.path.join(out_dir, "out", f"result{i}.npy")).astype(np.float64)
+        theirs = np.load(os.path.join(out_dir, f"torch_result{i}.npy")).astype(np.float64)
+        if ours.shape != theirs.shape:
+            sys.exit(f"result {i}: dt's shape {ours.shape}, torch's {theirs.shape}")
+        worst = max(worst, np.abs(ours - theirs).max() / max(np.abs(theirs).max(), 1e-30))
+    print(f"max relative difference {worst:.3e}")
+
+
+def chain(repeat, links, rows, cols):
+    x0 = uniform(torch.Generator().manual_seed(0), rows, cols)
+
+    def run():
+        x = x0
+        for _ in range(links):
+            x = x - x.sum(dim=1, keepdim=True)
+        return x
+
+    return best(run, repeat)
+
+
+def matmul(repeat, m, k, n):
+    gen = torch.Generator().manual_seed(0)
+    a, b = uniform(gen, m, k), uniform(gen, k, n)
+    return best(lambda: a @ b, repeat)
+
+
+def main():
+    mode, args = sys.argv[1], sys.argv[2:]
+    if mode == "compare":
+        compare(args[0], int(args[1]))
+        return
+    threads, repeat = int(args[0]), int(args[1])
+    sizes = [int(a) for a in args[2:] if a.isdigit()]
+    paths = [a for a in args[2:] if not a.isdigit()]
+    torch.set_num_threads(threads)
+    if mode == "mlp":
+        seconds = mlp(repeat, *sizes)
+    elif mode == "mlp-tp":
+        seconds = mlp_tp(threads, repeat, *sizes)
+    elif mode == "transformer":
+        seconds = transformer(repeat, *sizes, out_dir=paths[0] if paths else None)
+    elif mode == "chain":
+        seconds = chain(repeat, *sizes)
+    elif mode == "matmul":
+        seconds = matmul(repeat, *sizes)
+    else:
+        sys.exit(f"unknown mode {mode}")
+    print(f"best {seconds:.6f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
