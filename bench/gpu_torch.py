@@ -13,10 +13,14 @@ import torch
 B, D, H = 4096, 1024, 4096
 
 
-def step(x, t, w1, w2):
+def step(x, t, w1, w2, reduce=None):
+    """With `reduce`, y is a partial sum that reduce() completes in place
+    (bench/torch_cpu_steps.py's tensor-parallel split)."""
     h = x @ w1
     a = torch.relu(h)
     y = a @ w2
+    if reduce:
+        reduce(y)
     dy = y - t
     dw2 = a.t() @ dy
     da = dy @ w2.t()
