@@ -54,11 +54,19 @@ constexpr size_t kSmallestBlock = 64;
 constexpr size_t kThreadCachedBytes = size_t{16} << 20;
 
 /// A thread's free lists of small blocks, one per power-of-two size from
-/// kSmallestBlock up to kCachedBytes / 2.
+/// kSmallestBlock up to kLargestSmall. (Requests between kLargestSmall and
+/// kCachedBytes go to malloc as they are.)
 class SmallBlocks {
 public:
   static constexpr int kClasses = 14;
-  static_assert(kSmallestBlock << kClasses == kCachedBytes);
+  static constexpr size_t kLargestSmall = kSmallestBlock << (kClasses - 1);
+  static_assert(kLargestSmall == kCachedBytes / 2);
+
+  /// Whether a block of `capacity` bytes is one of a class.
+  static bool isClassSize(size_t capacity) {
+    return capacity >= kSmallestBlock && capacity <= kLargestSmall &&
+           (capacity & (capacity - 1)) == 0;
+  }
 
   /// The class of a request of `size` bytes and the capacity it gets.
   static int classOf(size_t size) {
@@ -127,7 +135,7 @@ class HostMemory {
 public:
   void *allocate(size_t size, size_t alignment) {
     alignment = std::max(alignment, alignof(Header));
-    if (size < kCachedBytes && alignment == alignof(Header)) {
+    if (size <= SmallBlocks::kLargestSmall && alignment == alignof(Header)) {
       int k = SmallBlocks::classOf(size);
       if (SmallBlocks *blocks = threadBlocks())
         if (Header *header = blocks->take(k))
@@ -164,7 +172,7 @@ public:
       return;
     Header *header = static_cast<Header *>(block) - 1;
     // Aligned blocks are never cached (capacity 0).
-    if (header->capacity > 0 && header->capacity < kCachedBytes) {
+    if (SmallBlocks::isClassSize(header->capacity)) {
       SmallBlocks *blocks = threadBlocks();
       if (blocks && blocks->keep(header))
         return;

@@ -853,6 +853,13 @@ TEST(HostMemory, KeepsSmallBlocksPerThread) {
     _mlir_memref_to_llvm_free(block);
   EXPECT_EQ(dt_host_memory_cached(), 128u + 128u + 256u);
 
+  // Between 512 KiB and 1 MiB: malloc's, as asked, never kept.
+  void *middle = _mlir_memref_to_llvm_alloc(700 * 1024);
+  ASSERT_NE(middle, nullptr);
+  std::memset(middle, 3, 700 * 1024);
+  _mlir_memref_to_llvm_free(middle);
+  EXPECT_EQ(dt_host_memory_cached(), 128u + 128u + 256u);
+
   // At most 16 MiB a thread: the rest goes back to malloc.
   std::vector<void *> blocks;
   for (int i = 0; i < 40; ++i)
