@@ -619,3 +619,33 @@ func.func @generic_accumulator(%x: tensor<4x16x32xf32> {dt.sharding = #dt.shardi
   }
   return %g : tensor<32x8xf32>
 }
+
+// -----
+
+// A gather from a table split by rows on "a" and a partial minimum on "b":
+// rows looked up where they are split are a partial sum on "a", which does
+// not commute with the minimum on "b" (no single meaning; the verifier
+// rejects such a sharding). With "a" of one rank that split costs nothing,
+// so propagation chose it and returned [P(sum), P(min)], which dt-run then
+// refused to gather (found by scripts/fuzz-programs.py). The option is now
+// ruled out: the rows are split on "b" instead.
+dt.mesh @mesh = <["a" = 1, "b" = 2]>
+// CHECK-NOT: P(sum), P(min)
+// CHECK: #[[ROWS:.*]] = #dt.sharding<@mesh, [P(sum), S(1)]>
+// CHECK-NOT: P(sum), P(min)
+// CHECK-LABEL: func.func @gather_from_partial_min
+// CHECK: return %{{.*}} : tensor<3x4xf32, #[[ROWS]]>
+func.func @gather_from_partial_min(%table: tensor<8x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), P(min)]>},
+                                   %ids: tensor<3xi64> {dt.sharding = #dt.sharding<@mesh, [R, R]>}) -> tensor<3x4xf32> {
+  %e = tensor.empty() : tensor<3x4xf32>
+  %rows = linalg.generic {indexing_maps = [affine_map<(t, d) -> (t)>, affine_map<(t, d) -> (t, d)>],
+                          iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<3xi64>) outs(%e : tensor<3x4xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %row = arith.index_cast %id : i64 to index
+    %d = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %d] : tensor<8x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<3x4xf32>
+  return %rows : tensor<3x4xf32>
+}

@@ -68,6 +68,25 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
   };
   // The value whose all_reduce reducing `value` from `from` to `to` for
   // `user` (null: its first reader) shares a call with, if any.
+  // Why placing `p` on this axis would give tensor `index` (a result, or
+  // an operand) partial axes whose kinds do not commute with those the
+  // earlier axes chose (a sharding with no single meaning, which the
+  // verifier rejects), or "" when it would not.
+  auto mixesKinds = [&](bool isResult, unsigned index,
+                        Placement p) -> std::string {
+    if (!p.isPartial())
+      return "";
+    for (auto [axis, earlier] : llvm::enumerate(strategy)) {
+      Placement q = placementUnder(rule, earlier, isResult, index);
+      if (q.isPartial() &&
+          !::dt::partialKindsCommute(q.reduction(), p.reduction()))
+        return llvm::formatv("{0} #{1} would be {2} on mesh axis \"{3}\" and "
+                             "{4} on this one, which do not commute",
+                             isResult ? "result" : "operand", index, q.str(),
+                             mesh.axisNames[axis], p.str());
+    }
+    return "";
+  };
   auto joins = [&](Value value, Operation *user, unsigned axis, Placement from,
                    Placement to) -> Value {
     if (!from.isPartial() || !to.isReplicate() || !known.reductionPartner)
@@ -121,6 +140,10 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
           allowed = false;
           ruledOut = kBooleanSum;
         }
+        if (std::string mix = mixesKinds(false, i, wanted); !mix.empty()) {
+          allowed = false;
+          ruledOut = std::move(mix);
+        }
         if (!current)
           continue;
         Placement from = current.getPlacements()[axis];
@@ -152,6 +175,10 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
           allowed = false;
           ruledOut = kBooleanSum;
         }
+        if (std::string mix = mixesKinds(true, j, produced); !mix.empty()) {
+          allowed = false;
+          ruledOut = std::move(mix);
+        }
         if (j < known.fixedResults.size() && known.fixedResults[j] &&
             known.fixedResults[j].getPlacements()[axis] != produced) {
           allowed = false;
@@ -160,8 +187,8 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
                 "result #{0} must be {1}", j,
                 known.fixedResults[j].getPlacements()[axis].str());
         }
-        bool requested = j < known.resultRequests.size() &&
-                         !known.resultRequests[j].empty();
+        bool requested =
+            j < known.resultRequests.size() && !known.resultRequests[j].empty();
         Value result = op->getResult(j);
         if (requested)
           for (ShardingAttr request : known.resultRequests[j]) {
