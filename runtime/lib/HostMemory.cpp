@@ -155,7 +155,6 @@ public:
     // The header sits just before the block, which starts at `alignment`.
     size_t capacity =
         size < kCachedBytes ? size : (size + kPage - 1) / kPage * kPage;
-    // (A small block's size is already its class's.)
     size_t front = (sizeof(Header) + alignment - 1) / alignment * alignment;
     size_t total = (front + capacity + alignment - 1) / alignment * alignment;
     char *base = static_cast<char *>(std::aligned_alloc(alignment, total));

@@ -76,16 +76,10 @@ bool mayAccessAny(Operation *op, const llvm::SmallPtrSetImpl<Value> &aliases);
 
 /// A temporary of a block: allocated in the block, freed once there, with
 /// the positions in the block of the first and the last op that touches it
-/// through any view, and its bytes rounded up to an alignment (the offset
-/// is where dt-pack-device-buffers places it).
+/// through any view.
 struct BlockTemporary {
   Operation *alloc, *free;
-  int64_t first, last, bytes;
-  int64_t offset = -1;
-
-  bool liveWith(const BlockTemporary &other) const {
-    return first <= other.last && other.first <= last;
-  }
+  int64_t first, last;
 };
 
 /// `buffer`, the result of `alloc` in `block`, as a temporary (`at`: each
@@ -98,7 +92,7 @@ struct BlockTemporary {
 /// the work it starts finishes later).
 std::optional<BlockTemporary>
 blockTemporary(Operation *alloc, TypedValue<MemRefType> buffer, Block &block,
-               const DenseMap<Operation *, int64_t> &at, int64_t alignment,
+               const DenseMap<Operation *, int64_t> &at,
                llvm::function_ref<bool(Operation *)> isFree,
                llvm::function_ref<Operation *(Operation *)> doneAt);
 

@@ -22,7 +22,6 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/MathExtras.h"
 
 #include <limits>
 
@@ -37,7 +36,6 @@ using namespace mlir::dt;
 std::optional<BlockTemporary>
 mlir::dt::blockTemporary(Operation *alloc, TypedValue<MemRefType> buffer,
                          Block &block, const DenseMap<Operation *, int64_t> &at,
-                         int64_t alignment,
                          llvm::function_ref<bool(Operation *)> isFree,
                          llvm::function_ref<Operation *(Operation *)> doneAt) {
   MemRefType type = buffer.getType();
@@ -77,10 +75,7 @@ mlir::dt::blockTemporary(Operation *alloc, TypedValue<MemRefType> buffer,
     return std::nullopt;
   if (last < 0) // Never touched: live where it is allocated.
     first = last = at.lookup(alloc);
-  int64_t bytes = type.getNumElements() * (type.getElementTypeBitWidth() / 8);
-  bytes = static_cast<int64_t>(llvm::alignTo(std::max<int64_t>(bytes, 1),
-                                             static_cast<uint64_t>(alignment)));
-  return BlockTemporary{alloc, free, first, last, bytes};
+  return BlockTemporary{alloc, free, first, last};
 }
 
 namespace {
@@ -105,9 +100,8 @@ struct FreeAfterLastUsePass
     // buffers when they return.
     auto itself = [](Operation *op) { return op; };
     for (auto alloc : block.getOps<memref::AllocOp>())
-      if (std::optional<BlockTemporary> t =
-              blockTemporary(alloc, alloc.getMemref(), block, at,
-                             /*alignment=*/1, isFree, itself))
+      if (std::optional<BlockTemporary> t = blockTemporary(
+              alloc, alloc.getMemref(), block, at, isFree, itself))
         t->free->moveAfter(ops[t->last]);
   }
 };

@@ -50,41 +50,55 @@ Operation *doneAt(Operation *op) {
   return end->getBlock()->getTerminator();
 }
 
+/// A temporary to pack: its lifetime, its bytes (a multiple of kAlignment)
+/// and, once placed, its offset in the allocation.
+struct Temporary {
+  BlockTemporary life;
+  int64_t bytes;
+  int64_t offset = -1;
+
+  bool liveWith(const Temporary &other) const {
+    return life.first <= other.life.last && other.life.first <= life.last;
+  }
+};
+
 /// `alloc` as a packable temporary (blockTemporary): device memory, its one
 /// free a `gpu.dealloc` in `block`, no stream token used.
-std::optional<BlockTemporary>
-temporaryOf(gpu::AllocOp alloc, Block &block,
-            const DenseMap<Operation *, int64_t> &at) {
+std::optional<Temporary> temporaryOf(gpu::AllocOp alloc, Block &block,
+                                     const DenseMap<Operation *, int64_t> &at) {
   if (alloc.getHostShared() ||
       (alloc.getAsyncToken() && !alloc.getAsyncToken().use_empty()))
     return std::nullopt;
-  std::optional<BlockTemporary> t = blockTemporary(
-      alloc, alloc.getMemref(), block, at, kAlignment,
+  std::optional<BlockTemporary> life = blockTemporary(
+      alloc, alloc.getMemref(), block, at,
       [](Operation *op) { return isa<gpu::DeallocOp>(op); }, doneAt);
-  if (!t)
+  if (!life)
     return std::nullopt;
-  auto free = cast<gpu::DeallocOp>(t->free);
+  auto free = cast<gpu::DeallocOp>(life->free);
   if (free.getAsyncToken() && !free.getAsyncToken().use_empty())
     return std::nullopt;
-  return t;
+  MemRefType type = alloc.getType();
+  int64_t bytes = type.getNumElements() * (type.getElementTypeBitWidth() / 8);
+  bytes = static_cast<int64_t>(
+      llvm::alignTo(std::max<int64_t>(bytes, 1), kAlignment));
+  return Temporary{*life, bytes};
 }
 
 /// Gives each temporary an offset, largest first, at the lowest offset
 /// clear of every placed one live at the same time; returns the bytes all
 /// of them take.
-int64_t place(MutableArrayRef<BlockTemporary> temporaries) {
-  SmallVector<BlockTemporary *> order;
-  for (BlockTemporary &t : temporaries)
+int64_t place(MutableArrayRef<Temporary> temporaries) {
+  SmallVector<Temporary *> order;
+  for (Temporary &t : temporaries)
     order.push_back(&t);
-  llvm::stable_sort(order,
-                    [](const BlockTemporary *a, const BlockTemporary *b) {
-                      return a->bytes > b->bytes;
-                    });
+  llvm::stable_sort(order, [](const Temporary *a, const Temporary *b) {
+    return a->bytes > b->bytes;
+  });
   int64_t total = 0;
   SmallVector<std::pair<int64_t, int64_t>> taken; // [offset, end) in use
   for (auto [i, t] : llvm::enumerate(order)) {
     taken.clear();
-    for (BlockTemporary *placed : ArrayRef(order).take_front(i))
+    for (Temporary *placed : ArrayRef(order).take_front(i))
       if (placed->liveWith(*t))
         taken.push_back({placed->offset, placed->offset + placed->bytes});
     llvm::sort(taken);
@@ -120,9 +134,9 @@ struct PackDeviceBuffersPass
     DenseMap<Operation *, int64_t> at;
     for (auto [i, op] : llvm::enumerate(block))
       at[&op] = i;
-    SmallVector<BlockTemporary> temporaries;
+    SmallVector<Temporary> temporaries;
     for (auto alloc : block.getOps<gpu::AllocOp>())
-      if (std::optional<BlockTemporary> t = temporaryOf(alloc, block, at))
+      if (std::optional<Temporary> t = temporaryOf(alloc, block, at))
         temporaries.push_back(*t);
     if (temporaries.size() < 2)
       return;
@@ -139,9 +153,9 @@ struct PackDeviceBuffersPass
     gpu::DeallocOp::create(b, loc, gpu::AsyncTokenType::get(b.getContext()),
                            rankStreamToken(b, loc), arena.getMemref());
 
-    for (BlockTemporary &t : temporaries) {
-      auto alloc = cast<gpu::AllocOp>(t.alloc);
-      auto free = cast<gpu::DeallocOp>(t.free);
+    for (Temporary &t : temporaries) {
+      auto alloc = cast<gpu::AllocOp>(t.life.alloc);
+      auto free = cast<gpu::DeallocOp>(t.life.free);
       b.setInsertionPoint(alloc);
       Value offset =
           arith::ConstantIndexOp::create(b, alloc.getLoc(), t.offset);
