@@ -87,7 +87,8 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
 /// through MLIR's generic functions, which the runtime defines with a cache
 /// for large blocks (runtime/lib/HostMemory.cpp).
 static constexpr const char *kCPUTail =
-    "dt-lower-bounds-checks,func.func(convert-linalg-to-loops),"
+    "dt-lower-bounds-checks,dt-approximate-math,"
+    "func.func(convert-linalg-to-loops),"
     "convert-scf-to-cf,"
     "expand-strided-metadata,lower-affine,"
     "finalize-memref-to-llvm{use-aligned-alloc use-generic-functions},"

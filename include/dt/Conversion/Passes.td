@@ -283,6 +283,36 @@ def LowerDeallocationsPass : Pass<"dt-lower-deallocations", "ModuleOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def ApproximateMathPass : Pass<"dt-approximate-math", "ModuleOp"> {
+  let summary = "Replaces f32 exp, log, tanh and erf by polynomials that vectorize";
+  let description = [{
+    On the CPU, `math.exp` would become a call to libm per element: LLVM
+    does not vectorize a loop around such a call, and an exp that underflows
+    (a softmax over scores far below their row's maximum) takes libm's errno
+    path too. This pass rewrites the f32 `math.exp`, `math.log`,
+    `math.tanh` and `math.erf` (scalars or vectors) into upstream's
+    polynomial approximations: arithmetic that vectorizes with its loop.
+    Other math ops, and other element types, are left to libm.
+
+    Each stays within 2.5 units of f32 rounding (relative to the exact
+    value) of the exact result over its normal range; an exp whose result
+    would be subnormal gives 0. `docs/numerics.md` has the measured errors.
+
+    ```mlir
+    %y = math.exp %x : f32
+    // becomes a range reduction, a polynomial and an exponent insertion:
+    // arith.mulf, math.fma, arith.bitcast, arith.select, ... (no call)
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+  let statistics = [
+    Statistic<"numApproximated", "approximated",
+              "Math ops replaced by a polynomial approximation">
+  ];
+}
+
 def FreeAfterLastUsePass : Pass<"dt-free-after-last-use", "ModuleOp"> {
   let summary = "Frees each temporary right after the last op that touches it";
   let description = [{
