@@ -87,7 +87,7 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
 /// through MLIR's generic functions, which the runtime defines with a cache
 /// for large blocks (runtime/lib/HostMemory.cpp).
 static constexpr const char *kCPUTail =
-    "dt-lower-bounds-checks,dt-approximate-math,"
+    "dt-lower-bounds-checks,dt-approximate-math,dt-expand-bf16-truncation,"
     "func.func(convert-linalg-to-loops),"
     "convert-scf-to-cf,"
     "expand-strided-metadata,lower-affine,"

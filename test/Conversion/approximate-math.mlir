@@ -1,8 +1,8 @@
 // RUN: dt-opt %s -dt-approximate-math | FileCheck %s
 
 // f32 exp, log, tanh and erf, scalar or vector, become arithmetic (no libm
-// call is left to keep LLVM from vectorizing their loop); math ops of other
-// element types, and other functions, are left to libm.
+// call is left to keep LLVM from vectorizing their loop); f64 ones, and
+// other functions, are left to libm.
 // CHECK-LABEL: func.func @approximated
 // CHECK-NOT: math.exp
 // CHECK-NOT: math.log
@@ -15,6 +15,20 @@ func.func @approximated(%x: f32, %v: vector<8xf32>) -> (f32, f32, vector<8xf32>,
   %t = math.tanh %v : vector<8xf32>
   %r = math.erf %x : f32
   return %e, %l, %t, %r : f32, f32, vector<8xf32>, f32
+}
+
+// A 16-bit one is computed in f32, and approximated there.
+// CHECK-LABEL: func.func @half
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK-NOT: math.exp
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: arith.extf %{{.*}} : vector<4xf16> to vector<4xf32>
+// CHECK-NOT: math.tanh
+// CHECK: arith.truncf %{{.*}} : vector<4xf32> to vector<4xf16>
+func.func @half(%x: bf16, %v: vector<4xf16>) -> (bf16, vector<4xf16>) {
+  %e = math.exp %x : bf16
+  %t = math.tanh %v : vector<4xf16>
+  return %e, %t : bf16, vector<4xf16>
 }
 
 // CHECK-LABEL: func.func @left_alone

@@ -292,7 +292,9 @@ def ApproximateMathPass : Pass<"dt-approximate-math", "ModuleOp"> {
     path too. This pass rewrites the f32 `math.exp`, `math.log`,
     `math.tanh` and `math.erf` (scalars or vectors) into upstream's
     polynomial approximations: arithmetic that vectorizes with its loop.
-    Other math ops, and other element types, are left to libm.
+    A 16-bit one (f16, bf16) is computed in f32 and approximated there (LLVM
+    would call the f32 libm function per element). Other math ops, and f64,
+    are left to libm.
 
     Each stays within 2.5 units of f32 rounding (relative to the exact
     value) of the exact result over its normal range; an exp whose result
@@ -311,6 +313,33 @@ def ApproximateMathPass : Pass<"dt-approximate-math", "ModuleOp"> {
     Statistic<"numApproximated", "approximated",
               "Math ops replaced by a polynomial approximation">
   ];
+}
+
+def ExpandBF16TruncationPass : Pass<"dt-expand-bf16-truncation", "ModuleOp"> {
+  let summary = "Rounds f64 to bf16 in arithmetic, without a compiler-runtime helper";
+  let description = [{
+    LLVM lowers an f64 -> bf16 `fptrunc` on x86 to a call of libgcc's
+    `__truncdfbf2`, which GCC 12's libgcc (Debian 12) does not have: the
+    artifact would not load. Each `arith.truncf` from f64 to bf16 (scalar
+    or vector) becomes a rounding to f32 by round-to-odd, then the f32 ->
+    bf16 rounding LLVM does inline. Round-to-odd keeps the last bit of f32
+    set when the first rounding was inexact, so the second rounding sees
+    what lay beyond f32's precision and the result is the correctly rounded
+    (nearest, ties to even) bf16 of the f64, never a double rounding.
+
+    ```mlir
+    %b = arith.truncf %d : f64 to bf16
+    // becomes
+    %f = arith.truncf %d : f64 to f32          // to nearest
+    ...                                        // one step toward zero if
+                                               // that rounded away from it,
+                                               // then the low bit set if
+                                               // inexact (round to odd)
+    %b = arith.truncf %odd : f32 to bf16
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect"];
 }
 
 def FreeAfterLastUsePass : Pass<"dt-free-after-last-use", "ModuleOp"> {

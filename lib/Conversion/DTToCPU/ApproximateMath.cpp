@@ -48,6 +48,8 @@ struct ApproximateMathPass
     if (ops.empty())
       return;
     RewritePatternSet patterns(&getContext());
+    // A 16-bit one is computed in f32 (as LLVM would), and approximated there.
+    populateMathF32ExpansionPatterns(patterns, isApproximatedName);
     populateMathPolynomialApproximationPatterns(patterns, isApproximatedName);
     // Only these ops and what their rewrites create: nothing else in the
     // program is folded or rewritten on the way.
@@ -58,7 +60,7 @@ struct ApproximateMathPass
       return signalPassFailure();
     int64_t left = 0;
     getOperation().walk([&](Operation *op) { left += isApproximated(op); });
-    // What is left is of another element type (f64), which stays with libm.
+    // What is left is f64, which stays with libm.
     numApproximated += ops.size() - left;
   }
 };
