@@ -102,7 +102,8 @@ LogicalResult mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createWidenPredicateCollectivesPass());
   pm.addPass(createDecomposeAggregatesPass());
   std::string pipeline = bufferizationPipeline(entryPrefix, "blas") +
-                         ",dt-free-after-last-use," + kCPUTail;
+                         ",dt-split-reductions,dt-free-after-last-use," +
+                         kCPUTail;
   return parsePassPipeline(pipeline, pm);
 }
 

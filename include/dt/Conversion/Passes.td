@@ -342,6 +342,48 @@ def ExpandBF16TruncationPass : Pass<"dt-expand-bf16-truncation", "ModuleOp"> {
                            "mlir::math::MathDialect"];
 }
 
+def SplitReductionsPass : Pass<"dt-split-reductions", "ModuleOp"> {
+  let summary = "Accumulates a floating-point reduction in 16 lanes, so that its loop vectorizes";
+  let description = [{
+    A floating-point reduction along the innermost loop is a chain of
+    dependent operations in a fixed order, which LLVM may not reassociate:
+    it runs at one element per add latency and does not vectorize. On the
+    CPU target, a `linalg.generic` on buffers that reduces one output along
+    its last loop (static length, a multiple of 16 and at least 64; the
+    accumulator used only by the combiner it yields: `addf`, `mulf`,
+    `maximumf`, `minimumf`, `maxnumf` or `minnumf`; inputs read along their
+    last dim, or not at all; no `linalg.index`) is rewritten to accumulate
+    element `j` of each row into lane `j mod 16` of a buffer filled with the
+    combiner's neutral element, the lanes combined into the output after, in
+    lane order. The innermost loop is then the parallel one over the lanes.
+
+    The order of operations changes (16 interleaved partial results instead
+    of one chain) but is fixed by the program: the same on every CPU and in
+    every run, unlike LLVM's reassociation, which would depend on the vector
+    width of the machine that compiled it.
+
+    ```mlir
+    linalg.generic {indexing_maps = [(i, j) -> (i, j), (i, j) -> (i)],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%x : memref<8x256xf32>) outs(%y : memref<8xf32>) { addf }
+    // becomes
+    %lanes = memref.alloc() : memref<8x16xf32>
+    linalg.fill ins(%zero : f32) outs(%lanes : memref<8x16xf32>)
+    linalg.generic {indexing_maps = [(i, s, l) -> (i, s * 16 + l),
+                                     (i, s, l) -> (i, l)],
+                    iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%x : memref<8x256xf32>) outs(%lanes : memref<8x16xf32>) { addf }
+    linalg.generic {indexing_maps = [(i, l) -> (i, l), (i, l) -> (i)],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%lanes : memref<8x16xf32>) outs(%y : memref<8xf32>) { addf }
+    memref.dealloc %lanes : memref<8x16xf32>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numSplit", "split", "Reductions split into lanes">
+  ];
+}
+
 def FreeAfterLastUsePass : Pass<"dt-free-after-last-use", "ModuleOp"> {
   let summary = "Frees each temporary right after the last op that touches it";
   let description = [{

@@ -1,0 +1,216 @@
+//===- SplitReductions.cpp - dt-split-reductions --------------------------===//
+//
+// A floating-point reduction along the innermost loop is one long chain of
+// dependent adds: LLVM keeps its order (it may not reassociate), so the loop
+// runs at one element per add latency and never vectorizes. Here such a
+// reduction accumulates into 16 lanes instead, element j into lane j mod 16,
+// and the lanes are combined after: the inner loop is parallel and
+// vectorizes, and the order of the additions is fixed by the program, the
+// same on every CPU (reassociating in LLVM would make it depend on the
+// vector width of the machine that compiled it).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dt/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::dt {
+#define GEN_PASS_DEF_SPLITREDUCTIONSPASS
+#include "dt/Conversion/Passes.h.inc"
+} // namespace mlir::dt
+
+using namespace mlir;
+using namespace mlir::dt;
+
+/// The lanes a split reduction accumulates into: one 512-bit vector of f32.
+static constexpr int64_t kLanes = 16;
+/// Shorter reductions are left alone: the lanes' buffer and their combining
+/// would cost more than the chain.
+static constexpr int64_t kShortest = 4 * kLanes;
+
+namespace {
+/// A reduction `dt-split-reductions` splits, and the op that combines the
+/// accumulator with each element.
+struct Splittable {
+  linalg::GenericOp op;
+  Operation *combiner;
+  TypedAttr neutral;
+};
+} // namespace
+
+/// The reassociation that splits the last dim of a memref of `rank` dims
+/// into steps and lanes.
+static SmallVector<ReassociationIndices> splitLast(int64_t rank) {
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    groups.push_back({i});
+  groups.push_back({rank - 1, rank});
+  return groups;
+}
+
+/// The shape of `type` with its last dim split into steps and lanes, and
+/// the type of that view.
+static FailureOr<MemRefType> lanesView(MemRefType type) {
+  if (!type.hasStaticShape() || type.getRank() == 0)
+    return failure();
+  SmallVector<int64_t> shape(type.getShape());
+  shape.back() /= kLanes;
+  shape.push_back(kLanes);
+  return memref::ExpandShapeOp::computeExpandedType(type, shape,
+                                                    splitLast(type.getRank()));
+}
+
+/// `op`, when it is a floating-point reduction of one output along its last
+/// loop (the innermost), of a static length that the lanes divide, into a
+/// static output it does not read as an input, whose accumulator feeds only
+/// the combiner yielded, and which every input reads along its last dim.
+static std::optional<Splittable> splittable(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+      op.hasIndexSemantics())
+    return std::nullopt;
+  unsigned loops = op.getNumLoops();
+  if (loops == 0 ||
+      op.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t length = ranges.back();
+  if (ShapedType::isDynamic(length) || length < kShortest ||
+      length % kLanes != 0)
+    return std::nullopt;
+
+  Block &body = op.getRegion().front();
+  BlockArgument acc = body.getArguments().back();
+  if (!isa<FloatType>(acc.getType()) || !acc.hasOneUse())
+    return std::nullopt;
+  Operation *combiner = body.getTerminator()->getOperand(0).getDefiningOp();
+  if (!combiner || *acc.getUsers().begin() != combiner ||
+      combiner->getNumOperands() != 2 ||
+      combiner->getOperand(0) == combiner->getOperand(1) ||
+      !isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MinimumFOp,
+           arith::MaxNumFOp, arith::MinNumFOp>(combiner))
+    return std::nullopt;
+  std::optional<TypedAttr> neutral = arith::getNeutralElement(combiner);
+  if (!neutral)
+    return std::nullopt;
+
+  OpOperand *out = op.getDpsInitOperand(0);
+  if (!cast<MemRefType>(out->get().getType()).hasStaticShape() ||
+      op.getMatchingIndexingMap(out).isFunctionOfDim(loops - 1) ||
+      llvm::is_contained(op.getDpsInputs(), out->get()))
+    return std::nullopt;
+  // The lanes are contiguous in every input that reads along the loop (an
+  // input may also not depend on it, as a broadcast row does).
+  AffineExpr last = getAffineDimExpr(loops - 1, op.getContext());
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    for (auto [i, result] : llvm::enumerate(map.getResults())) {
+      if (!result.isFunctionOfDim(loops - 1))
+        continue;
+      if (result != last || i + 1 != map.getNumResults() ||
+          failed(lanesView(cast<MemRefType>(input->get().getType()))))
+        return std::nullopt;
+    }
+  }
+  return Splittable{op, combiner, *neutral};
+}
+
+/// Rewrites the reduction into a lanes' buffer, filled with the combiner's
+/// neutral element; the loop over the reduction, now of length / lanes steps,
+/// each one element into each lane (the innermost loop, parallel); and a
+/// reduction of the lanes into the output, in lane order.
+static void split(const Splittable &s) {
+  linalg::GenericOp op = s.op;
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  unsigned loops = op.getNumLoops();
+  Value out = op.getDpsInitOperand(0)->get();
+  auto outType = cast<MemRefType>(out.getType());
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+
+  // The lanes: the output's shape, then one dim of kLanes.
+  SmallVector<int64_t> laneShape(outType.getShape());
+  laneShape.push_back(kLanes);
+  auto laneType = MemRefType::get(laneShape, outType.getElementType());
+  Value lanes = memref::AllocOp::create(b, loc, laneType, ValueRange(),
+                                        b.getI64IntegerAttr(64));
+  Value neutral = arith::ConstantOp::create(b, loc, s.neutral);
+  linalg::FillOp::create(b, loc, ValueRange{neutral}, ValueRange{lanes});
+
+  // Loop `loops - 1` now counts steps of kLanes elements; loop `loops` is
+  // the lane. An input read along the reduction is read through a view of
+  // it with its last dim split the same way.
+  AffineExpr step = getAffineDimExpr(loops - 1, ctx);
+  AffineExpr lane = getAffineDimExpr(loops, ctx);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    SmallVector<AffineExpr> results(map.getResults());
+    Value value = input->get();
+    if (map.isFunctionOfDim(loops - 1)) {
+      auto type = cast<MemRefType>(value.getType());
+      results.back() = step;
+      results.push_back(lane);
+      value = memref::ExpandShapeOp::create(b, loc, *lanesView(type), value,
+                                            splitLast(type.getRank()));
+    }
+    inputs.push_back(value);
+    maps.push_back(AffineMap::get(loops + 1, 0, results, ctx));
+  }
+  SmallVector<AffineExpr> laneResults(outMap.getResults());
+  laneResults.push_back(lane);
+  maps.push_back(AffineMap::get(loops + 1, 0, laneResults, ctx));
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  iterators.push_back(utils::IteratorType::parallel);
+
+  auto steps = linalg::GenericOp::create(b, loc, TypeRange(), inputs,
+                                         ValueRange{lanes}, maps, iterators);
+  steps.getRegion().takeBody(op.getRegion());
+
+  // out = combine(out, lanes[..., 0]), then lanes[..., 1], ...
+  unsigned rank = outType.getRank();
+  AffineMap all = b.getMultiDimIdentityMap(rank + 1);
+  AffineMap dropLane =
+      AffineMap::get(rank + 1, 0, all.getResults().drop_back(), ctx);
+  SmallVector<utils::IteratorType> combineIterators(
+      rank, utils::IteratorType::parallel);
+  combineIterators.push_back(utils::IteratorType::reduction);
+  bool accFirst = s.combiner->getOperand(0) ==
+                  steps.getRegion().front().getArguments().back();
+  Operation *combiner = s.combiner;
+  linalg::GenericOp::create(
+      b, loc, TypeRange(), ValueRange{lanes}, ValueRange{out},
+      ArrayRef<AffineMap>{all, dropLane}, combineIterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value element = args[0], acc = args[1];
+        IRMapping mapping;
+        mapping.map(combiner->getOperand(accFirst ? 0 : 1), acc);
+        mapping.map(combiner->getOperand(accFirst ? 1 : 0), element);
+        Operation *combined = nb.clone(*combiner, mapping);
+        linalg::YieldOp::create(nb, nloc, combined->getResult(0));
+      });
+  memref::DeallocOp::create(b, loc, lanes);
+  op.erase();
+}
+
+namespace {
+struct SplitReductionsPass
+    : public mlir::dt::impl::SplitReductionsPassBase<SplitReductionsPass> {
+  void runOnOperation() override {
+    SmallVector<Splittable> reductions;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (std::optional<Splittable> s = splittable(op))
+        reductions.push_back(*s);
+    });
+    for (const Splittable &s : reductions)
+      split(s);
+    numSplit += reductions.size();
+  }
+};
+} // namespace

@@ -1,0 +1,143 @@
+// RUN: dt-opt %s -dt-split-reductions -split-input-file | FileCheck %s
+
+// A row sum (of exp, fused into the body) along the innermost loop
+// accumulates into 16 lanes filled with the neutral element, each row read
+// through a view split into steps of 16; the lanes are then combined into
+// the output, which keeps its initial value.
+// CHECK-DAG: #[[X:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[LANE:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[ALL:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @row_sum
+// CHECK-SAME: (%[[X0:.*]]: memref<8x256xf32>, %[[Y:.*]]: memref<8xf32>)
+// CHECK: %[[LANES:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x16xf32>
+// CHECK: %[[NEUTRAL:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: linalg.fill ins(%[[NEUTRAL]] : f32) outs(%[[LANES]] : memref<8x16xf32>)
+// CHECK: %[[VIEW:.*]] = memref.expand_shape %[[X0]] {{\[\[}}0], [1, 2]] output_shape [8, 16, 16] : memref<8x256xf32> into memref<8x16x16xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[X]], #[[LANE]]], iterator_types = ["parallel", "reduction", "parallel"]}
+// CHECK-SAME: ins(%[[VIEW]] : memref<8x16x16xf32>) outs(%[[LANES]] : memref<8x16xf32>)
+// CHECK: math.exp
+// CHECK: arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK: linalg.generic {indexing_maps = [#[[ALL]], #[[ROW]]], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME: ins(%[[LANES]] : memref<8x16xf32>) outs(%[[Y]] : memref<8xf32>)
+// CHECK-NEXT: ^bb0(%[[E:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[R:.*]] = arith.addf %[[ACC]], %[[E]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+// CHECK: memref.dealloc %[[LANES]] : memref<8x16xf32>
+func.func @row_sum(%x: memref<8x256xf32>, %y: memref<8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x256xf32>) outs(%y : memref<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %e = math.exp %a : f32
+    %r = arith.addf %acc, %e : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A maximum whose combiner takes the element first, with a row read beside
+// it that does not depend on the reduction (a broadcast), and a full
+// reduction to a scalar.
+// CHECK-LABEL: func.func @max_and_scalar
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "reduction", "parallel"]}
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : memref<4x8x16xf32>, memref<4xf32>)
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0(%[[E:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: arith.maximumf %[[E]], %[[ACC]] : f32
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<16xf64>
+// CHECK: arith.constant 1.000000e+00 : f64
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]
+// CHECK-SAME: outs(%{{.*}} : memref<16xf64>)
+func.func @max_and_scalar(%x: memref<4x128xf32>, %b: memref<4xf32>, %m: memref<4xf32>,
+                          %v: memref<64xf64>, %s: memref<f64>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>,
+                                   affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x, %b : memref<4x128xf32>, memref<4xf32>) outs(%m : memref<4xf32>) {
+  ^bb0(%a: f32, %c: f32, %acc: f32):
+    %d = arith.subf %a, %c : f32
+    %r = arith.maximumf %d, %acc : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(j) -> (j)>, affine_map<(j) -> ()>],
+                  iterator_types = ["reduction"]}
+      ins(%v : memref<64xf64>) outs(%s : memref<f64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %r = arith.mulf %a, %acc : f64
+    linalg.yield %r : f64
+  }
+  return
+}
+
+// -----
+
+// Left alone: a reduction that is not along the innermost loop (its inner
+// loop is parallel already), one too short, one the lanes do not divide,
+// one reading the reduction along another dim than its last (a column sum
+// of a transposed read), an integer one, one whose accumulator is used
+// besides by the combiner (a running maximum's select), and a reduction
+// on tensors (before bufferization).
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: memref.expand_shape
+// CHECK: return
+func.func @left_alone(%x: memref<256x8xf32>, %y: memref<8xf32>, %short: memref<8x32xf32>,
+                      %odd: memref<8x200xf32>, %i: memref<8x256xi32>, %yi: memref<8xi32>,
+                      %t: tensor<8x256xf32>, %yt: tensor<8xf32>) -> tensor<8xf32> {
+  linalg.generic {indexing_maps = [affine_map<(j, i) -> (j, i)>, affine_map<(j, i) -> (i)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%x : memref<256x8xf32>) outs(%y : memref<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%short : memref<8x32xf32>) outs(%y : memref<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%odd : memref<8x200xf32>) outs(%y : memref<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<256x8xf32>) outs(%y : memref<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%i : memref<8x256xi32>) outs(%yi : memref<8xi32>) {
+  ^bb0(%a: i32, %acc: i32):
+    %r = arith.addi %acc, %a : i32
+    linalg.yield %r : i32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%odd : memref<8x200xf32>) outs(%y : memref<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %gt = arith.cmpf ogt, %a, %acc : f32
+    %r = arith.select %gt, %a, %acc : f32
+    linalg.yield %r : f32
+  }
+  %rt = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                        iterator_types = ["parallel", "reduction"]}
+      ins(%t : tensor<8x256xf32>) outs(%yt : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %rt : tensor<8xf32>
+}
