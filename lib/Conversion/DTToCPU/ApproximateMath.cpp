@@ -3,9 +3,10 @@
 // On the CPU, `math.exp` and its kin become calls to libm, one element at a
 // time: LLVM cannot vectorize a loop around them, and an exp that underflows
 // (a softmax over scores far below the row's maximum) takes libm's errno
-// path as well. Here the f32 ones whose polynomial approximation upstream
-// provides and whose error was measured (docs/numerics.md) become arithmetic,
-// which vectorizes with the loop around it.
+// path as well. Here the ones whose polynomial approximation upstream
+// provides and whose error was measured (docs/Runtime.md, "Transcendental
+// functions") become arithmetic, which vectorizes with the loop around it;
+// 16-bit ones are computed in f32 first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,8 +25,8 @@ namespace mlir::dt {
 using namespace mlir;
 using namespace mlir::dt;
 
-/// The functions approximated: each within 2.5 ulp of the exact result over
-/// its normal range (measured against f64 libm; docs/numerics.md).
+/// The functions approximated: each within 2.4 f32 epsilons of the exact
+/// result, relative, over its normal range (measured against f64 libm).
 static bool isApproximatedName(StringRef name) {
   name.consume_front("math.");
   return llvm::is_contained({"exp", "log", "tanh", "erf"}, name);
