@@ -800,7 +800,7 @@ extern "C" void dt_rt_index_out_of_range(int64_t index, int64_t bound,
   std::string who = rank->mesh().shape.empty()
                         ? std::string("the single-device reference")
                         : absl::StrCat("rank ", rank->rank());
-  rank->job().fail(absl::OutOfRangeError(
+  (void)rank->job().fail(absl::OutOfRangeError(
       absl::StrCat(who, ": index ", index, " is out of bounds [0, ", bound,
                    ") in ", what ? what : "a tensor access")));
 }
