@@ -134,11 +134,11 @@ LogicalResult mlir::dt::checkUpstreamParserHazards(
     previous = word.back();
     if (sigil)
       continue;
-    StringRef keyword = llvm::StringSwitch<StringRef>(word)
-                            .Cases("linalg.reduce", "linalg.broadcast",
-                                   "dimensions")
-                            .Case("linalg.transpose", "permutation")
-                            .Default("");
+    StringRef keyword =
+        llvm::StringSwitch<StringRef>(word)
+            .Cases({"linalg.reduce", "linalg.broadcast"}, "dimensions")
+            .Case("linalg.transpose", "permutation")
+            .Default("");
     if (word.starts_with("linalg.")) {
       pending = keyword;
       continue;

@@ -45,7 +45,7 @@ bool provablyWithin(Value index, int64_t extent) {
   }
   // An index already checked against this extent or a smaller one.
   if (auto checked = index.getDefiningOp<BoundsCheckOp>())
-    return checked.getBound() <= extent;
+    return static_cast<int64_t>(checked.getBound()) <= extent;
   if (isa_and_nonnull<arith::IndexCastOp, arith::IndexCastUIOp>(
           index.getDefiningOp()))
     return provablyWithin(index.getDefiningOp()->getOperand(0), extent);

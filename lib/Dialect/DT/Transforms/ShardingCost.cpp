@@ -84,9 +84,9 @@ double mlir::dt::tensorBytes(RankedTensorType type) {
 
 CollectiveDim mlir::dt::collectiveDimOf(Operation *op) {
   if (auto gather = dyn_cast<AllGatherOp>(op))
-    return {gather.getDim(), !gather.getExtent()};
+    return {static_cast<int64_t>(gather.getDim()), !gather.getExtent()};
   if (auto scatter = dyn_cast<ReduceScatterOp>(op))
-    return {scatter.getDim(), !scatter.getExtent()};
+    return {static_cast<int64_t>(scatter.getDim()), !scatter.getExtent()};
   return {};
 }
 
