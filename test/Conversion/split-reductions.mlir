@@ -1,7 +1,8 @@
 // RUN: dt-opt %s -dt-split-reductions -split-input-file | FileCheck %s
 
 // A row sum (of exp, fused into the body) along the innermost loop
-// accumulates into 16 lanes filled with the neutral element, each row read
+// accumulates into 16 lanes filled with the neutral element (-0.0 for an
+// addition, so that a row of -0.0 sums to -0.0), each row read
 // through a view split into steps of 16; the lanes are then combined into
 // the output, which keeps its initial value.
 // CHECK-DAG: #[[X:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
@@ -11,7 +12,7 @@
 // CHECK-LABEL: func.func @row_sum
 // CHECK-SAME: (%[[X0:.*]]: memref<8x256xf32>, %[[Y:.*]]: memref<8xf32>)
 // CHECK: %[[LANES:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x16xf32>
-// CHECK: %[[NEUTRAL:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[NEUTRAL:.*]] = arith.constant -0.000000e+00 : f32
 // CHECK: linalg.fill ins(%[[NEUTRAL]] : f32) outs(%[[LANES]] : memref<8x16xf32>)
 // CHECK: %[[VIEW:.*]] = memref.expand_shape %[[X0]] {{\[\[}}0], [1, 2]] output_shape [8, 16, 16] : memref<8x256xf32> into memref<8x16x16xf32>
 // CHECK: linalg.generic {indexing_maps = [#[[X]], #[[LANE]]], iterator_types = ["parallel", "reduction", "parallel"]}
@@ -76,19 +77,77 @@ func.func @max_and_scalar(%x: memref<4x128xf32>, %b: memref<4xf32>, %m: memref<4
 
 // -----
 
+// A length the lanes do not divide (200 = 12 x 16 + 8): the whole steps
+// read a view of the first 192 elements of each row; the last 8 go into
+// lanes 0..7 by a parallel loop of the same body; then the lanes are
+// combined. An input that is itself a strided view keeps its strides.
+// CHECK-DAG: #[[X3:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[LANE3:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[ALL2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW2:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @remainder
+// CHECK-SAME: (%[[X:.*]]: memref<8x200xf32>, %[[Y:.*]]: memref<8xf32>, %[[W:.*]]: memref<4x100xf64, strided<[128, 1], offset: 3>>, %[[Z:.*]]: memref<4xf64>)
+// CHECK: %[[LANES:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x16xf32>
+// CHECK: linalg.fill
+// CHECK: %[[WHOLE:.*]] = memref.subview %[[X]][0, 0] [8, 192] [1, 1] : memref<8x200xf32> to memref<8x192xf32, strided<[200, 1]>>
+// CHECK: %[[VIEW:.*]] = memref.expand_shape %[[WHOLE]] {{\[\[}}0], [1, 2]] output_shape [8, 12, 16] : memref<8x192xf32, strided<[200, 1]>> into memref<8x12x16xf32, strided<[200, 16, 1]>>
+// CHECK: linalg.generic {indexing_maps = [#[[X3]], #[[LANE3]]], iterator_types = ["parallel", "reduction", "parallel"]}
+// CHECK-SAME: ins(%[[VIEW]] : {{.*}}) outs(%[[LANES]] : memref<8x16xf32>)
+// CHECK: %[[REST:.*]] = memref.subview %[[X]][0, 192] [8, 8] [1, 1] : memref<8x200xf32> to memref<8x8xf32, strided<[200, 1], offset: 192>>
+// CHECK: %[[FIRST:.*]] = memref.subview %[[LANES]][0, 0] [8, 8] [1, 1] : memref<8x16xf32> to memref<8x8xf32, strided<[16, 1]>>
+// CHECK: linalg.generic {indexing_maps = [#[[ALL2]], #[[ALL2]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[REST]] : {{.*}}) outs(%[[FIRST]] : {{.*}})
+// CHECK-NEXT: ^bb0(%[[E:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[R:.*]] = arith.addf %[[ACC]], %[[E]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+// CHECK: linalg.generic {indexing_maps = [#[[ALL2]], #[[ROW2]]], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME: ins(%[[LANES]] : memref<8x16xf32>) outs(%[[Y]] : memref<8xf32>)
+// CHECK: memref.dealloc %[[LANES]]
+// CHECK: memref.subview %[[W]][0, 0] [4, 96] [1, 1] : memref<4x100xf64, strided<[128, 1], offset: 3>> to memref<4x96xf64, strided<[128, 1], offset: 3>>
+// CHECK: memref.expand_shape {{.*}} into memref<4x6x16xf64, strided<[128, 16, 1], offset: 3>>
+// CHECK: memref.subview %[[W]][0, 96] [4, 4] [1, 1] : memref<4x100xf64, strided<[128, 1], offset: 3>> to memref<4x4xf64, strided<[128, 1], offset: 99>>
+func.func @remainder(%x: memref<8x200xf32>, %y: memref<8xf32>,
+                     %w: memref<4x100xf64, strided<[128, 1], offset: 3>>, %z: memref<4xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x200xf32>) outs(%y : memref<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%w : memref<4x100xf64, strided<[128, 1], offset: 3>>) outs(%z : memref<4xf64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %r = arith.addf %acc, %a : f64
+    linalg.yield %r : f64
+  }
+  return
+}
+
+// -----
+
 // Left alone: a reduction that is not along the innermost loop (its inner
-// loop is parallel already), one too short, one the lanes do not divide,
-// one reading the reduction along another dim than its last (a column sum
-// of a transposed read), an integer one, one whose accumulator is used
-// besides by the combiner (a running maximum's select), and a reduction
-// on tensors (before bufferization).
+// loop is parallel already), one too short, one reading the reduction
+// along another dim than its last (a column sum of a transposed read), an
+// integer one, one whose accumulator is used besides by the combiner (a
+// running maximum's select), one reading a memref whose layout is a
+// permutation map, and a reduction on tensors (before bufferization).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: memref.alloc
 // CHECK-NOT: memref.expand_shape
 // CHECK: return
 func.func @left_alone(%x: memref<256x8xf32>, %y: memref<8xf32>, %short: memref<8x32xf32>,
                       %odd: memref<8x200xf32>, %i: memref<8x256xi32>, %yi: memref<8xi32>,
-                      %t: tensor<8x256xf32>, %yt: tensor<8xf32>) -> tensor<8xf32> {
+                      %t: tensor<8x256xf32>, %yt: tensor<8xf32>,
+                      %p: memref<8x200xf32, affine_map<(i, j) -> (j, i)>>) -> tensor<8xf32> {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%p : memref<8x200xf32, affine_map<(i, j) -> (j, i)>>) outs(%y : memref<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  }
   linalg.generic {indexing_maps = [affine_map<(j, i) -> (j, i)>, affine_map<(j, i) -> (i)>],
                   iterator_types = ["reduction", "parallel"]}
       ins(%x : memref<256x8xf32>) outs(%y : memref<8xf32>) {
@@ -99,13 +158,6 @@ func.func @left_alone(%x: memref<256x8xf32>, %y: memref<8xf32>, %short: memref<8
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
                   iterator_types = ["parallel", "reduction"]}
       ins(%short : memref<8x32xf32>) outs(%y : memref<8xf32>) {
-  ^bb0(%a: f32, %acc: f32):
-    %r = arith.addf %acc, %a : f32
-    linalg.yield %r : f32
-  }
-  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
-                  iterator_types = ["parallel", "reduction"]}
-      ins(%odd : memref<8x200xf32>) outs(%y : memref<8xf32>) {
   ^bb0(%a: f32, %acc: f32):
     %r = arith.addf %acc, %a : f32
     linalg.yield %r : f32

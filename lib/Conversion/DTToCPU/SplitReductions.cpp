@@ -7,7 +7,9 @@
 // and the lanes are combined after: the inner loop is parallel and
 // vectorizes, and the order of the additions is fixed by the program, the
 // same on every CPU (reassociating in LLVM would make it depend on the
-// vector width of the machine that compiled it).
+// vector width of the machine that compiled it). A length the lanes do not
+// divide leaves a remainder of fewer than 16 elements, which goes into the
+// first lanes by the same rule.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +20,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace mlir::dt {
 #define GEN_PASS_DEF_SPLITREDUCTIONSPASS
@@ -53,10 +56,42 @@ static SmallVector<ReassociationIndices> splitLast(int64_t rank) {
   return groups;
 }
 
+/// The part [begin, begin + length) of the last dim of `value`, a static
+/// memref (the whole of it where that is all of the dim).
+static Value lastDimPart(OpBuilder &b, Location loc, Value value, int64_t begin,
+                         int64_t length) {
+  auto type = cast<MemRefType>(value.getType());
+  if (begin == 0 && type.getShape().back() == length)
+    return value;
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t size : type.getShape())
+    sizes.push_back(b.getIndexAttr(size));
+  offsets.back() = b.getIndexAttr(begin);
+  sizes.back() = b.getIndexAttr(length);
+  return memref::SubViewOp::create(b, loc, value, offsets, sizes, strides);
+}
+
+/// The type of the first `length` elements of the last dim of `type`, a
+/// static strided memref.
+static MemRefType lastDimPrefix(MemRefType type, int64_t length) {
+  if (type.getShape().back() == length)
+    return type;
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> sizes(type.getShape());
+  sizes.back() = length;
+  return memref::SubViewOp::inferResultType(type, SmallVector<int64_t>(rank, 0),
+                                            sizes,
+                                            SmallVector<int64_t>(rank, 1));
+}
+
 /// The shape of `type` with its last dim split into steps and lanes, and
 /// the type of that view.
 static FailureOr<MemRefType> lanesView(MemRefType type) {
-  if (!type.hasStaticShape() || type.getRank() == 0)
+  if (!type.hasStaticShape() || type.getRank() == 0 ||
+      type.getShape().back() % kLanes != 0)
     return failure();
   SmallVector<int64_t> shape(type.getShape());
   shape.back() /= kLanes;
@@ -65,8 +100,19 @@ static FailureOr<MemRefType> lanesView(MemRefType type) {
                                                     splitLast(type.getRank()));
 }
 
+/// The value the lanes of `combiner` start at. For addf that is -0.0, not
+/// upstream's +0.0: -0.0 + x is x for every x, so a row of -0.0 sums to
+/// -0.0, as the chain gives.
+static std::optional<TypedAttr> neutralElement(Operation *combiner) {
+  if (!isa<arith::AddFOp>(combiner))
+    return arith::getNeutralElement(combiner);
+  auto type = cast<FloatType>(combiner->getResult(0).getType());
+  return FloatAttr::get(
+      type, APFloat::getZero(type.getFloatSemantics(), /*Negative=*/true));
+}
+
 /// `op`, when it is a floating-point reduction of one output along its last
-/// loop (the innermost), of a static length that the lanes divide, into a
+/// loop (the innermost), of a static length of at least kShortest, into a
 /// static output it does not read as an input, whose accumulator feeds only
 /// the combiner yielded, and which every input reads along its last dim.
 static std::optional<Splittable> splittable(linalg::GenericOp op) {
@@ -79,8 +125,7 @@ static std::optional<Splittable> splittable(linalg::GenericOp op) {
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t length = ranges.back();
-  if (ShapedType::isDynamic(length) || length < kShortest ||
-      length % kLanes != 0)
+  if (ShapedType::isDynamic(length) || length < kShortest)
     return std::nullopt;
 
   Block &body = op.getRegion().front();
@@ -94,7 +139,7 @@ static std::optional<Splittable> splittable(linalg::GenericOp op) {
       !isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MinimumFOp,
            arith::MaxNumFOp, arith::MinNumFOp>(combiner))
     return std::nullopt;
-  std::optional<TypedAttr> neutral = arith::getNeutralElement(combiner);
+  std::optional<TypedAttr> neutral = neutralElement(combiner);
   if (!neutral)
     return std::nullopt;
 
@@ -111,8 +156,10 @@ static std::optional<Splittable> splittable(linalg::GenericOp op) {
     for (auto [i, result] : llvm::enumerate(map.getResults())) {
       if (!result.isFunctionOfDim(loops - 1))
         continue;
+      auto type = cast<MemRefType>(input->get().getType());
       if (result != last || i + 1 != map.getNumResults() ||
-          failed(lanesView(cast<MemRefType>(input->get().getType()))))
+          !type.hasStaticShape() || !type.isStrided() ||
+          failed(lanesView(lastDimPrefix(type, length - length % kLanes))))
         return std::nullopt;
     }
   }
@@ -120,9 +167,11 @@ static std::optional<Splittable> splittable(linalg::GenericOp op) {
 }
 
 /// Rewrites the reduction into a lanes' buffer, filled with the combiner's
-/// neutral element; the loop over the reduction, now of length / lanes steps,
-/// each one element into each lane (the innermost loop, parallel); and a
-/// reduction of the lanes into the output, in lane order.
+/// neutral element; the loop over the reduction's whole steps of 16
+/// elements, each one element into each lane (the innermost loop,
+/// parallel); the remainder, element k into lane k (a parallel loop of
+/// fewer than 16); and a reduction of the lanes into the output, in lane
+/// order.
 static void split(const Splittable &s) {
   linalg::GenericOp op = s.op;
   OpBuilder b(op);
@@ -132,6 +181,8 @@ static void split(const Splittable &s) {
   Value out = op.getDpsInitOperand(0)->get();
   auto outType = cast<MemRefType>(out.getType());
   AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  int64_t length = op.getStaticLoopRanges().back();
+  int64_t remainder = length % kLanes, whole = length - remainder;
 
   // The lanes: the output's shape, then one dim of kLanes.
   SmallVector<int64_t> laneShape(outType.getShape());
@@ -154,6 +205,7 @@ static void split(const Splittable &s) {
     SmallVector<AffineExpr> results(map.getResults());
     Value value = input->get();
     if (map.isFunctionOfDim(loops - 1)) {
+      value = lastDimPart(b, loc, value, 0, whole);
       auto type = cast<MemRefType>(value.getType());
       results.back() = step;
       results.push_back(lane);
@@ -171,6 +223,31 @@ static void split(const Splittable &s) {
 
   auto steps = linalg::GenericOp::create(b, loc, TypeRange(), inputs,
                                          ValueRange{lanes}, maps, iterators);
+
+  // The remainder: the same loops with the last one over the remainder's
+  // elements, each into its own lane (so parallel).
+  if (remainder != 0) {
+    SmallVector<Value> rest;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      bool alongLoop =
+          op.getMatchingIndexingMap(input).isFunctionOfDim(loops - 1);
+      rest.push_back(alongLoop
+                         ? lastDimPart(b, loc, input->get(), whole, remainder)
+                         : input->get());
+    }
+    SmallVector<AffineMap> restMaps = op.getIndexingMapsArray();
+    SmallVector<AffineExpr> restLane(outMap.getResults());
+    restLane.push_back(getAffineDimExpr(loops - 1, ctx));
+    restMaps.back() = AffineMap::get(loops, 0, restLane, ctx);
+    SmallVector<utils::IteratorType> restIterators = op.getIteratorTypesArray();
+    restIterators.back() = utils::IteratorType::parallel;
+    auto tail = linalg::GenericOp::create(
+        b, loc, TypeRange(), rest,
+        ValueRange{lastDimPart(b, loc, lanes, 0, remainder)}, restMaps,
+        restIterators);
+    IRMapping mapping;
+    op.getRegion().cloneInto(&tail.getRegion(), mapping);
+  }
   steps.getRegion().takeBody(op.getRegion());
 
   // out = combine(out, lanes[..., 0]), then lanes[..., 1], ...

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""The order of a floating-point row sum on the CPU target
+(dt-split-reductions), replayed in plain Python with f32 rounding.
+
+A row of n elements accumulates element j into lane j mod 16 (the lanes start
+at -0.0), and the 16 lanes are then added to the row's initial value in lane
+order; a row whose length 16 does not divide ends with fewer than 16 elements,
+which go into the first lanes by the same rule. The result is the same bits on
+every CPU, and differs from the one-element-at-a-time chain on most rows.
+
+  reduction_order.py write DIR   writes DIR/prog.mlir and DIR/in<i>.npy
+  reduction_order.py check DIR   compares DIR/out/result<i>.npy bit for bit
+                                 with the replayed order
+"""
+
+import math
+import os
+import random
+import struct
+import sys
+
+LANES = 16
+# (rows, length, initial value): a length the lanes divide, two they do not,
+# and rows of only -0.0 started at -0.0 (their sum is -0.0).
+CASES = [(6, 256, 0.0), (6, 200, 0.0), (5, 1001, 0.0), (3, 80, -0.0)]
+
+
+def f32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def bits(x):
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def lane_sum(row, initial):
+    lanes = [-0.0] * LANES
+    for j, x in enumerate(row):
+        lanes[j % LANES] = f32(lanes[j % LANES] + x)
+    total = initial
+    for lane in lanes:
+        total = f32(total + lane)
+    return total
+
+
+def chain_sum(row, initial):
+    total = initial
+    for x in row:
+        total = f32(total + x)
+    return total
+
+
+def rows(case_index, count, length, initial):
+    if initial == -0.0 and math.copysign(1, initial) < 0:
+        return [[-0.0] * length for _ in range(count)]
+    rng = random.Random(case_index)
+    return [[f32(rng.choice([-1, 1]) * math.ldexp(rng.random(), rng.randint(-12, 12)))
+             for _ in range(length)] for _ in range(count)]
+
+
+def write_npy(path, shape, values):
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % (
+        "".join(f"{d}, " for d in shape))
+    header += " " * (118 - len(header)) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack(f"<{len(values)}f", *values))
+
+
+def read_npy(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    length = struct.unpack("<H", data[8:10])[0]
+    body = data[10 + length:]
+    return struct.unpack(f"<{len(body) // 4}f", body)
+
+
+def write(directory):
+    arguments, results, body = [], [], []
+    for i, (count, length, initial) in enumerate(CASES):
+        data = rows(i, count, length, initial)
+        write_npy(os.path.join(directory, f"in{i}.npy"), (count, length),
+                  [x for row in data for x in row])
+        arguments.append(f"%x{i}: tensor<{count}x{length}xf32>")
+        results.append(f"tensor<{count}xf32>")
+        body.append(f"""  %init{i} = arith.constant {'-0.0' if math.copysign(1, initial) < 0 else '0.0'} : f32
+  %e{i} = tensor.empty() : tensor<{count}xf32>
+  %f{i} = linalg.fill ins(%init{i} : f32) outs(%e{i} : tensor<{count}xf32>) -> tensor<{count}xf32>
+  %s{i} = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                         iterator_types = ["parallel", "reduction"]}}
+      ins(%x{i} : tensor<{count}x{length}xf32>) outs(%f{i} : tensor<{count}xf32>) {{
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  }} -> tensor<{count}xf32>""")
+    with open(os.path.join(directory, "prog.mlir"), "w") as f:
+        f.write(f"func.func @main({', '.join(arguments)}) -> ({', '.join(results)}) {{\n")
+        f.write("\n".join(body) + "\n")
+        f.write(f"  return {', '.join(f'%s{i}' for i in range(len(CASES)))} : "
+                f"{', '.join(results)}\n}}\n")
+
+
+def check(directory):
+    wrong, chain_differs, total = [], 0, 0
+    for i, (count, length, initial) in enumerate(CASES):
+        got = read_npy(os.path.join(directory, "out", f"result{i}.npy"))
+        for r, row in enumerate(rows(i, count, length, initial)):
+            total += 1
+            expected = lane_sum(row, initial)
+            chain_differs += bits(chain_sum(row, initial)) != bits(expected)
+            if r >= len(got) or bits(got[r]) != bits(expected):
+                wrong.append((i, r, got[r] if r < len(got) else None, expected))
+    print(f"row sums: {total} rows, {len(wrong)} not in lane order {wrong[:4]}, "
+          f"{chain_differs} where the chain's order gives other bits")
+
+
+if __name__ == "__main__":
+    {"write": write, "check": check}[sys.argv[1]](sys.argv[2])
