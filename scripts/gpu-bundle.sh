@@ -31,6 +31,15 @@ ldd "$out/bin/dt-run" "$out"/lib/*.so | awk '/=> \//{print $3}' | sort -u |
     esac
   done
 
+# OpenBLAS is most of that (36 MB: kernels for every x86-64 CPU); it
+# travels xz-compressed (4 MB) and scripts/gpu-check.sh unpacks it.
+for lib in "$out"/lib/libopenblas*.so*; do
+  python3 -c 'import lzma, shutil, sys
+with open(sys.argv[1], "rb") as src, lzma.open(sys.argv[1] + ".xz", "wb", preset=6) as dst:
+    shutil.copyfileobj(src, dst)' "$lib"
+  rm "$lib"
+done
+
 # The artifacts: CUDA; CUDA with the cooperative kernels at any size (the
 # kernels --emulate-gpu checks here, on the GPU); and CPU to compare with.
 # Host code for a CPU every x86-64 server of the last decade has (the GPU
@@ -101,9 +110,12 @@ getconf GNU_LIBC_VERSION | cut -d' ' -f2 > "$out/glibc/VERSION"
 # lit, which is Python (the GPU machine has no LLVM packages).
 cp -r /usr/lib/llvm-22/utils/lit/lit "$out/lit"
 
+# A device call carries the working tree (tracked files, ../shared) and
+# the bundle: 64 MiB in all.
 size=$(du -sm "$out" | cut -f1)
-echo "gpu-bundle: $out, ${size} MiB"
-if (( size > 64 )); then
-  echo "gpu-bundle: over the 64 MiB a device call carries" >&2
+tree=$(( ($(git -C "$root" ls-files -z | (cd "$root" && xargs -0 cat) | wc -c) + 1048575) / 1048576 ))
+echo "gpu-bundle: $out, ${size} MiB (with the working tree, $((size + tree)) MiB)"
+if (( size + tree > 62 )); then
+  echo "gpu-bundle: over the 64 MiB a device call carries (working tree and bundle, with 2 MiB to spare)" >&2
   exit 1
 fi

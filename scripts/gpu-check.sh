@@ -22,6 +22,19 @@ fi
 # Libraries: the bundle's; cuBLASLt from the CUDA toolkit or PyTorch's
 # wheels; NCCL likewise (PyTorch's nvidia-nccl).
 libs=$bundle/lib
+# The libraries that travel compressed (scripts/gpu-bundle.sh), unpacked
+# beside the bundle's others.
+packed=$(ls "$bundle"/lib/*.xz 2>/dev/null || true)
+if [[ -n $packed ]]; then
+  unpacked=$(mktemp -d)
+  trap 'rm -rf "$unpacked"' EXIT
+  for lib in $packed; do
+    python3 -c 'import lzma, shutil, sys
+with lzma.open(sys.argv[1]) as src, open(sys.argv[2], "wb") as dst:
+    shutil.copyfileobj(src, dst)' "$lib" "$unpacked/$(basename "$lib" .xz)"
+  done
+  libs=$unpacked:$libs
+fi
 for dir in "${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
   [[ -d $dir ]] && libs=$libs:$dir
 done
@@ -64,6 +77,7 @@ status=0
   nvidia-smi -L 2>&1 || echo "nvidia-smi: not available"
   echo "== libraries the CUDA runtime resolves"
   ldd "$bundle/lib/libdt_runtime_cuda.so" | grep -E 'libcuda|nccl|cublas|not found'
+  ldd "$bundle/bin/dt-run" | grep -E 'openblas|not found'
   echo "== GPU tests (test/GPU)"
   timeout -k 5 240 python3 -c "import sys; sys.path.insert(0, '$bundle'); from lit.main import main; main()" \
     -sv "$root/test/GPU" --param bin="$bin" --param artifacts="$bundle/artifacts" ||
