@@ -5,6 +5,7 @@
       Prints the values of FILE one per line (f32, f64, f16, bf16, i32, i64, bool as 0 or 1), in the
       form scripts/compare-printed.py reads.
   npy.py rewrite IN OUT [--descr D] [--shape A,B] [--fortran] [--truncate N]
+                        [--poke OFFSET=BYTE]  (BYTE in hex, after the rest)
       Copies IN to OUT with a changed header or N bytes cut off the end:
       the malformed inputs of the fault tests.
   npy.py compare DIR_A DIR_B [RTOL ATOL]
@@ -80,6 +81,7 @@ def cmd_print(args):
 def cmd_rewrite(args):
     source, target, rest = args[0], args[1], args[2:]
     header, payload = read(source)
+    pokes = []
     i = 0
     while i < len(rest):
         flag = rest[i]
@@ -95,9 +97,18 @@ def cmd_rewrite(args):
         elif flag == "--truncate":
             payload = payload[:len(payload) - int(rest[i + 1])]
             i += 2
+        elif flag == "--poke":
+            offset, byte = rest[i + 1].split("=")
+            pokes.append((int(offset), int(byte, 16)))
+            i += 2
         else:
             sys.exit(f"npy.py rewrite: unknown flag {flag}")
     write(target, header, payload)
+    if pokes:
+        with open(target, "r+b") as f:
+            for offset, byte in pokes:
+                f.seek(offset)
+                f.write(bytes([byte]))
 
 
 def cmd_pattern_run(args):

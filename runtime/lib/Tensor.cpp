@@ -4,6 +4,7 @@
 
 #include "Boxes.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -15,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <limits>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -37,9 +39,7 @@ constexpr DTypeInfo kDTypes[] = {
     {DType::I32, 4, "i32", "<i4"}, {DType::I64, 8, "i64", "<i8"},
     {DType::I1, 1, "i1", "|b1"},
 };
-const DTypeInfo &info(DType dtype) {
-  return kDTypes[static_cast<int>(dtype)];
-}
+const DTypeInfo &info(DType dtype) { return kDTypes[static_cast<int>(dtype)]; }
 } // namespace
 
 size_t dtypeSize(DType dtype) { return info(dtype).size; }
@@ -304,6 +304,19 @@ void zeroBox(void *dst, absl::Span<const int64_t> dstShape,
 namespace {
 constexpr char kMagic[] = "\x93NUMPY";
 
+/// Header text as an error message may quote it: a damaged file's bytes
+/// escaped, the padding dropped.
+std::string printable(absl::string_view text) {
+  std::string out;
+  for (char c : absl::StripTrailingAsciiWhitespace(text)) {
+    if (absl::ascii_isprint(c))
+      out += c;
+    else
+      absl::StrAppend(&out, "\\x", absl::Hex(uint8_t(c), absl::kZeroPad2));
+  }
+  return out;
+}
+
 /// The value of `key` in numpy's header dict (a Python literal).
 std::optional<absl::string_view> headerField(absl::string_view header,
                                              absl::string_view key) {
@@ -402,7 +415,7 @@ absl::StatusOr<NpyHeader> readNpyHeader(const std::string &path,
   auto shape = headerField(header, "shape");
   if (!descr || !order || !shape)
     return absl::InvalidArgumentError(absl::StrCat(
-        what, ": ", path, " has a malformed .npy header: ", header));
+        what, ": ", path, " has a malformed .npy header: ", printable(header)));
   if (*order != "False")
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": ", path,
@@ -422,21 +435,29 @@ absl::StatusOr<NpyHeader> readNpyHeader(const std::string &path,
   if (!found) {
     if (!d.empty() && d[0] == '>')
       return absl::InvalidArgumentError(
-          absl::StrCat(what, ": ", path, " holds big-endian data ('", d,
-                       "'); dt reads little-endian"));
+          absl::StrCat(what, ": ", path, " holds big-endian data ('",
+                       printable(d), "'); dt reads little-endian"));
     return absl::InvalidArgumentError(absl::StrCat(
-        what, ": ", path, " has dtype '", d,
+        what, ": ", path, " has dtype '", printable(d),
         "'; dt reads <f4, <f8, <f2, <V2 (bf16), <i4, <i8, |b1 (bool)"));
   }
   absl::string_view dims =
       absl::StripSuffix(absl::StripPrefix(*shape, "("), ")");
+  // The element count times the element size fits in an int64_t (so no
+  // product below overflows; no file is that large anyway).
+  int64_t limit = std::numeric_limits<int64_t>::max() / 16, elements = 1;
   for (absl::string_view part :
        absl::StrSplit(dims, ',', absl::SkipWhitespace())) {
     int64_t extent;
     if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(part), &extent) ||
         extent < 0)
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, ": ", path, " has a malformed shape ", printable(*shape)));
+    if (extent != 0 && elements > limit / extent)
       return absl::InvalidArgumentError(
-          absl::StrCat(what, ": ", path, " has a malformed shape ", *shape));
+          absl::StrCat(what, ": ", path, " has an implausible shape ",
+                       printable(*shape), " (more than 2^59 elements)"));
+    elements *= extent;
     result.shape.push_back(extent);
   }
   off_t size = ::lseek(file.fd, 0, SEEK_END);
