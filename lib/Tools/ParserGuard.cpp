@@ -12,6 +12,8 @@
 #include "dt/Tools/ParserGuard.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 
@@ -105,8 +107,9 @@ private:
 };
 } // namespace
 
-LogicalResult mlir::dt::checkUpstreamParserHazards(
-    const llvm::SourceMgr &sourceMgr, unsigned bufferId) {
+LogicalResult
+mlir::dt::checkUpstreamParserHazards(const llvm::SourceMgr &sourceMgr,
+                                     unsigned bufferId) {
   StringRef text = sourceMgr.getMemoryBuffer(bufferId)->getBuffer();
   Scanner scan(text);
   // The keyword whose list the last guarded op has not reached yet.
@@ -152,13 +155,38 @@ LogicalResult mlir::dt::checkUpstreamParserHazards(
       continue;
     // Point at the first token that does not fit.
     size_t at = std::min(scan.position(), text.size() - 1);
-    sourceMgr.PrintMessage(llvm::SMLoc::getFromPointer(text.data() + at),
-                           llvm::SourceMgr::DK_Error,
-                           "expected a list of integers such as [0, 1] after '" +
-                               word +
-                               " =' (checked before parsing: MLIR 22's "
-                               "parser crashes on a malformed one)");
+    sourceMgr.PrintMessage(
+        llvm::SMLoc::getFromPointer(text.data() + at),
+        llvm::SourceMgr::DK_Error,
+        "expected a list of integers such as [0, 1] after '" + word +
+            " =' (checked before parsing: MLIR 22's "
+            "parser crashes on a malformed one)");
     return failure();
   }
   return success();
+}
+
+LogicalResult mlir::dt::checkInputIsText(const llvm::SourceMgr &sourceMgr,
+                                         unsigned bufferId) {
+  const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(bufferId);
+  StringRef text = buffer->getBuffer();
+  if (text.starts_with("ML\xEFR")) // MLIR bytecode
+    return success();
+  size_t at = text.find_if([](char c) {
+    auto byte = static_cast<unsigned char>(c);
+    return (byte < 0x20 && !isspace(byte)) || byte == 0x7f;
+  });
+  if (at == StringRef::npos)
+    return success();
+  // What the file is instead, for the two mistakes a user of dt makes.
+  StringRef kind;
+  if (text.starts_with("\177ELF"))
+    kind = " (an ELF file: a dt-compile artifact runs with dt-run)";
+  else if (text.starts_with("\x93NUMPY"))
+    kind = " (a .npy file: dt-run reads one with --input)";
+  llvm::errs() << buffer->getBufferIdentifier()
+               << ": error: not MLIR text or bytecode: byte " << at << " is "
+               << llvm::format_hex(static_cast<unsigned char>(text[at]), 4)
+               << kind << "\n";
+  return failure();
 }

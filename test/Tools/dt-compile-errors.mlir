@@ -11,6 +11,28 @@
 // OUTPUT: dt-compile: a shared object needs an output path: -o FILE.so
 // RUN: not dt-compile --explain --emit=description %s 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // EXPLAIN: dt-compile: --explain prints the cost report on stdout: write the output elsewhere with -o FILE
+// An output path that cannot be written is reported before compiling,
+// naming it; an input without entries, and a file that is not MLIR (an
+// artifact, a .npy), are errors too, and leave an existing output as it was.
+// RUN: not dt-compile %s -o %t.no-such-dir/x.so 2>&1 | FileCheck %s --check-prefix=NODIR
+// NODIR: dt-compile: cannot write {{.*}}.no-such-dir/x.so: there is no directory {{.*}}.no-such-dir{{$}}
+// RUN: rm -rf %t.dir && mkdir -p %t.dir
+// RUN: not dt-compile %s -o %t.dir 2>&1 | FileCheck %s --check-prefix=ISDIR
+// ISDIR: dt-compile: cannot write {{.*}}.dir: it is a directory
+// RUN: echo keep > %t.keep.so && echo "// nothing" > %t.empty.mlir
+// RUN: not dt-compile %t.empty.mlir -o %t.keep.so 2>&1 | FileCheck %s --check-prefix=EMPTY
+// EMPTY: error: the program has no public function with a body: an artifact's entries are its public functions
+// RUN: not dt-compile %dt_tools_dir/dt-run -o %t.keep.so 2>&1 | FileCheck %s --check-prefix=ELF
+// ELF: dt-run: error: not MLIR text or bytecode: byte 0 is 0x7f (an ELF file: a dt-compile artifact runs with dt-run){{$}}
+// RUN: %npy array %t.npy '<f4' 2 1,2
+// RUN: not dt-opt %t.npy 2>&1 | FileCheck %s --check-prefix=NPY
+// NPY: .npy: error: not MLIR text or bytecode: byte {{[0-9]+}} is 0x{{[0-9a-f]+}} (a .npy file: dt-run reads one with --input)
+// RUN: FileCheck %s --check-prefix=KEPT < %t.keep.so
+// KEPT: {{^keep$}}
+// MLIR bytecode is not mistaken for binary junk.
+// RUN: dt-opt %s --emit-bytecode -o %t.mlirbc
+// RUN: dt-opt %t.mlirbc -o /dev/null
+
 // --help lists dt-compile's options, not the ones LLVM's libraries register.
 // RUN: dt-compile --help | FileCheck %s --check-prefix=HELP
 // HELP: dt-compile options:

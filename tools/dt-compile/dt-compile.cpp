@@ -17,6 +17,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -152,6 +153,25 @@ int writeText(llvm::function_ref<void(llvm::raw_ostream &)> print) {
   output->keep();
   return 0;
 }
+
+/// Why the output cannot be written at `path` ("" when it can), found
+/// before compiling: a mistyped -o then costs no compile, and the message
+/// names the path rather than the linker's temporary file.
+std::string unwritable(llvm::StringRef path) {
+  if (path == "-")
+    return "";
+  if (llvm::sys::fs::is_directory(path))
+    return "it is a directory";
+  llvm::SmallString<256> directory(path);
+  llvm::sys::path::remove_filename(directory);
+  if (directory.empty())
+    directory = ".";
+  if (!llvm::sys::fs::is_directory(directory))
+    return ("there is no directory " + directory).str();
+  if (llvm::sys::fs::access(directory, llvm::sys::fs::AccessMode::Write))
+    return ("the directory " + directory + " is not writable").str();
+  return "";
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -173,6 +193,8 @@ int main(int argc, char **argv) {
     return fail(toolkitError);
   if (emit == Emit::SharedObject && outputFile == "-")
     return fail("a shared object needs an output path: -o FILE.so");
+  if (std::string why = unwritable(outputFile); !why.empty())
+    return fail("cannot write " + outputFile + ": " + why);
   if (explain && outputFile == "-")
     return fail("--explain prints the cost report on stdout: write the "
                 "output elsewhere with -o FILE");
@@ -193,8 +215,10 @@ int main(int argc, char **argv) {
   if (!file)
     return fail(error);
   llvm::SourceMgr sourceMgr;
-  unsigned buffer = sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  if (failed(dt::checkUpstreamParserHazards(sourceMgr, buffer)))
+  unsigned buffer =
+      sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  if (failed(dt::checkInputIsText(sourceMgr, buffer)) ||
+      failed(dt::checkUpstreamParserHazards(sourceMgr, buffer)))
     return 1;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);

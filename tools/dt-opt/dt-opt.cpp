@@ -41,7 +41,8 @@ int main(int argc, char **argv) {
   unsigned buffer = sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBuffer(input->getMemBufferRef()),
       llvm::SMLoc());
-  if (failed(dt::checkUpstreamParserHazards(sourceMgr, buffer)))
+  if (failed(dt::checkInputIsText(sourceMgr, buffer)) ||
+      failed(dt::checkUpstreamParserHazards(sourceMgr, buffer)))
     return 1;
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFile, &error);

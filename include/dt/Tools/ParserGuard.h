@@ -23,6 +23,13 @@ namespace mlir::dt {
 LogicalResult checkUpstreamParserHazards(const llvm::SourceMgr &sourceMgr,
                                          unsigned bufferId);
 
+/// Fails, saying so on stderr, when buffer `bufferId` is neither MLIR text
+/// nor MLIR bytecode: a control character other than whitespace (an
+/// artifact or a .npy file given by mistake), which the parser would
+/// report by printing the binary "line" around it to the terminal.
+LogicalResult checkInputIsText(const llvm::SourceMgr &sourceMgr,
+                               unsigned bufferId);
+
 } // namespace mlir::dt
 
 #endif // DT_TOOLS_PARSERGUARD_H
