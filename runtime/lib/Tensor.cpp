@@ -570,7 +570,7 @@ absl::Status writeNpy(const std::string &path, const HostTensor &tensor) {
   FILE *f = std::fopen(temporary.c_str(), "wb");
   if (!f)
     return absl::PermissionDeniedError(
-        absl::StrCat("cannot write ", temporary, ": ", std::strerror(errno)));
+        absl::StrCat("cannot write ", path, ": ", std::strerror(errno)));
   bool ok =
       std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
       std::fwrite(tensor.data(), 1, tensor.byteSize(), f) == tensor.byteSize();

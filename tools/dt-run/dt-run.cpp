@@ -438,13 +438,29 @@ void printProfile(const RunStats &stats, int repeat) {
   }
 }
 
+/// Makes --output-dir (when given) ready to take the results: created if
+/// missing, a writable directory. Checked before the run, so that a wrong
+/// path costs no run.
+absl::Status prepareOutputDir(const std::string &dir) {
+  if (dir.empty())
+    return absl::OkStatus();
+  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
+    return absl::PermissionDeniedError(absl::StrCat(
+        "cannot create --output-dir ", dir, ": ", std::strerror(errno)));
+  struct stat info;
+  if (::stat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--output-dir ", dir, " is not a directory (it is a file)"));
+  if (::access(dir.c_str(), W_OK) != 0)
+    return absl::PermissionDeniedError(absl::StrCat(
+        "cannot write to --output-dir ", dir, ": ", std::strerror(errno)));
+  return absl::OkStatus();
+}
+
 absl::Status writeResults(const std::string &dir,
                           const std::vector<HostTensor> &results) {
   if (dir.empty())
     return absl::OkStatus();
-  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
-    return absl::PermissionDeniedError(
-        absl::StrCat("cannot create --output-dir ", dir, ": ", std::strerror(errno)));
   for (size_t i = 0; i < results.size(); ++i)
     if (absl::Status s = writeNpy(absl::StrCat(dir, "/result", i, ".npy"), results[i]);
         !s.ok())
@@ -588,6 +604,10 @@ int main(int argc, char **argv) {
         "entry ", entry->name, " runs on the mesh ", mesh.str(), " of ", ranks,
         " ranks, but the MPI job has ", world.size,
         " processes: run it with mpirun -np ", ranks)));
+
+  if (!mpi || world.rank == 0)
+    if (absl::Status s = prepareOutputDir(flags.outputDir); !s.ok())
+      fail(s);
 
   // Which file feeds each argument.
   std::map<int, std::string> files;
