@@ -2,10 +2,11 @@
 // RUN: dt-opt %s -dt-gpu-reduction-kernels=any-size=1 -split-input-file | FileCheck %s --check-prefix=ANY
 
 // Long rows: a block of 256 lanes per row, strided partials from the
-// identity, gpu.all_reduce, then lane 0 folds in the initial value.
+// identity (-0.0 for a sum), gpu.all_reduce, then lane 0 folds in the
+// initial value.
 // CHECK-LABEL: func.func @row_sum
 // CHECK: gpu.launch async [%{{.*}}] blocks(%[[BX:[^,]*]], {{.*}} in (%{{[^ ]*}} = %c64{{[_0-9]*}}, {{.*}} threads(%[[TX:[^,]*]], {{.*}} in (%{{[^ ]*}} = %c256
-// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[ZERO:.*]] = arith.constant -0.000000e+00 : f32
 // CHECK: %[[P:.*]] = scf.for %[[K:.*]] = %[[TX]] to %c4096{{[_0-9]*}} step %c256{{[_0-9]*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32)
 // CHECK: memref.load %arg0[%{{.*}}, %{{.*}}]
 // CHECK: arith.addf %{{.*}}, %[[ACC]]

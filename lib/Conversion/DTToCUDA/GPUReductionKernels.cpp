@@ -114,8 +114,10 @@ std::optional<Accumulation> matchAccumulation(linalg::LinalgOp op) {
   // Floats of any width dt has (16-bit ones cross lanes as f32, see
   // acrossLanes), and 32- and 64-bit integers.
   if (isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(type)) {
+    // -0.0, not +0.0: -0.0 + x is x for every x, so a sum of -0.0 started
+    // at -0.0 stays -0.0, as the one-thread loop (and the CPU) gives.
     if (isa<arith::AddFOp>(combine))
-      set(K::ADD, f(0.0));
+      set(K::ADD, f(-0.0));
     else if (isa<arith::MulFOp>(combine))
       set(K::MUL, f(1.0));
     else if (isa<arith::MaxNumFOp>(combine))

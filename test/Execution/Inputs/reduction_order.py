@@ -11,6 +11,9 @@ every CPU, and differs from the one-element-at-a-time chain on most rows.
   reduction_order.py write DIR   writes DIR/prog.mlir and DIR/in<i>.npy
   reduction_order.py check DIR   compares DIR/out/result<i>.npy bit for bit
                                  with the replayed order
+  reduction_order.py check-zeros DIR OUT
+                                 checks only that the rows of -0.0 sum to -0.0
+                                 in DIR/OUT (a target that adds in another order)
 """
 
 import math
@@ -114,5 +117,19 @@ def check(directory):
           f"{chain_differs} where the chain's order gives other bits")
 
 
+def check_zeros(directory, out):
+    rows, wrong = 0, 0
+    for i, (count, _, initial) in enumerate(CASES):
+        if math.copysign(1, initial) > 0:
+            continue
+        got = read_npy(os.path.join(directory, out, f"result{i}.npy"))
+        rows += len(got)
+        wrong += sum(bits(g) != bits(-0.0) for g in got)
+    print(f"rows of -0.0: {rows} rows, {wrong} not -0.0")
+
+
 if __name__ == "__main__":
-    {"write": write, "check": check}[sys.argv[1]](sys.argv[2])
+    if sys.argv[1] == "check-zeros":
+        check_zeros(sys.argv[2], sys.argv[3])
+    else:
+        {"write": write, "check": check}[sys.argv[1]](sys.argv[2])
