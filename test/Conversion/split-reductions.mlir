@@ -127,12 +127,53 @@ func.func @remainder(%x: memref<8x200xf32>, %y: memref<8xf32>,
 
 // -----
 
+// A row sum under a mask (an uneven shard's padding: linalg.index of the
+// reduced loop, compared with the valid length, and a select that keeps
+// the accumulator): the body is kept, and the element's place in the row
+// is rebuilt from the step and the lane (step * 16 + lane), and in the
+// remainder from its index (+ 192).
+// CHECK-LABEL: func.func @masked
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK: ^bb0(%[[A:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK: %[[SUM:.*]] = arith.addf %[[ACC]], %[[A]] : f32
+// CHECK: %[[STEP:.*]] = linalg.index 1 : index
+// CHECK: %[[LANE:.*]] = linalg.index 2 : index
+// CHECK: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: %[[FIRST:.*]] = arith.muli %[[STEP]], %[[C16]] : index
+// CHECK: %[[J:.*]] = arith.addi %[[FIRST]], %[[LANE]] : index
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[J]], %arg2 : index
+// CHECK: arith.select %[[IN]], %[[SUM]], %[[ACC]] : f32
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
+// CHECK: %[[K:.*]] = linalg.index 1 : index
+// CHECK: %[[C192:.*]] = arith.constant 192 : index
+// CHECK: %[[J2:.*]] = arith.addi %[[K]], %[[C192]] : index
+// CHECK: arith.cmpi ult, %[[J2]], %arg2 : index
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK-NOT: linalg.index
+// CHECK: memref.dealloc
+func.func @masked(%x: memref<8x200xf32>, %y: memref<8xf32>, %valid: index) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x200xf32>) outs(%y : memref<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    %j = linalg.index 1 : index
+    %in = arith.cmpi ult, %j, %valid : index
+    %r = arith.select %in, %s, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // Left alone: a reduction that is not along the innermost loop (its inner
 // loop is parallel already), one too short, one reading the reduction
 // along another dim than its last (a column sum of a transposed read), an
 // integer one, one whose accumulator is used besides by the combiner (a
-// running maximum's select), one reading a memref whose layout is a
-// permutation map, and a reduction on tensors (before bufferization).
+// running maximum's select, and a select whose condition reads the
+// combination), one reading a memref whose layout is a permutation map,
+// and a reduction on tensors (before bufferization).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: memref.alloc
 // CHECK-NOT: memref.expand_shape
@@ -141,6 +182,16 @@ func.func @left_alone(%x: memref<256x8xf32>, %y: memref<8xf32>, %short: memref<8
                       %odd: memref<8x200xf32>, %i: memref<8x256xi32>, %yi: memref<8xi32>,
                       %t: tensor<8x256xf32>, %yt: tensor<8xf32>,
                       %p: memref<8x200xf32, affine_map<(i, j) -> (j, i)>>) -> tensor<8xf32> {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%odd : memref<8x200xf32>) outs(%y : memref<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    %limit = arith.constant 100.0 : f32
+    %below = arith.cmpf olt, %s, %limit : f32
+    %r = arith.select %below, %s, %acc : f32
+    linalg.yield %r : f32
+  }
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
                   iterator_types = ["parallel", "reduction"]}
       ins(%p : memref<8x200xf32, affine_map<(i, j) -> (j, i)>>) outs(%y : memref<8xf32>) {

@@ -352,14 +352,17 @@ def SplitReductionsPass : Pass<"dt-split-reductions", "ModuleOp"> {
     CPU target, a `linalg.generic` on buffers that reduces one output along
     its last loop (static length of at least 64; the accumulator used only
     by the combiner it yields: `addf`, `mulf`, `maximumf`, `minimumf`,
-    `maxnumf` or `minnumf`; inputs read along their last dim, or not at all;
-    no `linalg.index`) is rewritten to accumulate element `j` of each row
+    `maxnumf` or `minnumf`, perhaps under a mask, `select(c, combine(acc,
+    x), acc)`, as an uneven shard's padding is; inputs read along their last
+    dim, or not at all) is rewritten to accumulate element `j` of each row
     into lane `j mod 16` of a buffer filled with the combiner's neutral
     element (-0.0 for `addf`), the lanes combined into the output after, in
     lane order. The innermost loop is then the parallel one over the lanes.
     Where 16 does not divide the length, the whole steps of 16 read a view
     of the first elements, and the last (fewer than 16) go into the first
-    lanes by a parallel loop of the same body.
+    lanes by a parallel loop of the same body. A `linalg.index` of the
+    reduced loop in the body is rebuilt as the element's place in the row
+    (step * 16 + lane), so a mask skips the same elements.
 
     The order of operations changes (16 interleaved partial results instead
     of one chain) but is fixed by the program: the same on every CPU and in

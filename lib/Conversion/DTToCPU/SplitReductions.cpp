@@ -114,10 +114,10 @@ static std::optional<TypedAttr> neutralElement(Operation *combiner) {
 /// `op`, when it is a floating-point reduction of one output along its last
 /// loop (the innermost), of a static length of at least kShortest, into a
 /// static output it does not read as an input, whose accumulator feeds only
-/// the combiner yielded, and which every input reads along its last dim.
+/// the combiner yielded (perhaps under a mask), and which every input reads
+/// along its last dim.
 static std::optional<Splittable> splittable(linalg::GenericOp op) {
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
-      op.hasIndexSemantics())
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1)
     return std::nullopt;
   unsigned loops = op.getNumLoops();
   if (loops == 0 ||
@@ -128,12 +128,29 @@ static std::optional<Splittable> splittable(linalg::GenericOp op) {
   if (ShapedType::isDynamic(length) || length < kShortest)
     return std::nullopt;
 
+  // The body yields combine(acc, x), or select(c, combine(acc, x), acc)
+  // (an uneven shard's padding masked off), where only those two read acc
+  // and only the select reads the combination: c does not depend on acc.
   Block &body = op.getRegion().front();
   BlockArgument acc = body.getArguments().back();
-  if (!isa<FloatType>(acc.getType()) || !acc.hasOneUse())
+  if (!isa<FloatType>(acc.getType()))
     return std::nullopt;
-  Operation *combiner = body.getTerminator()->getOperand(0).getDefiningOp();
-  if (!combiner || *acc.getUsers().begin() != combiner ||
+  Value combined = body.getTerminator()->getOperand(0);
+  Operation *mask = nullptr;
+  if (auto select = combined.getDefiningOp<arith::SelectOp>();
+      select && select.getFalseValue() == acc && select.getCondition() != acc &&
+      select.getTrueValue() != acc) {
+    mask = select;
+    combined = select.getTrueValue();
+    if (!combined.hasOneUse())
+      return std::nullopt;
+  }
+  Operation *combiner = combined.getDefiningOp();
+  if (!combiner || combiner->getBlock() != &body ||
+      llvm::any_of(
+          acc.getUsers(),
+          [&](Operation *user) { return user != combiner && user != mask; }) ||
+      llvm::count(combiner->getOperands(), acc) != 1 ||
       combiner->getNumOperands() != 2 ||
       combiner->getOperand(0) == combiner->getOperand(1) ||
       !isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MinimumFOp,
@@ -164,6 +181,24 @@ static std::optional<Splittable> splittable(linalg::GenericOp op) {
     }
   }
   return Splittable{op, combiner, *neutral};
+}
+
+/// Replaces each `linalg.index` of the reduced loop, `loop - 1`, in the body
+/// of `op` by what `position` builds in its place: where the element the
+/// body now sees lies in the original row (an uneven shard's mask compares
+/// it with the row's valid length).
+static void reindexLast(linalg::GenericOp op, unsigned loops,
+                        function_ref<Value(OpBuilder &, Location)> position) {
+  SmallVector<linalg::IndexOp> uses;
+  op.getRegion().walk([&](linalg::IndexOp index) {
+    if (index.getDim() == loops - 1)
+      uses.push_back(index);
+  });
+  for (linalg::IndexOp index : uses) {
+    OpBuilder b(index);
+    index.replaceAllUsesWith(position(b, index.getLoc()));
+    index.erase();
+  }
 }
 
 /// Rewrites the reduction into a lanes' buffer, filled with the combiner's
@@ -247,8 +282,22 @@ static void split(const Splittable &s) {
         restIterators);
     IRMapping mapping;
     op.getRegion().cloneInto(&tail.getRegion(), mapping);
+    // Element k of the remainder is element whole + k of the row.
+    reindexLast(tail, loops, [&](OpBuilder &nb, Location nloc) {
+      Value k = linalg::IndexOp::create(nb, nloc, loops - 1);
+      return arith::AddIOp::create(
+          nb, nloc, k, arith::ConstantIndexOp::create(nb, nloc, whole));
+    });
   }
   steps.getRegion().takeBody(op.getRegion());
+  // Element (step, lane) is element step * kLanes + lane of the row.
+  reindexLast(steps, loops, [&](OpBuilder &nb, Location nloc) {
+    Value stepIndex = linalg::IndexOp::create(nb, nloc, loops - 1);
+    Value laneIndex = linalg::IndexOp::create(nb, nloc, loops);
+    Value first = arith::MulIOp::create(
+        nb, nloc, stepIndex, arith::ConstantIndexOp::create(nb, nloc, kLanes));
+    return arith::AddIOp::create(nb, nloc, first, laneIndex);
+  });
 
   // out = combine(out, lanes[..., 0]), then lanes[..., 1], ...
   unsigned rank = outType.getRank();

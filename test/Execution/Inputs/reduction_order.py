@@ -23,9 +23,12 @@ import struct
 import sys
 
 LANES = 16
-# (rows, length, initial value): a length the lanes divide, two they do not,
-# and rows of only -0.0 started at -0.0 (their sum is -0.0).
-CASES = [(6, 256, 0.0), (6, 200, 0.0), (5, 1001, 0.0), (3, 80, -0.0)]
+# (rows, length, initial value, valid length): a length the lanes divide,
+# two they do not, rows of only -0.0 started at -0.0 (their sum is -0.0),
+# and a row whose elements from 150 on are masked off, as an uneven
+# shard's padding is (linalg.index and a select in the body).
+CASES = [(6, 256, 0.0, None), (6, 200, 0.0, None), (5, 1001, 0.0, None),
+         (3, 80, -0.0, None), (4, 200, 0.0, 150)]
 
 
 def f32(x):
@@ -53,7 +56,7 @@ def chain_sum(row, initial):
     return total
 
 
-def rows(case_index, count, length, initial):
+def rows(case_index, count, length, initial, valid=None):
     if initial == -0.0 and math.copysign(1, initial) < 0:
         return [[-0.0] * length for _ in range(count)]
     rng = random.Random(case_index)
@@ -78,9 +81,21 @@ def read_npy(path):
     return struct.unpack(f"<{len(body) // 4}f", body)
 
 
+def masked(valid):
+    """The body: acc + a, or under the mask j < valid."""
+    if valid is None:
+        return "    %r = arith.addf %acc, %a : f32\n    linalg.yield %r : f32"
+    return f"""    %s = arith.addf %acc, %a : f32
+    %j = linalg.index 1 : index
+    %valid = arith.constant {valid} : index
+    %in = arith.cmpi ult, %j, %valid : index
+    %r = arith.select %in, %s, %acc : f32
+    linalg.yield %r : f32"""
+
+
 def write(directory):
     arguments, results, body = [], [], []
-    for i, (count, length, initial) in enumerate(CASES):
+    for i, (count, length, initial, valid) in enumerate(CASES):
         data = rows(i, count, length, initial)
         write_npy(os.path.join(directory, f"in{i}.npy"), (count, length),
                   [x for row in data for x in row])
@@ -93,8 +108,7 @@ def write(directory):
                          iterator_types = ["parallel", "reduction"]}}
       ins(%x{i} : tensor<{count}x{length}xf32>) outs(%f{i} : tensor<{count}xf32>) {{
   ^bb0(%a: f32, %acc: f32):
-    %r = arith.addf %acc, %a : f32
-    linalg.yield %r : f32
+{masked(valid)}
   }} -> tensor<{count}xf32>""")
     with open(os.path.join(directory, "prog.mlir"), "w") as f:
         f.write(f"func.func @main({', '.join(arguments)}) -> ({', '.join(results)}) {{\n")
@@ -105,10 +119,11 @@ def write(directory):
 
 def check(directory):
     wrong, chain_differs, total = [], 0, 0
-    for i, (count, length, initial) in enumerate(CASES):
+    for i, (count, length, initial, valid) in enumerate(CASES):
         got = read_npy(os.path.join(directory, "out", f"result{i}.npy"))
         for r, row in enumerate(rows(i, count, length, initial)):
             total += 1
+            row = row[:valid]  # the masked elements leave their lanes as they were
             expected = lane_sum(row, initial)
             chain_differs += bits(chain_sum(row, initial)) != bits(expected)
             if r >= len(got) or bits(got[r]) != bits(expected):
@@ -119,7 +134,7 @@ def check(directory):
 
 def check_zeros(directory, out):
     rows, wrong = 0, 0
-    for i, (count, _, initial) in enumerate(CASES):
+    for i, (count, _, initial, _) in enumerate(CASES):
         if math.copysign(1, initial) > 0:
             continue
         got = read_npy(os.path.join(directory, out, f"result{i}.npy"))
