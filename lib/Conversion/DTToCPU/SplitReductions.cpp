@@ -9,7 +9,9 @@
 // same on every CPU (reassociating in LLVM would make it depend on the
 // vector width of the machine that compiled it). A length the lanes do not
 // divide leaves a remainder of fewer than 16 elements, which goes into the
-// first lanes by the same rule.
+// first lanes by the same rule. A masked body (an uneven shard's padding,
+// select(j < valid, acc + x, acc)) keeps its mask, with j rebuilt as the
+// element's place in the row.
 //
 //===----------------------------------------------------------------------===//
 
@@ -150,9 +152,8 @@ static std::optional<Splittable> splittable(linalg::GenericOp op) {
       llvm::any_of(
           acc.getUsers(),
           [&](Operation *user) { return user != combiner && user != mask; }) ||
-      llvm::count(combiner->getOperands(), acc) != 1 ||
       combiner->getNumOperands() != 2 ||
-      combiner->getOperand(0) == combiner->getOperand(1) ||
+      llvm::count(combiner->getOperands(), acc) != 1 ||
       !isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MinimumFOp,
            arith::MaxNumFOp, arith::MinNumFOp>(combiner))
     return std::nullopt;
@@ -183,7 +184,7 @@ static std::optional<Splittable> splittable(linalg::GenericOp op) {
   return Splittable{op, combiner, *neutral};
 }
 
-/// Replaces each `linalg.index` of the reduced loop, `loop - 1`, in the body
+/// Replaces each `linalg.index` of the reduced loop, `loops - 1`, in the body
 /// of `op` by what `position` builds in its place: where the element the
 /// body now sees lies in the original row (an uneven shard's mask compares
 /// it with the row's valid length).
