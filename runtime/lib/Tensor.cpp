@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <limits>
 #include <unistd.h>
 
@@ -64,6 +65,16 @@ std::string shapeString(absl::Span<const int64_t> shape) {
   return shape.empty() ? "scalar" : absl::StrJoin(shape, "x");
 }
 
+void adviseHugePages(void *data, size_t bytes) {
+  constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
+  auto begin = reinterpret_cast<uintptr_t>(data);
+  uintptr_t first = (begin + kHugePage - 1) & ~(kHugePage - 1);
+  uintptr_t last = (begin + bytes) & ~(kHugePage - 1);
+  if (last > first)
+    (void)::madvise(reinterpret_cast<void *>(first), last - first,
+                    MADV_HUGEPAGE);
+}
+
 void HostTensor::Free::operator()(void *p) const { std::free(p); }
 
 HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
@@ -71,6 +82,7 @@ HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
   size_t bytes = std::max<size_t>(byteSize(), 1);
   size_t rounded = (bytes + 63) / 64 * 64;
   data_.reset(std::aligned_alloc(64, rounded));
+  adviseHugePages(data_.get(), rounded);
   std::memset(data_.get(), 0, rounded);
 }
 

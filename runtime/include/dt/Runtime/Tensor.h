@@ -37,6 +37,12 @@ int64_t numElements(absl::Span<const int64_t> shape);
 /// "16x64", or "scalar".
 std::string shapeString(absl::Span<const int64_t> shape);
 
+/// Asks the kernel for transparent huge pages for the whole 2 MiB pages
+/// inside [data, data + bytes) (Linux's default, "madvise", gives them only
+/// where asked): a large tensor then takes one page fault and one TLB
+/// entry per 2 MiB instead of 512. No effect where THP is off.
+void adviseHugePages(void *data, size_t bytes);
+
 /// A dense, row-major, 64-byte aligned host array.
 class HostTensor {
 public:
