@@ -61,7 +61,8 @@ LogicalResult describeValue(llvm::raw_ostream &os, StringRef kind,
   std::string label = name ? name.str() : "-";
   if (label.empty() ||
       llvm::any_of(label, [](char c) { return std::isspace(c) || c == ','; }))
-    return func->emitError() << kind << " #" << index << " is named \"" << label
+    return func->emitError() << kind << " #" << index << " is named \""
+                             << label
                              << "\"; a dt.name has no spaces or commas";
   os << kind << ' ' << index << ' ' << label << ' ' << *dtype << ' ';
   if (tensor.getRank() == 0)
@@ -87,8 +88,8 @@ FailureOr<std::string> mlir::dt::describeProgram(ModuleOp module,
   os << "dt-program " << DT_ABI_VERSION << '\n';
   os << "target " << (target == Target::CUDA ? "cuda" : "cpu") << '\n';
   SymbolTableCollection symbolTables;
-  auto nameAttr =
-      StringAttr::get(module.getContext(), DTDialect::kNameAttrName);
+  auto nameAttr = StringAttr::get(module.getContext(),
+                                  DTDialect::kNameAttrName);
   bool anyEntry = false;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (!func.isPublic() || func.isExternal())
@@ -100,7 +101,8 @@ FailureOr<std::string> mlir::dt::describeProgram(ModuleOp module,
       MeshOp mesh = getFunctionMesh(func, symbolTables);
       if (!mesh)
         return failure();
-      for (auto [axis, size] : llvm::zip(mesh.getAxisNames(), mesh.getShape()))
+      for (auto [axis, size] :
+           llvm::zip(mesh.getAxisNames(), mesh.getShape()))
         os << ' ' << cast<StringAttr>(axis).getValue() << '=' << size;
     }
     os << '\n';
@@ -220,13 +222,13 @@ mlir::dt::createTargetMachine(const CompileOptions &options,
       list.AddFeature(feature.first(), feature.second);
     features = list.getString();
   }
-  llvm::CodeGenOptLevel level =
-      options.optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
-      : options.optLevel == 0 ? llvm::CodeGenOptLevel::None
-                              : llvm::CodeGenOptLevel::Default;
-  std::unique_ptr<llvm::TargetMachine> machine(
-      target->createTargetMachine(triple, cpu, features, llvm::TargetOptions(),
-                                  llvm::Reloc::PIC_, std::nullopt, level));
+  llvm::CodeGenOptLevel level = options.optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
+                                : options.optLevel == 0
+                                    ? llvm::CodeGenOptLevel::None
+                                    : llvm::CodeGenOptLevel::Default;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_,
+      std::nullopt, level));
   if (!machine)
     error = "LLVM cannot target CPU '" + cpu + "'";
   return machine;
@@ -243,15 +245,15 @@ void addDescription(llvm::Module &module, StringRef description) {
       module, text->getType(), /*isConstant=*/true,
       llvm::GlobalValue::PrivateLinkage, text, "dt.description");
   auto *ptr = llvm::PointerType::getUnqual(ctx);
-  auto *describe = llvm::Function::Create(llvm::FunctionType::get(ptr, false),
-                                          llvm::GlobalValue::ExternalLinkage,
-                                          "dt_program_description", module);
+  auto *describe = llvm::Function::Create(
+      llvm::FunctionType::get(ptr, false), llvm::GlobalValue::ExternalLinkage,
+      "dt_program_description", module);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", describe));
   b.CreateRet(global);
   auto *i32 = llvm::Type::getInt32Ty(ctx);
-  auto *version = llvm::Function::Create(llvm::FunctionType::get(i32, false),
-                                         llvm::GlobalValue::ExternalLinkage,
-                                         "dt_abi_version", module);
+  auto *version = llvm::Function::Create(
+      llvm::FunctionType::get(i32, false), llvm::GlobalValue::ExternalLinkage,
+      "dt_abi_version", module);
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", version));
   b.CreateRet(llvm::ConstantInt::get(i32, DT_ABI_VERSION));
 }
@@ -301,8 +303,9 @@ mlir::dt::compileToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
 
   llvmModule->setDataLayout(targetMachine.createDataLayout());
   llvmModule->setTargetTriple(targetMachine.getTargetTriple());
-  if (llvm::Error err = makeOptimizingTransformer(
-          options.optLevel, 0, &targetMachine)(llvmModule.get())) {
+  if (llvm::Error err = makeOptimizingTransformer(options.optLevel, 0,
+                                                  &targetMachine)(
+          llvmModule.get())) {
     std::string message = llvm::toString(std::move(err));
     return module.emitError("LLVM optimization failed: ") << message;
   }
@@ -339,11 +342,11 @@ LogicalResult mlir::dt::writeSharedObject(llvm::Module &llvmModule,
   // Link next to the destination, then rename over it.
   std::string temporary = (path + ".tmp-" + llvm::Twine(::getpid())).str();
   llvm::FileRemover removeTemporary(temporary);
-  llvm::SmallVector<llvm::StringRef> args = {*cc,       "-shared", "-o",
-                                             temporary, object,    "-lm"};
+  llvm::SmallVector<llvm::StringRef> args = {*cc,        "-shared", "-o",
+                                             temporary, object,     "-lm"};
   std::string message;
-  int rc =
-      llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0, &message);
+  int rc = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0,
+                                     &message);
   if (rc != 0) {
     error = "linking with `" + *cc + "` failed" +
             (message.empty() ? "" : ": " + message);

@@ -107,9 +107,8 @@ private:
 };
 } // namespace
 
-LogicalResult
-mlir::dt::checkUpstreamParserHazards(const llvm::SourceMgr &sourceMgr,
-                                     unsigned bufferId) {
+LogicalResult mlir::dt::checkUpstreamParserHazards(
+    const llvm::SourceMgr &sourceMgr, unsigned bufferId) {
   StringRef text = sourceMgr.getMemoryBuffer(bufferId)->getBuffer();
   Scanner scan(text);
   // The keyword whose list the last guarded op has not reached yet.
@@ -155,12 +154,12 @@ mlir::dt::checkUpstreamParserHazards(const llvm::SourceMgr &sourceMgr,
       continue;
     // Point at the first token that does not fit.
     size_t at = std::min(scan.position(), text.size() - 1);
-    sourceMgr.PrintMessage(
-        llvm::SMLoc::getFromPointer(text.data() + at),
-        llvm::SourceMgr::DK_Error,
-        "expected a list of integers such as [0, 1] after '" + word +
-            " =' (checked before parsing: MLIR 22's "
-            "parser crashes on a malformed one)");
+    sourceMgr.PrintMessage(llvm::SMLoc::getFromPointer(text.data() + at),
+                           llvm::SourceMgr::DK_Error,
+                           "expected a list of integers such as [0, 1] after '" +
+                               word +
+                               " =' (checked before parsing: MLIR 22's "
+                               "parser crashes on a malformed one)");
     return failure();
   }
   return success();

@@ -16,8 +16,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <limits>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -40,7 +40,9 @@ constexpr DTypeInfo kDTypes[] = {
     {DType::I32, 4, "i32", "<i4"}, {DType::I64, 8, "i64", "<i8"},
     {DType::I1, 1, "i1", "|b1"},
 };
-const DTypeInfo &info(DType dtype) { return kDTypes[static_cast<int>(dtype)]; }
+const DTypeInfo &info(DType dtype) {
+  return kDTypes[static_cast<int>(dtype)];
+}
 } // namespace
 
 size_t dtypeSize(DType dtype) { return info(dtype).size; }

@@ -215,8 +215,7 @@ int main(int argc, char **argv) {
   if (!file)
     return fail(error);
   llvm::SourceMgr sourceMgr;
-  unsigned buffer =
-      sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  unsigned buffer = sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   if (failed(dt::checkInputIsText(sourceMgr, buffer)) ||
       failed(dt::checkUpstreamParserHazards(sourceMgr, buffer)))
     return 1;
