@@ -107,8 +107,11 @@ private:
 };
 } // namespace
 
-LogicalResult mlir::dt::checkUpstreamParserHazards(
-    const llvm::SourceMgr &sourceMgr, unsigned bufferId) {
+/// Reports (through `sourceMgr`) the first list in the buffer that
+/// upstream's parser would crash on, and fails; succeeds otherwise.
+static LogicalResult
+checkUpstreamParserHazards(const llvm::SourceMgr &sourceMgr,
+                           unsigned bufferId) {
   StringRef text = sourceMgr.getMemoryBuffer(bufferId)->getBuffer();
   Scanner scan(text);
   // The keyword whose list the last guarded op has not reached yet.
@@ -165,8 +168,10 @@ LogicalResult mlir::dt::checkUpstreamParserHazards(
   return success();
 }
 
-LogicalResult mlir::dt::checkInputIsText(const llvm::SourceMgr &sourceMgr,
-                                         unsigned bufferId) {
+/// Fails, saying so on stderr, when the buffer is neither MLIR text nor
+/// MLIR bytecode.
+static LogicalResult checkInputIsText(const llvm::SourceMgr &sourceMgr,
+                                      unsigned bufferId) {
   const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(bufferId);
   StringRef text = buffer->getBuffer();
   if (text.starts_with("ML\xEFR")) // MLIR bytecode
@@ -188,4 +193,10 @@ LogicalResult mlir::dt::checkInputIsText(const llvm::SourceMgr &sourceMgr,
                << llvm::format_hex(static_cast<unsigned char>(text[at]), 4)
                << kind << "\n";
   return failure();
+}
+
+LogicalResult mlir::dt::checkBeforeParsing(const llvm::SourceMgr &sourceMgr,
+                                           unsigned bufferId) {
+  return failure(failed(checkInputIsText(sourceMgr, bufferId)) ||
+                 failed(checkUpstreamParserHazards(sourceMgr, bufferId)));
 }

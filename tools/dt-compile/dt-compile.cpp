@@ -216,8 +216,7 @@ int main(int argc, char **argv) {
     return fail(error);
   llvm::SourceMgr sourceMgr;
   unsigned buffer = sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  if (failed(dt::checkInputIsText(sourceMgr, buffer)) ||
-      failed(dt::checkUpstreamParserHazards(sourceMgr, buffer)))
+  if (failed(dt::checkBeforeParsing(sourceMgr, buffer)))
     return 1;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);

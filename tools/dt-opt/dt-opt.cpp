@@ -1,8 +1,8 @@
 //===- dt-opt.cpp - mlir-opt for dt ---------------------------------------===//
 //
 // Runs dt and upstream passes and pipelines on .mlir files: mlir-opt's
-// driver, with the input checked first for what crashes MLIR 22's parser
-// (dt/Tools/ParserGuard.h).
+// driver, with the input checked first for what is not MLIR or would crash
+// MLIR 22's parser (dt/Tools/ParserGuard.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,8 +41,7 @@ int main(int argc, char **argv) {
   unsigned buffer = sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBuffer(input->getMemBufferRef()),
       llvm::SMLoc());
-  if (failed(dt::checkInputIsText(sourceMgr, buffer)) ||
-      failed(dt::checkUpstreamParserHazards(sourceMgr, buffer)))
+  if (failed(dt::checkBeforeParsing(sourceMgr, buffer)))
     return 1;
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFile, &error);

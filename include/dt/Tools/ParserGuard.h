@@ -7,6 +7,7 @@
 // for such a list before they parse, and report it as the error it is.
 // test/Tools/upstream-linalg-reduce-parse-crash.mlir checks both the guard
 // and that upstream still crashes: when that part fails, the guard can go.
+// The same look first turns away a file that is not MLIR at all.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,17 +19,14 @@
 
 namespace mlir::dt {
 
-/// Reports (through `sourceMgr`) the first list in buffer `bufferId` that
-/// upstream's parser would crash on, and fails; succeeds otherwise.
-LogicalResult checkUpstreamParserHazards(const llvm::SourceMgr &sourceMgr,
-                                         unsigned bufferId);
-
-/// Fails, saying so on stderr, when buffer `bufferId` is neither MLIR text
-/// nor MLIR bytecode: a control character other than whitespace (an
-/// artifact or a .npy file given by mistake), which the parser would
-/// report by printing the binary "line" around it to the terminal.
-LogicalResult checkInputIsText(const llvm::SourceMgr &sourceMgr,
-                               unsigned bufferId);
+/// Fails, having reported why, when buffer `bufferId` should not reach the
+/// parser: it is neither MLIR text nor MLIR bytecode (a control character
+/// other than whitespace: an artifact or a .npy given by mistake, which the
+/// parser would report by printing the binary "line" around it), or it
+/// holds a list that upstream's parser would crash on (reported through
+/// `sourceMgr`). Succeeds otherwise.
+LogicalResult checkBeforeParsing(const llvm::SourceMgr &sourceMgr,
+                                 unsigned bufferId);
 
 } // namespace mlir::dt
 

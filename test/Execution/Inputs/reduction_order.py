@@ -56,7 +56,7 @@ def chain_sum(row, initial):
     return total
 
 
-def rows(case_index, count, length, initial, valid=None):
+def rows(case_index, count, length, initial):
     if initial == -0.0 and math.copysign(1, initial) < 0:
         return [[-0.0] * length for _ in range(count)]
     rng = random.Random(case_index)
