@@ -20,16 +20,23 @@ by side in one run, printing ratios against the targets.
    memcpy does not fill the memory bus. reduce_scatter, all_gather and
    all_to_all of the same tensor are timed beside it (no target).
 5. Bounds checks: an embedding lookup of 8192 tokens from a 16384x1024
-   table, compiled with and without --bounds-checks, taking eight turns in
-   alternating order. Target: checked / unchecked <= 1.10.
+   table, compiled with and without --bounds-checks. Target: checked /
+   unchecked <= 1.10.
 6. Gradient buckets: 16 gradients of 16 KiB, partial sums on dp=2, made
    replicated: compiled with dt-combine-collectives (one all_reduce) and
-   without it (16), taking turns. Target: combined / separate <= 0.8.
+   without it (16). Target: combined / separate <= 0.8.
 7. Exchanges: [S(0), S(0)] -> [R, S(0)] of a 4096x1024 f32 tensor on a 2x2
    mesh (threads), compiled with dt.exchange (each rank copies the two
    quarters of its half from their holders) and with --exchange=false (two
-   all_gathers and a slice: four times the bytes), taking turns. Target:
-   exchange / one-axis collectives <= 0.5.
+   all_gathers and a slice: four times the bytes). Target: exchange /
+   one-axis collectives <= 0.5.
+
+5-7 compare two compilations of one program: dt-bench-pair (bench/pair.cpp)
+calls the two in alternating turns in one process on the same buffers, and
+the ratio is the median over the turns of the two turns' best calls.
+Separate processes could not tell a few percent apart here: the best call
+of the same artifact moved by 30% from one process to the next, with where
+its buffers landed in memory.
 """
 
 import argparse
@@ -188,20 +195,15 @@ def time_program(tools, so, repeat):
     return max(m for m, _ in ranks), max(b for _, b in ranks)
 
 
-def best_of_turns(tools, programs, repeat, turns=ROUNDS):
-    """Each program's best call over `turns` turns (the machine's speed
-    wanders: taking turns lets each see the same spells). Every other turn
-    runs them in the reverse order: a program run right after itself was
-    measured faster than one run after another (a memory-bound program's
-    pages, likely), which favoured whichever ran second."""
-    bests = [[] for _ in programs]
-    for turn in range(turns):
-        order = list(enumerate(programs))
-        if turn % 2:
-            order.reverse()
-        for i, so in order:
-            bests[i].append(time_program(tools, so, repeat)[1])
-    return [min(b) for b in bests]
+def side_by_side(tools, a, b, turns, calls):
+    """Two artifacts of one program called in turns in one process, on the
+    same buffers (bench/pair.cpp): (best call of a, best call of b, median
+    over the turns of a / b). Separate dt-run processes cannot compare them
+    here: a memory-bound program's best call moves by 30% between processes
+    with where its buffers land, far more than the options compared."""
+    out = subprocess.run([os.path.join(tools, "dt-bench-pair"), a, b, str(turns), str(calls)],
+                         check=True, capture_output=True, text=True).stdout.split()
+    return float(out[0]), float(out[1]), float(out[2])
 
 
 def run(tools, tmp, name, source, repeat):
@@ -274,30 +276,25 @@ def main():
         checked = compile_program(tools, tmp, "gather", embedding())
         unchecked = compile_program(tools, tmp, "gather_unchecked", embedding(),
                                     ["--bounds-checks=false"])
-        # A gather of random rows is memory-bound, and its best call wanders
-        # by 30% between runs of one artifact here: eight turns.
-        checked_best, unchecked_best = best_of_turns(tools, (checked, unchecked), args.repeat,
-                                                     turns=8)
+        checked_best, unchecked_best, cost = side_by_side(tools, checked, unchecked, 40, 1)
         print(f"embedding lookup of {TOKENS} ids from a {VOCAB}x{DIM} f32 table, 1 rank: "
               f"checked min {checked_best*1e3:.2f} ms, unchecked min {unchecked_best*1e3:.2f} ms")
 
         combined = compile_program(tools, tmp, "buckets", gradients())
         separate = compile_program(tools, tmp, "buckets_separate", gradients(),
                                    ["--combine-collectives=false"])
-        combined_best, separate_best = best_of_turns(tools, (combined, separate),
-                                                     max(args.repeat, 100))
+        combined_best, separate_best, buckets = side_by_side(tools, combined, separate, 20, 20)
         print(f"{GRADIENTS} gradients of 16 KiB reduced on dp=2: one combined all_reduce "
               f"min {combined_best*1e6:.1f} us, {GRADIENTS} separate min {separate_best*1e6:.1f} us")
 
         exchanged = compile_program(tools, tmp, "exchange", nested_rows())
         gathered = compile_program(tools, tmp, "exchange_off", nested_rows(),
                                    ["--exchange=false"])
-        exchanged_best, gathered_best = best_of_turns(tools, (exchanged, gathered),
-                                                      args.repeat)
+        exchanged_best, gathered_best, moved = side_by_side(tools, exchanged, gathered, 20, 3)
         print(f"[S(0), S(0)] -> [R, S(0)] of 4096x1024 f32 on 2x2 (threads): one exchange "
               f"min {exchanged_best*1e3:.2f} ms, gathers and a slice min {gathered_best*1e3:.2f} ms")
 
-        print("\nratios (measured side by side in this run; best of the calls)")
+        print("\nratios (measured side by side in this run; 1-4 best of the calls, 5-7 median of paired turns)")
         ratio = one_best / hand_best
         check("dt 1 rank / hand-written", f"{ratio:.3f}", "<= 1.15", ratio <= 1.15)
         speedup = one_best / two_best
@@ -306,11 +303,8 @@ def main():
         check("host time per elementwise op", f"{per_op*1e3:.1f} ns", "<= 1 us", per_op <= 1.0)
         bw = copy_best / ar_best
         check("all_reduce bandwidth / memcpy bandwidth", f"{bw*100:.0f}%", ">= 50%", bw >= 0.5)
-        cost = checked_best / unchecked_best
         check("gather with bounds checks / without", f"{cost:.3f}", "<= 1.10", cost <= 1.10)
-        buckets = combined_best / separate_best
         check("combined all_reduce / separate ones", f"{buckets:.2f}", "<= 0.8", buckets <= 0.8)
-        moved = exchanged_best / gathered_best
         check("exchange / one-axis collectives", f"{moved:.2f}", "<= 0.5", moved <= 0.5)
     return 1 if failures else 0
 

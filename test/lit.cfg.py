@@ -36,6 +36,7 @@ tools = [
     "dt-lsp-server",
     "dt-compile",
     "dt-run",
+    "dt-bench-pair",
     "mlir-opt",
     "mlir-runner",
 ]

@@ -1,0 +1,160 @@
+//===- pair.cpp - Two artifacts timed call by call, side by side ----------===//
+//
+// dt-bench-pair A.so B.so [turns] [calls] [seed]
+//
+// Loads two CPU artifacts of the same program (compiled with different
+// options), gives both the same seeded inputs, and calls them in turns in
+// one process: A B, B A, A B, ... (the order flips every turn so that
+// neither is always the one that runs after the other), `calls` calls each
+// per turn, of which the turn keeps the best (the ranks' threads start
+// apart in a turn's first call). Each turn sees the same machine: this
+// machine's memory bandwidth wanders by tens of percent between processes, far
+// more than the difference a compiler option makes, so separate dt-run
+// processes cannot tell the two apart. Prints one line:
+//
+//   <best A s> <best B s> <median over turns of A/B>
+//
+// Both run on the same buffers: where a buffer lands in memory (huge pages
+// or not, which cache sets) moves a memory-bound program's time by several
+// percent, as much as the options being compared.
+//
+// The step of a call is its slowest rank's time, as dt-run reports it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dt/Runtime/Job.h"
+#include "dt/Runtime/Program.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace dt::rt;
+
+namespace {
+
+[[noreturn]] void die(const std::string &message) {
+  std::fprintf(stderr, "dt-bench-pair: %s\n", message.c_str());
+  std::exit(1);
+}
+
+template <typename T> T check(absl::StatusOr<T> value) {
+  if (!value.ok())
+    die(std::string(value.status().message()));
+  return *std::move(value);
+}
+
+bool sameTensors(const std::vector<TensorSpec> &a,
+                 const std::vector<TensorSpec> &b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].dtype != b[i].dtype || a[i].shape != b[i].shape ||
+        a[i].placements != b[i].placements)
+      return false;
+  return true;
+}
+
+/// One artifact ready to call.
+struct Side {
+  std::unique_ptr<Artifact> artifact;
+  const EntrySpec *entry = nullptr;
+  Artifact::EntryFn fn = nullptr;
+
+  /// Seconds of the best of `calls` calls on `ranks`; a call takes as long
+  /// as its slowest rank.
+  double best(std::vector<RankBuffers> &ranks, int calls) const {
+    RunOptions options;
+    options.repeat = calls;
+    RunStats stats = check(runThreads(fn, *entry, ranks, options));
+    double best = 1e30;
+    for (int i = 0; i < calls; ++i) {
+      double slowest = 0;
+      for (const std::vector<double> &seconds : stats.seconds)
+        slowest = std::max(slowest, seconds.at(i));
+      best = std::min(best, slowest);
+    }
+    return best;
+  }
+};
+
+Side load(const std::string &path) {
+  Side side;
+  side.artifact = check(Artifact::open(path));
+  if (side.artifact->spec().target != TargetKind::CPU)
+    die(path + " is not a CPU artifact");
+  if (side.artifact->spec().entries.empty())
+    die(path + " has no entry");
+  side.entry = &side.artifact->spec().entries.front();
+  side.fn = check(side.artifact->spmdEntry(side.entry->name));
+  return side;
+}
+
+/// Every rank's seeded arguments and room for its results.
+std::vector<RankBuffers> buffersFor(const EntrySpec &entry, uint64_t seed) {
+  const Mesh &mesh = entry.mesh;
+  std::vector<RankBuffers> ranks(mesh.size());
+  for (const TensorSpec &arg : entry.args) {
+    HostTensor global(arg.dtype, arg.shape);
+    fillSeeded(global, arg, Mesh{}, 0, seed);
+    for (int64_t r = 0; r < mesh.size(); ++r)
+      ranks[r].args.push_back(extractShard(global, arg, mesh, r));
+  }
+  for (int64_t r = 0; r < mesh.size(); ++r)
+    for (const TensorSpec &result : entry.results)
+      ranks[r].results.emplace_back(result.dtype, localShape(result, mesh));
+  return ranks;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 3 || argc > 6)
+    die("usage: dt-bench-pair A.so B.so [turns=40] [calls=1] [seed=1]");
+  int turns = 40, calls = 1;
+  uint64_t seed = 1;
+  if (argc > 3 && (!absl::SimpleAtoi(argv[3], &turns) || turns < 1))
+    die(absl::StrCat("turns must be a positive integer, got '", argv[3], "'"));
+  if (argc > 4 && (!absl::SimpleAtoi(argv[4], &calls) || calls < 1))
+    die(absl::StrCat("calls must be a positive integer, got '", argv[4], "'"));
+  if (argc > 5 && !absl::SimpleAtoi(argv[5], &seed))
+    die(absl::StrCat("seed must be an integer, got '", argv[5], "'"));
+
+  Side a = load(argv[1]), b = load(argv[2]);
+  if (a.entry->mesh.shape != b.entry->mesh.shape ||
+      !sameTensors(a.entry->args, b.entry->args) ||
+      !sameTensors(a.entry->results, b.entry->results))
+    die(absl::StrCat(argv[1], " and ", argv[2],
+                     " are not the same program: their first entries differ "
+                     "in mesh, arguments or results"));
+
+  std::vector<RankBuffers> ranks = buffersFor(*a.entry, seed);
+  // One turn each first: first touches of the results, caches.
+  a.best(ranks, calls);
+  b.best(ranks, calls);
+  double bestA = 1e30, bestB = 1e30;
+  std::vector<double> ratios;
+  for (int turn = 0; turn < turns; ++turn) {
+    double ta, tb;
+    if (turn % 2) {
+      tb = b.best(ranks, calls);
+      ta = a.best(ranks, calls);
+    } else {
+      ta = a.best(ranks, calls);
+      tb = b.best(ranks, calls);
+    }
+    bestA = std::min(bestA, ta);
+    bestB = std::min(bestB, tb);
+    ratios.push_back(ta / tb);
+  }
+  std::nth_element(ratios.begin(), ratios.begin() + ratios.size() / 2,
+                   ratios.end());
+  std::printf("%.9g %.9g %.6f\n", bestA, bestB, ratios[ratios.size() / 2]);
+  return 0;
+}
