@@ -119,10 +119,22 @@ FailureOr<std::string> mlir::dt::describeProgram(ModuleOp module,
     os << "end\n";
   }
   // An artifact without entries would load and then have nothing to run.
-  if (!anyEntry)
-    return module.emitError(
+  if (!anyEntry) {
+    static constexpr llvm::StringLiteral kWhy =
         "the program has no public function with a body: an artifact's "
-        "entries are its public functions (func.func @main ...)");
+        "entries are its public functions (func.func @main ...)";
+    // Point at a private function with a body when there is one (the likely
+    // mistake); the implicit module of a file has no line of its own.
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func.isExternal())
+        return func.emitError(kWhy)
+               << "; @" << func.getName() << " is "
+               << (func.isPrivate() ? "private" : "nested");
+    Location loc = module.getLoc();
+    if (auto file = dyn_cast<FileLineColLoc>(loc); file && file.getLine() == 0)
+      loc = FileLineColLoc::get(file.getFilename(), 1, 1);
+    return emitError(loc, kWhy);
+  }
   return text;
 }
 

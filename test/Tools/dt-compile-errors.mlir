@@ -21,7 +21,10 @@
 // ISDIR: dt-compile: cannot write {{.*}}.dir: it is a directory
 // RUN: echo keep > %t.keep.so && echo "// nothing" > %t.empty.mlir
 // RUN: not dt-compile %t.empty.mlir -o %t.keep.so 2>&1 | FileCheck %s --check-prefix=EMPTY
-// EMPTY: error: the program has no public function with a body: an artifact's entries are its public functions
+// EMPTY: empty.mlir:1:1: error: the program has no public function with a body: an artifact's entries are its public functions
+// RUN: printf 'func.func private @helper() {\n  return\n}\n' > %t.private.mlir
+// RUN: not dt-compile %t.private.mlir -o %t.keep.so 2>&1 | FileCheck %s --check-prefix=PRIVATE
+// PRIVATE: private.mlir:1:1: error: the program has no public function with a body: {{.*}}; @helper is private
 // RUN: not dt-compile %dt_tools_dir/dt-run -o %t.keep.so 2>&1 | FileCheck %s --check-prefix=ELF
 // ELF: dt-run: error: not MLIR text or bytecode: byte 0 is 0x7f (an ELF file: a dt-compile artifact runs with dt-run){{$}}
 // RUN: %npy array %t.npy '<f4' 2 1,2
