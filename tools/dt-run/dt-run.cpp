@@ -314,14 +314,23 @@ void printTiming(const RunStats &stats, const std::string &backend) {
     const std::vector<double> &s = stats.seconds[i];
     if (s.empty())
       continue;
-    double total = 0, best = s[0];
-    for (double t : s) {
-      total += t;
-      best = std::min(best, t);
+    // Of several calls the first warms up (first touches, threads starting
+    // apart) and is shown apart, as --profile leaves it out.
+    size_t skipped = s.size() > 1 ? 1 : 0;
+    double total = 0, best = s[skipped];
+    for (size_t k = skipped; k < s.size(); ++k) {
+      total += s[k];
+      best = std::min(best, s[k]);
     }
-    std::printf("  rank %lld: %.1f us per call (min %.1f us, %zu calls, %s)\n",
-                static_cast<long long>(stats.ranks[i]), 1e6 * total / s.size(),
-                1e6 * best, s.size(), backend.c_str());
+    std::string first =
+        skipped ? absl::StrFormat("; the first %.1f us, not in the mean",
+                                  1e6 * s[0])
+                : "";
+    std::printf(
+        "  rank %lld: %.1f us per call (min %.1f us, %zu call%s, %s%s)\n",
+        static_cast<long long>(stats.ranks[i]),
+        1e6 * total / (s.size() - skipped), 1e6 * best, s.size(),
+        s.size() == 1 ? "" : "s", backend.c_str(), first.c_str());
   }
 }
 
