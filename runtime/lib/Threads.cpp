@@ -11,10 +11,11 @@
 // other's buffers, so the later barriers wait for all of them: no rank can
 // free a buffer another still reads. The timeout bounds every wait.
 //
-// A waiter first spins a while on the slot's generation (when the job has no
-// more ranks than this process has CPUs), then sleeps on the mutex: waking a
-// sleeping thread took 20-40 us on the machine dt is developed on, twice per
-// collective, so a 128-byte all_gather between two ranks cost ~40 us.
+// A waiter first watches the slot's generation a while (spinning, or
+// yielding its CPU when the job has more ranks than this process has CPUs),
+// then sleeps on the mutex: waking a sleeping thread took 20-40 us on the
+// machine dt is developed on, twice per collective, so a 128-byte all_gather
+// between two ranks cost ~40 us.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,31 +92,36 @@ absl::Status ThreadsBackend::publish(RankContext &rank, const Group &group,
   return barrier(rank, group, *slot, what, /*abortable=*/true);
 }
 
-/// Whether waiters may spin: every rank can have a CPU of its own (a
-/// spinning rank on a shared CPU would hold back the one it waits for).
-static bool spinningPays(int64_t ranks) {
+/// The CPUs this process may run on.
+static int64_t usableCpus() {
   static const int64_t cpus = [] {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof(set), &set) == 0)
       return static_cast<int64_t>(CPU_COUNT(&set));
     return static_cast<int64_t>(std::thread::hardware_concurrency());
   }();
-  return ranks <= cpus;
+  return cpus;
 }
 
-/// Spins up to kSpin until `slot`'s generation leaves `generation` (or the
-/// job fails, when `abortable`); whether it did.
-static bool spinFor(const std::atomic<uint64_t> &generation, uint64_t from,
-                    const JobState &job, bool abortable) {
-  constexpr auto kSpin = std::chrono::microseconds(50);
-  auto until = std::chrono::steady_clock::now() + kSpin;
+/// Waits up to a bound, without sleeping, until `generation` leaves `from`
+/// (or the job fails, when `abortable`); whether it did. With a CPU for
+/// every rank the waiter spins; with more ranks than CPUs it yields its CPU
+/// at each look instead, to a rank that may be the one it waits for.
+static bool waitAwake(const std::atomic<uint64_t> &generation, uint64_t from,
+                      const JobState &job, bool abortable, int64_t ranks) {
+  constexpr auto kBound = std::chrono::microseconds(50);
+  bool yield = ranks > usableCpus();
+  auto until = std::chrono::steady_clock::now() + kBound;
   for (;;) {
-    for (int i = 0; i < 64; ++i) {
+    for (int i = 0; i < (yield ? 1 : 64); ++i) {
       if (generation.load(std::memory_order_acquire) != from ||
           (abortable && job.failed()))
         return true;
+      if (yield)
+        sched_yield();
 #if defined(__x86_64__)
-      __builtin_ia32_pause();
+      else
+        __builtin_ia32_pause();
 #endif
     }
     if (std::chrono::steady_clock::now() > until)
@@ -138,8 +144,8 @@ absl::Status ThreadsBackend::barrier(RankContext &rank, const Group &group,
       return absl::OkStatus();
     }
   }
-  if (spinningPays(rank.mesh().size()) &&
-      spinFor(slot.generation, generation, job_, abortable) &&
+  if (waitAwake(slot.generation, generation, job_, abortable,
+                rank.mesh().size()) &&
       slot.generation.load(std::memory_order_acquire) != generation)
     return absl::OkStatus();
   bool arrived;
