@@ -167,6 +167,90 @@ func.func @masked(%x: memref<8x200xf32>, %y: memref<8xf32>, %valid: index) {
 
 // -----
 
+// Two outputs in one pass, a sum and a sum of squares (a norm's statistics),
+// of a length the lanes do not divide: lanes for each, one loop over the
+// whole steps filling both, one remainder loop filling the first lanes of
+// both, and each output combined from its own lanes.
+// CHECK-LABEL: func.func @two_outputs
+// CHECK-SAME: (%[[X:.*]]: memref<4x200xf32>, %[[SUM:.*]]: memref<4xf32>, %[[SQ:.*]]: memref<4xf64>)
+// CHECK: %[[L0:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x16xf32>
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[L0]] : memref<4x16xf32>)
+// CHECK: %[[L1:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x16xf64>
+// CHECK: %[[N1:.*]] = arith.constant -0.000000e+00 : f64
+// CHECK: linalg.fill ins(%[[N1]] : f64) outs(%[[L1]] : memref<4x16xf64>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK-SAME: outs(%[[L0]], %[[L1]] : memref<4x16xf32>, memref<4x16xf64>)
+// CHECK: %[[F0:.*]] = memref.subview %[[L0]][0, 0] [4, 8] [1, 1]
+// CHECK: %[[F1:.*]] = memref.subview %[[L1]][0, 0] [4, 8] [1, 1]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
+// CHECK-SAME: outs(%[[F0]], %[[F1]] :
+// CHECK: linalg.generic {{.*}} ins(%[[L0]] : memref<4x16xf32>) outs(%[[SUM]] : memref<4xf32>)
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}} ins(%[[L1]] : memref<4x16xf64>) outs(%[[SQ]] : memref<4xf64>)
+// CHECK: arith.addf
+// CHECK: memref.dealloc %[[L0]]
+// CHECK: memref.dealloc %[[L1]]
+func.func @two_outputs(%x: memref<4x200xf32>, %sum: memref<4xf32>, %sq: memref<4xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>,
+                                   affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x200xf32>) outs(%sum, %sq : memref<4xf32>, memref<4xf64>) {
+  ^bb0(%a: f32, %s: f32, %q: f64):
+    %r = arith.addf %s, %a : f32
+    %w = arith.extf %a : f32 to f64
+    %ww = arith.mulf %w, %w : f64
+    %rq = arith.addf %ww, %q : f64
+    linalg.yield %r, %rq : f32, f64
+  }
+  return
+}
+
+// -----
+
+// Left alone, with several outputs: one output's element reads another's
+// accumulation (a running sum's running total: the lanes would change what
+// it sums), one buffer as both outputs, and an argmax (the index follows
+// the maximum through a select that reads the accumulator).
+// CHECK-LABEL: func.func @outputs_left_alone
+// CHECK-NOT: memref.alloc
+// CHECK: return
+func.func @outputs_left_alone(%x: memref<4x256xf32>, %a: memref<4xf32>, %b: memref<4xf32>,
+                              %i: memref<4xi64>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>,
+                                   affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x256xf32>) outs(%a, %b : memref<4xf32>, memref<4xf32>) {
+  ^bb0(%e: f32, %s: f32, %t: f32):
+    %r = arith.addf %s, %e : f32
+    %rt = arith.addf %t, %r : f32
+    linalg.yield %r, %rt : f32, f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>,
+                                   affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x256xf32>) outs(%a, %a : memref<4xf32>, memref<4xf32>) {
+  ^bb0(%e: f32, %s: f32, %t: f32):
+    %r = arith.addf %s, %e : f32
+    %rt = arith.maximumf %t, %e : f32
+    linalg.yield %r, %rt : f32, f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>,
+                                   affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x256xf32>) outs(%a, %i : memref<4xf32>, memref<4xi64>) {
+  ^bb0(%e: f32, %m: f32, %k: i64):
+    %gt = arith.cmpf ogt, %e, %m : f32
+    %r = arith.select %gt, %e, %m : f32
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i64
+    %rk = arith.select %gt, %ji, %k : i64
+    linalg.yield %r, %rk : f32, i64
+  }
+  return
+}
+
+// -----
+
 // Left alone: a reduction that is not along the innermost loop (its inner
 // loop is parallel already), one too short, one reading the reduction
 // along another dim than its last (a column sum of a transposed read), an

@@ -349,15 +349,16 @@ def SplitReductionsPass : Pass<"dt-split-reductions", "ModuleOp"> {
     A floating-point reduction along the innermost loop is a chain of
     dependent operations in a fixed order, which LLVM may not reassociate:
     it runs at one element per add latency and does not vectorize. On the
-    CPU target, a `linalg.generic` on buffers that reduces one output along
-    its last loop (static length of at least 64; the accumulator used only
+    CPU target, a `linalg.generic` on buffers that reduces along its last
+    loop (static length of at least 64; each output's accumulator used only
     by the combiner it yields: `addf`, `mulf`, `maximumf`, `minimumf`,
     `maxnumf` or `minnumf`, perhaps under a mask, `select(c, combine(acc,
-    x), acc)`, as an uneven shard's padding is; inputs read along their last
-    dim, or not at all) is rewritten to accumulate element `j` of each row
-    into lane `j mod 16` of a buffer filled with the combiner's neutral
-    element (-0.0 for `addf`), the lanes combined into the output after, in
-    lane order. The innermost loop is then the parallel one over the lanes.
+    x), acc)`, as an uneven shard's padding is, with nothing else reading
+    the combination; inputs read along their last dim, or not at all) is
+    rewritten to accumulate element `j` of each row into lane `j mod 16` of
+    a buffer per output filled with its combiner's neutral element (-0.0 for
+    `addf`), the lanes combined into the output after, in lane order. Several
+    outputs (a sum and a sum of squares in one pass) each get lanes. The innermost loop is then the parallel one over the lanes.
     Where 16 does not divide the length, the whole steps of 16 read a view
     of the first elements, and the last (fewer than 16) go into the first
     lanes by a parallel loop of the same body. A `linalg.index` of the

@@ -11,7 +11,8 @@
 // divide leaves a remainder of fewer than 16 elements, which goes into the
 // first lanes by the same rule. A masked body (an uneven shard's padding,
 // select(j < valid, acc + x, acc)) keeps its mask, with j rebuilt as the
-// element's place in the row.
+// element's place in the row. A reduction of several outputs (a sum and a
+// sum of squares in one pass) gets lanes for each.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,12 +40,13 @@ static constexpr int64_t kLanes = 16;
 static constexpr int64_t kShortest = 4 * kLanes;
 
 namespace {
-/// A reduction `dt-split-reductions` splits, and the op that combines the
-/// accumulator with each element.
+/// A reduction `dt-split-reductions` splits, and for each of its outputs the
+/// op that combines the accumulator with each element and the value its
+/// lanes start at.
 struct Splittable {
   linalg::GenericOp op;
-  Operation *combiner;
-  TypedAttr neutral;
+  SmallVector<Operation *> combiners;
+  SmallVector<TypedAttr> neutrals;
 };
 } // namespace
 
@@ -113,31 +115,14 @@ static std::optional<TypedAttr> neutralElement(Operation *combiner) {
       type, APFloat::getZero(type.getFloatSemantics(), /*Negative=*/true));
 }
 
-/// `op`, when it is a floating-point reduction of one output along its last
-/// loop (the innermost), of a static length of at least kShortest, into a
-/// static output it does not read as an input, whose accumulator feeds only
-/// the combiner yielded (perhaps under a mask), and which every input reads
-/// along its last dim.
-static std::optional<Splittable> splittable(linalg::GenericOp op) {
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1)
-    return std::nullopt;
-  unsigned loops = op.getNumLoops();
-  if (loops == 0 ||
-      op.getIteratorTypesArray().back() != utils::IteratorType::reduction)
-    return std::nullopt;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t length = ranges.back();
-  if (ShapedType::isDynamic(length) || length < kShortest)
-    return std::nullopt;
-
-  // The body yields combine(acc, x), or select(c, combine(acc, x), acc)
-  // (an uneven shard's padding masked off), where only those two read acc
-  // and only the select reads the combination: c does not depend on acc.
-  Block &body = op.getRegion().front();
-  BlockArgument acc = body.getArguments().back();
-  if (!isa<FloatType>(acc.getType()))
-    return std::nullopt;
-  Value combined = body.getTerminator()->getOperand(0);
+/// The combiner of the output whose accumulator is `acc` in `body`, when
+/// the body yields `combined` for it as combine(acc, x) or select(c,
+/// combine(acc, x), acc) (an uneven shard's padding masked off), where only
+/// those two read acc and their results go only to the yield: neither x nor
+/// c nor any other output depends on acc.
+static Operation *combinerOf(Block &body, BlockArgument acc, Value combined) {
+  if (!isa<FloatType>(acc.getType()) || !combined.hasOneUse())
+    return nullptr;
   Operation *mask = nullptr;
   if (auto select = combined.getDefiningOp<arith::SelectOp>();
       select && select.getFalseValue() == acc && select.getCondition() != acc &&
@@ -145,7 +130,7 @@ static std::optional<Splittable> splittable(linalg::GenericOp op) {
     mask = select;
     combined = select.getTrueValue();
     if (!combined.hasOneUse())
-      return std::nullopt;
+      return nullptr;
   }
   Operation *combiner = combined.getDefiningOp();
   if (!combiner || combiner->getBlock() != &body ||
@@ -156,16 +141,45 @@ static std::optional<Splittable> splittable(linalg::GenericOp op) {
       llvm::count(combiner->getOperands(), acc) != 1 ||
       !isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MinimumFOp,
            arith::MaxNumFOp, arith::MinNumFOp>(combiner))
+    return nullptr;
+  return combiner;
+}
+
+/// `op`, when it is a floating-point reduction along its last loop (the
+/// innermost), of a static length of at least kShortest, into static
+/// outputs it does not read as inputs, each accumulated by one combiner
+/// (combinerOf), and which every input reads along its last dim.
+static std::optional<Splittable> splittable(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() == 0)
     return std::nullopt;
-  std::optional<TypedAttr> neutral = neutralElement(combiner);
-  if (!neutral)
+  unsigned loops = op.getNumLoops();
+  if (loops == 0 ||
+      op.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t length = ranges.back();
+  if (ShapedType::isDynamic(length) || length < kShortest)
     return std::nullopt;
 
-  OpOperand *out = op.getDpsInitOperand(0);
-  if (!cast<MemRefType>(out->get().getType()).hasStaticShape() ||
-      op.getMatchingIndexingMap(out).isFunctionOfDim(loops - 1) ||
-      llvm::is_contained(op.getDpsInputs(), out->get()))
-    return std::nullopt;
+  Splittable s{op, {}, {}};
+  Block &body = op.getRegion().front();
+  unsigned firstAcc = op.getNumDpsInputs();
+  for (OpOperand &out : op.getDpsInitsMutable()) {
+    unsigned i = out.getOperandNumber() - firstAcc;
+    Operation *combiner = combinerOf(body, body.getArgument(firstAcc + i),
+                                     body.getTerminator()->getOperand(i));
+    std::optional<TypedAttr> neutral =
+        combiner ? neutralElement(combiner) : std::nullopt;
+    if (!neutral)
+      return std::nullopt;
+    s.combiners.push_back(combiner);
+    s.neutrals.push_back(*neutral);
+    if (!cast<MemRefType>(out.get().getType()).hasStaticShape() ||
+        op.getMatchingIndexingMap(&out).isFunctionOfDim(loops - 1) ||
+        llvm::is_contained(op.getDpsInputs(), out.get()) ||
+        llvm::count(op.getDpsInits(), out.get()) != 1)
+      return std::nullopt;
+  }
   // The lanes are contiguous in every input that reads along the loop (an
   // input may also not depend on it, as a broadcast row does).
   AffineExpr last = getAffineDimExpr(loops - 1, op.getContext());
@@ -181,7 +195,7 @@ static std::optional<Splittable> splittable(linalg::GenericOp op) {
         return std::nullopt;
     }
   }
-  return Splittable{op, combiner, *neutral};
+  return s;
 }
 
 /// Replaces each `linalg.index` of the reduced loop, `loops - 1`, in the body
@@ -202,11 +216,11 @@ static void reindexLast(linalg::GenericOp op, unsigned loops,
   }
 }
 
-/// Rewrites the reduction into a lanes' buffer, filled with the combiner's
-/// neutral element; the loop over the reduction's whole steps of 16
-/// elements, each one element into each lane (the innermost loop,
+/// Rewrites the reduction into a lanes' buffer per output, filled with its
+/// combiner's neutral element; the loop over the reduction's whole steps of
+/// 16 elements, each one element into each lane (the innermost loop,
 /// parallel); the remainder, element k into lane k (a parallel loop of
-/// fewer than 16); and a reduction of the lanes into the output, in lane
+/// fewer than 16); and a reduction of each output's lanes into it, in lane
 /// order.
 static void split(const Splittable &s) {
   linalg::GenericOp op = s.op;
@@ -214,20 +228,21 @@ static void split(const Splittable &s) {
   Location loc = op.getLoc();
   MLIRContext *ctx = op.getContext();
   unsigned loops = op.getNumLoops();
-  Value out = op.getDpsInitOperand(0)->get();
-  auto outType = cast<MemRefType>(out.getType());
-  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   int64_t length = op.getStaticLoopRanges().back();
   int64_t remainder = length % kLanes, whole = length - remainder;
 
-  // The lanes: the output's shape, then one dim of kLanes.
-  SmallVector<int64_t> laneShape(outType.getShape());
-  laneShape.push_back(kLanes);
-  auto laneType = MemRefType::get(laneShape, outType.getElementType());
-  Value lanes = memref::AllocOp::create(b, loc, laneType, ValueRange(),
-                                        b.getI64IntegerAttr(64));
-  Value neutral = arith::ConstantOp::create(b, loc, s.neutral);
-  linalg::FillOp::create(b, loc, ValueRange{neutral}, ValueRange{lanes});
+  // The lanes of each output: its shape, then one dim of kLanes.
+  SmallVector<Value> lanes;
+  for (auto [out, neutral] : llvm::zip(op.getDpsInits(), s.neutrals)) {
+    auto outType = cast<MemRefType>(out.getType());
+    SmallVector<int64_t> laneShape(outType.getShape());
+    laneShape.push_back(kLanes);
+    auto laneType = MemRefType::get(laneShape, outType.getElementType());
+    lanes.push_back(memref::AllocOp::create(b, loc, laneType, ValueRange(),
+                                            b.getI64IntegerAttr(64)));
+    Value start = arith::ConstantOp::create(b, loc, neutral);
+    linalg::FillOp::create(b, loc, ValueRange{start}, ValueRange{lanes.back()});
+  }
 
   // Loop `loops - 1` now counts steps of kLanes elements; loop `loops` is
   // the lane. An input read along the reduction is read through a view of
@@ -251,14 +266,17 @@ static void split(const Splittable &s) {
     inputs.push_back(value);
     maps.push_back(AffineMap::get(loops + 1, 0, results, ctx));
   }
-  SmallVector<AffineExpr> laneResults(outMap.getResults());
-  laneResults.push_back(lane);
-  maps.push_back(AffineMap::get(loops + 1, 0, laneResults, ctx));
+  for (OpOperand &out : op.getDpsInitsMutable()) {
+    SmallVector<AffineExpr> laneResults(
+        op.getMatchingIndexingMap(&out).getResults());
+    laneResults.push_back(lane);
+    maps.push_back(AffineMap::get(loops + 1, 0, laneResults, ctx));
+  }
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   iterators.push_back(utils::IteratorType::parallel);
 
-  auto steps = linalg::GenericOp::create(b, loc, TypeRange(), inputs,
-                                         ValueRange{lanes}, maps, iterators);
+  auto steps = linalg::GenericOp::create(b, loc, TypeRange(), inputs, lanes,
+                                         maps, iterators);
 
   // The remainder: the same loops with the last one over the remainder's
   // elements, each into its own lane (so parallel).
@@ -271,16 +289,21 @@ static void split(const Splittable &s) {
                          ? lastDimPart(b, loc, input->get(), whole, remainder)
                          : input->get());
     }
+    SmallVector<Value> restLanes;
     SmallVector<AffineMap> restMaps = op.getIndexingMapsArray();
-    SmallVector<AffineExpr> restLane(outMap.getResults());
-    restLane.push_back(getAffineDimExpr(loops - 1, ctx));
-    restMaps.back() = AffineMap::get(loops, 0, restLane, ctx);
+    for (OpOperand &out : op.getDpsInitsMutable()) {
+      unsigned i = out.getOperandNumber() - op.getNumDpsInputs();
+      restLanes.push_back(lastDimPart(b, loc, lanes[i], 0, remainder));
+      SmallVector<AffineExpr> restLane(
+          op.getMatchingIndexingMap(&out).getResults());
+      restLane.push_back(getAffineDimExpr(loops - 1, ctx));
+      restMaps[out.getOperandNumber()] =
+          AffineMap::get(loops, 0, restLane, ctx);
+    }
     SmallVector<utils::IteratorType> restIterators = op.getIteratorTypesArray();
     restIterators.back() = utils::IteratorType::parallel;
-    auto tail = linalg::GenericOp::create(
-        b, loc, TypeRange(), rest,
-        ValueRange{lastDimPart(b, loc, lanes, 0, remainder)}, restMaps,
-        restIterators);
+    auto tail = linalg::GenericOp::create(b, loc, TypeRange(), rest, restLanes,
+                                          restMaps, restIterators);
     IRMapping mapping;
     op.getRegion().cloneInto(&tail.getRegion(), mapping);
     // Element k of the remainder is element whole + k of the row.
@@ -300,29 +323,33 @@ static void split(const Splittable &s) {
     return arith::AddIOp::create(nb, nloc, first, laneIndex);
   });
 
-  // out = combine(out, lanes[..., 0]), then lanes[..., 1], ...
-  unsigned rank = outType.getRank();
-  AffineMap all = b.getMultiDimIdentityMap(rank + 1);
-  AffineMap dropLane =
-      AffineMap::get(rank + 1, 0, all.getResults().drop_back(), ctx);
-  SmallVector<utils::IteratorType> combineIterators(
-      rank, utils::IteratorType::parallel);
-  combineIterators.push_back(utils::IteratorType::reduction);
-  bool accFirst = s.combiner->getOperand(0) ==
-                  steps.getRegion().front().getArguments().back();
-  Operation *combiner = s.combiner;
-  linalg::GenericOp::create(
-      b, loc, TypeRange(), ValueRange{lanes}, ValueRange{out},
-      ArrayRef<AffineMap>{all, dropLane}, combineIterators,
-      [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value element = args[0], acc = args[1];
-        IRMapping mapping;
-        mapping.map(combiner->getOperand(accFirst ? 0 : 1), acc);
-        mapping.map(combiner->getOperand(accFirst ? 1 : 0), element);
-        Operation *combined = nb.clone(*combiner, mapping);
-        linalg::YieldOp::create(nb, nloc, combined->getResult(0));
-      });
-  memref::DeallocOp::create(b, loc, lanes);
+  // Each output: out = combine(out, lanes[..., 0]), then lanes[..., 1], ...
+  Block &body = steps.getRegion().front();
+  for (auto [i, out] : llvm::enumerate(op.getDpsInits())) {
+    unsigned rank = cast<MemRefType>(out.getType()).getRank();
+    AffineMap all = b.getMultiDimIdentityMap(rank + 1);
+    AffineMap dropLane =
+        AffineMap::get(rank + 1, 0, all.getResults().drop_back(), ctx);
+    SmallVector<utils::IteratorType> combineIterators(
+        rank, utils::IteratorType::parallel);
+    combineIterators.push_back(utils::IteratorType::reduction);
+    Operation *combiner = s.combiners[i];
+    bool accFirst =
+        combiner->getOperand(0) == body.getArgument(op.getNumDpsInputs() + i);
+    linalg::GenericOp::create(
+        b, loc, TypeRange(), ValueRange{lanes[i]}, ValueRange{out},
+        ArrayRef<AffineMap>{all, dropLane}, combineIterators,
+        [&](OpBuilder &nb, Location nloc, ValueRange args) {
+          Value element = args[0], acc = args[1];
+          IRMapping mapping;
+          mapping.map(combiner->getOperand(accFirst ? 0 : 1), acc);
+          mapping.map(combiner->getOperand(accFirst ? 1 : 0), element);
+          Operation *combined = nb.clone(*combiner, mapping);
+          linalg::YieldOp::create(nb, nloc, combined->getResult(0));
+        });
+  }
+  for (Value buffer : lanes)
+    memref::DeallocOp::create(b, loc, buffer);
   op.erase();
 }
 

@@ -6,7 +6,9 @@ A row of n elements accumulates element j into lane j mod 16 (the lanes start
 at -0.0), and the 16 lanes are then added to the row's initial value in lane
 order; a row whose length 16 does not divide ends with fewer than 16 elements,
 which go into the first lanes by the same rule. The result is the same bits on
-every CPU, and differs from the one-element-at-a-time chain on most rows.
+every CPU, and differs from the one-element-at-a-time chain on most rows. A
+reduction with two outputs (a sum and a sum of squares in one pass) keeps
+lanes for each, in the same order.
 
   reduction_order.py write DIR   writes DIR/prog.mlir and DIR/in<i>.npy
   reduction_order.py check DIR   compares DIR/out/result<i>.npy bit for bit
@@ -23,12 +25,14 @@ import struct
 import sys
 
 LANES = 16
-# (rows, length, initial value, valid length): a length the lanes divide,
-# two they do not, rows of only -0.0 started at -0.0 (their sum is -0.0),
-# and a row whose elements from 150 on are masked off, as an uneven
-# shard's padding is (linalg.index and a select in the body).
-CASES = [(6, 256, 0.0, None), (6, 200, 0.0, None), (5, 1001, 0.0, None),
-         (3, 80, -0.0, None), (4, 200, 0.0, 150)]
+# (rows, length, initial value, valid length, with squares): a length the
+# lanes divide, two they do not, rows of only -0.0 started at -0.0 (their
+# sum is -0.0), a row whose elements from 150 on are masked off, as an
+# uneven shard's padding is (linalg.index and a select in the body), and
+# rows whose sum of squares is a second output of the same reduction.
+CASES = [(6, 256, 0.0, None, False), (6, 200, 0.0, None, False),
+         (5, 1001, 0.0, None, False), (3, 80, -0.0, None, False),
+         (4, 200, 0.0, 150, False), (4, 300, 0.0, None, True)]
 
 
 def f32(x):
@@ -81,8 +85,14 @@ def read_npy(path):
     return struct.unpack(f"<{len(body) // 4}f", body)
 
 
-def masked(valid):
-    """The body: acc + a, or under the mask j < valid."""
+def masked(valid, squares):
+    """The body: acc + a, or under the mask j < valid; with squares, also
+    acc2 + a * a into the second output."""
+    if squares:
+        return """    %r = arith.addf %acc, %a : f32
+    %aa = arith.mulf %a, %a : f32
+    %q = arith.addf %acc2, %aa : f32
+    linalg.yield %r, %q : f32, f32"""
     if valid is None:
         return "    %r = arith.addf %acc, %a : f32\n    linalg.yield %r : f32"
     return f"""    %s = arith.addf %acc, %a : f32
@@ -94,47 +104,64 @@ def masked(valid):
 
 
 def write(directory):
-    arguments, results, body = [], [], []
-    for i, (count, length, initial, valid) in enumerate(CASES):
+    arguments, results, body, values = [], [], [], []
+    for i, (count, length, initial, valid, squares) in enumerate(CASES):
         data = rows(i, count, length, initial)
         write_npy(os.path.join(directory, f"in{i}.npy"), (count, length),
                   [x for row in data for x in row])
         arguments.append(f"%x{i}: tensor<{count}x{length}xf32>")
-        results.append(f"tensor<{count}xf32>")
+        row = f"tensor<{count}xf32>"
+        outs = f"%f{i} : {row}"
+        maps = "affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>"
+        accs = "%acc: f32"
+        made = f"%s{i}"
+        if squares:
+            outs = f"%f{i}, %f{i} : {row}, {row}"
+            maps += ", affine_map<(i, j) -> (i)>"
+            accs += ", %acc2: f32"
+            made = f"%s{i}:2"
         body.append(f"""  %init{i} = arith.constant {'-0.0' if math.copysign(1, initial) < 0 else '0.0'} : f32
-  %e{i} = tensor.empty() : tensor<{count}xf32>
-  %f{i} = linalg.fill ins(%init{i} : f32) outs(%e{i} : tensor<{count}xf32>) -> tensor<{count}xf32>
-  %s{i} = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+  %e{i} = tensor.empty() : {row}
+  %f{i} = linalg.fill ins(%init{i} : f32) outs(%e{i} : {row}) -> {row}
+  {made} = linalg.generic {{indexing_maps = [{maps}],
                          iterator_types = ["parallel", "reduction"]}}
-      ins(%x{i} : tensor<{count}x{length}xf32>) outs(%f{i} : tensor<{count}xf32>) {{
-  ^bb0(%a: f32, %acc: f32):
-{masked(valid)}
-  }} -> tensor<{count}xf32>""")
+      ins(%x{i} : tensor<{count}x{length}xf32>) outs({outs}) {{
+  ^bb0(%a: f32, {accs}):
+{masked(valid, squares)}
+  }} -> {f"({row}, {row})" if squares else row}""")
+        results += [row] * (2 if squares else 1)
+        values += [f"%s{i}#0", f"%s{i}#1"] if squares else [f"%s{i}"]
     with open(os.path.join(directory, "prog.mlir"), "w") as f:
         f.write(f"func.func @main({', '.join(arguments)}) -> ({', '.join(results)}) {{\n")
         f.write("\n".join(body) + "\n")
-        f.write(f"  return {', '.join(f'%s{i}' for i in range(len(CASES)))} : "
-                f"{', '.join(results)}\n}}\n")
+        f.write(f"  return {', '.join(values)} : {', '.join(results)}\n}}\n")
 
 
 def check(directory):
     wrong, chain_differs, total = [], 0, 0
-    for i, (count, length, initial, valid) in enumerate(CASES):
-        got = read_npy(os.path.join(directory, "out", f"result{i}.npy"))
-        for r, row in enumerate(rows(i, count, length, initial)):
-            total += 1
-            row = row[:valid]  # the masked elements leave their lanes as they were
-            expected = lane_sum(row, initial)
-            chain_differs += bits(chain_sum(row, initial)) != bits(expected)
-            if r >= len(got) or bits(got[r]) != bits(expected):
-                wrong.append((i, r, got[r] if r < len(got) else None, expected))
+    result = 0
+    for i, (count, length, initial, valid, squares) in enumerate(CASES):
+        data = [row[:valid] for row in rows(i, count, length, initial)]
+        # The masked elements leave their lanes as they were.
+        outputs = [data]
+        if squares:
+            outputs.append([[f32(x * x) for x in row] for row in data])
+        for terms in outputs:
+            got = read_npy(os.path.join(directory, "out", f"result{result}.npy"))
+            result += 1
+            for r, row in enumerate(terms):
+                total += 1
+                expected = lane_sum(row, initial)
+                chain_differs += bits(chain_sum(row, initial)) != bits(expected)
+                if r >= len(got) or bits(got[r]) != bits(expected):
+                    wrong.append((i, r, got[r] if r < len(got) else None, expected))
     print(f"row sums: {total} rows, {len(wrong)} not in lane order {wrong[:4]}, "
           f"{chain_differs} where the chain's order gives other bits")
 
 
 def check_zeros(directory, out):
     rows, wrong = 0, 0
-    for i, (count, _, initial, _) in enumerate(CASES):
+    for i, (count, _, initial, _, _) in enumerate(CASES):
         if math.copysign(1, initial) > 0:
             continue
         got = read_npy(os.path.join(directory, out, f"result{i}.npy"))
