@@ -133,17 +133,20 @@ absl::Status ThreadsBackend::barrier(RankContext &rank, const Group &group,
                                      Slot &slot, absl::string_view what,
                                      bool abortable) {
   uint64_t generation;
+  bool failed;
   {
     absl::MutexLock lock(&job_.mutex());
-    if (abortable && job_.failed())
-      return job_.status();
+    failed = abortable && job_.failed();
     generation = slot.generation.load(std::memory_order_relaxed);
-    if (++slot.arrived == group.size()) {
+    if (!failed && ++slot.arrived == group.size()) {
       slot.arrived = 0;
       slot.generation.store(generation + 1, std::memory_order_release);
       return absl::OkStatus();
     }
   }
+  // A failed job's status takes the mutex: read with it released.
+  if (failed)
+    return job_.status();
   if (waitAwake(slot.generation, generation, job_, abortable,
                 rank.mesh().size()) &&
       slot.generation.load(std::memory_order_acquire) != generation)
