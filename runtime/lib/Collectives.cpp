@@ -372,18 +372,17 @@ int64_t streamWholeLines(DType dtype, const std::vector<void *> &outs,
   case DType::I1:
     return 0;
   }
-  // The streamed lines are weakly ordered: fence them before the barrier
-  // that lets another rank read them.
-  _mm_sfence();
   return lines;
 }
 
 /// The elements before every output reaches a line boundary, or nullopt
-/// when they do not reach one together (or the outputs are small).
-std::optional<int64_t>
-linesStartAt(DType dtype, const std::vector<void *> &outs, int64_t count) {
+/// when they do not reach one together (or the outputs, `bytes` in all,
+/// are small).
+std::optional<int64_t> linesStartAt(DType dtype,
+                                    const std::vector<void *> &outs,
+                                    int64_t count, size_t bytes) {
   size_t element = dtypeSize(dtype);
-  if (count * element * outs.size() < kStreamingBytes)
+  if (bytes < kStreamingBytes)
     return std::nullopt;
   uintptr_t misaligned = reinterpret_cast<uintptr_t>(outs[0]) % kLineBytes;
   for (void *out : outs)
@@ -400,19 +399,33 @@ linesStartAt(DType dtype, const std::vector<void *> &outs, int64_t count) {
 
 void reduceArrays(DType dtype, const std::vector<void *> &outs,
                   const std::vector<const void *> &inputs, int64_t count,
-                  ReductionKind kind) {
+                  ReductionKind kind, size_t partOf) {
   // Each input element is read once and each output element written once,
   // so the data crosses memory once each way.
 #if defined(__SSE2__)
-  if (std::optional<int64_t> head = linesStartAt(dtype, outs, count)) {
+  size_t bytes = partOf ? partOf : count * dtypeSize(dtype) * outs.size();
+  if (std::optional<int64_t> head = linesStartAt(dtype, outs, count, bytes)) {
     reduceTiles(dtype, outs, inputs, 0, *head, kind);
     int64_t lines = streamWholeLines(dtype, outs, inputs, *head, count, kind);
     reduceTiles(dtype, outs, inputs,
                 *head + lines * kLineBytes / dtypeSize(dtype), count, kind);
+    // The streamed lines are weakly ordered: fenced before the barrier that
+    // lets another rank read them (by the caller, once, after the last
+    // piece of a larger output).
+    if (!partOf)
+      fenceStreams();
     return;
   }
+#else
+  (void)partOf;
 #endif
   reduceTiles(dtype, outs, inputs, 0, count, kind);
+}
+
+void fenceStreams() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
 }
 
 void reduceArrays(DType dtype, void *out,

@@ -272,10 +272,16 @@ void reduceArrays(DType dtype, void *out,
                   const std::vector<const void *> &inputs, int64_t count,
                   ReductionKind kind);
 /// The same written to every one of `outs`, in one pass over the inputs
-/// (an output may be one of the inputs).
+/// (an output may be one of the inputs). `partOf` is the bytes of the
+/// outputs this call is one piece of (0: this call's alone, all outputs
+/// together): large outputs stream past the cache, whether they come in one
+/// call or as the runs of a strided piece. With `partOf`, the caller calls
+/// fenceStreams() after the last piece, before another rank may read them.
 void reduceArrays(DType dtype, const std::vector<void *> &outs,
                   const std::vector<const void *> &inputs, int64_t count,
-                  ReductionKind kind);
+                  ReductionKind kind, size_t partOf = 0);
+/// Orders the streaming stores of this thread before its later stores.
+void fenceStreams();
 
 } // namespace dt::rt
 

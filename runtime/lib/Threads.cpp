@@ -242,15 +242,18 @@ absl::Status ThreadsBackend::reduceScatter(RankContext &rank,
   int64_t run = at.size * inner, tail = out.shape[dim] * inner - run;
   std::vector<const void *> inputs(group.size());
   std::vector<void *> to(1);
+  // The runs stream past the cache when the whole piece would.
+  size_t piece = static_cast<size_t>(outer * run) * element;
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t j = 0; j < group.size(); ++j)
       inputs[j] = static_cast<const char *>(slot->in[j]) +
                   ((o * in.shape[dim] + at.offset) * inner) * element;
     to[0] = static_cast<char *>(out.data) + o * (run + tail) * element;
     if (run > 0)
-      reduceArrays(in.dtype, to, inputs, run, kind);
+      reduceArrays(in.dtype, to, inputs, run, kind, piece);
     std::memset(static_cast<char *>(to[0]) + run * element, 0, tail * element);
   }
+  fenceStreams();
   return barrier(rank, group, *slot, "reduce_scatter", false);
 }
 
