@@ -12,7 +12,12 @@
 // more than the difference a compiler option makes, so separate dt-run
 // processes cannot tell the two apart. Prints one line:
 //
-//   <best A s> <best B s> <median over turns of A/B>
+//   <best A s> <best B s> <median over turns of A/B> <elements that differ>
+//
+// The last field counts the elements of the global results (assembled from
+// the ranks as dt-run assembles them) whose bits differ between one call of
+// A and one of B: options that should not change what a program computes
+// can be held to it.
 //
 // Both run on the same buffers: where a buffer lands in memory (huge pages
 // or not, which cache sets) moves a memory-bound program's time by several
@@ -31,6 +36,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -112,6 +118,33 @@ std::vector<RankBuffers> buffersFor(const EntrySpec &entry, uint64_t seed) {
   return ranks;
 }
 
+/// The global results of the last call on `ranks`.
+std::vector<HostTensor> globalResults(const EntrySpec &entry,
+                                      std::vector<RankBuffers> &ranks) {
+  std::vector<HostTensor> results;
+  for (const TensorSpec &result : entry.results) {
+    std::vector<const HostTensor *> locals;
+    for (RankBuffers &rank : ranks)
+      locals.push_back(&rank.results[result.index]);
+    results.push_back(check(assembleGlobal(locals, result, entry.mesh)));
+  }
+  return results;
+}
+
+/// How many elements of `a` and `b` (the same shapes) differ in their bits.
+int64_t differing(const std::vector<HostTensor> &a,
+                  const std::vector<HostTensor> &b) {
+  int64_t count = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    size_t element = dtypeSize(a[i].dtype());
+    const char *x = static_cast<const char *>(a[i].data());
+    const char *y = static_cast<const char *>(b[i].data());
+    for (int64_t k = 0; k < a[i].numElements(); ++k)
+      count += std::memcmp(x + k * element, y + k * element, element) != 0;
+  }
+  return count;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -135,9 +168,12 @@ int main(int argc, char **argv) {
                      "in mesh, arguments or results"));
 
   std::vector<RankBuffers> ranks = buffersFor(*a.entry, seed);
-  // One turn each first: first touches of the results, caches.
+  // One turn each first (first touches of the results, caches), keeping
+  // what each computed.
   a.best(ranks, calls);
+  std::vector<HostTensor> fromA = globalResults(*a.entry, ranks);
   b.best(ranks, calls);
+  int64_t differ = differing(fromA, globalResults(*b.entry, ranks));
   double bestA = 1e30, bestB = 1e30;
   std::vector<double> ratios;
   for (int turn = 0; turn < turns; ++turn) {
@@ -155,6 +191,7 @@ int main(int argc, char **argv) {
   }
   std::nth_element(ratios.begin(), ratios.begin() + ratios.size() / 2,
                    ratios.end());
-  std::printf("%.9g %.9g %.6f\n", bestA, bestB, ratios[ratios.size() / 2]);
+  std::printf("%.9g %.9g %.6f %lld\n", bestA, bestB, ratios[ratios.size() / 2],
+              static_cast<long long>(differ));
   return 0;
 }

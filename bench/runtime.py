@@ -33,7 +33,8 @@ by side in one run, printing ratios against the targets.
 
 5-7 compare two compilations of one program: dt-bench-pair (bench/pair.cpp)
 calls the two in alternating turns in one process on the same buffers, and
-the ratio is the median over the turns of the two turns' best calls.
+the ratio is the median over the turns of the two turns' best calls (the
+two must compute the same results, bit for bit).
 Separate processes could not tell a few percent apart here: the best call
 of the same artifact moved by 30% from one process to the next, with where
 its buffers landed in memory.
@@ -200,9 +201,13 @@ def side_by_side(tools, a, b, turns, calls):
     same buffers (bench/pair.cpp): (best call of a, best call of b, median
     over the turns of a / b). Separate dt-run processes cannot compare them
     here: a memory-bound program's best call moves by 30% between processes
-    with where its buffers land, far more than the options compared."""
+    with where its buffers land, far more than the options compared. The
+    options compared here must not change a bit of the results."""
     out = subprocess.run([os.path.join(tools, "dt-bench-pair"), a, b, str(turns), str(calls)],
                          check=True, capture_output=True, text=True).stdout.split()
+    if int(out[3]) != 0:
+        sys.exit(f"{os.path.basename(a)} and {os.path.basename(b)} computed different "
+                 f"results ({out[3]} elements differ)")
     return float(out[0]), float(out[1]), float(out[2])
 
 
