@@ -10,6 +10,11 @@
 #include "absl/strings/str_split.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
 
 namespace dt::rt {
 
@@ -142,12 +147,52 @@ absl::StatusOr<ProgramSpec> parseDescription(absl::string_view text) {
   return program;
 }
 
+/// Whether the 64-bit ELF file `file` holds every byte its headers point
+/// at. dlopen maps a truncated shared object (an interrupted copy) without
+/// complaint and then faults reading the missing pages, which would look
+/// like the program crashing. Anything that is not a 64-bit ELF file is
+/// left to dlopen's own error.
+static absl::Status checkComplete(const std::string &path,
+                                  const std::string &file) {
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  if (!in)
+    return absl::OkStatus();
+  uint64_t size = static_cast<uint64_t>(in.tellg());
+  Elf64_Ehdr header;
+  in.seekg(0);
+  if (!in.read(reinterpret_cast<char *>(&header), sizeof(header)) ||
+      std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
+      header.e_ident[EI_CLASS] != ELFCLASS64)
+    return absl::OkStatus();
+  uint64_t needed = std::max<uint64_t>(
+      header.e_phoff + uint64_t{header.e_phnum} * header.e_phentsize,
+      header.e_shoff + uint64_t{header.e_shnum} * header.e_shentsize);
+  if (needed <= size && header.e_phentsize == sizeof(Elf64_Phdr)) {
+    in.seekg(header.e_phoff);
+    for (int i = 0; i < header.e_phnum; ++i) {
+      Elf64_Phdr segment;
+      if (!in.read(reinterpret_cast<char *>(&segment), sizeof(segment)))
+        break;
+      if (segment.p_type == PT_LOAD)
+        needed = std::max(needed, segment.p_offset + segment.p_filesz);
+    }
+  }
+  if (needed <= size)
+    return absl::OkStatus();
+  return absl::DataLossError(absl::StrCat(
+      "cannot load artifact ", path, ": the file is truncated (", size,
+      " bytes; its ELF headers need ", needed,
+      "): copied or written incompletely? Build it again with dt-compile"));
+}
+
 absl::StatusOr<std::unique_ptr<Artifact>>
 Artifact::open(const std::string &path) {
   // RTLD_NOW: an unresolved runtime function is an error now, not a crash
   // in the middle of a step.
   // dlopen searches the library path for a bare name; a path is a file.
   std::string file = absl::StrContains(path, '/') ? path : "./" + path;
+  if (absl::Status s = checkComplete(path, file); !s.ok())
+    return s;
   void *handle = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     std::string error = ::dlerror();
