@@ -394,6 +394,9 @@ absl::StatusOr<NpyHeader> readNpyHeader(const std::string &path,
         absl::StrCat(what, ": cannot open ", path, ": ", std::strerror(errno)));
   unsigned char prefix[12];
   ssize_t got = ::pread(file.fd, prefix, sizeof(prefix), 0);
+  if (got < 0)
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": cannot read ", path, ": ", std::strerror(errno)));
   if (got < 10 || std::memcmp(prefix, kMagic, 6) != 0)
     return absl::InvalidArgumentError(absl::StrCat(
         what, ": ", path, " is not a .npy file (no \\x93NUMPY magic)"));
