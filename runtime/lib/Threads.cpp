@@ -29,6 +29,7 @@
 #include <chrono>
 #include <cstring>
 #include <sched.h>
+#include <system_error>
 #include <thread>
 
 namespace dt::rt {
@@ -347,22 +348,34 @@ absl::StatusOr<RunStats> runThreadsWith(Artifact::EntryFn entry,
     state->stats.ranks.push_back(r);
   }
   std::vector<std::thread> threads;
-  for (int64_t r = 0; r < n; ++r)
-    threads.emplace_back(
-        [state, entry, &buffers = ranks[r], r, repeat = options.repeat] {
-          RankContext &context = *state->contexts[r];
-          absl::Status s = state->hooks.enter ? state->hooks.enter(context)
-                                              : absl::OkStatus();
-          if (s.ok())
-            s = callEntry(entry, context, buffers.data(), repeat,
-                          state->stats.seconds[r]);
-          if (state->hooks.leave)
-            state->hooks.leave(context);
-          if (!s.ok())
-            (void)state->job.fail(s);
-          absl::MutexLock lock(&state->doneMutex);
-          ++state->done;
-        });
+  int64_t started = 0;
+  for (int64_t r = 0; r < n; ++r, ++started) {
+    // The system may refuse a thread (too many ranks for its limits): the
+    // ranks already started see the job fail and return.
+    try {
+      threads.emplace_back(
+          [state, entry, &buffers = ranks[r], r, repeat = options.repeat] {
+            RankContext &context = *state->contexts[r];
+            absl::Status s = state->hooks.enter ? state->hooks.enter(context)
+                                                : absl::OkStatus();
+            if (s.ok())
+              s = callEntry(entry, context, buffers.data(), repeat,
+                            state->stats.seconds[r]);
+            if (state->hooks.leave)
+              state->hooks.leave(context);
+            if (!s.ok())
+              (void)state->job.fail(s);
+            absl::MutexLock lock(&state->doneMutex);
+            ++state->done;
+          });
+    } catch (const std::system_error &e) {
+      (void)state->job.fail(absl::ResourceExhaustedError(absl::StrCat(
+          "cannot start the thread of rank ", r, " of ", n, " (", e.what(),
+          "): the threads backend runs one thread per rank; run fewer ranks "
+          "on it, or use --backend=mpi")));
+      break;
+    }
+  }
   // Wait for every rank; once the job has failed, give the others one
   // timeout to return. A rank that never returns (stuck outside any
   // collective) is abandoned: the job is over, and the caller is expected
@@ -370,15 +383,15 @@ absl::StatusOr<RunStats> runThreadsWith(Artifact::EntryFn entry,
   bool allDone;
   {
     absl::MutexLock lock(&state->doneMutex);
-    auto finished = [&] { return state->done == n; };
+    auto finished = [&] { return state->done == started; };
     auto finishedOrFailed = [&] {
-      return state->done == n || state->job.failed();
+      return state->done == started || state->job.failed();
     };
     state->doneMutex.Await(absl::Condition(&finishedOrFailed));
-    if (state->done != n)
+    if (state->done != started)
       state->doneMutex.AwaitWithTimeout(absl::Condition(&finished),
                                         options.timeout);
-    allDone = state->done == n;
+    allDone = state->done == started;
   }
   for (std::thread &t : threads) {
     if (allDone)
