@@ -73,6 +73,11 @@ RankContext::RankContext(int64_t rank, const Mesh &mesh, Backend &backend,
   faultAt_ = envInt("DT_FAULT_AT", 0);
 }
 
+std::string RankContext::who() const {
+  return reference_ ? "the single-device reference"
+                    : absl::StrCat("rank ", rank_);
+}
+
 const Group &RankContext::group(int32_t mask) {
   auto [it, inserted] = groups_.try_emplace(mask);
   Group &group = it->second;
@@ -810,12 +815,9 @@ extern "C" void dt_rt_index_out_of_range(int64_t index, int64_t bound,
   RankContext *rank = currentRank();
   if (!rank || rank->job().failed())
     return; // The first error is the one reported.
-  std::string who = rank->mesh().shape.empty()
-                        ? std::string("the single-device reference")
-                        : absl::StrCat("rank ", rank->rank());
   (void)rank->job().fail(absl::OutOfRangeError(
-      absl::StrCat(who, ": index ", index, " is out of bounds [0, ", bound,
-                   ") in ", what ? what : "a tensor access")));
+      absl::StrCat(rank->who(), ": index ", index, " is out of bounds [0, ",
+                   bound, ") in ", what ? what : "a tensor access")));
 }
 
 extern "C" int64_t dt_rt_axis_index(int32_t axis) {

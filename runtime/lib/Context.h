@@ -133,6 +133,10 @@ public:
               absl::Duration timeout);
 
   int64_t rank() const { return rank_; }
+  /// Marks the context that runs the reference entry.
+  void setReference() { reference_ = true; }
+  /// Who the rank's errors name: "rank R" or "the single-device reference".
+  std::string who() const;
   const std::vector<int64_t> &coords() const { return coords_; }
   const Mesh &mesh() const { return mesh_; }
   Backend &backend() { return backend_; }
@@ -189,6 +193,7 @@ private:
   int64_t faultRank_ = -1, faultAt_ = 0;
   bool faulted_ = false;
   bool profiling_ = false;
+  bool reference_ = false;
   std::vector<SiteProfile> profile_;
   absl::flat_hash_map<const char *, size_t> siteIndex_;
 };

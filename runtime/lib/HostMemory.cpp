@@ -31,10 +31,15 @@
 #include "dt/runtime.h"
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -162,6 +167,11 @@ public:
     size_t front = (sizeof(Header) + alignment - 1) / alignment * alignment;
     size_t total = (front + capacity + alignment - 1) / alignment * alignment;
     char *base = static_cast<char *>(std::aligned_alloc(alignment, total));
+    if (!base) {
+      // The cached blocks may be what stands in the way.
+      trim();
+      base = static_cast<char *>(std::aligned_alloc(alignment, total));
+    }
     if (!base)
       return nullptr;
     if (capacity >= kCachedBytes)
@@ -230,19 +240,51 @@ HostMemory &hostMemory() {
   static HostMemory *memory = new HostMemory;
   return *memory;
 }
+
+/// `block`, unless the allocation of `bytes` for `what` failed. The
+/// compiled program has no way to fail an allocation, so none returns.
+void *checked(void *block, size_t bytes, absl::string_view what) {
+  if (!block)
+    dt::rt::outOfHostMemory(bytes, what);
+  return block;
+}
 } // namespace
 
+void dt::rt::outOfHostMemory(size_t bytes, absl::string_view what) {
+  // The first rank to run out reports; any other waits for the exit.
+  static std::atomic<bool> reported{false};
+  if (reported.exchange(true))
+    for (;;)
+      ::pause();
+  std::string who;
+  if (RankContext *rank = currentRank())
+    who = absl::StrCat(rank->who(), ": ");
+  double gigabytes = 1e-9 * static_cast<double>(sysconf(_SC_PHYS_PAGES)) *
+                     static_cast<double>(sysconf(_SC_PAGESIZE));
+  std::string message = absl::StrFormat(
+      "%s: error: %sout of host memory: %.1f GB for %s could not be "
+      "allocated (this machine has %.1f GB)\n",
+      program_invocation_short_name, who, 1e-9 * bytes, what, gigabytes);
+  std::fflush(nullptr);
+  (void)!::write(STDERR_FILENO, message.data(), message.size());
+  // Other ranks may be running: no exit handlers.
+  ::_exit(1);
+}
+
 void *dt::rt::allocateHost(size_t bytes) {
-  return hostMemory().allocate(bytes, alignof(Header));
+  return checked(hostMemory().allocate(bytes, alignof(Header)), bytes,
+                 "a runtime buffer");
 }
 void dt::rt::releaseHost(void *block) { hostMemory().release(block); }
 
 extern "C" {
 void *_mlir_memref_to_llvm_alloc(size_t size) {
-  return dt::rt::allocateHost(size);
+  return checked(hostMemory().allocate(size, alignof(Header)), size,
+                 "a buffer of the compiled program");
 }
 void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
-  return hostMemory().allocate(size, alignment);
+  return checked(hostMemory().allocate(size, alignment), size,
+                 "a buffer of the compiled program");
 }
 void _mlir_memref_to_llvm_free(void *block) { dt::rt::releaseHost(block); }
 

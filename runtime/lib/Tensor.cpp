@@ -84,6 +84,9 @@ HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
   size_t bytes = std::max<size_t>(byteSize(), 1);
   size_t rounded = (bytes + 63) / 64 * 64;
   data_.reset(std::aligned_alloc(64, rounded));
+  if (!data_)
+    outOfHostMemory(rounded, absl::StrCat("a ", shapeString(shape_), " ",
+                                          dtypeName(dtype_), " tensor"));
   adviseHugePages(data_.get(), rounded);
   std::memset(data_.get(), 0, rounded);
 }

@@ -419,6 +419,7 @@ absl::Status runReference(Artifact::EntryFn entry,
   ThreadsBackend backend(job);
   Mesh single;
   RankContext context(0, single, backend, job, absl::Seconds(1));
+  context.setReference();
   RankBuffers buffers{std::move(args), std::move(results)};
   std::vector<double> seconds;
   absl::Status status =

@@ -817,6 +817,7 @@ absl::Status runReferenceOnGpu(Artifact::EntryFn entry,
     std::unique_ptr<Backend> backend = makeThreadsBackend(job);
     Mesh single;
     RankContext context(0, single, *backend, job, absl::Seconds(600));
+    context.setReference();
     DeviceBinding binding(device.device.get());
     watchDevice(context, *device.device, nullptr);
     std::vector<double> seconds;

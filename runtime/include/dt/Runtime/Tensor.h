@@ -43,6 +43,11 @@ std::string shapeString(absl::Span<const int64_t> shape);
 /// entry per 2 MiB instead of 512. No effect where THP is off.
 void adviseHugePages(void *data, size_t bytes);
 
+/// Ends the process with "<program>: error: [rank R: ]out of host memory:
+/// N GB for <what> could not be allocated (this machine has M GB)": for an
+/// allocation the caller cannot fail, the compiled program's above all.
+[[noreturn]] void outOfHostMemory(size_t bytes, absl::string_view what);
+
 /// A dense, row-major, 64-byte aligned host array.
 class HostTensor {
 public:
