@@ -73,6 +73,28 @@ func.func @negative_index_argument(%ids: tensor<8xindex>, %x: tensor<8xf32> {dt.
 
 // -----
 
+// A tensor whose bytes overflow a 64-bit count (here 2^64 f32 elements,
+// which wrapped to 0 in the runtime and crashed it), as an argument or made
+// inside; one just under the bound is fine here (the runtime then says it
+// is out of memory).
+dt.mesh @mesh = <["tp" = 2]>
+// expected-error @+1 {{dt cannot hold 'tensor<4611686018427387904x4xf32>': its size is more than 2^63 - 1 bytes}}
+func.func @negative_too_many_bytes_argument(%x: tensor<4611686018427387904x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) -> tensor<4611686018427387904x4xf32> {
+  return %x : tensor<4611686018427387904x4xf32>
+}
+
+// -----
+
+dt.mesh @mesh = <["tp" = 2]>
+func.func @negative_too_many_bytes_inside(%x: tensor<8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) -> tensor<8xf32> {
+  // expected-error @+1 {{dt cannot hold 'tensor<3037000500x3037000500xf64>': its size is more than 2^63 - 1 bytes}}
+  %big = tensor.empty() : tensor<3037000500x3037000500xf64>
+  %fine = tensor.empty() : tensor<1152921504606846975x2xf32>
+  return %x : tensor<8xf32>
+}
+
+// -----
+
 // A body may read a tensor from above only with tensor.extract (a gather);
 // tensor.dim of it would see the local shape after partitioning.
 dt.mesh @mesh = <["tp" = 4]>

@@ -27,6 +27,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -408,18 +409,31 @@ LogicalResult FunctionPropagation::seed() {
     resultShardings[i] = sharding;
   }
 
-  // A tensor dt cannot type would stop the verifier after the pass: say
-  // which before anything is costed.
-  auto unsupportedElements = [&](Value value) {
+  // A tensor dt cannot type would stop the verifier after the pass, and
+  // one whose bytes a 64-bit count cannot hold would wrap in the cost model
+  // and the runtime: say which before anything is costed.
+  auto unsupported = [&](Value value) {
     auto tensor = dyn_cast<RankedTensorType>(value.getType());
-    if (!tensor || isSupportedElementType(tensor.getElementType()))
+    if (!tensor)
       return false;
-    emitError(value.getLoc(), "dt cannot shard a tensor of ")
-        << tensor.getElementType()
-        << " elements; expected f32, f16, bf16, f64, i32, i64 or i1";
+    Type element = tensor.getElementType();
+    if (!isSupportedElementType(element)) {
+      emitError(value.getLoc(), "dt cannot shard a tensor of ")
+          << element
+          << " elements; expected f32, f16, bf16, f64, i32, i64 or i1";
+      return true;
+    }
+    std::optional<int64_t> bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+    for (int64_t extent : tensor.getShape())
+      if (bytes && !ShapedType::isDynamic(extent))
+        bytes = llvm::checkedMul(*bytes, extent);
+    if (bytes)
+      return false;
+    emitError(value.getLoc(), "dt cannot hold ")
+        << tensor << ": its size is more than 2^63 - 1 bytes";
     return true;
   };
-  if (llvm::any_of(entry.getArguments(), unsupportedElements))
+  if (llvm::any_of(entry.getArguments(), unsupported))
     return failure();
   LogicalResult result = success();
   // Program order, a loop before its body: the loop decides its iter args
@@ -432,7 +446,7 @@ LogicalResult FunctionPropagation::seed() {
     // it reads from above).
     WalkResult next =
         isa<linalg::LinalgOp>(op) ? WalkResult::skip() : WalkResult::advance();
-    if (llvm::any_of(op->getResults(), unsupportedElements)) {
+    if (llvm::any_of(op->getResults(), unsupported)) {
       result = failure();
       return WalkResult::interrupt();
     }
