@@ -294,11 +294,8 @@ absl::StatusOr<RunStats> runMpiRank(Artifact::EntryFn entry,
   MpiWorld world;
   MPI_Comm_rank(MPI_COMM_WORLD, &world.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world.size);
-  if (world.size != spec.mesh.size())
-    return absl::FailedPreconditionError(absl::StrCat(
-        "entry ", spec.name, " runs on the mesh ", spec.mesh.str(), " of ",
-        spec.mesh.size(), " ranks, but the MPI job has ", world.size,
-        " processes: run it with mpirun -np ", spec.mesh.size()));
+  if (absl::Status s = spec.checkMpiWorld(world.size); !s.ok())
+    return s;
   JobState job;
   job.setOnFailure([](const absl::Status &status) { mpiAbort(status); });
   MpiBackend backend(spec.mesh, world.rank, options.timeout);

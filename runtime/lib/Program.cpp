@@ -34,6 +34,16 @@ std::string TensorSpec::label(absl::string_view kind) const {
                       : absl::StrCat(kind, " #", index, " (", name, ")");
 }
 
+absl::Status EntrySpec::checkMpiWorld(int64_t processes) const {
+  if (processes == mesh.size())
+    return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "entry ", name, " runs on the mesh ", mesh.str(), " of ", mesh.size(),
+      " ranks, but the MPI job has ", processes,
+      processes == 1 ? " process (not started by mpirun?)" : " processes",
+      ": run it with mpirun -np ", mesh.size()));
+}
+
 const EntrySpec *ProgramSpec::find(absl::string_view name) const {
   for (const EntrySpec &entry : entries)
     if (entry.name == name)

@@ -608,11 +608,9 @@ int main(int argc, char **argv) {
     fail(spmd.status());
   const Mesh &mesh = entry->mesh;
   int64_t ranks = mesh.size();
-  if (mpi && world.size != ranks)
-    fail(absl::FailedPreconditionError(absl::StrCat(
-        "entry ", entry->name, " runs on the mesh ", mesh.str(), " of ", ranks,
-        " ranks, but the MPI job has ", world.size,
-        " processes: run it with mpirun -np ", ranks)));
+  if (mpi)
+    if (absl::Status s = entry->checkMpiWorld(world.size); !s.ok())
+      fail(s);
 
   if (!mpi || world.rank == 0)
     if (absl::Status s = prepareOutputDir(flags.outputDir); !s.ok())

@@ -771,11 +771,8 @@ absl::StatusOr<RunStats> runMpiRankOnGpu(Artifact::EntryFn entry,
   int worldRank = 0, worldSize = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
   MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
-  if (worldSize != spec.mesh.size())
-    return absl::FailedPreconditionError(absl::StrCat(
-        "entry ", spec.name, " runs on the mesh ", spec.mesh.str(), " of ",
-        spec.mesh.size(), " ranks, but the MPI job has ", worldSize,
-        " processes: run it with mpirun -np ", spec.mesh.size()));
+  if (absl::Status s = spec.checkMpiWorld(worldSize); !s.ok())
+    return s;
   absl::StatusOr<int> count = deviceCount();
   if (!count.ok())
     return count.status();

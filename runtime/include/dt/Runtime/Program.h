@@ -6,6 +6,7 @@
 #include "dt/Runtime/Tensor.h"
 #include "dt/Sharding/Placement.h"
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 #include <memory>
@@ -39,6 +40,10 @@ struct EntrySpec {
   std::string name;
   Mesh mesh;
   std::vector<TensorSpec> args, results;
+
+  /// OK when an MPI job of `processes` runs the entry's mesh, one process
+  /// per rank; otherwise the error that says how to start it.
+  absl::Status checkMpiWorld(int64_t processes) const;
 };
 
 /// Where an artifact's entries run: host buffers or device buffers.
