@@ -8,7 +8,7 @@
 // report says so.
 // RUN: echo "device 1 1 100 0.00004" > %t.small
 // RUN: dt-opt %s -dt-propagate -dt-cost-report="topology=%t.small" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMALL
-// SMALL: cost-report.mlir:[[# @LINE + 24]]:1: warning: needs 48.0 KiB per rank at its largest live set, more than the 39.1 KiB a device holds (the topology's 'device' line sets it)
+// SMALL: cost-report.mlir:[[# @LINE + 28]]:1: warning: needs 48.0 KiB per rank at its largest live set, more than the 39.1 KiB a device holds (the topology's 'device' line sets it)
 // SMALL: memory per rank: arguments 36.0 KiB, largest live set 48.0 KiB, more than the 39.1 KiB a device holds
 
 // The Megatron MLP: one all_reduce of the 16x64 f32 output over tp=4. Ring
@@ -19,6 +19,10 @@
 // CHECK: dt-cost-report @main on @mesh [tp=4]
 // CHECK: dt.redistribute (cost-report.mlir:{{[0-9]+}}) P(sum) -> R all_reduce tp 6.0 KiB 18.0 us
 // CHECK: total: 1 collective, 6.0 KiB per rank, 18.0 us
+// The op column is as wide as its longest entry, so the columns line up.
+// RUN: dt-opt %s -dt-propagate -dt-insert-redistribute -dt-cost-report -o /dev/null | FileCheck %s --check-prefix=ALIGN --strict-whitespace --match-full-lines
+// ALIGN:{{^}}    #  op                                    change         collective      axis     bytes/rank       time
+// ALIGN-NEXT:{{^}}    1  dt.redistribute (cost-report.mlir:{{[0-9][0-9]}}) P(sum) -> R    all_reduce      tp          6.0 KiB    18.0 us
 // CHECK: memory per rank: arguments 36.0 KiB, largest live set {{.*}} KiB
 
 // JSON: "bytes_per_rank": 6144

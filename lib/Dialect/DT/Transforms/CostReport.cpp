@@ -394,23 +394,29 @@ static void printTable(const FunctionCost &cost, const MeshInfo &mesh,
   for (size_t i = 0; i < mesh.shape.size(); ++i)
     os << (i ? ", " : "") << mesh.axisNames[i] << "=" << mesh.shape[i];
   os << "]\n";
-  // Rows are numbered, so that one can name the call it shares. An
-  // exchange's change names whole layouts: the column widens for it.
-  int changeWidth = 14;
-  for (const CollectiveCost &c : cost.collectives)
+  // Rows are numbered, so that one can name the call it shares. The op
+  // (with its location) and the change (an exchange's names whole layouts)
+  // columns are as wide as their longest entry.
+  auto opText = [](const CollectiveCost &c) {
+    return c.op + (c.location.empty() ? "" : " (" + c.location + ")");
+  };
+  int opWidth = 20, changeWidth = 14;
+  for (const CollectiveCost &c : cost.collectives) {
+    opWidth = std::max(opWidth, static_cast<int>(opText(c).size()));
     changeWidth = std::max(changeWidth, static_cast<int>(c.change.size()));
-  os << llvm::format("  %3s  %-34s %-*s %-15s %-6s %12s %10s\n", "#", "op",
-                     changeWidth, "change", "collective", "axis", "bytes/rank",
-                     "time");
+  }
+  os << llvm::format("  %3s  %-*s %-*s %-15s %-6s %12s %10s\n", "#", opWidth,
+                     "op", changeWidth, "change", "collective", "axis",
+                     "bytes/rank", "time");
   double bytes = 0, seconds = 0;
   int64_t runs = 0;
   bool unknownRuns = false;
   for (auto [row, c] : llvm::enumerate(cost.collectives)) {
-    std::string op = c.op + (c.location.empty() ? "" : " (" + c.location + ")");
-    os << llvm::format(
-        "  %3zu  %-34s %-*s %-15s %-6s %12s %10s", row + 1, op.c_str(),
-        changeWidth, c.change.c_str(), c.kind.c_str(), c.axis.c_str(),
-        formatBytes(c.bytesPerRank).c_str(), formatSeconds(c.seconds).c_str());
+    os << llvm::format("  %3zu  %-*s %-*s %-15s %-6s %12s %10s", row + 1,
+                       opWidth, opText(c).c_str(), changeWidth,
+                       c.change.c_str(), c.kind.c_str(), c.axis.c_str(),
+                       formatBytes(c.bytesPerRank).c_str(),
+                       formatSeconds(c.seconds).c_str());
     // In loops: each run is priced; the total counts every run.
     if (!c.runs)
       os << "  x? (a loop's trip count is not constant: counted once)";
