@@ -184,8 +184,8 @@ def CostReportPass : Pass<"dt-cost-report", "ModuleOp"> {
 
     ```
     dt-cost-report @main on @mesh [tp=4]
-        #  op                         change       collective  axis  bytes/rank  time
-        1  dt.redistribute (f.mlir:9) P(sum) -> R  all_reduce  tp    6.0 KiB     18.0 us
+        #  op                         change         collective      axis     bytes/rank       time
+        1  dt.redistribute (f.mlir:9) P(sum) -> R    all_reduce      tp          6.0 KiB    18.0 us
       total: 1 collective, 6.0 KiB per rank, 18.0 us
       compute per rank: 2 contractions, 0.1 us
       memory per rank: arguments 44.0 KiB, largest live set 52.0 KiB
