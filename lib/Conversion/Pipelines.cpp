@@ -21,9 +21,18 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/TargetParser/Triple.h"
 
 using namespace mlir;
 using namespace mlir::dt;
+
+extern "C" void LLVMInitializeNVPTXTargetInfo();
+extern "C" void LLVMInitializeNVPTXTargetMC();
+
+static constexpr const char *kNVPTXTriple = "nvptx64-nvidia-cuda";
 
 namespace {
 struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
@@ -107,17 +116,28 @@ LogicalResult mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm,
   return parsePassPipeline(pipeline, pm);
 }
 
-std::string mlir::dt::ptxFeaturesFor(StringRef arch) {
-  // PTX ISA 8.0 brought sm_90; the newer SMs need newer ISAs.
-  int sm = 0;
-  if (arch.consume_front("sm_"))
-    (void)arch.take_while([](char c) { return isdigit(c); })
-        .getAsInteger(10, sm);
-  if (sm >= 120)
-    return "+ptx87";
-  if (sm >= 100)
-    return "+ptx86";
-  return "+ptx80";
+LogicalResult mlir::dt::checkGPUArch(StringRef arch, std::string &error) {
+  static const llvm::Target *nvptx = [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTargetMC();
+    std::string ignored;
+    return llvm::TargetRegistry::lookupTarget(llvm::Triple(kNVPTXTriple),
+                                              ignored);
+  }();
+  if (!nvptx) {
+    error = "this LLVM has no NVPTX target";
+    return failure();
+  }
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      nvptx->createMCSubtargetInfo(llvm::Triple(kNVPTXTriple), "", ""));
+  if (subtarget->isCPUStringValid(arch))
+    return success();
+  std::vector<std::string> known;
+  for (const llvm::SubtargetSubTypeKV &processor :
+       subtarget->getAllProcessorDescriptions())
+    known.push_back(processor.Key);
+  error = "LLVM's NVPTX target knows " + llvm::join(known, ", ");
+  return failure();
 }
 
 LogicalResult
@@ -141,13 +161,24 @@ mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
     return parsePassPipeline(bufferizationPipeline(entryPrefix, "blas") +
                                  kernels + ",dt-emulate-gpu-on-cpu," + kCPUTail,
                              pm);
+  // dt-compile checks --gpu-arch before it builds this; a pipeline option
+  // has no other way to fail (LLVM would abort in instruction selection).
+  std::string error;
+  if (failed(checkGPUArch(target.arch, error)))
+    llvm::report_fatal_error("gpu-arch=" + llvm::Twine(target.arch) +
+                                 " is not an SM that LLVM knows (" + error +
+                                 ")",
+                             /*gen_crash_diag=*/false);
+  // No cubin-features: LLVM then targets the first PTX ISA that has the SM
+  // (upstream's NVVM target would otherwise ask for PTX 6.0, older than any
+  // SM dt compiles for).
   std::string pipeline =
       bufferizationPipeline(entryPrefix, "cublaslt") + kernels +
       ",canonicalize,gpu-launch-sink-index-computations,gpu-kernel-outlining,"
       "dt-merge-gpu-modules,dt-lower-bounds-checks,"
       "gpu-lower-to-nvvm-pipeline{cubin-chip=" +
-      target.arch + " cubin-features=" + ptxFeaturesFor(target.arch) +
-      " cubin-format=" + target.format + " opt-level=3}";
+      target.arch + " cubin-features=\"\" cubin-format=" + target.format +
+      " opt-level=3}";
   return parsePassPipeline(pipeline, pm);
 }
 

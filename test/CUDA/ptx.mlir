@@ -3,9 +3,19 @@
 // REQUIRES: cuda-toolkit
 // RUN: dt-opt %s -dt-lower-to-cuda=format=isa | FileCheck %s
 // RUN: dt-opt %s -dt-lower-to-cuda="format=isa gpu-arch=sm_100" | FileCheck %s --check-prefix=SM100
+// RUN: dt-opt %s -dt-lower-to-cuda="format=isa gpu-arch=sm_121" | FileCheck %s --check-prefix=SM121
+// An SM LLVM does not know ends dt-opt with a message, not a crash in
+// instruction selection.
+// RUN: not dt-opt %s -dt-lower-to-cuda="format=isa gpu-arch=sm_999" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
-// SM100: .target sm_100
+// Each SM gets the first PTX ISA that has it (LLVM's choice; PTX 8.7 was
+// forced on sm_121, which needs 8.8, and LLVM aborted).
+// SM100: .version 8.6
+// SM100-SAME: .target sm_100
 // SM100-NOT: .target sm_90
+// SM121: .version 8.8
+// SM121-SAME: .target sm_121
+// UNKNOWN: LLVM ERROR: gpu-arch=sm_999 is not an SM that LLVM knows (LLVM's NVPTX target knows {{.*}}sm_90, sm_90a{{.*}})
 
 // Fused elementwise: exp(x * y) over 1024x1024 in one kernel of 4096 blocks
 // of 256; thread t of block b takes element b * 256 + t (coalesced; the
@@ -14,6 +24,7 @@
 // CHECK: gpu.binary @dt_kernels
 // CHECK-NOT: gpu.binary
 // CHECK-SAME: chip = "sm_90"
+// CHECK-SAME: .version 7.8
 // CHECK-SAME: .target sm_90
 // CHECK-SAME: .entry main_kernel(
 // CHECK-SAME: .maxntid 256, 1, 1

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dt/Compile/Compile.h"
+#include "dt/Conversion/Passes.h"
 #include "dt/InitAll.h"
 #include "dt/Tools/ParserGuard.h"
 
@@ -184,6 +185,10 @@ int main(int argc, char **argv) {
   if (!llvm::StringRef(gpuArch).starts_with("sm_"))
     return fail("--gpu-arch=" + gpuArch +
                 ": expected an SM name such as sm_90");
+  std::string archError;
+  if (target == "cuda" && failed(dt::checkGPUArch(gpuArch, archError)))
+    return fail("--gpu-arch=" + gpuArch + ": not an SM that LLVM knows (" +
+                archError + ")");
   if (optLevel > 3)
     return fail("-O" + llvm::Twine(optLevel.getValue()) +
                 ": the optimization level is 0 to 3");

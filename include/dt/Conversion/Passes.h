@@ -182,9 +182,9 @@ struct CUDATargetOptions {
 LogicalResult buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
                                        const CUDATargetOptions &target);
 
-/// The PTX ISA a `gpu-module-to-binary` for `arch` needs (`+ptx80` for
-/// sm_90): LLVM 22's NVPTX default is older than what the SM requires.
-std::string ptxFeaturesFor(StringRef arch);
+/// Whether LLVM's NVPTX target knows the SM `arch` (sm_90, sm_100a, ...);
+/// if not, `error` says which SMs it does know.
+LogicalResult checkGPUArch(StringRef arch, std::string &error);
 
 void registerDTConversionPipelines();
 
