@@ -19,6 +19,10 @@
 // RUN: rm -rf %t.dir && mkdir -p %t.dir
 // RUN: not dt-compile %s -o %t.dir 2>&1 | FileCheck %s --check-prefix=ISDIR
 // ISDIR: dt-compile: cannot write {{.*}}.dir: it is a directory
+// A directory no file can be created in, whatever the permissions say
+// (root may write anywhere, but not in /proc): the linker said it first.
+// RUN: not dt-compile %s -o /proc/x.so 2>&1 | FileCheck %s --check-prefix=PROC
+// PROC: dt-compile: cannot write /proc/x.so: cannot create a file in /proc: {{.+}}
 // RUN: echo keep > %t.keep.so && echo "// nothing" > %t.empty.mlir
 // RUN: not dt-compile %t.empty.mlir -o %t.keep.so 2>&1 | FileCheck %s --check-prefix=EMPTY
 // EMPTY: empty.mlir:1:1: error: the program has no public function with a body: an artifact's entries are its public functions

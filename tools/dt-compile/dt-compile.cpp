@@ -19,6 +19,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -171,6 +172,15 @@ std::string unwritable(llvm::StringRef path) {
     return ("there is no directory " + directory).str();
   if (llvm::sys::fs::access(directory, llvm::sys::fs::AccessMode::Write))
     return ("the directory " + directory + " is not writable").str();
+  // Permissions do not stop root, but a read-only or special file system
+  // (/proc) does: try a file there.
+  llvm::SmallString<256> probe;
+  int fd;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
+          directory + "/.dt-compile-probe-%%%%%%", fd, probe))
+    return ("cannot create a file in " + directory + ": " + ec.message()).str();
+  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  llvm::sys::fs::remove(probe);
   return "";
 }
 } // namespace
