@@ -463,6 +463,15 @@ absl::Status prepareOutputDir(const std::string &dir) {
   if (::access(dir.c_str(), W_OK) != 0)
     return absl::PermissionDeniedError(absl::StrCat(
         "cannot write to --output-dir ", dir, ": ", std::strerror(errno)));
+  // Permissions do not stop root, but a read-only or special file system
+  // (/proc) does: try a file there.
+  std::string probe = absl::StrCat(dir, "/.dt-run-probe-XXXXXX");
+  int fd = ::mkstemp(probe.data());
+  if (fd < 0)
+    return absl::PermissionDeniedError(absl::StrCat(
+        "cannot write to --output-dir ", dir, ": ", std::strerror(errno)));
+  ::close(fd);
+  ::unlink(probe.c_str());
   return absl::OkStatus();
 }
 
