@@ -793,6 +793,9 @@ int main(int argc, char **argv) {
         !s.ok())
       fail(s);
     std::printf("verify against the single-device reference:\n");
+    if (entry->results.empty())
+      std::printf("  (entry %s has no results: nothing to compare)\n",
+                  entry->name.c_str());
     for (const TensorSpec &result : entry->results)
       if (!compareResult(result, results[result.index], expected[result.index],
                          flags))
