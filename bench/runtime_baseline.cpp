@@ -11,6 +11,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -24,16 +25,53 @@ double now() {
       .count();
 }
 
-float *alignedFloats(size_t n) {
-  void *p = std::aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64);
-  return static_cast<float *>(p);
+[[noreturn]] void usage(const char *why) {
+  std::fprintf(stderr,
+               "dt-bench-baseline: %s\nusage: dt-bench-baseline mlp M K H "
+               "REPEAT | memcpy BYTES REPEAT\n",
+               why);
+  std::exit(2);
+}
+
+/// `text` as a positive integer, or the usage line.
+long positive(const char *text, const char *name) {
+  char *end = nullptr;
+  errno = 0;
+  long value = std::strtol(text, &end, 10);
+  if (errno || end == text || *end || value <= 0) {
+    static char why[128];
+    std::snprintf(why, sizeof(why), "%s must be a positive integer, got '%s'",
+                  name, text);
+    usage(why);
+  }
+  return value;
+}
+
+void *alignedBytes(size_t bytes) {
+  void *p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (!p) {
+    std::fprintf(stderr, "dt-bench-baseline: cannot allocate %zu bytes\n",
+                 bytes);
+    std::exit(1);
+  }
+  return p;
+}
+
+/// An a x b matrix of floats.
+float *alignedFloats(long a, long b) {
+  size_t bytes;
+  if (__builtin_mul_overflow(static_cast<size_t>(a), static_cast<size_t>(b),
+                             &bytes) ||
+      __builtin_mul_overflow(bytes, sizeof(float), &bytes))
+    usage("the matrices' sizes overflow");
+  return static_cast<float *>(alignedBytes(bytes));
 }
 
 int mlp(long m, long k, long h, int repeat) {
   openblas_set_num_threads(1);
-  float *x = alignedFloats(m * k), *w1 = alignedFloats(k * h),
-        *w2 = alignedFloats(h * k), *a = alignedFloats(m * h),
-        *y = alignedFloats(m * k);
+  float *x = alignedFloats(m, k), *w1 = alignedFloats(k, h),
+        *w2 = alignedFloats(h, k), *a = alignedFloats(m, h),
+        *y = alignedFloats(m, k);
   for (long i = 0; i < m * k; ++i)
     x[i] = static_cast<float>((i % 13) - 6) / 8;
   for (long i = 0; i < k * h; ++i)
@@ -56,8 +94,8 @@ int mlp(long m, long k, long h, int repeat) {
 }
 
 int copy(size_t bytes, int repeat) {
-  char *src = static_cast<char *>(std::aligned_alloc(64, bytes));
-  char *dst = static_cast<char *>(std::aligned_alloc(64, bytes));
+  char *src = static_cast<char *>(alignedBytes(bytes));
+  char *dst = static_cast<char *>(alignedBytes(bytes));
   std::memset(src, 1, bytes);
   std::memset(dst, 2, bytes);
   double best = 1e30;
@@ -72,11 +110,15 @@ int copy(size_t bytes, int repeat) {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc == 6 && !std::strcmp(argv[1], "mlp"))
-    return mlp(std::atol(argv[2]), std::atol(argv[3]), std::atol(argv[4]),
-               std::atoi(argv[5]));
-  if (argc == 4 && !std::strcmp(argv[1], "memcpy"))
-    return copy(std::strtoull(argv[2], nullptr, 10), std::atoi(argv[3]));
-  std::fprintf(stderr, "usage: dt-bench-baseline mlp M K H REPEAT | memcpy BYTES REPEAT\n");
-  return 2;
+  if (argc == 6 && !std::strcmp(argv[1], "mlp")) {
+    long m = positive(argv[2], "M"), k = positive(argv[3], "K"),
+         h = positive(argv[4], "H"), repeat = positive(argv[5], "REPEAT");
+    return mlp(m, k, h, repeat);
+  }
+  if (argc == 4 && !std::strcmp(argv[1], "memcpy")) {
+    long bytes = positive(argv[2], "BYTES"),
+         repeat = positive(argv[3], "REPEAT");
+    return copy(bytes, repeat);
+  }
+  usage("expected mlp or memcpy and their numbers");
 }
