@@ -37,6 +37,7 @@ tools = [
     "dt-compile",
     "dt-run",
     "dt-bench-pair",
+    "dt-bench-baseline",
     "mlir-opt",
     "mlir-runner",
 ]
