@@ -178,6 +178,16 @@ ROUNDS = 3  # turns taken by the all_reduce and the memcpy
 RANK = re.compile(r"rank (\d+): ([\d.]+) us per call \(min ([\d.]+) us")
 
 
+def build_tools(build, needed=("dt-compile", "dt-run", "dt-bench-pair", "dt-bench-baseline")):
+    """The folder of a build's tools, once each of `needed` is there."""
+    tools = os.path.join(build, "bin")
+    missing = [t for t in needed if not os.access(os.path.join(tools, t), os.X_OK)]
+    if missing:
+        sys.exit(f"{os.path.basename(sys.argv[0])}: no {', '.join(missing)} in {tools}: "
+                 "build first (make), or name the build folder with --build DIR")
+    return tools
+
+
 def compile_program(tools, tmp, name, source, flags=()):
     path = os.path.join(tmp, name + ".mlir")
     with open(path, "w") as f:
@@ -220,7 +230,7 @@ def main():
     parser.add_argument("--build", default="build")
     parser.add_argument("--repeat", type=int, default=10)
     args = parser.parse_args()
-    tools = os.path.join(args.build, "bin")
+    tools = build_tools(args.build)
     baseline = os.path.join(tools, "dt-bench-baseline")
     failures = []
 

@@ -36,7 +36,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_gpu_programs as programs  # noqa: E402
-from runtime import compile_program, time_program  # noqa: E402
+from runtime import build_tools, compile_program, time_program  # noqa: E402
 
 TORCH_PYTHON = "/usr/bin/python3"  # Debian's, where python3-torch lives
 STEPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_cpu_steps.py")
@@ -96,7 +96,7 @@ def main():
     parser.add_argument("--build", default="build")
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    tools = os.path.join(args.build, "bin")
+    tools = build_tools(args.build, ("dt-compile", "dt-run"))
     repeat = args.repeat
     ensure_torch()
     version = subprocess.run([TORCH_PYTHON, "-c", "import torch; print(torch.__version__)"],
