@@ -656,8 +656,13 @@ bool FunctionPropagation::wouldJoinLater(Operation *op,
 bool FunctionPropagation::decideLoop(scf::ForOp loop, bool force) {
   // Each position is decided as soon as it can be, so that the body's ops
   // decide from it; the loop is done once every position is.
-  auto &needs = required[loop];
-  auto &yieldNeeds = required[loop.getBody()->getTerminator()];
+  // Both entries exist before either is held: adding one to the map may
+  // move the other (a loop nest deep enough to grow the map crashed here).
+  Operation *yield = loop.getBody()->getTerminator();
+  required.try_emplace(loop);
+  required.try_emplace(yield);
+  SmallVector<ShardingAttr> &needs = required.find(loop)->second;
+  SmallVector<ShardingAttr> &yieldNeeds = required.find(yield)->second;
   needs.resize(loop->getNumOperands());
   yieldNeeds.resize(loop.getNumResults());
   bool progress = false;
