@@ -195,8 +195,50 @@ static LogicalResult checkInputIsText(const llvm::SourceMgr &sourceMgr,
   return failure();
 }
 
+/// Fails, saying where, when brackets (`{`, `(`, `[`) nest deeper than
+/// kMaxNesting in MLIR text: MLIR's parser and the passes walk nested
+/// regions recursively, and a nest of 500 loops overflowed an 8 MiB stack.
+static LogicalResult checkNesting(const llvm::SourceMgr &sourceMgr,
+                                  unsigned bufferId) {
+  constexpr int kMaxNesting = 256;
+  StringRef text = sourceMgr.getMemoryBuffer(bufferId)->getBuffer();
+  if (text.starts_with("ML\xEFR")) // bytecode: no brackets to count
+    return success();
+  Scanner scan(text);
+  int depth = 0;
+  while (!scan.atEnd()) {
+    char c = scan.peek();
+    if (c == '"') {
+      scan.skipString();
+      continue;
+    }
+    if (c == '/' && text.substr(scan.position()).starts_with("//")) {
+      scan.skipTrivia();
+      continue;
+    }
+    if (c == '{' || c == '(' || c == '[') {
+      if (++depth > kMaxNesting) {
+        sourceMgr.PrintMessage(
+            llvm::SMLoc::getFromPointer(text.data() + scan.position()),
+            llvm::SourceMgr::DK_Error,
+            "nested more than " + llvm::Twine(kMaxNesting) +
+                " deep (regions, lists and parentheses); dt takes at most " +
+                llvm::Twine(kMaxNesting) +
+                " levels (checked before parsing: the parser and the passes "
+                "recurse per level)");
+        return failure();
+      }
+    } else if ((c == '}' || c == ')' || c == ']') && depth > 0) {
+      --depth;
+    }
+    scan.advance();
+  }
+  return success();
+}
+
 LogicalResult mlir::dt::checkBeforeParsing(const llvm::SourceMgr &sourceMgr,
                                            unsigned bufferId) {
   return failure(failed(checkInputIsText(sourceMgr, bufferId)) ||
+                 failed(checkNesting(sourceMgr, bufferId)) ||
                  failed(checkUpstreamParserHazards(sourceMgr, bufferId)));
 }

@@ -7,7 +7,8 @@
 // for such a list before they parse, and report it as the error it is.
 // test/Tools/upstream-linalg-reduce-parse-crash.mlir checks both the guard
 // and that upstream still crashes: when that part fails, the guard can go.
-// The same look first turns away a file that is not MLIR at all.
+// The same look first turns away a file that is not MLIR at all, and text
+// nested deeper than the parser's and the passes' recursion can take.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,8 +24,9 @@ namespace mlir::dt {
 /// parser: it is neither MLIR text nor MLIR bytecode (a control character
 /// other than whitespace: an artifact or a .npy given by mistake, which the
 /// parser would report by printing the binary "line" around it), or it
-/// holds a list that upstream's parser would crash on (reported through
-/// `sourceMgr`). Succeeds otherwise.
+/// holds a list that upstream's parser would crash on, or its brackets nest
+/// more than 256 deep (both reported through `sourceMgr`). Succeeds
+/// otherwise.
 LogicalResult checkBeforeParsing(const llvm::SourceMgr &sourceMgr,
                                  unsigned bufferId);
 
