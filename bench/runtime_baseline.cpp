@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace {
@@ -25,11 +26,11 @@ double now() {
       .count();
 }
 
-[[noreturn]] void usage(const char *why) {
+[[noreturn]] void usage(const std::string &why) {
   std::fprintf(stderr,
                "dt-bench-baseline: %s\nusage: dt-bench-baseline mlp M K H "
                "REPEAT | memcpy BYTES REPEAT\n",
-               why);
+               why.c_str());
   std::exit(2);
 }
 
@@ -38,12 +39,9 @@ long positive(const char *text, const char *name) {
   char *end = nullptr;
   errno = 0;
   long value = std::strtol(text, &end, 10);
-  if (errno || end == text || *end || value <= 0) {
-    static char why[128];
-    std::snprintf(why, sizeof(why), "%s must be a positive integer, got '%s'",
-                  name, text);
-    usage(why);
-  }
+  if (errno || end == text || *end || value <= 0)
+    usage(std::string(name) + " must be a positive integer, got '" + text +
+          "'");
   return value;
 }
 

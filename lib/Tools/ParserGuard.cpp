@@ -101,6 +101,20 @@ public:
 
   void advance() { ++pos; }
 
+  /// Steps over a string literal or a `//` comment starting here; whether
+  /// there was one.
+  bool skipStringOrComment() {
+    if (peek() == '"') {
+      skipString();
+      return true;
+    }
+    if (text.substr(pos).starts_with("//")) {
+      skipTrivia();
+      return true;
+    }
+    return false;
+  }
+
 private:
   StringRef text;
   size_t pos = 0;
@@ -119,13 +133,9 @@ checkUpstreamParserHazards(const llvm::SourceMgr &sourceMgr,
   char previous = ' ';
   while (!scan.atEnd()) {
     char c = scan.peek();
-    if (c == '"') {
-      scan.skipString();
-      previous = '"';
-      continue;
-    }
-    if (c == '/' && text.substr(scan.position()).starts_with("//")) {
-      scan.skipTrivia();
+    if (scan.skipStringOrComment()) {
+      if (c == '"')
+        previous = '"';
       continue;
     }
     bool sigil = previous == '%' || previous == '^' || previous == '#' ||
@@ -207,15 +217,9 @@ static LogicalResult checkNesting(const llvm::SourceMgr &sourceMgr,
   Scanner scan(text);
   int depth = 0;
   while (!scan.atEnd()) {
+    if (scan.skipStringOrComment())
+      continue;
     char c = scan.peek();
-    if (c == '"') {
-      scan.skipString();
-      continue;
-    }
-    if (c == '/' && text.substr(scan.position()).starts_with("//")) {
-      scan.skipTrivia();
-      continue;
-    }
     if (c == '{' || c == '(' || c == '[') {
       if (++depth > kMaxNesting) {
         sourceMgr.PrintMessage(

@@ -278,13 +278,12 @@ void *dt::rt::allocateHost(size_t bytes) {
 void dt::rt::releaseHost(void *block) { hostMemory().release(block); }
 
 extern "C" {
-void *_mlir_memref_to_llvm_alloc(size_t size) {
-  return checked(hostMemory().allocate(size, alignof(Header)), size,
-                 "a buffer of the compiled program");
-}
 void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
   return checked(hostMemory().allocate(size, alignment), size,
                  "a buffer of the compiled program");
+}
+void *_mlir_memref_to_llvm_alloc(size_t size) {
+  return _mlir_memref_to_llvm_aligned_alloc(alignof(Header), size);
 }
 void _mlir_memref_to_llvm_free(void *block) { dt::rt::releaseHost(block); }
 

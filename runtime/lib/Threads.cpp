@@ -348,8 +348,7 @@ absl::StatusOr<RunStats> runThreadsWith(Artifact::EntryFn entry,
     state->stats.ranks.push_back(r);
   }
   std::vector<std::thread> threads;
-  int64_t started = 0;
-  for (int64_t r = 0; r < n; ++r, ++started) {
+  for (int64_t r = 0; r < n; ++r) {
     // The system may refuse a thread (too many ranks for its limits): the
     // ranks already started see the job fail and return.
     try {
@@ -381,6 +380,7 @@ absl::StatusOr<RunStats> runThreadsWith(Artifact::EntryFn entry,
   // collective) is abandoned: the job is over, and the caller is expected
   // to exit.
   bool allDone;
+  int64_t started = static_cast<int64_t>(threads.size());
   {
     absl::MutexLock lock(&state->doneMutex);
     auto finished = [&] { return state->done == started; };

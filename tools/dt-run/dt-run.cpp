@@ -460,11 +460,9 @@ absl::Status prepareOutputDir(const std::string &dir) {
   if (::stat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
     return absl::FailedPreconditionError(absl::StrCat(
         "--output-dir ", dir, " is not a directory (it is a file)"));
-  if (::access(dir.c_str(), W_OK) != 0)
-    return absl::PermissionDeniedError(absl::StrCat(
-        "cannot write to --output-dir ", dir, ": ", std::strerror(errno)));
-  // Permissions do not stop root, but a read-only or special file system
-  // (/proc) does: try a file there.
+  // Whether a file can be made there, tried rather than asked: access(W_OK)
+  // says yes to root even in /proc or on a read-only file system. mkstemp
+  // replaces the template's trailing XXXXXX with a unique name.
   std::string probe = absl::StrCat(dir, "/.dt-run-probe-XXXXXX");
   int fd = ::mkstemp(probe.data());
   if (fd < 0)
