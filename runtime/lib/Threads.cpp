@@ -226,33 +226,43 @@ absl::Status ThreadsBackend::allGather(RankContext &rank, const Group &group,
 absl::Status ThreadsBackend::reduceScatter(RankContext &rank,
                                            const Group &group, const Dense &in,
                                            Dense &out, ReductionKind kind,
-                                           int dim, const Pieces &mine) {
+                                           int dim, const Pieces &pieces) {
   Slot *slot;
   if (absl::Status s =
           publish(rank, group, slot, in.data, out.data, "reduce_scatter");
       !s.ok())
     return s;
-  // This rank's piece of every input, reduced where it lies: for each index
-  // of the dims before `dim` the piece is one contiguous run, and a short
-  // piece's tail is zeros.
-  ChunkRange at = mine.member[group.index];
+  // The work is one run per (index o of the dims before `dim`, member j):
+  // member j's piece of row o of every input, reduced into row o of member
+  // j's output, whose tail past a short piece is zeros. The runs, in that
+  // order, are dealt out in equal consecutive spans: with one row each
+  // member reduces its own piece; with many rows each member reads whole
+  // rows of the inputs, front to back. (Each member reducing its own piece
+  // of every row reads the inputs in runs a row apart, which the hardware
+  // prefetchers follow badly: 1.8x slower for 2 members at dim 1.)
   absl::Span<const int64_t> shape = in.shape;
   int64_t outer = numElements(shape.first(dim)),
           inner = numElements(shape.subspan(dim + 1));
+  int64_t n = group.size(), runs = outer * n;
+  int64_t first = group.index * runs / n, last = (group.index + 1) * runs / n;
+  int64_t pieceRow = out.shape[dim] * inner;
   size_t element = dtypeSize(in.dtype);
-  int64_t run = at.size * inner, tail = out.shape[dim] * inner - run;
-  std::vector<const void *> inputs(group.size());
+  std::vector<const void *> inputs(n);
   std::vector<void *> to(1);
-  // The runs stream past the cache when the whole piece would.
-  size_t piece = static_cast<size_t>(outer * run) * element;
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t j = 0; j < group.size(); ++j)
-      inputs[j] = static_cast<const char *>(slot->in[j]) +
+  // The runs stream past the cache when this member's share would.
+  size_t share = static_cast<size_t>((last - first) * pieceRow) * element;
+  for (int64_t r = first; r < last; ++r) {
+    int64_t o = r / n, j = r % n;
+    ChunkRange at = pieces.member[j];
+    int64_t run = at.size * inner;
+    for (int64_t k = 0; k < n; ++k)
+      inputs[k] = static_cast<const char *>(slot->in[k]) +
                   ((o * in.shape[dim] + at.offset) * inner) * element;
-    to[0] = static_cast<char *>(out.data) + o * (run + tail) * element;
+    to[0] = static_cast<char *>(slot->out[j]) + o * pieceRow * element;
     if (run > 0)
-      reduceArrays(in.dtype, to, inputs, run, kind, piece);
-    std::memset(static_cast<char *>(to[0]) + run * element, 0, tail * element);
+      reduceArrays(in.dtype, to, inputs, run, kind, share);
+    std::memset(static_cast<char *>(to[0]) + run * element, 0,
+                (pieceRow - run) * element);
   }
   fenceStreams();
   return barrier(rank, group, *slot, "reduce_scatter", false);
