@@ -55,13 +55,11 @@ absl::Status JobState::status() const {
   return first_;
 }
 
-namespace {
 int64_t envInt(const char *name, int64_t fallback) {
   const char *text = std::getenv(name);
   int64_t value;
   return text && absl::SimpleAtoi(text, &value) ? value : fallback;
 }
-} // namespace
 
 RankContext::RankContext(int64_t rank, const Mesh &mesh, Backend &backend,
                          JobState &job, absl::Duration timeout)

@@ -198,6 +198,10 @@ private:
   absl::flat_hash_map<const char *, size_t> siteIndex_;
 };
 
+/// The whole number in the environment variable `name`, or `fallback` when
+/// it is unset or not one (the runtime's test knobs, docs/Runtime.md).
+int64_t envInt(const char *name, int64_t fallback);
+
 /// The rank the calling thread runs (null outside an entry).
 RankContext *currentRank();
 /// Binds the calling thread to `rank` for the lifetime of the binding.

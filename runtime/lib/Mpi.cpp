@@ -7,6 +7,11 @@
 // the same way; f32/f64/i32/i64 sums, maxima and minima use MPI_Allreduce.
 // An exchange sends one message to each member it trades with.
 //
+// MPI counts are ints: a message of 2 GiB or more goes as one derived type
+// of exactly its bytes, and an MPI_Allreduce of more elements than an int
+// counts as several calls (DT_MPI_MESSAGE_LIMIT lowers the limit, so that
+// tests take these paths with small tensors).
+//
 // Failure: the first error of a rank aborts the whole job (MPI_Abort) with
 // its message; a watchdog thread aborts a rank stuck in one collective past
 // the timeout.
@@ -24,11 +29,13 @@
 #define OMPI_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <thread>
 
 namespace dt::rt {
@@ -59,6 +66,56 @@ void mpiAbort(const absl::Status &status) {
 }
 
 namespace {
+/// The most one count of an MPI call may say: an int's largest, or less
+/// from DT_MPI_MESSAGE_LIMIT (a test knob; a value out of range is ignored).
+size_t messageLimit() {
+  static const size_t limit = [] {
+    int64_t value = envInt("DT_MPI_MESSAGE_LIMIT", INT_MAX);
+    return static_cast<size_t>(value >= 1 && value <= INT_MAX ? value
+                                                              : INT_MAX);
+  }();
+  return limit;
+}
+
+/// `bytes` bytes as the count and datatype of one MPI call: that many
+/// MPI_BYTEs while the count fits messageLimit(); past it, one element of a
+/// derived type of exactly `bytes` bytes (whole blocks of up to 1 MiB, then
+/// the rest), freed with this object. Its extent is `bytes`, so member j's
+/// part of an Allgather or Alltoall buffer still starts at j * bytes.
+class ByteCount {
+public:
+  explicit ByteCount(size_t bytes) {
+    size_t limit = messageLimit();
+    if (bytes <= limit) {
+      count = static_cast<int>(bytes);
+      return;
+    }
+    size_t block = std::min<size_t>(limit, 1 << 20);
+    MPI_Datatype blocks, parts;
+    MPI_Type_contiguous(static_cast<int>(block), MPI_BYTE, &blocks);
+    int lengths[] = {static_cast<int>(bytes / block),
+                     static_cast<int>(bytes % block)};
+    MPI_Aint displacements[] = {0,
+                                static_cast<MPI_Aint>(bytes - bytes % block)};
+    MPI_Datatype types[] = {blocks, MPI_BYTE};
+    MPI_Type_create_struct(2, lengths, displacements, types, &parts);
+    MPI_Type_create_resized(parts, 0, static_cast<MPI_Aint>(bytes), &type);
+    MPI_Type_commit(&type);
+    MPI_Type_free(&parts);
+    MPI_Type_free(&blocks);
+    count = 1;
+  }
+  ~ByteCount() {
+    if (type != MPI_BYTE)
+      MPI_Type_free(&type);
+  }
+  ByteCount(const ByteCount &) = delete;
+  ByteCount &operator=(const ByteCount &) = delete;
+
+  int count = 0;
+  MPI_Datatype type = MPI_BYTE;
+};
+
 /// The tag of an exchange's messages. A pair's messages on one communicator
 /// arrive in the order they were sent, and each exchange waits for all of
 /// its own, so consecutive exchanges cannot mix.
@@ -149,8 +206,9 @@ MpiBackend::~MpiBackend() {
 HostBlock MpiBackend::gather(const Group &group, const void *data,
                              size_t bytes) {
   HostBlock all = hostBlock(bytes * group.size());
-  MPI_Allgather(data, static_cast<int>(bytes), MPI_BYTE, all.get(),
-                static_cast<int>(bytes), MPI_BYTE, comm(group));
+  ByteCount each(bytes);
+  MPI_Allgather(data, each.count, each.type, all.get(), each.count, each.type,
+                comm(group));
   return all;
 }
 
@@ -170,8 +228,17 @@ absl::Status MpiBackend::allReduce(RankContext &, const Group &group,
     MPI_Op op = kind == ReductionKind::Sum   ? MPI_SUM
                 : kind == ReductionKind::Max ? MPI_MAX
                                              : MPI_MIN;
-    MPI_Allreduce(in.data, out.data, static_cast<int>(in.count()), type, op,
-                  comm(group));
+    // As many elements per call as a count may say; in place when the
+    // output is the input (MPI forbids the same buffer twice).
+    size_t element = dtypeSize(in.dtype);
+    int64_t step = std::max<int64_t>(1, messageLimit() / element);
+    for (int64_t at = 0; at < in.count(); at += step) {
+      const char *from = static_cast<const char *>(in.data) + at * element;
+      char *to = static_cast<char *>(out.data) + at * element;
+      MPI_Allreduce(from == to ? MPI_IN_PLACE : from, to,
+                    static_cast<int>(std::min(step, in.count() - at)), type, op,
+                    comm(group));
+    }
     return absl::OkStatus();
   }
   HostBlock all = gather(group, in.data, in.bytes());
@@ -206,8 +273,9 @@ absl::Status MpiBackend::reduceScatter(RankContext &, const Group &group,
     Dense part{send.get() + j * piece, out.shape, in.dtype};
     slicePiece(in, in.data, part, dim, pieces.member[j]);
   }
-  MPI_Alltoall(send.get(), static_cast<int>(piece), MPI_BYTE, receive.get(),
-               static_cast<int>(piece), MPI_BYTE, comm(group));
+  ByteCount each(piece);
+  MPI_Alltoall(send.get(), each.count, each.type, receive.get(), each.count,
+               each.type, comm(group));
   std::vector<const void *> inputs;
   for (int64_t j = 0; j < n; ++j)
     inputs.push_back(receive.get() + j * piece);
@@ -231,8 +299,9 @@ absl::Status MpiBackend::allToAll(RankContext &, const Group &group,
     Dense piece{send.get() + j * bytes, part, in.dtype};
     slicePiece(in, in.data, piece, split, splitPieces.member[j]);
   }
-  MPI_Alltoall(send.get(), static_cast<int>(bytes), MPI_BYTE, receive.get(),
-               static_cast<int>(bytes), MPI_BYTE, comm(group));
+  ByteCount each(bytes);
+  MPI_Alltoall(send.get(), each.count, each.type, receive.get(), each.count,
+               each.type, comm(group));
   for (int64_t j = 0; j < n; ++j) {
     Dense piece{receive.get() + j * bytes, part, in.dtype};
     placePiece(piece, piece.data, out, concat, concatPieces.member[j]);
@@ -251,13 +320,6 @@ absl::Status MpiBackend::exchange(RankContext &, const Group &group,
   // or not), the rank's own parts and the padding written while they fly.
   ExchangeCopies plan =
       planExchangeCopies(routes, group.index, dtypeSize(in.dtype));
-  for (const std::vector<ExchangeTransfer> *transfers :
-       {&plan.sends, &plan.receives})
-    for (const ExchangeTransfer &t : *transfers)
-      if (t.bytes > static_cast<size_t>(INT_MAX))
-        return absl::InvalidArgumentError(absl::StrCat(
-            "exchange: ", t.bytes, " bytes between two ranks exceed ",
-            "what one MPI message counts (", INT_MAX, ")"));
   HostBlock send = hostBlock(std::max<size_t>(1, plan.sendStaging));
   HostBlock receive = hostBlock(std::max<size_t>(1, plan.receiveStaging));
   for (const ExchangeTransfer &t : plan.sends)
@@ -267,16 +329,21 @@ absl::Status MpiBackend::exchange(RankContext &, const Group &group,
   if (routes.leavesPadding)
     std::memset(out.data, 0, out.bytes());
   std::vector<MPI_Request> requests;
-  for (const ExchangeTransfer &t : plan.receives)
+  std::deque<ByteCount> counts; // Kept until the messages are done.
+  for (const ExchangeTransfer &t : plan.receives) {
+    const ByteCount &each = counts.emplace_back(t.bytes);
     MPI_Irecv((t.inPlace ? static_cast<char *>(out.data) : receive.get()) +
                   t.offset,
-              static_cast<int>(t.bytes), MPI_BYTE, static_cast<int>(t.member),
-              kExchangeTag, comm(group), &requests.emplace_back());
-  for (const ExchangeTransfer &t : plan.sends)
+              each.count, each.type, static_cast<int>(t.member), kExchangeTag,
+              comm(group), &requests.emplace_back());
+  }
+  for (const ExchangeTransfer &t : plan.sends) {
+    const ByteCount &each = counts.emplace_back(t.bytes);
     MPI_Isend((t.inPlace ? static_cast<const char *>(in.data) : send.get()) +
                   t.offset,
-              static_cast<int>(t.bytes), MPI_BYTE, static_cast<int>(t.member),
-              kExchangeTag, comm(group), &requests.emplace_back());
+              each.count, each.type, static_cast<int>(t.member), kExchangeTag,
+              comm(group), &requests.emplace_back());
+  }
   for (const Copy2D &copy : plan.own)
     copyRows(copy, in.data, out.data);
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
@@ -317,9 +384,9 @@ absl::StatusOr<RunStats> runMpiRank(Artifact::EntryFn entry,
 absl::StatusOr<std::vector<HostTensor>> mpiGather(const HostTensor &local,
                                                   const MpiWorld &world) {
   std::vector<char> all(world.rank == 0 ? local.byteSize() * world.size : 0);
-  MPI_Gather(local.data(), static_cast<int>(local.byteSize()), MPI_BYTE,
-             all.data(), static_cast<int>(local.byteSize()), MPI_BYTE, 0,
-             MPI_COMM_WORLD);
+  ByteCount each(local.byteSize());
+  MPI_Gather(local.data(), each.count, each.type, all.data(), each.count,
+             each.type, 0, MPI_COMM_WORLD);
   std::vector<HostTensor> result;
   if (world.rank != 0)
     return result;
