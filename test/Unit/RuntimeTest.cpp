@@ -9,6 +9,7 @@
 
 #include "Context.h"
 #include "ExchangeCopies.h"
+#include "GemmParts.h"
 #include "cuda/GemmPlan.h"
 #include "cuda/PieceCopies.h"
 
@@ -325,6 +326,75 @@ double opAt(const cuda::StoredMatrix &s, const std::vector<double> &x,
   return s.transpose ? x[j + i * s.ld] : x[i + j * s.ld];
 }
 } // namespace
+
+// The parts of a GEMM cut at a small limit, each computed by a plain loop
+// that reads only what BLAS would (rows up to the part's leading dim), sum
+// to the whole product: every count and leading dim of a part is within
+// the limit, an operand whose leading dim is past it is read a stored row
+// at a time, and beta applies once.
+TEST(GemmParts, PartsWithinTheLimitComputeTheWholeProduct) {
+  std::mt19937 rng(11);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  for (int trial = 0; trial < 400; ++trial) {
+    int64_t limit = pick(1, 5);
+    int64_t m = pick(1, 9), n = pick(1, 9), k = pick(1, 9);
+    // A stored r x c with rows `ld` apart (padding of up to 4; a padded ld
+    // may pass the limit), filled with small integers: exact sums.
+    auto operand = [&](int64_t r, int64_t c, bool transposed,
+                       std::vector<double> &data) {
+      int64_t rows = transposed ? c : r, cols = transposed ? r : c;
+      int64_t ld = cols + pick(0, 4);
+      data.assign(rows * ld, 0.0);
+      for (double &v : data)
+        v = pick(-3, 3);
+      return GemmOperand<double>{data.data(), ld, transposed};
+    };
+    std::vector<double> da, db;
+    GemmOperand<double> a = operand(m, k, pick(0, 1), da);
+    GemmOperand<double> b = operand(k, n, pick(0, 1), db);
+    int64_t ldc = n + pick(0, 4);
+    double beta = pick(0, 1);
+    std::vector<double> c(m * ldc), expected;
+    for (double &v : c)
+      v = pick(-3, 3);
+    expected = c;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t p = 0; p < k; ++p)
+          sum += *a.at(i, p) * *b.at(p, j);
+        expected[i * ldc + j] = sum + beta * expected[i * ldc + j];
+      }
+    int calls = 0;
+    gemmInParts(
+        a, b, beta, c.data(), ldc, m, n, k, limit,
+        [&](const GemmOperand<double> &pa, const GemmOperand<double> &pb,
+            double pbeta, double *pc, int64_t pldc, int64_t pm, int64_t pn,
+            int64_t pk) {
+          ++calls;
+          for (int64_t x : {pa.ld, pb.ld, pldc, pm, pn, pk})
+            ASSERT_LE(x, limit);
+          // BLAS's own checks of the leading dims.
+          ASSERT_GE(pa.ld, std::max<int64_t>(1, pa.transposed ? pm : pk));
+          ASSERT_GE(pb.ld, std::max<int64_t>(1, pb.transposed ? pk : pn));
+          ASSERT_GE(pldc, std::max<int64_t>(1, pn));
+          for (int64_t i = 0; i < pm; ++i)
+            for (int64_t j = 0; j < pn; ++j) {
+              double sum = 0;
+              for (int64_t p = 0; p < pk; ++p)
+                sum += *pa.at(i, p) * *pb.at(p, j);
+              double &out = pc[i * pldc + j];
+              out = sum + (pbeta == 0 ? 0 : pbeta * out);
+            }
+        });
+    EXPECT_GE(calls, 1);
+    EXPECT_EQ(c, expected) << "m " << m << " n " << n << " k " << k << " limit "
+                           << limit << " lda " << a.ld << " ldb " << b.ld
+                           << " ldc " << ldc;
+  }
+}
 
 TEST(GemmPlan, ColumnMajorGemmComputesTheRowMajorProduct) {
   std::mt19937 rng(7);
