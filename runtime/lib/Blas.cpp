@@ -53,8 +53,7 @@ Matrix<T> matrix(T *base, int64_t rows, int64_t cols, int64_t s0, int64_t s1) {
   return m;
 }
 
-/// C = A B + beta C; with beta = 0 C is not read (BLAS semantics). Counts
-/// past a BLAS int are cut into several calls (GemmParts.h).
+/// One CBLAS call, C = A B + beta C; every count fits an int.
 void blasGemm(const GemmOperand<float> &a, const GemmOperand<float> &b,
               float beta, float *c, int64_t ldc, int64_t m, int64_t n,
               int64_t k) {
@@ -69,14 +68,14 @@ void blasGemm(const GemmOperand<double> &a, const GemmOperand<double> &b,
               b.transposed ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a.data,
               a.ld, b.data, b.ld, beta, c, ldc);
 }
+/// C = A B + beta C; with beta = 0 C is not read (BLAS semantics). Counts
+/// past a BLAS int are cut into several calls (GemmParts.h).
 template <typename T>
 void gemm(const Matrix<T> &a, const Matrix<T> &b, T beta, T *c, int64_t ldc) {
   gemmInParts(GemmOperand<T>{a.data, a.ld, a.transposed},
               GemmOperand<T>{b.data, b.ld, b.transposed}, beta, c, ldc, a.rows,
               b.cols, a.cols, INT_MAX,
-              [](const GemmOperand<T> &pa, const GemmOperand<T> &pb, T pbeta,
-                 T *pc, int64_t pldc, int64_t m, int64_t n,
-                 int64_t k) { blasGemm(pa, pb, pbeta, pc, pldc, m, n, k); });
+              [](const auto &...part) { blasGemm(part...); });
 }
 
 /// What the `into` forms do after the product: the bits of their epilogue
