@@ -461,8 +461,9 @@ absl::Status prepareOutputDir(const std::string &dir) {
     return absl::FailedPreconditionError(absl::StrCat(
         "--output-dir ", dir, " is not a directory (it is a file)"));
   // Whether a file can be made there, tried rather than asked: access(W_OK)
-  // says yes to root even in /proc or on a read-only file system. mkstemp
-  // replaces the template's trailing XXXXXX with a unique name.
+  // says yes to root even in /proc or on a read-only file system. The six
+  // X's end mkstemp's name template: it makes the file under a unique name
+  // that replaces them.
   std::string probe = absl::StrCat(dir, "/.dt-run-probe-XXXXXX");
   int fd = ::mkstemp(probe.data());
   if (fd < 0)
