@@ -2,10 +2,12 @@
 
 #include "dt/Compile/Compile.h"
 #include "dt/Conversion/Passes.h"
+#include "dt/Conversion/Utils.h"
 #include "dt/Dialect/DT/IR/DTDialect.h"
 #include "dt/Dialect/DT/IR/DTOps.h"
 #include "dt/Dialect/DT/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"

@@ -2,6 +2,8 @@
 
 #include "dt/Conversion/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 
 #include "llvm/ADT/SmallPtrSet.h"

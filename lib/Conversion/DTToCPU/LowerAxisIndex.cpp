@@ -1,8 +1,11 @@
 //===- LowerAxisIndex.cpp - dt-lower-axis-index ---------------------------===//
 
 #include "dt/Conversion/Passes.h"
+#include "dt/Conversion/Utils.h"
 #include "dt/Dialect/DT/IR/DTOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::dt {

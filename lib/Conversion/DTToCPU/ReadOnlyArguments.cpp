@@ -8,6 +8,7 @@
 #include "dt/Conversion/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace mlir::dt {
 #define GEN_PASS_DEF_READONLYARGUMENTSPASS

@@ -7,8 +7,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dt/Conversion/GPUUtils.h"
 #include "dt/Conversion/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::dt {

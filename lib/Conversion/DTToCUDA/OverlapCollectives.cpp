@@ -8,8 +8,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dt/Conversion/GPUUtils.h"
 #include "dt/Conversion/Passes.h"
+#include "dt/Conversion/Utils.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"

@@ -18,8 +18,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dt/Conversion/GPUUtils.h"
 #include "dt/Conversion/Passes.h"
+#include "dt/Conversion/Utils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 
 #include <limits>

@@ -1,18 +1,15 @@
 //===- Passes.h - dt transformation passes ----------------------*- C++ -*-===//
+//
+// Each pass includes the dialects it works on, so this header stays light.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef DT_DIALECT_DT_TRANSFORMS_PASSES_H
 #define DT_DIALECT_DT_TRANSFORMS_PASSES_H
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "dt/Dialect/DT/IR/DTOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 
