@@ -243,6 +243,11 @@ static LogicalResult checkNesting(const llvm::SourceMgr &sourceMgr,
 LogicalResult mlir::dt::checkBeforeParsing(const llvm::SourceMgr &sourceMgr,
                                            unsigned bufferId) {
   return failure(failed(checkInputIsText(sourceMgr, bufferId)) ||
-                 failed(checkNesting(sourceMgr, bufferId)) ||
+                 failed(checkParserHazards(sourceMgr, bufferId)));
+}
+
+LogicalResult mlir::dt::checkParserHazards(const llvm::SourceMgr &sourceMgr,
+                                           unsigned bufferId) {
+  return failure(failed(checkNesting(sourceMgr, bufferId)) ||
                  failed(checkUpstreamParserHazards(sourceMgr, bufferId)));
 }

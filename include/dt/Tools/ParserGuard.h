@@ -30,6 +30,14 @@ namespace mlir::dt {
 LogicalResult checkBeforeParsing(const llvm::SourceMgr &sourceMgr,
                                  unsigned bufferId);
 
+/// The part of checkBeforeParsing that keeps the parser from crashing: fails
+/// when buffer `bufferId` nests more than 256 deep or holds a list upstream's
+/// parser would crash on, reporting the first through `sourceMgr`. For text
+/// known to be meant as MLIR (a language server's document), where stray
+/// bytes are the parser's to report.
+LogicalResult checkParserHazards(const llvm::SourceMgr &sourceMgr,
+                                 unsigned bufferId);
+
 } // namespace mlir::dt
 
 #endif // DT_TOOLS_PARSERGUARD_H
