@@ -15,6 +15,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
+
 using namespace mlir;
 
 namespace {
@@ -121,12 +123,22 @@ private:
 };
 } // namespace
 
-/// Reports (through `sourceMgr`) the first list in the buffer that
-/// upstream's parser would crash on, and fails; succeeds otherwise.
-static LogicalResult
-checkUpstreamParserHazards(const llvm::SourceMgr &sourceMgr,
-                           unsigned bufferId) {
-  StringRef text = sourceMgr.getMemoryBuffer(bufferId)->getBuffer();
+namespace {
+/// A list upstream's parser would crash on.
+struct Hazard {
+  /// The first token that does not fit.
+  size_t at;
+  /// `dimensions` or `permutation`.
+  StringRef keyword;
+};
+} // namespace
+
+/// The first list in `text` that upstream's parser would crash on, if any.
+/// With `cut`, `text` is what a language server parses when completing
+/// code at its end, and a keyword the cut leaves without its `=` counts too:
+/// the parser takes the completion point for the `=`.
+static std::optional<Hazard> findUpstreamParserHazard(StringRef text,
+                                                      bool cut) {
   Scanner scan(text);
   // The keyword whose list the last guarded op has not reached yet.
   StringRef pending;
@@ -161,21 +173,36 @@ checkUpstreamParserHazards(const llvm::SourceMgr &sourceMgr,
     if (pending.empty() || word != pending)
       continue;
     pending = "";
-    if (!scan.consume('='))
+    if (!scan.consume('=') && !(cut && scan.atEnd()))
       continue; // upstream reports a missing `=` itself
     if (scan.integerList())
       continue;
-    // Point at the first token that does not fit.
-    size_t at = std::min(scan.position(), text.size() - 1);
-    sourceMgr.PrintMessage(llvm::SMLoc::getFromPointer(text.data() + at),
-                           llvm::SourceMgr::DK_Error,
-                           "expected a list of integers such as [0, 1] after '" +
-                               word +
-                               " =' (checked before parsing: MLIR 22's "
-                               "parser crashes on a malformed one)");
-    return failure();
+    return Hazard{scan.position(), word};
   }
-  return success();
+  return std::nullopt;
+}
+
+/// Reports (through `sourceMgr`) the first list in the buffer that
+/// upstream's parser would crash on, and fails; succeeds otherwise.
+static LogicalResult
+checkUpstreamParserHazards(const llvm::SourceMgr &sourceMgr,
+                           unsigned bufferId) {
+  StringRef text = sourceMgr.getMemoryBuffer(bufferId)->getBuffer();
+  std::optional<Hazard> hazard = findUpstreamParserHazard(text, false);
+  if (!hazard)
+    return success();
+  size_t at = std::min(hazard->at, text.size() - 1);
+  sourceMgr.PrintMessage(
+      llvm::SMLoc::getFromPointer(text.data() + at), llvm::SourceMgr::DK_Error,
+      "expected a list of integers such as [0, 1] after '" + hazard->keyword +
+          " =' (checked before parsing: MLIR 22's "
+          "parser crashes on a malformed one)");
+  return failure();
+}
+
+bool mlir::dt::completingWouldCrash(StringRef text, size_t offset) {
+  return findUpstreamParserHazard(text.take_front(offset), /*cut=*/true)
+      .has_value();
 }
 
 /// Fails, saying so on stderr, when the buffer is neither MLIR text nor

@@ -13,7 +13,10 @@
 //    their place among the server's messages: they wait for its reply to a
 //    request sent after the client's messages before them (a method it does
 //    not know), and take that reply's place.
-//    A carriage return not followed by a line feed reaches the server as a
+//    A request to complete code where upstream's parser would crash doing
+//    so (in a list the completion point cuts short) is answered from here,
+//    with no completions, in order as diagnostics are.
+//    A carriage return that no line feed follows reaches the server as a
 //    space: MLIR's lexer skips both, but upstream's server crashes mapping
 //    some locations after one (found by scripts/fuzz-lsp.py).
 //  - the server's messages are copied to the client whole, but for the
@@ -137,6 +140,8 @@ private:
   void onDidOpen(const json::Object &params, StringRef message);
   void onDidChange(const json::Object &params, StringRef message);
   void onDidClose(const json::Object &params, StringRef message);
+  void onCompletion(const json::Value &id, const json::Object &params,
+                    StringRef message);
 
   /// Sends the client's new version of a document to the server, or
   /// withholds it and publishes why, as the checks say. `message` is the
@@ -154,12 +159,16 @@ private:
   void publish(StringRef uri, const Document &document,
                std::vector<lsp::Diagnostic> diagnostics,
                bool serverHasIt = false);
+  /// Sends `message` to the client once the server has answered what it
+  /// was sent before; `closes` as in Publication.
+  void sendInOrder(const json::Value &message, std::string closes = "");
 
   StreamOptions options;
   raw_fd_ostream server;
   /// Open documents by URI.
   StringMap<Document> documents;
-  /// Diagnostics published from here, waiting for the reply they replace.
+  /// A message from here (diagnostics, or an answer), waiting for the reply
+  /// it replaces.
   struct Publication {
     std::string message;
     /// The URI of the document the server is told to close after the
@@ -231,6 +240,9 @@ void Filter::fromClient(StringRef message) {
     return onDidChange(*params, message);
   if (params && method == "textDocument/didClose")
     return onDidClose(*params, message);
+  if (const json::Value *id = object ? object->get("id") : nullptr;
+      id && params && method == "textDocument/completion")
+    return onCompletion(*id, *params, message);
   sendToServer(message);
 }
 
@@ -287,6 +299,33 @@ void Filter::onDidClose(const json::Object &params, StringRef message) {
   // What was published from here is cleared, as the server clears its own
   // for a document it closes.
   publish(*uri, document, {});
+}
+
+void Filter::onCompletion(const json::Value &id, const json::Object &params,
+                          StringRef message) {
+  const json::Object *item = params.getObject("textDocument");
+  std::optional<StringRef> uri = item ? item->getString("uri") : std::nullopt;
+  const json::Value *positionValue = params.get("position");
+  lsp::Position position;
+  json::Path::Root root;
+  auto it = uri ? documents.find(*uri) : documents.end();
+  if (it == documents.end() || !it->second.serverVersion || !positionValue ||
+      !fromJSON(*positionValue, position, root))
+    return sendToServer(message);
+  // Where the server completes: as it maps the position (a byte column).
+  const std::string &text = it->second.text;
+  SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      MemoryBuffer::getMemBuffer(text, *uri, /*RequiresNullTerminator=*/false),
+      SMLoc());
+  SMLoc at = position.getAsSMLoc(sourceMgr);
+  if (!at.isValid() ||
+      !mlir::dt::completingWouldCrash(text, at.getPointer() - text.data()))
+    return sendToServer(message);
+  sendInOrder(json::Object{{"jsonrpc", "2.0"},
+                           {"id", id},
+                           {"result", json::Object{{"isIncomplete", false},
+                                                   {"items", json::Array{}}}}});
 }
 
 void Filter::place(StringRef uri, Document document, StringRef message,
@@ -369,28 +408,32 @@ void Filter::publish(StringRef uri, const Document &document,
   json::Array list;
   for (const lsp::Diagnostic &diagnostic : diagnostics)
     list.push_back(lsp::toJSON(diagnostic));
-  json::Value message =
+  sendInOrder(
       json::Object{{"jsonrpc", "2.0"},
                    {"method", "textDocument/publishDiagnostics"},
                    {"params", json::Object{{"uri", uri},
                                            {"version", document.version},
-                                           {"diagnostics", std::move(list)}}}};
-  std::string id = formatv("{0}:{1}", kOrderingMethod, ++requests).str();
-  {
-    std::lock_guard<std::mutex> lock(sharedMutex);
-    // As upstream's transport formats its messages.
-    publications[id] = {
-        formatv(options.pretty ? "{0:2}\n" : "{0}", message).str(),
-        serverHasIt ? uri.str() : ""};
-  }
-  sendToServer(json::Object{
-      {"jsonrpc", "2.0"}, {"id", id}, {"method", kOrderingMethod}});
+                                           {"diagnostics", std::move(list)}}}},
+      serverHasIt ? uri.str() : "");
   if (serverHasIt)
     sendToServer(json::Object{
         {"jsonrpc", "2.0"},
         {"method", "textDocument/didClose"},
         {"params",
          json::Object{{"textDocument", json::Object{{"uri", uri}}}}}});
+}
+
+void Filter::sendInOrder(const json::Value &message, std::string closes) {
+  std::string id = formatv("{0}:{1}", kOrderingMethod, ++requests).str();
+  {
+    std::lock_guard<std::mutex> lock(sharedMutex);
+    // As upstream's transport formats its messages.
+    publications[id] = {
+        formatv(options.pretty ? "{0:2}\n" : "{0}", message).str(),
+        std::move(closes)};
+  }
+  sendToServer(json::Object{
+      {"jsonrpc", "2.0"}, {"id", id}, {"method", kOrderingMethod}});
 }
 
 void Filter::sendToServer(StringRef json) {

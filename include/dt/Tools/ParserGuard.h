@@ -38,6 +38,13 @@ LogicalResult checkBeforeParsing(const llvm::SourceMgr &sourceMgr,
 LogicalResult checkParserHazards(const llvm::SourceMgr &sourceMgr,
                                  unsigned bufferId);
 
+/// Whether upstream's parser would crash completing code at byte `offset`
+/// of `text` (text that passes checkParserHazards), as a language server
+/// does: it parses up to there, and a list the completion point cuts short
+/// (or a `dimensions` / `permutation` it cuts from its `=`) crashes it as a
+/// malformed one does.
+bool completingWouldCrash(StringRef text, size_t offset);
+
 } // namespace mlir::dt
 
 #endif // DT_TOOLS_PARSERGUARD_H
