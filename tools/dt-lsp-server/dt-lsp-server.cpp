@@ -312,8 +312,9 @@ void Filter::onCompletion(const json::Value &id, const json::Object &params,
   if (it == documents.end() || !it->second.serverVersion || !positionValue ||
       !fromJSON(*positionValue, position, root))
     return sendToServer(message);
-  // Where the server completes: as it maps the position (a byte column).
-  const std::string &text = it->second.text;
+  // Where the server completes: as it maps the position (a byte column),
+  // in its text.
+  std::string text = replaceLoneCarriageReturns(it->second.text);
   SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       MemoryBuffer::getMemBuffer(text, *uri, /*RequiresNullTerminator=*/false),
