@@ -197,6 +197,20 @@ func.func @negative_unlowered(%x: tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>) ->
 
 // -----
 
+// A tensor that lost its encoding would be taken whole on every rank: the
+// pass refuses it, naming it, instead of building ops whose verifiers fail.
+dt.mesh @mesh = <["tp" = 4]>
+func.func @negative_lost_encoding(%x: tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>) -> tensor<8xf32, #dt.sharding<@mesh, [S(0)]>> {
+  // expected-error @+1 {{'tensor.cast' op result #0 of type 'tensor<8xf32>' has no #dt.sharding encoding}}
+  %plain = tensor.cast %x : tensor<8xf32, #dt.sharding<@mesh, [S(0)]>> to tensor<8xf32>
+  // expected-error @+1 {{'math.tanh' op result #0 of type 'tensor<8xf32>' has no #dt.sharding encoding}}
+  %0 = math.tanh %plain : tensor<8xf32>
+  %back = tensor.cast %0 : tensor<8xf32> to tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>
+  return %back : tensor<8xf32, #dt.sharding<@mesh, [S(0)]>>
+}
+
+// -----
+
 // An all_to_all on "b" of rows split by "a" then "b" (6 = 3 + 3, then
 // 2 + 1): the packed rows name "a" as their outer level.
 dt.mesh @mesh = <["a" = 2, "b" = 2]>

@@ -528,6 +528,10 @@ LogicalResult FunctionPartitioner::localizeAttributes(Operation *op) {
 }
 
 LogicalResult FunctionPartitioner::run() {
+  // A plain tensor here would be taken as whole on every rank, whatever it
+  // held (dt-check rejects it in the pipeline; this pass may run alone).
+  if (failed(verifyEncodingsPreserved(func)))
+    return failure();
   // Ops that need global facts (shardings, global shapes) go first.
   WalkResult walk = func.walk([&](Operation *op) {
     if (isa<RedistributeOp>(op)) {

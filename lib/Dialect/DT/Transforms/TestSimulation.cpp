@@ -331,6 +331,28 @@ LogicalResult Simulator::run(func::FuncOp global, func::FuncOp local) {
   return success();
 }
 
+/// Fails, having said why, unless `func` is a program the simulator can
+/// run: one block, and tensors with shardings for arguments and results
+/// (each rank's inputs are slices of the arguments, and the results are
+/// assembled from the ranks' pieces).
+static LogicalResult checkSimulable(func::FuncOp func) {
+  if (!func.getBody().hasOneBlock())
+    return func.emitOpError("has ")
+           << func.getBody().getBlocks().size()
+           << " blocks; dt-test-simulate-spmd runs functions of one block";
+  auto check = [&](TypeRange types, StringRef what) -> LogicalResult {
+    for (auto [i, type] : llvm::enumerate(types))
+      if (!isa<RankedTensorType>(type) || !getShardingEncoding(type))
+        return func.emitOpError()
+               << what << " #" << i << " is " << type
+               << "; dt-test-simulate-spmd runs functions whose arguments "
+                  "and results are all tensors with a #dt.sharding encoding";
+    return success();
+  };
+  return success(succeeded(check(func.getArgumentTypes(), "argument")) &&
+                 succeeded(check(func.getResultTypes(), "result")));
+}
+
 namespace {
 struct TestSimulateSPMDPass
     : public mlir::dt::impl::TestSimulateSPMDPassBase<TestSimulateSPMDPass> {
@@ -344,12 +366,13 @@ struct TestSimulateSPMDPass
       MeshOp mesh = getFunctionMesh(func, symbolTables);
       if (!mesh)
         return signalPassFailure();
-      if (func.getBody().getBlocks().size() != 1)
+      if (failed(checkSimulable(func)))
         return signalPassFailure();
       // The simulator slices and gathers full pieces: uneven shards (padded
-      // pieces) are dt-run's to check.
-      WalkResult uneven = func.walk([&](Operation *op) {
-        for (Type type : op->getResultTypes()) {
+      // pieces) are dt-run's to check, in the arguments (which the ranks'
+      // inputs are sliced from) as anywhere else.
+      auto unevenIn = [&](Operation *op, TypeRange types) {
+        for (Type type : types) {
           auto tensor = dyn_cast<RankedTensorType>(type);
           ShardingAttr sharding = getShardingEncoding(type);
           if (tensor && sharding &&
@@ -358,10 +381,16 @@ struct TestSimulateSPMDPass
             op->emitOpError("has the unevenly sharded ")
                 << type << "; dt-test-simulate-spmd models even shards only "
                            "(run the program with dt-run --verify)";
-            return WalkResult::interrupt();
+            return true;
           }
         }
-        return WalkResult::advance();
+        return false;
+      };
+      if (unevenIn(func, func.getArgumentTypes()))
+        return signalPassFailure();
+      WalkResult uneven = func.walk([&](Operation *op) {
+        return unevenIn(op, op->getResultTypes()) ? WalkResult::interrupt()
+                                                  : WalkResult::advance();
       });
       if (uneven.wasInterrupted())
         return signalPassFailure();
