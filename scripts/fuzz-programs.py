@@ -8,10 +8,14 @@ the same ops in integers, keep values small by a remainder instead of tanh,
 and verify exactly), random arguments with random
 shardings (even and uneven, nested axes, shards smaller than the axis,
 partial inputs of kinds that commute), and a random chain of ops over 1-D to
-3-D tensors: elementwise maps, compare-and-select, matmuls and batch
-matmuls, transposes, reductions (sum, max, over two dims, two at once),
-broadcasts, bias adds, linalg.index arithmetic, softmax, reshapes, slices,
-inserts, concats, pads, gathers at computed rows or at an i64 argument's,
+3-D tensors: elementwise maps (arith and math ops on tensors, and linalg's
+named elementwise ops), divisions (by values kept away from zero; signed
+in integers), square roots and their reciprocals, compare-and-select,
+matmuls and batch matmuls, matrix-vector products (matvec, vecmat), dots
+(a 0-D result, which maps and dt.constrain take on), transposes,
+reductions (sum, max, min, over two dims, two at once), broadcasts,
+bias adds, linalg.index arithmetic, softmax, reshapes, slices, inserts,
+concats, pads, gathers at computed rows or at an i64 argument's,
 mixed-precision matmuls in 16-bit programs (an f32 product rounded back),
 calls of private functions, loops (zero trips included, or as many as an
 argument's positive entries mod 4, or an scf.while counting up to that),
@@ -72,6 +76,7 @@ INTEGER_OPS = {
     "arith.subf": "arith.subi",
     "arith.mulf": "arith.muli",
     "arith.maximumf": "arith.maxsi",
+    "arith.minimumf": "arith.minsi",
     "math.absf": "math.absi",
     "arith.cmpf ogt": "arith.cmpi sgt",
 }
@@ -168,7 +173,9 @@ class Program:
     def emit(self, line):
         self.body.append("  " + line)
 
-    def pick(self, pred=lambda shape: True):
+    def pick(self, pred=lambda shape: len(shape) > 0):
+        """A value whose shape `pred` accepts (by default any but a 0-D
+        one, which only the maps and dt.constrain take)."""
         choices = [v for v in self.values if pred(v[1])]
         return self.rng.choice(choices) if choices else None
 
@@ -202,7 +209,7 @@ class Program:
 
     # --- ops; each appends its result to self.values -------------------
     def op_unary(self):
-        name, shape = self.pick()
+        name, shape = self.pick(lambda s: True)
         if integer():  # |x|, or x * x kept small
             out = self.fresh()
             if self.rng.random() < 0.5:
@@ -223,13 +230,109 @@ class Program:
         self.values.append((out, shape))
 
     def op_binary(self):
-        name, shape = self.pick()
+        name, shape = self.pick(lambda s: True)
         other = self.pick(lambda s: s == shape and self.rng.random() < 0.8)
         other_name = other[0] if other else self.new_arg(shape)
         out = self.fresh()
         op = spelled(self.rng.choice(BINARY))
         self.emit(f"{out} = {op} {name}, {other_name} : {ttype(shape)}")
         self.values.append((out, shape))
+
+    def op_named_map(self):
+        """A linalg named elementwise op (linalg.add, linalg.exp, ...), which
+        dt meets as named ops, not as the arith ops on tensors above."""
+        name, shape = self.pick(lambda s: True)
+        t = ttype(shape)
+        unary = [] if integer() else ["exp", "abs", "negf", "tanh"]
+        op = self.rng.choice(["add", "sub", "mul", "max", "min"] + unary + ([] if integer() else ["div"]))
+        empty, out = self.empty(shape)
+        if op in unary:
+            source = name
+            if op == "exp":  # exp of a tanh stays in [1/e, e]
+                source = self.fresh()
+                self.emit(f"{source} = math.tanh {name} : {t}")
+            self.emit(f"{out} = linalg.{op} ins({source} : {t}) outs({empty} : {t}) -> {t}")
+        else:
+            other = self.pick(lambda s: s == shape and self.rng.random() < 0.8)
+            other_name = other[0] if other else self.new_arg(shape)
+            if op == "div":  # by 2 + tanh(y), in [1, 3]
+                two, squashed, divisor = self.fresh(), self.fresh(), self.fresh()
+                self.emit(f"{two} = arith.constant dense<2.0> : {t}")
+                self.emit(f"{squashed} = math.tanh {other_name} : {t}")
+                self.emit(f"{divisor} = arith.addf {squashed}, {two} : {t}")
+                other_name = divisor
+            self.emit(f"{out} = linalg.{op} ins({name}, {other_name} : {t}, {t}) "
+                      f"outs({empty} : {t}) -> {t}")
+            if op == "mul" and integer():
+                out = self.squash(out, shape)
+        self.values.append((out, shape))
+
+    def op_divide(self):
+        """x / y away from zero: by 2 + tanh(y) in floats, by |y| mod 5 + 1
+        in integers (signed division, which dt guards against a zero
+        divisor); in floats now and then sqrt or rsqrt of 1 + x * x, as a
+        norm takes."""
+        name, shape = self.pick(lambda s: True)
+        t = ttype(shape)
+        other = self.pick(lambda s: s == shape and self.rng.random() < 0.8)
+        other_name = other[0] if other else self.new_arg(shape)
+        out = self.fresh()
+        if integer():
+            absolute, five, one, rem, divisor = (self.fresh() for _ in range(5))
+            self.emit(f"{absolute} = math.absi {other_name} : {t}")
+            self.emit(f"{five} = arith.constant dense<5> : {t}")
+            self.emit(f"{one} = arith.constant dense<1> : {t}")
+            self.emit(f"{rem} = arith.remsi {absolute}, {five} : {t}")
+            self.emit(f"{divisor} = arith.addi {rem}, {one} : {t}")
+            self.emit(f"{out} = arith.divsi {name}, {divisor} : {t}")
+        elif self.rng.random() < 0.5:
+            two, squashed, divisor = self.fresh(), self.fresh(), self.fresh()
+            self.emit(f"{two} = arith.constant dense<2.0> : {t}")
+            self.emit(f"{squashed} = math.tanh {other_name} : {t}")
+            self.emit(f"{divisor} = arith.addf {squashed}, {two} : {t}")
+            self.emit(f"{out} = arith.divf {name}, {divisor} : {t}")
+        else:
+            one, square, sum_ = self.fresh(), self.fresh(), self.fresh()
+            self.emit(f"{one} = arith.constant dense<1.0> : {t}")
+            self.emit(f"{square} = arith.mulf {name}, {name} : {t}")
+            self.emit(f"{sum_} = arith.addf {square}, {one} : {t}")
+            root = self.rng.choice(["math.sqrt", "math.rsqrt"])
+            self.emit(f"{out} = {root} {sum_} : {t}")
+        self.values.append((out, shape))
+
+    def op_matvec(self):
+        """linalg.matvec (a 2-D value times a 1-D one) or linalg.vecmat, or
+        linalg.dot of two 1-D values (a 0-D result)."""
+        if self.rng.random() < 0.25:
+            return self.op_dot()
+        matrix = self.pick(lambda s: len(s) == 2)
+        if not matrix:
+            return
+        m, n = matrix[1]
+        vecmat = self.rng.random() < 0.5
+        length = m if vecmat else n
+        vector = self.pick(lambda s: s == [length] and self.rng.random() < 0.7)
+        vector_name = vector[0] if vector else self.new_arg([length])
+        shape = [n if vecmat else m]
+        init, out = self.filled(shape), self.fresh()
+        if vecmat:
+            self.emit(f"{out} = linalg.vecmat ins({vector_name}, {matrix[0]} : {ttype([length])}, "
+                      f"{ttype(matrix[1])}) outs({init} : {ttype(shape)}) -> {ttype(shape)}")
+        else:
+            self.emit(f"{out} = linalg.matvec ins({matrix[0]}, {vector_name} : {ttype(matrix[1])}, "
+                      f"{ttype([length])}) outs({init} : {ttype(shape)}) -> {ttype(shape)}")
+        self.values.append((self.squash(out, shape), shape))
+
+    def op_dot(self):
+        v = self.pick(lambda s: len(s) == 1)
+        if not v:
+            return
+        other = self.pick(lambda s: s == v[1] and self.rng.random() < 0.7)
+        other_name = other[0] if other else self.new_arg(v[1])
+        init, out = self.filled([]), self.fresh()
+        self.emit(f"{out} = linalg.dot ins({v[0]}, {other_name} : {ttype(v[1])}, {ttype(v[1])}) "
+                  f"outs({init} : {ttype([])}) -> {ttype([])}")
+        self.values.append((self.squash(out, []), []))
 
     def op_matmul(self):
         """linalg.matmul on 2-D values, batch_matmul on 3-D ones."""
@@ -288,10 +391,11 @@ class Program:
             return
         dim = self.rng.randrange(len(v[1]))
         shape = v[1][:dim] + v[1][dim + 1 :]
-        kind = self.rng.choice(["sum", "max"])
-        init = self.filled(shape, "%zero" if kind == "sum" else "%ninf")
+        kind = self.rng.choice(["sum", "max", "min"])
+        init = self.filled(shape, {"sum": "%zero", "max": "%ninf", "min": "%pinf"}[kind])
         out = self.fresh()
-        combiner = spelled("arith.addf" if kind == "sum" else "arith.maximumf")
+        combiner = spelled({"sum": "arith.addf", "max": "arith.maximumf",
+                            "min": "arith.minimumf"}[kind])
         self.emit(
             f"{out} = linalg.reduce ins({v[0]} : {ttype(v[1])}) outs({init} : {ttype(shape)}) "
             f"dimensions = [{dim}]"
@@ -804,7 +908,7 @@ class Program:
         self.values.append((out, shape))
 
     def op_constrain(self):
-        name, shape = self.pick()
+        name, shape = self.pick(lambda s: True)
         out = self.fresh()
         sharding = self.sharding(len(shape), partial=0.2)
         self.emit(f"{out} = dt.constrain {name} to {sharding} : {ttype(shape)}")
@@ -819,6 +923,9 @@ class Program:
             (self.op_unary, 2),
             (self.op_binary, 3),
             (self.op_matmul, 3),
+            (self.op_named_map, 2),
+            (self.op_divide, 1),
+            (self.op_matvec, 1),
             (self.op_transpose, 1),
             (self.op_reduce, 2),
             (self.op_broadcast, 2),
@@ -877,10 +984,12 @@ class Program:
         lines.append(f"func.func @main(\n    {args})\n    -> ({', '.join(outs)}) {{")
         if integer():
             lowest = "-2147483648" if ELEMENT == "i32" else "-9223372036854775808"
-            constants = {"zero": "0", "ninf": lowest, "eighth": "1"}
+            highest = "2147483647" if ELEMENT == "i32" else "9223372036854775807"
+            constants = {"zero": "0", "ninf": lowest, "pinf": highest, "eighth": "1"}
         else:
             lowest = "-65504.0" if ELEMENT == "f16" else "-1.0e30"
-            constants = {"zero": "0.0", "ninf": lowest, "eighth": "0.125"}
+            constants = {"zero": "0.0", "ninf": lowest, "pinf": lowest.lstrip("-"),
+                         "eighth": "0.125"}
         lines += [f"  %{name} = arith.constant {value} : {ELEMENT}" for name, value in constants.items()]
         lines += [f"  %c{i} = arith.constant {i} : index" for i in range(4)]
         lines += self.body
