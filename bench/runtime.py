@@ -311,11 +311,13 @@ def main():
               f"checked min {checked_best*1e3:.2f} ms, unchecked min {unchecked_best*1e3:.2f} ms")
 
         topology = os.path.join(tmp, "topology.txt")
-        subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "..", "scripts",
-                                                     "calibrate-topology.py"),
-                        "--mesh", "dp=2", "--dt-run", os.path.join(tools, "dt-run"),
-                        "--dt-compile", os.path.join(tools, "dt-compile"), "--out", topology],
-                       check=True, capture_output=True)
+        fit = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "..",
+                                                           "scripts", "calibrate-topology.py"),
+                              "--mesh", "dp=2", "--dt-run", os.path.join(tools, "dt-run"),
+                              "--dt-compile", os.path.join(tools, "dt-compile"),
+                              "--out", topology], capture_output=True, text=True)
+        if fit.returncode != 0:
+            sys.exit(f"calibrate-topology.py failed:\n{fit.stdout[-1000:]}{fit.stderr[-1000:]}")
         calibrated = [f"--topology={topology}"]
         small, large = gradients(32, 16), gradients(16, 64)
         small_dt = compile_program(tools, tmp, "buckets_small", small, calibrated,
