@@ -9,15 +9,29 @@ the test passes) runs alone on every chunk of every file, with
 diagnostic on stderr; a signal, another exit code or silence on failure is
 a crash, reported with the file, the pass and the end of stderr.
 
-Usage: every-pass.py --dt-opt PATH [--jobs J] [--passes REGEX] FILE...
+With --stages, each file is first taken through the start of dt-shard
+(after dt-propagate, dt-insert-redistribute, dt-lower-redistribute, and all
+of dt-shard), and every pass runs on each of those programs as well: each
+pass then also meets the forms the ones before it leave.
+
+Usage: every-pass.py --dt-opt PATH [--jobs J] [--passes REGEX] [--stages]
+                     FILE...
 """
 
 import argparse
 import os
 import re
+import shlex
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
+
+# The programs --stages makes of each file: dt-shard's start, step by step.
+STAGES = ["dt-propagate",
+          "dt-propagate,dt-insert-redistribute",
+          "dt-propagate,dt-insert-redistribute,dt-lower-redistribute",
+          "dt-shard"]
 
 
 def dt_passes(dt_opt):
@@ -27,11 +41,30 @@ def dt_passes(dt_opt):
     return sorted(set(re.findall(r"^\s+(--dt-[a-z0-9-]+)", out, re.MULTILINE)))
 
 
-def run_one(dt_opt, path, flag):
-    args = [dt_opt, path, flag, "-split-input-file",
-            "-allow-unregistered-dialect", "-o", os.devnull]
+def staged(dt_opt, paths, folder):
+    """Each of `paths` after each of STAGES, where that succeeds, written
+    to `folder` (chunks kept apart by the split marker): {program: how to
+    make it again}. A stage that crashes is reported as a crash."""
+    programs, crashes = {}, []
+    for n, path in enumerate(paths):
+        for i, stage in enumerate(STAGES):
+            out = os.path.join(folder, f"{n}-{os.path.basename(path)}.stage{i}.mlir")
+            make = [dt_opt, path, "-split-input-file", "-allow-unregistered-dialect",
+                    "-output-split-marker=// -----", f"--pass-pipeline=builtin.module({stage})"]
+            verdict = run(make + ["-o", out])
+            how = shlex.join(make[1:])
+            if verdict:
+                crashes.append(f"CRASH: dt-opt {how}: {verdict}")
+            elif os.path.exists(out):
+                programs[out] = f"{how} | dt-opt -"
+    return programs, crashes
+
+
+def run(command):
+    """None when `command` (a dt-opt run) ended with its output or with a
+    diagnostic; otherwise what went wrong."""
     try:
-        proc = subprocess.run(args, capture_output=True, timeout=120)
+        proc = subprocess.run(command, capture_output=True, timeout=120)
     except subprocess.TimeoutExpired:
         return "timed out after 120 s"
     stderr = proc.stderr.decode(errors="replace")
@@ -46,22 +79,32 @@ def main():
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     parser.add_argument("--passes", default="",
                         help="only the passes whose flag matches this regex")
+    parser.add_argument("--stages", action="store_true",
+                        help="also run every pass on each file after each step of dt-shard")
     parser.add_argument("files", nargs="+")
     args = parser.parse_args()
     passes = [p for p in dt_passes(args.dt_opt) if re.search(args.passes, p)]
     if not passes:
         sys.exit("every-pass: dt-opt --help lists no --dt- pass")
-    jobs = [(path, flag) for path in args.files for flag in passes]
-    crashes = 0
-    with ThreadPoolExecutor(args.jobs) as pool:
-        verdicts = pool.map(lambda job: run_one(args.dt_opt, *job), jobs)
-        for (path, flag), verdict in zip(jobs, verdicts):
-            if verdict:
-                crashes += 1
-                print(f"CRASH: dt-opt {path} {flag} -split-input-file "
-                      f"-allow-unregistered-dialect: {verdict}")
-    print(f"every-pass: {len(passes)} passes on {len(args.files)} files "
-          f"({len(jobs)} runs), {crashes} crashes")
+    with tempfile.TemporaryDirectory() as folder:
+        # Each program, with how to make it again (a file given: its path).
+        programs, crashes = {path: path for path in args.files}, []
+        if args.stages:
+            made, crashes = staged(args.dt_opt, args.files, folder)
+            programs.update(made)
+        options = ["-split-input-file", "-allow-unregistered-dialect"]
+        jobs = [(path, flag) for path in programs for flag in passes]
+        with ThreadPoolExecutor(args.jobs) as pool:
+            verdicts = pool.map(
+                lambda job: run([args.dt_opt, job[0], job[1], *options, "-o", os.devnull]), jobs)
+            for (path, flag), verdict in zip(jobs, verdicts):
+                if verdict:
+                    crashes.append(f"CRASH: dt-opt {programs[path]} {flag} {' '.join(options)}: "
+                                   f"{verdict}")
+    for crash in crashes:
+        print(crash)
+    print(f"every-pass: {len(passes)} passes on {len(programs)} programs "
+          f"({len(jobs)} runs), {len(crashes)} crashes")
     return 1 if crashes else 0
 
 
