@@ -238,6 +238,14 @@ class Program:
         self.emit(f"{out} = {op} {name}, {other_name} : {ttype(shape)}")
         self.values.append((out, shape))
 
+    def away_from_zero(self, name, t):
+        """2 + tanh(`name`), in [1, 3]: a float divisor."""
+        two, squashed, divisor = self.fresh(), self.fresh(), self.fresh()
+        self.emit(f"{two} = arith.constant dense<2.0> : {t}")
+        self.emit(f"{squashed} = math.tanh {name} : {t}")
+        self.emit(f"{divisor} = arith.addf {squashed}, {two} : {t}")
+        return divisor
+
     def op_named_map(self):
         """A linalg named elementwise op (linalg.add, linalg.exp, ...), which
         dt meets as named ops, not as the arith ops on tensors above."""
@@ -255,12 +263,8 @@ class Program:
         else:
             other = self.pick(lambda s: s == shape and self.rng.random() < 0.8)
             other_name = other[0] if other else self.new_arg(shape)
-            if op == "div":  # by 2 + tanh(y), in [1, 3]
-                two, squashed, divisor = self.fresh(), self.fresh(), self.fresh()
-                self.emit(f"{two} = arith.constant dense<2.0> : {t}")
-                self.emit(f"{squashed} = math.tanh {other_name} : {t}")
-                self.emit(f"{divisor} = arith.addf {squashed}, {two} : {t}")
-                other_name = divisor
+            if op == "div":
+                other_name = self.away_from_zero(other_name, t)
             self.emit(f"{out} = linalg.{op} ins({name}, {other_name} : {t}, {t}) "
                       f"outs({empty} : {t}) -> {t}")
             if op == "mul" and integer():
@@ -286,10 +290,7 @@ class Program:
             self.emit(f"{divisor} = arith.addi {rem}, {one} : {t}")
             self.emit(f"{out} = arith.divsi {name}, {divisor} : {t}")
         elif self.rng.random() < 0.5:
-            two, squashed, divisor = self.fresh(), self.fresh(), self.fresh()
-            self.emit(f"{two} = arith.constant dense<2.0> : {t}")
-            self.emit(f"{squashed} = math.tanh {other_name} : {t}")
-            self.emit(f"{divisor} = arith.addf {squashed}, {two} : {t}")
+            divisor = self.away_from_zero(other_name, t)
             self.emit(f"{out} = arith.divf {name}, {divisor} : {t}")
         else:
             one, square, sum_ = self.fresh(), self.fresh(), self.fresh()
