@@ -259,8 +259,6 @@ LogicalResult Simulator::run(func::FuncOp global, func::FuncOp local) {
   for (auto [i, arg] : llvm::enumerate(entry->getArguments())) {
     auto type = cast<RankedTensorType>(arg.getType());
     for (size_t r = 0; r < coords.size(); ++r) {
-      if (argShardings[i].hasPartial())
-        return global.emitOpError("simulation takes no partial arguments");
       ::dt::ShardBox box = ::dt::shardBox(
           type.getShape(), shape, argShardings[i].getPlacements(), coords[r]);
       ranks[r].map(local.getArgument(i),
@@ -331,11 +329,32 @@ LogicalResult Simulator::run(func::FuncOp global, func::FuncOp local) {
   return success();
 }
 
+/// Whether one of `types` is unevenly sharded over `meshShape`, which is
+/// then reported at `op`: the simulator slices and gathers full pieces, and
+/// uneven shards (padded pieces) are dt-run's to check.
+static bool reportUneven(Operation *op, TypeRange types,
+                         ArrayRef<int64_t> meshShape) {
+  for (Type type : types) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    ShardingAttr sharding = getShardingEncoding(type);
+    if (tensor && sharding &&
+        !::dt::isEvenlySharded(tensor.getShape(), meshShape,
+                               sharding.getPlacements())) {
+      op->emitOpError("has the unevenly sharded ")
+          << type
+          << "; dt-test-simulate-spmd models even shards only "
+             "(run the program with dt-run --verify)";
+      return true;
+    }
+  }
+  return false;
+}
+
 /// Fails, having said why, unless `func` is a program the simulator can
 /// run: one block, and tensors with shardings for arguments and results
-/// (each rank's inputs are slices of the arguments, and the results are
-/// assembled from the ranks' pieces).
-static LogicalResult checkSimulable(func::FuncOp func) {
+/// (each rank's inputs are slices of the arguments, so none partial or
+/// uneven, and the results are assembled from the ranks' pieces).
+static LogicalResult checkSimulable(func::FuncOp func, MeshOp mesh) {
   if (!func.getBody().hasOneBlock())
     return func.emitOpError("has ")
            << func.getBody().getBlocks().size()
@@ -349,8 +368,14 @@ static LogicalResult checkSimulable(func::FuncOp func) {
                   "and results are all tensors with a #dt.sharding encoding";
     return success();
   };
-  return success(succeeded(check(func.getArgumentTypes(), "argument")) &&
-                 succeeded(check(func.getResultTypes(), "result")));
+  if (failed(check(func.getArgumentTypes(), "argument")) ||
+      failed(check(func.getResultTypes(), "result")))
+    return failure();
+  if (llvm::any_of(func.getArgumentTypes(), [](Type type) {
+        return getShardingEncoding(type).hasPartial();
+      }))
+    return func.emitOpError("simulation takes no partial arguments");
+  return failure(reportUneven(func, func.getArgumentTypes(), mesh.getShape()));
 }
 
 namespace {
@@ -366,31 +391,12 @@ struct TestSimulateSPMDPass
       MeshOp mesh = getFunctionMesh(func, symbolTables);
       if (!mesh)
         return signalPassFailure();
-      if (failed(checkSimulable(func)))
-        return signalPassFailure();
-      // The simulator slices and gathers full pieces: uneven shards (padded
-      // pieces) are dt-run's to check, in the arguments (which the ranks'
-      // inputs are sliced from) as anywhere else.
-      auto unevenIn = [&](Operation *op, TypeRange types) {
-        for (Type type : types) {
-          auto tensor = dyn_cast<RankedTensorType>(type);
-          ShardingAttr sharding = getShardingEncoding(type);
-          if (tensor && sharding &&
-              !::dt::isEvenlySharded(tensor.getShape(), mesh.getShape(),
-                                     sharding.getPlacements())) {
-            op->emitOpError("has the unevenly sharded ")
-                << type << "; dt-test-simulate-spmd models even shards only "
-                           "(run the program with dt-run --verify)";
-            return true;
-          }
-        }
-        return false;
-      };
-      if (unevenIn(func, func.getArgumentTypes()))
+      if (failed(checkSimulable(func, mesh)))
         return signalPassFailure();
       WalkResult uneven = func.walk([&](Operation *op) {
-        return unevenIn(op, op->getResultTypes()) ? WalkResult::interrupt()
-                                                  : WalkResult::advance();
+        return reportUneven(op, op->getResultTypes(), mesh.getShape())
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
       });
       if (uneven.wasInterrupted())
         return signalPassFailure();
