@@ -182,12 +182,11 @@ static std::optional<Hazard> findUpstreamParserHazard(StringRef text,
   return std::nullopt;
 }
 
-/// Reports (through `sourceMgr`) the first list in the buffer that
-/// upstream's parser would crash on, and fails; succeeds otherwise.
+/// Reports (through `sourceMgr`) the first list in `text`, a part of one of
+/// its buffers, that upstream's parser would crash on, and fails; succeeds
+/// otherwise.
 static LogicalResult
-checkUpstreamParserHazards(const llvm::SourceMgr &sourceMgr,
-                           unsigned bufferId) {
-  StringRef text = sourceMgr.getMemoryBuffer(bufferId)->getBuffer();
+checkUpstreamParserHazards(const llvm::SourceMgr &sourceMgr, StringRef text) {
   std::optional<Hazard> hazard = findUpstreamParserHazard(text, false);
   if (!hazard)
     return success();
@@ -205,10 +204,8 @@ bool mlir::dt::completingWouldCrash(StringRef text, size_t offset) {
       .has_value();
 }
 
-/// Fails, saying so on stderr, when the buffer is neither MLIR text nor
-/// MLIR bytecode.
-static LogicalResult checkInputIsText(const llvm::SourceMgr &sourceMgr,
-                                      unsigned bufferId) {
+LogicalResult mlir::dt::checkInputIsMLIR(const llvm::SourceMgr &sourceMgr,
+                                         unsigned bufferId) {
   const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(bufferId);
   StringRef text = buffer->getBuffer();
   if (text.starts_with("ML\xEFR")) // MLIR bytecode
@@ -233,14 +230,12 @@ static LogicalResult checkInputIsText(const llvm::SourceMgr &sourceMgr,
 }
 
 /// Fails, saying where, when brackets (`{`, `(`, `[`) nest deeper than
-/// kMaxNesting in MLIR text: MLIR's parser and the passes walk nested
-/// regions recursively, and a nest of 500 loops overflowed an 8 MiB stack.
+/// kMaxNesting in `text`, MLIR text in one of `sourceMgr`'s buffers: MLIR's
+/// parser and the passes walk nested regions recursively, and a nest of 500
+/// loops overflowed an 8 MiB stack.
 static LogicalResult checkNesting(const llvm::SourceMgr &sourceMgr,
-                                  unsigned bufferId) {
+                                  StringRef text) {
   constexpr int kMaxNesting = 256;
-  StringRef text = sourceMgr.getMemoryBuffer(bufferId)->getBuffer();
-  if (text.starts_with("ML\xEFR")) // bytecode: no brackets to count
-    return success();
   Scanner scan(text);
   int depth = 0;
   while (!scan.atEnd()) {
@@ -269,12 +264,20 @@ static LogicalResult checkNesting(const llvm::SourceMgr &sourceMgr,
 
 LogicalResult mlir::dt::checkBeforeParsing(const llvm::SourceMgr &sourceMgr,
                                            unsigned bufferId) {
-  return failure(failed(checkInputIsText(sourceMgr, bufferId)) ||
+  return failure(failed(checkInputIsMLIR(sourceMgr, bufferId)) ||
                  failed(checkParserHazards(sourceMgr, bufferId)));
 }
 
 LogicalResult mlir::dt::checkParserHazards(const llvm::SourceMgr &sourceMgr,
                                            unsigned bufferId) {
-  return failure(failed(checkNesting(sourceMgr, bufferId)) ||
-                 failed(checkUpstreamParserHazards(sourceMgr, bufferId)));
+  StringRef text = sourceMgr.getMemoryBuffer(bufferId)->getBuffer();
+  if (text.starts_with("ML\xEFR")) // bytecode: nothing the text parser reads
+    return success();
+  return checkParserHazards(sourceMgr, text);
+}
+
+LogicalResult mlir::dt::checkParserHazards(const llvm::SourceMgr &sourceMgr,
+                                           StringRef part) {
+  return failure(failed(checkNesting(sourceMgr, part)) ||
+                 failed(checkUpstreamParserHazards(sourceMgr, part)));
 }

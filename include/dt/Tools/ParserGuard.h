@@ -30,6 +30,11 @@ namespace mlir::dt {
 LogicalResult checkBeforeParsing(const llvm::SourceMgr &sourceMgr,
                                  unsigned bufferId);
 
+/// The first part of checkBeforeParsing: fails, saying so on stderr, when
+/// buffer `bufferId` is neither MLIR text nor MLIR bytecode.
+LogicalResult checkInputIsMLIR(const llvm::SourceMgr &sourceMgr,
+                               unsigned bufferId);
+
 /// The part of checkBeforeParsing that keeps the parser from crashing: fails
 /// when buffer `bufferId` nests more than 256 deep or holds a list upstream's
 /// parser would crash on, reporting the first through `sourceMgr`. For text
@@ -37,6 +42,11 @@ LogicalResult checkBeforeParsing(const llvm::SourceMgr &sourceMgr,
 /// bytes are the parser's to report.
 LogicalResult checkParserHazards(const llvm::SourceMgr &sourceMgr,
                                  unsigned bufferId);
+
+/// checkParserHazards on `part` of one of `sourceMgr`'s buffers alone, as
+/// the parser reads it alone: one chunk of a file split on `// -----`.
+LogicalResult checkParserHazards(const llvm::SourceMgr &sourceMgr,
+                                 StringRef part);
 
 /// Whether upstream's parser would crash completing code at byte `offset`
 /// of `text` (text that passes checkParserHazards), as a language server
