@@ -97,7 +97,7 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
 /// for large blocks (runtime/lib/HostMemory.cpp).
 static constexpr const char *kCPUTail =
     "dt-lower-bounds-checks,dt-approximate-math,dt-expand-bf16-truncation,"
-    "func.func(convert-linalg-to-loops),"
+    "func.func(convert-linalg-to-loops),dt-keep-row-loops,"
     "convert-scf-to-cf,"
     "expand-strided-metadata,lower-affine,"
     "finalize-memref-to-llvm{use-aligned-alloc use-generic-functions},"

@@ -1,0 +1,78 @@
+//===- KeepRowLoops.cpp - dt-keep-row-loops -------------------------------===//
+//
+// LLVM's -O3 pipeline fully unrolls short loops before its loop vectorizer
+// runs, and the vectorizer only vectorizes innermost loops: once the loop
+// along a row is unrolled, it vectorizes the loop over rows, reading and
+// writing each row-major buffer with gathers and scatters. A loop whose
+// stores run along the row is marked not to be unrolled, so that it is the
+// one vectorized (Passes.td has the numbers).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dt/Conversion/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+
+namespace mlir::dt {
+#define GEN_PASS_DEF_KEEPROWLOOPSPASS
+#include "dt/Conversion/Passes.h.inc"
+} // namespace mlir::dt
+
+using namespace mlir;
+using namespace mlir::dt;
+
+/// The shortest loop kept: a shorter one gains nothing from vectors.
+static constexpr int64_t kMinTrips = 4;
+
+/// Whether `loop` is innermost, runs at least kMinTrips times, and stores
+/// only along rows: the last index of every buffer it stores to is its
+/// induction variable (and it stores to one at least).
+static bool storesAlongRows(scf::ForOp loop) {
+  std::optional<APInt> trips = loop.getStaticTripCount();
+  if (!trips || trips->slt(kMinTrips))
+    return false;
+  Value iv = loop.getInductionVar();
+  bool stores = false;
+  WalkResult walk = loop.getBody()->walk([&](Operation *op) {
+    if (isa<LoopLikeOpInterface>(op))
+      return WalkResult::interrupt();
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      if (store.getIndices().empty() || store.getIndices().back() != iv)
+        return WalkResult::interrupt();
+      stores = true;
+    }
+    return WalkResult::advance();
+  });
+  return stores && !walk.wasInterrupted();
+}
+
+namespace {
+struct KeepRowLoopsPass
+    : public mlir::dt::impl::KeepRowLoopsPassBase<KeepRowLoopsPass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    // The name of llvm.br's property: the lowerings to cf and to LLVM copy
+    // the loop's attributes to its back edge, where this one becomes it.
+    StringAttr name = StringAttr::get(context, "loop_annotation");
+    auto unroll = LLVM::LoopUnrollAttr::get(
+        context, /*disable=*/BoolAttr::get(context, true), /*count=*/{},
+        /*runtimeDisable=*/{}, /*full=*/{}, /*followupUnrolled=*/{},
+        /*followupRemainder=*/{}, /*followupAll=*/{});
+    auto keep = LLVM::LoopAnnotationAttr::get(
+        context, /*disableNonforced=*/{}, /*vectorize=*/{}, /*interleave=*/{},
+        unroll, /*unrollAndJam=*/{}, /*licm=*/{}, /*distribute=*/{},
+        /*pipeline=*/{}, /*peeled=*/{}, /*unswitch=*/{}, /*mustProgress=*/{},
+        /*isVectorized=*/{}, /*startLoc=*/{}, /*endLoc=*/{},
+        /*parallelAccesses=*/{});
+    getOperation().walk([&](scf::ForOp loop) {
+      if (!storesAlongRows(loop))
+        return;
+      loop->setAttr(name, keep);
+      ++numKept;
+    });
+  }
+};
+} // namespace

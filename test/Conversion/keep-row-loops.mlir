@@ -1,0 +1,116 @@
+// dt-keep-row-loops: an innermost loop of at least 4 static trips that
+// stores only along rows (its induction variable indexes the last dim of
+// every buffer it stores to) is kept from unrolling, so that LLVM
+// vectorizes it along the row; other loops are left to LLVM.
+// RUN: dt-opt %s -dt-keep-row-loops -split-input-file | FileCheck %s
+
+// CHECK: #[[UNROLL:.*]] = #llvm.loop_unroll<disable = true>
+// CHECK: #[[KEEP:.*]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>
+// CHECK-LABEL: func.func @row_minus_sum
+// The reduction into acc[i] along j stores across rows: left alone.
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: memref.store {{.*}} : memref<16xf32>
+// CHECK-NEXT: }
+// CHECK-NOT: loop_annotation
+// CHECK-NEXT: }
+// The subtraction stores out[i, j] along j: kept.
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: memref.store {{.*}} : memref<16x16xf32>
+// CHECK-NEXT: } {loop_annotation = #[[KEEP]]}
+// The loop over rows holds a loop: left alone.
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+func.func @row_minus_sum(%x: memref<16x16xf32>, %acc: memref<16xf32>, %out: memref<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c16 step %c1 {
+    scf.for %j = %c0 to %c16 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<16x16xf32>
+      %a = memref.load %acc[%i] : memref<16xf32>
+      %s = arith.addf %a, %v : f32
+      memref.store %s, %acc[%i] : memref<16xf32>
+    }
+  }
+  scf.for %i = %c0 to %c16 step %c1 {
+    scf.for %j = %c0 to %c16 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<16x16xf32>
+      %a = memref.load %acc[%i] : memref<16xf32>
+      %d = arith.subf %v, %a : f32
+      memref.store %d, %out[%i, %j] : memref<16x16xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// Too short, of unknown length, storing nothing, storing to a 0-D buffer,
+// or storing along another dim: left alone. A store under a condition
+// (an uneven shard's mask) still counts.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: loop_annotation
+// CHECK-LABEL: func.func @masked
+// CHECK: } {loop_annotation = #
+func.func @left_alone(%x: memref<3x16xf32>, %s: memref<f32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c3 step %c1 {
+    memref.store %zero, %x[%c0, %i] : memref<3x16xf32>
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    memref.store %zero, %x[%c0, %i] : memref<3x16xf32>
+  }
+  scf.for %i = %c0 to %c16 step %c1 {
+    %v = memref.load %x[%c0, %i] : memref<3x16xf32>
+  }
+  scf.for %i = %c0 to %c16 step %c1 {
+    %v = memref.load %x[%c0, %i] : memref<3x16xf32>
+    memref.store %v, %s[] : memref<f32>
+  }
+  scf.for %i = %c0 to %c3 step %c1 {
+    memref.store %zero, %x[%i, %c0] : memref<3x16xf32>
+  }
+  return
+}
+func.func @masked(%x: memref<3x16xf32>, %live: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c16 step %c1 {
+    %in = arith.cmpi ult, %i, %live : index
+    scf.if %in {
+      memref.store %zero, %x[%c0, %i] : memref<3x16xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// The annotation reaches the LLVM IR, on the loop's back edge:
+// llvm.loop.unroll.disable.
+// RUN: dt-opt %s -split-input-file -dt-keep-row-loops -convert-scf-to-cf -finalize-memref-to-llvm -convert-arith-to-llvm -convert-cf-to-llvm -convert-func-to-llvm -reconcile-unrealized-casts | mlir-translate --mlir-to-llvmir --split-input-file | FileCheck %s --check-prefix=LLVM
+// LLVM-LABEL: define void @fill_rows
+// LLVM: br label %{{[0-9]+}}, !llvm.loop ![[LOOP:[0-9]+]]
+// LLVM: ![[LOOP]] = distinct !{![[LOOP]], ![[KEEP:[0-9]+]]}
+// LLVM: ![[KEEP]] = !{!"llvm.loop.unroll.disable"}
+func.func @fill_rows(%x: memref<4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c4 step %c1 {
+    scf.for %j = %c0 to %c16 step %c1 {
+      memref.store %zero, %x[%i, %j] : memref<4x16xf32>
+    }
+  }
+  return
+}
