@@ -1,7 +1,8 @@
-// dt-keep-row-loops: an innermost loop of at least 9 static trips that
-// stores only along rows (its induction variable indexes the last dim of
-// every buffer it stores to) is kept from unrolling, so that LLVM
-// vectorizes it along the row; other loops are left to LLVM.
+// dt-keep-row-loops: an innermost loop of at least 9 static trips (16 if
+// it reads a buffer it stores to) that stores only along rows (its
+// induction variable indexes the last dim of every buffer it stores to) is
+// kept from unrolling, so that LLVM vectorizes it along the row; other
+// loops are left to LLVM.
 // RUN: dt-opt %s -dt-keep-row-loops -split-input-file | FileCheck %s
 
 // CHECK: #[[UNROLL:.*]] = #llvm.loop_unroll<disable = true>
@@ -88,6 +89,42 @@ func.func @masked(%x: memref<3x16xf32>, %live: index) {
     %in = arith.cmpi ult, %i, %live : index
     scf.if %in {
       memref.store %zero, %x[%c0, %i] : memref<3x16xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// A loop that accumulates along the row (column sums: it reads the buffer
+// it stores to) is kept from 16 trips, where LLVM vectorizes it; of 12,
+// unrolled into 12 chains side by side, it is left alone.
+// CHECK-LABEL: func.func @column_sums
+// CHECK: memref.store {{.*}} : memref<12xf32>
+// CHECK-NEXT: }
+// CHECK-NOT: loop_annotation
+// CHECK: memref.store {{.*}} : memref<16xf32>
+// CHECK-NEXT: } {loop_annotation = #
+func.func @column_sums(%x: memref<64x12xf32>, %acc: memref<12xf32>, %y: memref<64x16xf32>, %acc2: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c12 = arith.constant 12 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c0 to %c64 step %c1 {
+    scf.for %j = %c0 to %c12 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<64x12xf32>
+      %a = memref.load %acc[%j] : memref<12xf32>
+      %s = arith.addf %a, %v : f32
+      memref.store %s, %acc[%j] : memref<12xf32>
+    }
+  }
+  scf.for %i = %c0 to %c64 step %c1 {
+    scf.for %j = %c0 to %c16 step %c1 {
+      %v = memref.load %y[%i, %j] : memref<64x16xf32>
+      %a = memref.load %acc2[%j] : memref<16xf32>
+      %s = arith.addf %a, %v : f32
+      memref.store %s, %acc2[%j] : memref<16xf32>
     }
   }
   return

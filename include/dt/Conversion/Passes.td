@@ -408,20 +408,24 @@ def KeepRowLoopsPass : Pass<"dt-keep-row-loops", "ModuleOp"> {
     way, and take 22-28 us with the subtractions' loops kept
     (`bench/torch_cpu.py`: 0.28 -> 0.14 us per link, against PyTorch's 2.8).
 
-    Here an innermost `scf.for` (nothing loops inside it) with a static trip
-    count of at least 9, whose body stores (`memref.store`, one or more) all
-    index the last dim of their buffer by the loop's induction variable,
-    gets LLVM's loop metadata `llvm.loop.unroll.disable`
-    (`#llvm.loop_annotation`, which the lowerings to `cf` and to LLVM carry
-    to the loop's back edge). From 16 trips LLVM vectorizes it along the
-    row, with contiguous loads and stores, its interleaving standing in for
-    unrolling (`x * y + x - y` on 1024x16: 19.8 -> 2.2 us a call; on
-    256x32: 13.9 -> 0.9 us); from 9 to 15 it stays a scalar loop, still
-    faster than gathers (2048x12: 29.8 -> 11.8 us). A loop of up to 8
-    trips is left to LLVM, which vectorizes it unrolled across rows with
-    contiguous loads that shuffles split. So is a loop that stores
-    elsewhere (a reduction into `acc[i]` along `j`): kept as well, the
-    chain above took 53-58 us instead of 22-28.
+    Here an innermost `scf.for` (nothing loops inside it) whose body stores
+    (`memref.store`, one or more) all index the last dim of their buffer by
+    the loop's induction variable, with a static trip count of at least 9
+    (16 if it also reads a buffer it stores to), gets LLVM's loop metadata
+    `llvm.loop.unroll.disable` (`#llvm.loop_annotation`, which the
+    lowerings to `cf` and to LLVM carry to the loop's back edge). From 16
+    trips LLVM vectorizes it along the row, with contiguous loads and
+    stores, its interleaving standing in for unrolling (`x * y + x - y` on
+    1024x16: 19.8 -> 2.2 us a call; on 256x32: 13.9 -> 0.9 us; column sums
+    of 1024x32: 9.1 -> 4.4 us); from 9 to 15 it stays a scalar loop, still
+    faster than gathers where it only writes (2048x12: 29.8 -> 11.8 us),
+    slower where it accumulates (column sums of 4096x12: 14.6 us unrolled
+    into 12 chains side by side, 32.3 us kept). A loop of up to 8 trips is
+    left to LLVM, which vectorizes it unrolled across rows with contiguous
+    loads that shuffles split (kept, 4096x6 took 13.0 us instead of 3.1).
+    So is a loop that stores elsewhere (a reduction into `acc[i]` along
+    `j`): kept as well, the chain above took 53-58 us instead of 22-28.
+    Measured on the AMD EPYC with AVX-512 dt is developed on.
 
     ```mlir
     scf.for %j = %c0 to %c16 step %c1 {
