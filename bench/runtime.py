@@ -38,6 +38,14 @@ by side in one run, printing ratios against the targets.
    all_gathers and a slice: four times the bytes). Target: exchange /
    one-axis collectives <= 0.5.
 
+8. Short rows: out = x * y + x - y on 16384x16 and 8192x32 f32 (rows of 64
+   and 128 bytes), dt-run on 1 rank against one hand-written loop over the
+   elements (dt-bench-baseline rows, compiled -O3 -march=native), each
+   keeping its best call over ROUNDS turns. Target: dt / hand-written
+   <= 1.5 for each. LLVM fully unrolls a loop along so short a row and
+   vectorizes across rows with gathers and scatters, unless told not to
+   (dt-keep-row-loops): 10-15x slower.
+
 5-7 compare two compilations of one program: dt-bench-pair (bench/pair.cpp)
 calls the two in alternating turns in one process on the same buffers, and
 the ratio is the median over the turns of the two turns' best calls (the
@@ -88,6 +96,18 @@ def chain(n):
         prev = f"%v{i}"
     lines += [f"  return {prev} : tensor<64xf32>", "}"]
     return "\n".join(lines) + "\n"
+
+
+SHORT_ROWS = ((16384, 16), (8192, 32))
+
+
+def short_rows(rows, cols):
+    t = f"tensor<{rows}x{cols}xf32>"
+    return (f"func.func @main(%x: {t}, %y: {t}) -> {t} {{\n"
+            f"  %a = arith.mulf %x, %y : {t}\n"
+            f"  %b = arith.addf %a, %x : {t}\n"
+            f"  %c = arith.subf %b, %y : {t}\n"
+            f"  return %c : {t}\n}}\n")
 
 
 def redistribute(source, target):
@@ -345,7 +365,21 @@ def main():
         print(f"[S(0), S(0)] -> [R, S(0)] of 4096x1024 f32 on 2x2 (threads): one exchange "
               f"min {exchanged_best*1e3:.2f} ms, gathers and a slice min {gathered_best*1e3:.2f} ms")
 
-        print("\nratios (measured side by side in this run; 1-4 best of the calls, 5-7 median of paired turns)")
+        row_ratios = []
+        for rows, cols in SHORT_ROWS:
+            so = compile_program(tools, tmp, f"rows{cols}", short_rows(rows, cols))
+            dt_best, hand_best_rows = [], []
+            for _ in range(ROUNDS):
+                dt_best.append(time_program(tools, so, 100)[1])
+                hand_best_rows.append(float(subprocess.run(
+                    [baseline, "rows", str(rows * cols), "100"],
+                    check=True, capture_output=True, text=True).stdout.split()[0]))
+            dt_rows, hand_rows = min(dt_best), min(hand_best_rows)
+            row_ratios.append((cols, dt_rows / hand_rows))
+            print(f"x * y + x - y on {rows}x{cols} f32, 1 rank: dt min {dt_rows*1e6:.1f} us, "
+                  f"hand-written loop min {hand_rows*1e6:.1f} us")
+
+        print("\nratios (measured side by side in this run; 1-4 and 8 best of the calls, 5-7 median of paired turns)")
         ratio = one_best / hand_best
         check("dt 1 rank / hand-written", f"{ratio:.3f}", "<= 1.15", ratio <= 1.15)
         speedup = one_best / two_best
@@ -360,6 +394,8 @@ def main():
         check("16 KiB gradients: dt apart / combined", f"{large_ratio:.2f}", "<= 1.05",
               large_ratio <= 1.05)
         check("exchange / one-axis collectives", f"{moved:.2f}", "<= 0.5", moved <= 0.5)
+        for cols, ratio in row_ratios:
+            check(f"rows of {cols}: dt / hand-written loop", f"{ratio:.2f}", "<= 1.5", ratio <= 1.5)
     return 1 if failures else 0
 
 

@@ -5,6 +5,9 @@
 //                                        (min and mean) for the same OpenBLAS
 //                                        sgemm calls dt makes, on one thread.
 //   dt-bench-baseline memcpy BYTES REPEAT  prints the best memcpy bandwidth.
+//   dt-bench-baseline rows N REPEAT      out = x * y + x - y over N floats,
+//                                        one loop; prints seconds per call
+//                                        (min and mean).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,7 +32,7 @@ double now() {
 [[noreturn]] void usage(const std::string &why) {
   std::fprintf(stderr,
                "dt-bench-baseline: %s\nusage: dt-bench-baseline mlp M K H "
-               "REPEAT | memcpy BYTES REPEAT\n",
+               "REPEAT | memcpy BYTES REPEAT | rows N REPEAT\n",
                why.c_str());
   std::exit(2);
 }
@@ -91,6 +94,26 @@ int mlp(long m, long k, long h, int repeat) {
   return 0;
 }
 
+int rows(long n, int repeat) {
+  float *x = alignedFloats(n, 1), *y = alignedFloats(n, 1),
+        *out = alignedFloats(n, 1);
+  for (long i = 0; i < n; ++i) {
+    x[i] = static_cast<float>((i % 13) - 6) / 8;
+    y[i] = static_cast<float>((i % 7) - 3) / 16;
+  }
+  double best = 1e30, total = 0;
+  for (int r = 0; r < repeat; ++r) {
+    double start = now();
+    for (long i = 0; i < n; ++i)
+      out[i] = x[i] * y[i] + x[i] - y[i];
+    double t = now() - start;
+    best = std::min(best, t);
+    total += t;
+  }
+  std::printf("%.9f %.9f %g\n", best, total / repeat, out[n / 2]);
+  return 0;
+}
+
 int copy(size_t bytes, int repeat) {
   char *src = static_cast<char *>(alignedBytes(bytes));
   char *dst = static_cast<char *>(alignedBytes(bytes));
@@ -118,5 +141,9 @@ int main(int argc, char **argv) {
          repeat = positive(argv[3], "REPEAT");
     return copy(bytes, repeat);
   }
-  usage("expected mlp or memcpy and their numbers");
+  if (argc == 4 && !std::strcmp(argv[1], "rows")) {
+    long n = positive(argv[2], "N"), repeat = positive(argv[3], "REPEAT");
+    return rows(n, repeat);
+  }
+  usage("expected mlp, memcpy or rows and their numbers");
 }
