@@ -24,6 +24,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 /// The chunks of `input` that the driver parses one by one under
@@ -81,10 +83,9 @@ static LogicalResult runOnSafeChunks(const llvm::MemoryBuffer &input,
     blanked.push_back(failed(dt::checkParserHazards(sourceMgr, chunk)));
     if (!blanked.back())
       continue;
-    size_t at = chunk.data() - input.getBufferStart();
-    for (char &c : MutableArrayRef<char>(text.data(), text.size())
-                       .slice(at, chunk.size()))
-      c = c == '\n' ? c : ' ';
+    auto begin = text.begin() + (chunk.data() - input.getBufferStart());
+    std::replace_if(
+        begin, begin + chunk.size(), [](char c) { return c != '\n'; }, ' ');
   }
   // The driver's output, chunk by chunk: it writes a marker and a line break
   // between two chunks' outputs, here one that no printed IR holds.
