@@ -368,13 +368,13 @@ def main():
         row_ratios = []
         for rows, cols in SHORT_ROWS:
             so = compile_program(tools, tmp, f"rows{cols}", short_rows(rows, cols))
-            dt_best, hand_best_rows = [], []
+            dt_calls, hand_calls = [], []
             for _ in range(ROUNDS):
-                dt_best.append(time_program(tools, so, 100)[1])
-                hand_best_rows.append(float(subprocess.run(
+                dt_calls.append(time_program(tools, so, 100)[1])
+                hand_calls.append(float(subprocess.run(
                     [baseline, "rows", str(rows * cols), "100"],
                     check=True, capture_output=True, text=True).stdout.split()[0]))
-            dt_rows, hand_rows = min(dt_best), min(hand_best_rows)
+            dt_rows, hand_rows = min(dt_calls), min(hand_calls)
             row_ratios.append((cols, dt_rows / hand_rows))
             print(f"x * y + x - y on {rows}x{cols} f32, 1 rank: dt min {dt_rows*1e6:.1f} us, "
                   f"hand-written loop min {hand_rows*1e6:.1f} us")
