@@ -37,7 +37,6 @@ by side in one run, printing ratios against the targets.
    quarters of its half from their holders) and with --exchange=false (two
    all_gathers and a slice: four times the bytes). Target: exchange /
    one-axis collectives <= 0.5.
-
 8. Short rows: out = x * y + x - y on 16384x16 and 8192x32 f32 (rows of 64
    and 128 bytes), dt-run on 1 rank against one hand-written loop over the
    elements (dt-bench-baseline rows, compiled -O3 -march=native), each
@@ -256,6 +255,14 @@ def side_by_side(tools, a, b, turns, calls):
     return float(out[0]), float(out[1]), float(out[2])
 
 
+def baseline_numbers(baseline, *words):
+    """The numbers dt-bench-baseline prints for `words` (its mode and
+    numbers), the first the best call's seconds."""
+    out = subprocess.run([baseline, *map(str, words)], check=True,
+                         capture_output=True, text=True).stdout
+    return [float(x) for x in out.split()]
+
+
 def run(tools, tmp, name, source, repeat):
     return time_program(tools, compile_program(tools, tmp, name, source), repeat)
 
@@ -284,10 +291,8 @@ def main():
         for _ in range(ROUNDS):
             one.append(time_program(tools, mlp1, args.repeat))
             two.append(time_program(tools, mlp2, args.repeat))
-            best, mean = subprocess.run(
-                [baseline, "mlp", str(M), str(K), str(H), str(args.repeat)],
-                check=True, capture_output=True, text=True).stdout.split()[:2]
-            hand.append((float(mean), float(best)))
+            best, mean = baseline_numbers(baseline, "mlp", M, K, H, args.repeat)[:2]
+            hand.append((mean, best))
         (one_mean, one_best), (two_mean, two_best), (hand_mean, hand_best) = (
             (min(m for m, _ in runs), min(b for _, b in runs)) for runs in (one, two, hand))
         print(f"  hand-written C++ + OpenBLAS, 1 thread   mean {hand_mean*1e3:8.2f} ms  min {hand_best*1e3:8.2f} ms")
@@ -312,9 +317,7 @@ def main():
                 mean, best = time_program(tools, so, args.repeat)
                 means[i].append(mean)
                 bests[i].append(best)
-            copy = subprocess.run([baseline, "memcpy", str(size), str(args.repeat)],
-                                  check=True, capture_output=True, text=True).stdout.split()
-            copy_bests.append(float(copy[0]))
+            copy_bests.append(baseline_numbers(baseline, "memcpy", size, args.repeat)[0])
         copy_best = min(copy_bests)
         print(f"collectives of 64 MiB (4096x4096 f32) on 2 ranks, threads backend; "
               f"memcpy of 64 MiB: {copy_best*1e3:.2f} ms ({size/copy_best/1e9:.2f} GB/s)")
@@ -371,9 +374,7 @@ def main():
             dt_calls, hand_calls = [], []
             for _ in range(ROUNDS):
                 dt_calls.append(time_program(tools, so, 100)[1])
-                hand_calls.append(float(subprocess.run(
-                    [baseline, "rows", str(rows * cols), "100"],
-                    check=True, capture_output=True, text=True).stdout.split()[0]))
+                hand_calls.append(baseline_numbers(baseline, "rows", rows * cols, 100)[0])
             dt_rows, hand_rows = min(dt_calls), min(hand_calls)
             row_ratios.append((cols, dt_rows / hand_rows))
             print(f"x * y + x - y on {rows}x{cols} f32, 1 rank: dt min {dt_rows*1e6:.1f} us, "

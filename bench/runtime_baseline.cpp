@@ -68,6 +68,22 @@ float *alignedFloats(long a, long b) {
   return static_cast<float *>(alignedBytes(bytes));
 }
 
+/// Calls `step` `repeat` times and prints its best and mean seconds per
+/// call, and `check` (a value of the result, so the work is not dropped).
+template <typename Step, typename Check>
+int timeCalls(int repeat, Step step, Check check) {
+  double best = 1e30, total = 0;
+  for (int r = 0; r < repeat; ++r) {
+    double start = now();
+    step();
+    double t = now() - start;
+    best = std::min(best, t);
+    total += t;
+  }
+  std::printf("%.9f %.9f %g\n", best, total / repeat, check());
+  return 0;
+}
+
 int mlp(long m, long k, long h, int repeat) {
   openblas_set_num_threads(1);
   float *x = alignedFloats(m, k), *w1 = alignedFloats(k, h),
@@ -77,21 +93,17 @@ int mlp(long m, long k, long h, int repeat) {
     x[i] = static_cast<float>((i % 13) - 6) / 8;
   for (long i = 0; i < k * h; ++i)
     w1[i] = w2[i] = static_cast<float>((i % 7) - 3) / 16;
-  double best = 1e30, total = 0;
-  for (int r = 0; r < repeat; ++r) {
-    double start = now();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, h, k, 1.0f, x, k,
-                w1, h, 0.0f, a, h);
-    for (long i = 0; i < m * h; ++i)
-      a[i] = std::max(a[i], 0.0f);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, k, h, 1.0f, a, h,
-                w2, k, 0.0f, y, k);
-    double t = now() - start;
-    best = std::min(best, t);
-    total += t;
-  }
-  std::printf("%.9f %.9f %g\n", best, total / repeat, y[0]);
-  return 0;
+  return timeCalls(
+      repeat,
+      [&] {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, h, k, 1.0f, x,
+                    k, w1, h, 0.0f, a, h);
+        for (long i = 0; i < m * h; ++i)
+          a[i] = std::max(a[i], 0.0f);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, k, h, 1.0f, a,
+                    h, w2, k, 0.0f, y, k);
+      },
+      [&] { return y[0]; });
 }
 
 int rows(long n, int repeat) {
@@ -101,17 +113,13 @@ int rows(long n, int repeat) {
     x[i] = static_cast<float>((i % 13) - 6) / 8;
     y[i] = static_cast<float>((i % 7) - 3) / 16;
   }
-  double best = 1e30, total = 0;
-  for (int r = 0; r < repeat; ++r) {
-    double start = now();
-    for (long i = 0; i < n; ++i)
-      out[i] = x[i] * y[i] + x[i] - y[i];
-    double t = now() - start;
-    best = std::min(best, t);
-    total += t;
-  }
-  std::printf("%.9f %.9f %g\n", best, total / repeat, out[n / 2]);
-  return 0;
+  return timeCalls(
+      repeat,
+      [&] {
+        for (long i = 0; i < n; ++i)
+          out[i] = x[i] * y[i] + x[i] - y[i];
+      },
+      [&] { return out[n / 2]; });
 }
 
 int copy(size_t bytes, int repeat) {
