@@ -96,14 +96,15 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
 /// through MLIR's generic functions, which the runtime defines with a cache
 /// for large blocks (runtime/lib/HostMemory.cpp).
 static constexpr const char *kCPUTail =
-    "dt-lower-bounds-checks,dt-approximate-math,dt-expand-bf16-truncation,"
+    "dt-outline-kernels,dt-lower-bounds-checks,dt-approximate-math,dt-expand-"
+    "bf16-truncation,"
     "func.func(convert-linalg-to-loops),dt-keep-row-loops,"
     "convert-scf-to-cf,"
     "expand-strided-metadata,lower-affine,"
     "finalize-memref-to-llvm{use-aligned-alloc use-generic-functions},"
     "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
     "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
-    "reconcile-unrealized-casts";
+    "dt-kernel-noalias,reconcile-unrealized-casts";
 
 LogicalResult mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm,
                                                 StringRef entryPrefix) {

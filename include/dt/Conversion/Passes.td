@@ -395,6 +395,72 @@ def SplitReductionsPass : Pass<"dt-split-reductions", "ModuleOp"> {
   ];
 }
 
+def OutlineKernelsPass : Pass<"dt-outline-kernels", "ModuleOp"> {
+  let summary = "Moves each loop nest into a function of its own";
+  let description = [{
+    On the CPU target every linalg op on buffers with at least one loop
+    (a fused elementwise op, a reduction, a fill, a copy) becomes a call of
+    a private function `<function>_k<N>` that holds it, marked `noinline`.
+    Its arguments are the op's operands and the values its body uses from
+    outside; constants are made again inside, so that LLVM still sees the
+    loops' bounds and the values they compute with.
+
+    LLVM's loop passes ask ScalarEvolution about each loop's guards, which
+    it answers by walking up the dominator tree: in one function of
+    straight-line loop nests, through every loop before it, so the time of
+    LLVM's -O3 pipeline grew faster than the square of a program's length.
+    A 16-layer transformer training step (`bench/gen_transformer.py`)
+    spent 34 s in it, 8 layers 6 s. One function per loop nest keeps each
+    function small, and compile time linear in the number of loop nests.
+
+    A call costs a few nanoseconds. What it would cost more is aliasing: in
+    one function LLVM knew that two fresh allocations do not overlap and
+    vectorized without runtime checks, where a kernel's arguments are only
+    pointers. So a buffer argument that is a fresh allocation (seen
+    through views: `memref.alloc` or `memref.alloca`) and that no other
+    argument may overlap where either is written (another argument's buffer
+    is a different allocation or an argument of the function; one of
+    unknown origin, a loop's iter arg, may be anything) is recorded in
+    `dt.noalias`, at the position of its aligned pointer among the
+    arguments LLVM's calling convention gives the kernel (a memref of rank
+    r takes 3 + 2r: the allocated and the aligned pointer, the offset, the
+    sizes and the strides). `dt-kernel-noalias` makes those LLVM's
+    `noalias` once the functions are in the LLVM dialect.
+
+    ```mlir
+    func.func @step(%x: memref<64xf32>) {
+      %t = memref.alloc() : memref<64xf32>
+      linalg.generic {...} ins(%x : memref<64xf32>) outs(%t : memref<64xf32>) {...}
+      ...
+    // becomes
+    func.func @step(%x: memref<64xf32>) {
+      %t = memref.alloc() : memref<64xf32>
+      call @step_k0(%x, %t) : (memref<64xf32>, memref<64xf32>) -> ()
+      ...
+    func.func private @step_k0(%x: memref<64xf32>, %t: memref<64xf32>)
+        attributes {dt.noalias = array<i64: 6>, passthrough = ["noinline"]} {
+      linalg.generic {...} ins(%x : memref<64xf32>) outs(%t : memref<64xf32>) {...}
+      return
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+  let statistics = [
+    Statistic<"numOutlined", "outlined", "Loop nests moved into functions">
+  ];
+}
+
+def KernelNoAliasPass : Pass<"dt-kernel-noalias", "ModuleOp"> {
+  let summary = "Makes the arguments dt-outline-kernels found unaliased LLVM's noalias";
+  let description = [{
+    After the conversion to the LLVM dialect, each `llvm.func` with a
+    `dt.noalias` attribute (left by `dt-outline-kernels`) gets `llvm.noalias`
+    on the pointer arguments at the positions it lists, and loses the
+    attribute. (The conversion of `func.func` drops argument attributes of
+    memrefs, whose descriptors become several arguments.)
+  }];
+}
+
 def KeepRowLoopsPass : Pass<"dt-keep-row-loops", "ModuleOp"> {
   let summary = "Keeps LLVM from unrolling a loop along rows before it vectorizes it";
   let description = [{

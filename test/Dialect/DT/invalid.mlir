@@ -670,6 +670,24 @@ func.func @model_seconds_elsewhere(%a: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
+// expected-error @+1 {{'dt.noalias' lists the LLVM argument positions of a function's noalias pointers: an array<i64> of non-negative integers, on a function}}
+func.func private @noalias_negative(memref<8xf32>) attributes {dt.noalias = array<i64: 1, -1>}
+
+// -----
+
+// expected-error @+1 {{'dt.noalias' lists the LLVM argument positions}}
+func.func private @noalias_not_array(memref<8xf32>) attributes {dt.noalias = 1 : i64}
+
+// -----
+
+func.func @noalias_elsewhere(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'dt.noalias' lists the LLVM argument positions}}
+  %r = math.exp %a {dt.noalias = array<i64: 1>} : tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
 #ss = #dt.sharding<@mesh, [S(0), S(0)]>
 #rs = #dt.sharding<@mesh, [R, S(0)]>
 dt.mesh @mesh = <["a" = 2, "b" = 4]>

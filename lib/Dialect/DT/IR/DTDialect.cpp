@@ -153,6 +153,18 @@ LogicalResult DTDialect::verifyOperationAttribute(Operation *op,
                 "f64";
     return success();
   }
+  if (name == kNoAliasAttrName) {
+    auto positions = dyn_cast<DenseI64ArrayAttr>(attribute.getValue());
+    if (!isa<FunctionOpInterface>(op) || !positions ||
+        llvm::any_of(positions.asArrayRef(),
+                     [](int64_t position) { return position < 0; }))
+      return op->emitOpError()
+             << "'" << name
+             << "' lists the LLVM argument positions of a function's "
+                "noalias pointers: an array<i64> of non-negative integers, "
+                "on a function";
+    return success();
+  }
   return op->emitOpError() << "unknown dt attribute '" << name << "'";
 }
 

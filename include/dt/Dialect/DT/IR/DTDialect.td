@@ -44,6 +44,10 @@ def DT_Dialect : Dialect {
     /// (dt-price-collectives; a non-negative f64).
     static constexpr ::llvm::StringLiteral kModelSecondsAttrName =
         "dt.model_seconds";
+    /// Function attribute: the LLVM argument positions of a kernel's
+    /// pointers that are noalias (dt-outline-kernels, for
+    /// dt-kernel-noalias; non-negative integers).
+    static constexpr ::llvm::StringLiteral kNoAliasAttrName = "dt.noalias";
 
   private:
     void registerAttributes();

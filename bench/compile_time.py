@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Compile-time benchmark: dt-compile's wall time on an L-layer transformer
+training step (bench/gen_transformer.py, tp=2) for growing L, and how it
+splits between the MLIR passes (--emit=spmd-mlir) and LLVM.
+
+The programs take turns, each keeping its best of --repeat runs: the
+machine's slow spells fall on all of them alike. Target: the time per layer
+at the largest L at most 1.5x the time per layer at the smallest (compile
+time linear in the program's length). Before dt-outline-kernels put each
+loop nest in a function of its own, LLVM's loop passes made it grow faster
+than the square of L: 0.94 s a layer at L=2, 2.6 s at L=16, 4.5 s at L=24.
+
+Usage: bench/compile_time.py [--dt-compile build/bin/dt-compile] [--repeat 3] [--quick]
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import gen_transformer  # noqa: E402
+
+TP = 2
+
+
+def compile_seconds(dt_compile, path, extra):
+    """The wall time of one dt-compile of `path`, output discarded."""
+    start = time.perf_counter()
+    proc = subprocess.run([dt_compile, path, "-o", os.devnull] + extra,
+                          capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"dt-compile {path} {' '.join(extra)} failed:\n{proc.stderr[-3000:]}")
+    return seconds
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dt-compile",
+                        default=os.path.join(HERE, "..", "build", "bin", "dt-compile"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="2 and 8 layers only")
+    args = parser.parse_args()
+    layer_counts = [2, 8] if args.quick else [2, 4, 8, 16]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for layers in layer_counts:
+            path = os.path.join(tmp, f"transformer{layers}.mlir")
+            with open(path, "w") as f:
+                f.write(gen_transformer.generate(layers, TP))
+            paths.append(path)
+        # (whole compile, MLIR passes alone) per program, best of the turns.
+        best = [[float("inf"), float("inf")] for _ in paths]
+        for _ in range(args.repeat):
+            for i, path in enumerate(paths):
+                for j, extra in enumerate(([], ["--emit=spmd-mlir"])):
+                    best[i][j] = min(best[i][j], compile_seconds(args.dt_compile, path, extra))
+
+    print(f"dt-compile of an L-layer transformer training step (tp={TP}), "
+          f"best of {args.repeat} turns")
+    print(f"{'L':>4} {'total (s)':>10} {'MLIR (s)':>9} {'LLVM (s)':>9} {'per layer (s)':>14}")
+    for layers, (total, mlir) in zip(layer_counts, best):
+        print(f"{layers:>4} {total:>10.2f} {mlir:>9.2f} {total - mlir:>9.2f} "
+              f"{total / layers:>14.3f}")
+    growth = (best[-1][0] / layer_counts[-1]) / (best[0][0] / layer_counts[0])
+    ok = growth <= 1.5
+    print()
+    print(f"time per layer, L={layer_counts[-1]} / L={layer_counts[0]}: "
+          f"{growth:.2f}   target <= 1.5   {'ok' if ok else 'MISSED'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+// Each linalg op on buffers with a loop moves into a function of its own;
+// its fresh buffers that nothing else it takes overlaps are noalias.
+// RUN: dt-opt %s -split-input-file -dt-outline-kernels | FileCheck %s
+// The positions dt.noalias lists are the aligned pointers' in LLVM's
+// calling convention, where dt-kernel-noalias marks them:
+// RUN: dt-opt %s -split-input-file -dt-outline-kernels -convert-linalg-to-loops -convert-scf-to-cf -finalize-memref-to-llvm -convert-arith-to-llvm -convert-cf-to-llvm -convert-func-to-llvm -dt-kernel-noalias -reconcile-unrealized-casts | FileCheck %s --check-prefix=LLVM
+
+#id = affine_map<(i) -> (i)>
+
+// A fresh buffer written from the caller's: the kernel takes both (the
+// constant is made again inside), and the fresh one is noalias: its aligned
+// pointer is argument 6, after the 5 of the first memref's descriptor.
+// CHECK-LABEL: func.func @fresh(
+// CHECK: %[[T:.*]] = memref.alloc() : memref<64xf32>
+// CHECK-NEXT: call @fresh_k0(%{{.*}}, %[[T]]) : (memref<64xf32>, memref<64xf32>) -> ()
+// CHECK-NEXT: return
+// CHECK: func.func private @fresh_k0(%[[X:.*]]: memref<64xf32>, %[[O:.*]]: memref<64xf32>) attributes {dt.noalias = array<i64: 6>, passthrough = ["noinline"]}
+// CHECK-NEXT: %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[X]] : memref<64xf32>) outs(%[[O]] : memref<64xf32>)
+// CHECK: arith.mulf %{{.*}}, %[[TWO]] : f32
+// CHECK: return
+// LLVM-LABEL: llvm.func @fresh_k0(
+// LLVM-SAME: %arg5: !llvm.ptr, %arg6: !llvm.ptr {llvm.noalias}, %arg7: i64
+// LLVM-SAME: passthrough = ["noinline"]
+// LLVM-NOT: dt.noalias
+func.func @fresh(%x: memref<64xf32>) -> memref<64xf32> {
+  %two = arith.constant 2.0 : f32
+  %t = memref.alloc() : memref<64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<64xf32>) outs(%t : memref<64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.mulf %a, %two : f32
+    linalg.yield %m : f32
+  }
+  return %t : memref<64xf32>
+}
+
+// -----
+
+// Two views of one buffer, one written: neither is noalias.
+// CHECK-LABEL: func.func @halves(
+// CHECK: call @halves_k0(
+// CHECK: func.func private @halves_k0(%{{.*}}: memref<64xf32, strided<[1]>>, %{{.*}}: memref<64xf32, strided<[1], offset: 64>>) attributes {passthrough = ["noinline"]}
+// LLVM-LABEL: llvm.func @halves_k0(
+// LLVM-NOT: llvm.noalias
+// LLVM: llvm.return
+func.func @halves() -> memref<128xf32> {
+  %t = memref.alloc() : memref<128xf32>
+  %lo = memref.subview %t[0] [64] [1] : memref<128xf32> to memref<64xf32, strided<[1]>>
+  %hi = memref.subview %t[64] [64] [1] : memref<128xf32> to memref<64xf32, strided<[1], offset: 64>>
+  linalg.copy ins(%lo : memref<64xf32, strided<[1]>>) outs(%hi : memref<64xf32, strided<[1], offset: 64>>)
+  return %t : memref<128xf32>
+}
+
+// -----
+
+#id = affine_map<(i) -> (i)>
+
+// Two views of one buffer, both only read, into another: all three are
+// noalias (arguments 1, 6 and 11). The values the body uses from outside
+// follow, in the order it uses them: a buffer it only loads from (noalias,
+// argument 16) and a scalar (one position).
+// CHECK-LABEL: func.func @reads(
+// CHECK: call @reads_k0(
+// CHECK: func.func private @reads_k0(%{{.*}}: memref<64xf32, strided<[1]>>, %{{.*}}: memref<64xf32, strided<[1], offset: 64>>, %{{.*}}: memref<64xf32>, %{{.*}}: memref<4xf32>, %{{.*}}: f32) attributes {dt.noalias = array<i64: 1, 6, 11, 16>, passthrough = ["noinline"]}
+// LLVM-LABEL: llvm.func @reads_k0(
+// LLVM-SAME: %arg1: !llvm.ptr {llvm.noalias}
+// LLVM-SAME: %arg6: !llvm.ptr {llvm.noalias}
+// LLVM-SAME: %arg11: !llvm.ptr {llvm.noalias}
+// LLVM-SAME: %arg15: !llvm.ptr, %arg16: !llvm.ptr {llvm.noalias}
+// LLVM-SAME: %arg20: f32)
+func.func @reads(%s: f32) -> memref<64xf32> {
+  %t = memref.alloc() : memref<128xf32>
+  %table = memref.alloc() : memref<4xf32>
+  %lo = memref.subview %t[0] [64] [1] : memref<128xf32> to memref<64xf32, strided<[1]>>
+  %hi = memref.subview %t[64] [64] [1] : memref<128xf32> to memref<64xf32, strided<[1], offset: 64>>
+  %o = memref.alloc() : memref<64xf32>
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%lo, %hi : memref<64xf32, strided<[1]>>, memref<64xf32, strided<[1], offset: 64>>)
+      outs(%o : memref<64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %c1 = arith.constant 1 : index
+    %e = memref.load %table[%c1] : memref<4xf32>
+    %m = arith.addf %a, %b : f32
+    %n = arith.mulf %m, %s : f32
+    %r = arith.addf %n, %e : f32
+    linalg.yield %r : f32
+  }
+  return %o : memref<64xf32>
+}
+
+// -----
+
+// A loop's iter arg may be any buffer: here it is the fresh one from the
+// second turn on, so that one is not noalias either. The call stays in the
+// loop; a fill of a 0-d buffer has no loop and stays where it is.
+// CHECK-LABEL: func.func @carried(
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<f32>)
+// CHECK: scf.for
+// CHECK-NEXT: call @carried_k0(
+// CHECK-NEXT: scf.yield
+// CHECK: func.func private @carried_k0(%{{.*}}: memref<64xf32>, %{{.*}}: memref<64xf32>) attributes {passthrough = ["noinline"]}
+// CHECK-NEXT: linalg.copy
+// CHECK-NOT: func.func private
+func.func @carried(%x: memref<64xf32>, %n: index) -> memref<f32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<f32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<f32>)
+  %t = memref.alloc() : memref<64xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%b = %x) -> memref<64xf32> {
+    linalg.copy ins(%b : memref<64xf32>) outs(%t : memref<64xf32>)
+    scf.yield %t : memref<64xf32>
+  }
+  return %s : memref<f32>
+}
+
+// -----
+
+// dt-kernel-noalias marks pointers only, at positions the function has
+// (here a declaration, which has no body to take arguments from).
+// LLVM-LABEL: llvm.func @declared(!llvm.ptr {llvm.noalias}, i64)
+// LLVM-NOT: dt.noalias
+llvm.func @declared(!llvm.ptr, i64) attributes {dt.noalias = array<i64: 0, 1, 5>}
