@@ -13,6 +13,8 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -23,9 +25,12 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
 
 #include <unistd.h>
 
@@ -279,9 +284,9 @@ bool isEntryPoint(const llvm::Function &f) {
 } // namespace
 
 FailureOr<std::unique_ptr<llvm::Module>>
-mlir::dt::compileToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
-                        llvm::TargetMachine &targetMachine,
-                        const CompileOptions &options) {
+mlir::dt::translateToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
+                          llvm::TargetMachine &targetMachine,
+                          const CompileOptions &options) {
   std::string description;
   FailureOr<OwningOpRef<ModuleOp>> spmd =
       lowerSPMDProgram(module, options, description);
@@ -317,35 +322,137 @@ mlir::dt::compileToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
 
   llvmModule->setDataLayout(targetMachine.createDataLayout());
   llvmModule->setTargetTriple(targetMachine.getTargetTriple());
-  if (llvm::Error err = makeOptimizingTransformer(options.optLevel, 0,
-                                                  &targetMachine)(
-          llvmModule.get())) {
-    std::string message = llvm::toString(std::move(err));
-    return module.emitError("LLVM optimization failed: ") << message;
-  }
   return llvmModule;
 }
 
-LogicalResult mlir::dt::writeSharedObject(llvm::Module &llvmModule,
-                                          llvm::TargetMachine &targetMachine,
-                                          StringRef path, std::string &error) {
-  llvm::SmallString<128> object;
-  int fd;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("dt-artifact", "o", fd, object)) {
-    error = "cannot create a temporary object file: " + ec.message();
-    return failure();
+bool mlir::dt::optimizeLLVM(llvm::Module &llvmModule,
+                            llvm::TargetMachine &targetMachine,
+                            unsigned optLevel, std::string &error) {
+  if (llvm::Error err =
+          makeOptimizingTransformer(optLevel, 0, &targetMachine)(&llvmModule)) {
+    error = "LLVM optimization failed: " + llvm::toString(std::move(err));
+    return false;
   }
-  llvm::FileRemover removeObject(object);
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    llvm::legacy::PassManager pm;
-    if (targetMachine.addPassesToEmitFile(pm, os, nullptr,
-                                          llvm::CodeGenFileType::ObjectFile)) {
-      error = "LLVM cannot emit an object file for this target";
+  return true;
+}
+
+FailureOr<std::unique_ptr<llvm::Module>>
+mlir::dt::compileToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
+                        llvm::TargetMachine &targetMachine,
+                        const CompileOptions &options) {
+  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
+      translateToLLVM(module, llvmContext, targetMachine, options);
+  if (failed(llvmModule))
+    return failure();
+  std::string error;
+  if (!optimizeLLVM(**llvmModule, targetMachine, options.optLevel, error))
+    return module.emitError(error);
+  return llvmModule;
+}
+
+namespace {
+/// One object file of the artifact: a part of the module, as bitcode not
+/// optimized yet, and where its machine code goes.
+struct ObjectPart {
+  llvm::SmallString<0> bitcode;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  llvm::SmallString<128> path;
+  std::string error;
+};
+
+/// Writes `module` as an object file at `path`.
+bool emitObject(llvm::Module &module, llvm::TargetMachine &machine,
+                StringRef path, std::string &error) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    error = "cannot write the object file " + path.str() + ": " + ec.message();
+    return false;
+  }
+  llvm::legacy::PassManager pm;
+  if (machine.addPassesToEmitFile(pm, os, nullptr,
+                                  llvm::CodeGenFileType::ObjectFile)) {
+    error = "LLVM cannot emit an object file for this target";
+    return false;
+  }
+  pm.run(module);
+  return true;
+}
+
+/// The part's bitcode optimized and made machine code, in a context of its
+/// own: parts run on threads of their own.
+void emitPart(ObjectPart &part, unsigned optLevel) {
+  llvm::LLVMContext context;
+  llvm::Expected<std::unique_ptr<llvm::Module>> module = llvm::parseBitcodeFile(
+      llvm::MemoryBufferRef(part.bitcode, "part"), context);
+  if (!module) {
+    part.error = "reading a part of the module back failed: " +
+                 llvm::toString(module.takeError());
+    return;
+  }
+  if (optimizeLLVM(**module, *part.machine, optLevel, part.error))
+    emitObject(**module, *part.machine, part.path, part.error);
+}
+
+/// How many object files to make of `module`: one per job, with at least
+/// kFunctionsPerPart functions in each (splitting a small module costs more
+/// than its machine code).
+unsigned numParts(const llvm::Module &module, unsigned jobs) {
+  constexpr unsigned kFunctionsPerPart = 16;
+  unsigned functions = llvm::count_if(
+      module, [](const llvm::Function &f) { return !f.isDeclaration(); });
+  return std::max(1u, std::min(jobs, functions / kFunctionsPerPart));
+}
+} // namespace
+
+LogicalResult mlir::dt::writeSharedObject(llvm::Module &llvmModule,
+                                          const CompileOptions &options,
+                                          StringRef path, std::string &error) {
+  unsigned jobs = options.jobs
+                      ? options.jobs
+                      : llvm::hardware_concurrency().compute_thread_count();
+  unsigned count = numParts(llvmModule, jobs);
+  std::vector<ObjectPart> parts(count);
+  std::vector<llvm::FileRemover> removers;
+  for (ObjectPart &part : parts) {
+    // Target machines are made here: LLVM's target registry is not to be
+    // initialized from several threads.
+    part.machine = createTargetMachine(options, error);
+    if (!part.machine)
+      return failure();
+    int fd;
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "dt-artifact", "o", fd, part.path)) {
+      error = "cannot create a temporary object file: " + ec.message();
       return failure();
     }
-    pm.run(llvmModule);
+    ::close(fd);
+    removers.emplace_back(part.path);
+  }
+  if (count == 1) {
+    if (!optimizeLLVM(llvmModule, *parts[0].machine, options.optLevel, error) ||
+        !emitObject(llvmModule, *parts[0].machine, parts[0].path, error))
+      return failure();
+  } else {
+    // Round robin: the kernels, many and of similar sizes, even the parts
+    // out (a split by names' hashes left one part twice another).
+    unsigned next = 0;
+    llvm::SplitModule(
+        llvmModule, count,
+        [&](std::unique_ptr<llvm::Module> module) {
+          llvm::raw_svector_ostream os(parts[next++].bitcode);
+          llvm::WriteBitcodeToFile(*module, os);
+        },
+        /*PreserveLocals=*/false, /*RoundRobin=*/true);
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(count));
+    for (ObjectPart &part : parts)
+      pool.async([&part, &options] { emitPart(part, options.optLevel); });
+    pool.wait();
+    for (ObjectPart &part : parts)
+      if (!part.error.empty()) {
+        error = part.error;
+        return failure();
+      }
   }
 
   llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName("cc");
@@ -353,11 +460,26 @@ LogicalResult mlir::dt::writeSharedObject(llvm::Module &llvmModule,
     error = "no C compiler driver `cc` on PATH to link the shared object";
     return failure();
   }
-  // Link next to the destination, then rename over it.
-  std::string temporary = (path + ".tmp-" + llvm::Twine(::getpid())).str();
+  // Link next to the destination, then rename over it; a device or a pipe
+  // (-o /dev/null) is not replaced but written: link in the temporary
+  // directory, then copy.
+  bool throughPath =
+      llvm::sys::fs::exists(path) && !llvm::sys::fs::is_regular_file(path);
+  llvm::SmallString<128> temporary;
+  if (throughPath) {
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "dt-artifact", "so", temporary)) {
+      error = "cannot create a temporary file: " + ec.message();
+      return failure();
+    }
+  } else {
+    temporary = (path + ".tmp-" + llvm::Twine(::getpid())).str();
+  }
   llvm::FileRemover removeTemporary(temporary);
-  llvm::SmallVector<llvm::StringRef> args = {*cc,        "-shared", "-o",
-                                             temporary, object,     "-lm"};
+  llvm::SmallVector<llvm::StringRef> args = {*cc, "-shared", "-o", temporary};
+  for (const ObjectPart &part : parts)
+    args.push_back(part.path);
+  args.push_back("-lm");
   std::string message;
   int rc = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0,
                                      &message);
@@ -366,7 +488,9 @@ LogicalResult mlir::dt::writeSharedObject(llvm::Module &llvmModule,
             (message.empty() ? "" : ": " + message);
     return failure();
   }
-  if (std::error_code ec = llvm::sys::fs::rename(temporary, path)) {
+  if (std::error_code ec = throughPath
+                               ? llvm::sys::fs::copy_file(temporary, path)
+                               : llvm::sys::fs::rename(temporary, path)) {
     error = "cannot write " + path.str() + ": " + ec.message();
     return failure();
   }

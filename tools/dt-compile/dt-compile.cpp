@@ -96,6 +96,11 @@ llvm::cl::opt<std::string> cpu("mcpu",
 llvm::cl::opt<unsigned> optLevel("O", llvm::cl::desc("LLVM optimization level"),
                                  llvm::cl::Prefix, llvm::cl::init(3),
                                  llvm::cl::cat(options));
+llvm::cl::opt<unsigned> jobs(
+    "j",
+    llvm::cl::desc("Threads generating machine code, each for a part of the "
+                   "functions (default 0: one per hardware thread)"),
+    llvm::cl::Prefix, llvm::cl::init(0), llvm::cl::cat(options));
 llvm::cl::opt<Emit> emit(
     "emit", llvm::cl::desc("What to write"),
     llvm::cl::values(clEnumValN(Emit::SharedObject, "so",
@@ -164,6 +169,11 @@ std::string unwritable(llvm::StringRef path) {
     return "";
   if (llvm::sys::fs::is_directory(path))
     return "it is a directory";
+  // A device or a pipe (/dev/null) is written through, not replaced.
+  if (llvm::sys::fs::exists(path) && !llvm::sys::fs::is_regular_file(path))
+    return llvm::sys::fs::access(path, llvm::sys::fs::AccessMode::Write)
+               ? "it is not writable"
+               : "";
   llvm::SmallString<256> directory(path);
   llvm::sys::path::remove_filename(directory);
   if (directory.empty())
@@ -242,6 +252,7 @@ int main(int argc, char **argv) {
   options.topology = topology;
   options.optLevel = optLevel;
   options.cpu = cpu;
+  options.jobs = jobs;
   options.target = target == "cuda" ? dt::Target::CUDA : dt::Target::CPU;
   options.gpuArch = gpuArch;
   options.emulateGPU = emulateGPU;
@@ -277,14 +288,19 @@ int main(int argc, char **argv) {
   if (!machine)
     return fail(error);
   llvm::LLVMContext llvmContext;
-  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
-      dt::compileToLLVM(*module, llvmContext, *machine, options);
-  if (failed(llvmModule))
-    return 1;
-  if (emit == Emit::LLVMIR)
+  if (emit == Emit::LLVMIR) {
+    FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
+        dt::compileToLLVM(*module, llvmContext, *machine, options);
+    if (failed(llvmModule))
+      return 1;
     return writeText(
         [&](llvm::raw_ostream &os) { (*llvmModule)->print(os, nullptr); });
-  if (failed(dt::writeSharedObject(**llvmModule, *machine, outputFile, error)))
+  }
+  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
+      dt::translateToLLVM(*module, llvmContext, *machine, options);
+  if (failed(llvmModule))
+    return 1;
+  if (failed(dt::writeSharedObject(**llvmModule, options, outputFile, error)))
     return fail(error);
   return 0;
 }

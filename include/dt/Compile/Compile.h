@@ -51,6 +51,9 @@ struct CompileOptions {
   unsigned optLevel = 3;
   /// Target CPU: "native" for this machine, or an LLVM CPU name.
   std::string cpu = "native";
+  /// Threads that generate machine code, each for a part of the module's
+  /// functions (0: one per hardware thread).
+  unsigned jobs = 0;
 };
 
 /// The program description of `module` (global, annotated, after
@@ -77,18 +80,34 @@ lowerReferenceProgram(ModuleOp module, const CompileOptions &options);
 std::unique_ptr<llvm::TargetMachine>
 createTargetMachine(const CompileOptions &options, std::string &error);
 
-/// Both programs and the description as one optimized LLVM module.
+/// Both programs and the description as one LLVM module, not optimized.
+FailureOr<std::unique_ptr<llvm::Module>>
+translateToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
+                llvm::TargetMachine &targetMachine,
+                const CompileOptions &options);
+
+/// Runs LLVM's -O`optLevel` pipeline on `llvmModule`; false and `error` set
+/// when it fails.
+bool optimizeLLVM(llvm::Module &llvmModule, llvm::TargetMachine &targetMachine,
+                  unsigned optLevel, std::string &error);
+
+/// translateToLLVM, then optimizeLLVM on the whole module.
 FailureOr<std::unique_ptr<llvm::Module>>
 compileToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
               llvm::TargetMachine &targetMachine,
               const CompileOptions &options);
 
-/// Writes `llvmModule` as a shared object at `path` (object through the
-/// target machine, linked by the system `cc`), through a temporary file
-/// renamed at the end, so `path` is either the old file or the new one.
+/// Writes `llvmModule` (from translateToLLVM, not optimized) as a shared
+/// object at `path`. Split into `options.jobs` parts when it has enough
+/// functions (its local symbols become hidden ones), each part is optimized
+/// and made machine code for the target `options` name on a thread of its
+/// own; the object files are linked by the system `cc` into a temporary file
+/// renamed at the end, so `path` is either the old file or the new one. (A
+/// part optimized alone inlines nothing from another: the kernels are
+/// never inlined, and the rest only calls them.)
 LogicalResult writeSharedObject(llvm::Module &llvmModule,
-                                llvm::TargetMachine &targetMachine,
-                                StringRef path, std::string &error);
+                                const CompileOptions &options, StringRef path,
+                                std::string &error);
 
 } // namespace mlir::dt
 
