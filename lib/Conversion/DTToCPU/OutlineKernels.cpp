@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dt/Conversion/Passes.h"
+#include "dt/Conversion/Utils.h"
 #include "dt/Dialect/DT/IR/DTDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -28,7 +29,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -51,23 +51,18 @@ struct Origin {
 };
 } // namespace
 
-/// Follows views back to the buffer `value` is part of: a fresh allocation
-/// (which nothing made before it overlaps), an argument of the function
-/// (made by its caller, before any allocation of this call), or something
-/// else (a loop's iter arg, a call's result), which may be anything.
+/// Where the buffer `value` views comes from: a fresh allocation (which
+/// nothing made before it overlaps), an argument of the function (made by
+/// its caller, before any allocation of this call), or something else (a
+/// loop's iter arg, a call's result), which may be anything.
 static Origin originOf(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (isa<memref::AllocOp, memref::AllocaOp>(def))
-      return {Origin::Fresh, value};
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view || view.getViewSource() == value)
-      return {Origin::Unknown, {}};
-    value = view.getViewSource();
-  }
-  auto arg = cast<BlockArgument>(value);
-  Block *block = arg.getOwner();
-  if (block->isEntryBlock() && isa<FunctionOpInterface>(block->getParentOp()))
-    return {Origin::Caller, value};
+  Value root = bufferRoot(value);
+  if (isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(root.getDefiningOp()))
+    return {Origin::Fresh, root};
+  auto arg = dyn_cast<BlockArgument>(root);
+  if (arg && arg.getOwner()->isEntryBlock() &&
+      isa<FunctionOpInterface>(arg.getOwner()->getParentOp()))
+    return {Origin::Caller, root};
   return {Origin::Unknown, {}};
 }
 
