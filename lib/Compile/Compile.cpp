@@ -149,10 +149,13 @@ FailureOr<std::string> mlir::dt::describeProgram(ModuleOp module,
 // The two programs
 //===----------------------------------------------------------------------===//
 
+/// The lowering of either program; only the SPMD program's kernels are
+/// timed (`timeKernels`, --profile-kernels).
 static LogicalResult buildLowering(OpPassManager &pm, StringRef entryPrefix,
-                                   const CompileOptions &options) {
+                                   const CompileOptions &options,
+                                   bool timeKernels = false) {
   if (options.target == Target::CPU)
-    return buildLowerToCPUPipeline(pm, entryPrefix);
+    return buildLowerToCPUPipeline(pm, entryPrefix, timeKernels);
   CUDATargetOptions cuda;
   cuda.arch = options.gpuArch;
   cuda.emulateOnCPU = options.emulateGPU;
@@ -198,7 +201,8 @@ mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
         {options.topology, options.target == Target::CUDA, options.explain}));
   // What each collective should take, for dt-run --profile to compare.
   local.addPass(createPriceCollectivesPass({options.topology}));
-  if (failed(buildLowering(local, "dt_spmd_", options)) ||
+  if (failed(
+          buildLowering(local, "dt_spmd_", options, options.profileKernels)) ||
       failed(local.run(*spmd)))
     return failure();
   return spmd;

@@ -40,6 +40,11 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       *this, "entry-prefix",
       llvm::cl::desc("Prefix of the entry points' names"),
       llvm::cl::init("dt_spmd_")};
+  Option<bool> timeKernels{
+      *this, "time-kernels",
+      llvm::cl::desc("Time each loop nest and matmul for dt-run --profile "
+                     "(dt-compile --profile-kernels)"),
+      llvm::cl::init(false)};
 };
 struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
   Option<std::string> entryPrefix{
@@ -95,8 +100,10 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
 /// Buffers and loops -> LLVM dialect on the CPU. Buffers are allocated
 /// through MLIR's generic functions, which the runtime defines with a cache
 /// for large blocks (runtime/lib/HostMemory.cpp).
+/// (dt-outline-kernels comes first, with `{time=1}` when the kernels are
+/// timed.)
 static constexpr const char *kCPUTail =
-    "dt-outline-kernels,dt-lower-bounds-checks,dt-approximate-math,dt-expand-"
+    ",dt-lower-bounds-checks,dt-approximate-math,dt-expand-"
     "bf16-truncation,"
     "func.func(convert-linalg-to-loops),dt-keep-row-loops,"
     "convert-scf-to-cf,"
@@ -107,13 +114,15 @@ static constexpr const char *kCPUTail =
     "dt-kernel-noalias,reconcile-unrealized-casts";
 
 LogicalResult mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm,
-                                                StringRef entryPrefix) {
+                                                StringRef entryPrefix,
+                                                bool timeKernels) {
   pm.addPass(createLowerAxisIndexPass());
   pm.addPass(createWidenPredicateCollectivesPass());
   pm.addPass(createDecomposeAggregatesPass());
-  std::string pipeline = bufferizationPipeline(entryPrefix, "blas") +
-                         ",dt-split-reductions,dt-free-after-last-use," +
-                         kCPUTail;
+  std::string pipeline =
+      bufferizationPipeline(entryPrefix, "blas") +
+      ",dt-split-reductions,dt-free-after-last-use,dt-outline-kernels" +
+      (timeKernels ? "{time=1}" : "") + kCPUTail;
   return parsePassPipeline(pipeline, pm);
 }
 
@@ -159,9 +168,10 @@ mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
                         std::to_string(target.blockSize) +
                         "},dt-pack-device-buffers";
   if (target.emulateOnCPU)
-    return parsePassPipeline(bufferizationPipeline(entryPrefix, "blas") +
-                                 kernels + ",dt-emulate-gpu-on-cpu," + kCPUTail,
-                             pm);
+    return parsePassPipeline(
+        bufferizationPipeline(entryPrefix, "blas") + kernels +
+            ",dt-emulate-gpu-on-cpu,dt-outline-kernels" + kCPUTail,
+        pm);
   // dt-compile checks --gpu-arch before it builds this; a pipeline option
   // has no other way to fail (LLVM would abort in instruction selection).
   std::string error;
@@ -189,7 +199,8 @@ void mlir::dt::registerDTConversionPipelines() {
       "Local SPMD program (or plain program) on tensors -> LLVM dialect with "
       "C entry points, for the CPU target",
       [](OpPassManager &pm, const LowerToCPUOptions &options) {
-        (void)buildLowerToCPUPipeline(pm, options.entryPrefix);
+        (void)buildLowerToCPUPipeline(pm, options.entryPrefix,
+                                      options.timeKernels);
       });
   PassPipelineRegistration<LowerToCUDAOptions>(
       "dt-lower-to-cuda",

@@ -19,6 +19,7 @@
 #include "absl/time/clock.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -107,9 +108,25 @@ void RankContext::recordCollective(const char *site, double model,
                                    double seconds, int64_t bytesIn,
                                    int64_t bytesOut) {
   auto [it, inserted] = siteIndex_.try_emplace(site, profile_.size());
-  if (inserted)
-    profile_.push_back(
-        {site ? site : "a collective", 0, 0, bytesIn, bytesOut, model});
+  if (inserted) {
+    SiteProfile &entry = profile_.emplace_back();
+    entry.site = site ? site : "a collective";
+    entry.bytesIn = bytesIn;
+    entry.bytesOut = bytesOut;
+    entry.modelSeconds = model;
+  }
+  SiteProfile &entry = profile_[it->second];
+  ++entry.runs;
+  entry.seconds += seconds;
+}
+
+void RankContext::recordCompute(const char *site, double seconds) {
+  auto [it, inserted] = siteIndex_.try_emplace(site, profile_.size());
+  if (inserted) {
+    SiteProfile &entry = profile_.emplace_back();
+    entry.site = site ? site : "a kernel";
+    entry.compute = true;
+  }
   SiteProfile &entry = profile_[it->second];
   ++entry.runs;
   entry.seconds += seconds;
@@ -816,6 +833,22 @@ extern "C" void dt_rt_index_out_of_range(int64_t index, int64_t bound,
   (void)rank->job().fail(absl::OutOfRangeError(
       absl::StrCat(rank->who(), ": index ", index, " is out of bounds [0, ",
                    bound, ") in ", what ? what : "a tensor access")));
+}
+
+extern "C" int64_t dt_rt_clock(void) {
+  RankContext *rank = currentRank();
+  if (!rank || !rank->profiling())
+    return 0;
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+extern "C" void dt_rt_kernel_done(int64_t start, const char *site) {
+  RankContext *rank = currentRank();
+  if (!rank || !rank->profiling())
+    return;
+  rank->recordCompute(site, (dt_rt_clock() - start) * 1e-9);
 }
 
 extern "C" int64_t dt_rt_axis_index(int32_t axis) {

@@ -149,14 +149,17 @@ public:
   absl::StatusOr<const ExchangeRoutes *> exchangeRoutes(const Group &group,
                                                         const char *layout);
 
-  /// Whether collectives are timed into `profile()` (RunOptions::profile).
+  /// Whether collectives (and the kernels of an artifact compiled with
+  /// --profile-kernels) are timed into `profile()` (RunOptions::profile).
   void setProfiling(bool on) { profiling_ = on; }
   bool profiling() const { return profiling_; }
   /// Adds one run of the collective named `site` (null: unnamed), which
   /// the compiler's model expects to take `model` seconds (negative: none).
   void recordCollective(const char *site, double model, double seconds,
                         int64_t bytesIn, int64_t bytesOut);
-  /// The collectives timed so far, in the order they first ran.
+  /// Adds one run of the kernel or matmul named `site` (dt_rt_kernel_done).
+  void recordCompute(const char *site, double seconds);
+  /// The collectives and kernels timed so far, in the order they first ran.
   const std::vector<SiteProfile> &profile() const { return profile_; }
   /// Forgets what was timed so far (the first, warm-up call of several).
   void clearProfile() {

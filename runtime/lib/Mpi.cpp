@@ -414,7 +414,8 @@ std::vector<std::vector<SiteProfile>>
 mpiGatherProfiles(const std::vector<SiteProfile> &local,
                   const MpiWorld &world) {
   // Each rank's sites as bytes: (name length, name, runs, seconds, bytes in,
-  // bytes out, model) back to back; the lengths first, then the bytes.
+  // bytes out, model, compute) back to back; the lengths first, then the
+  // bytes.
   std::string bytes;
   for (const SiteProfile &site : local) {
     put(bytes, static_cast<uint64_t>(site.site.size()));
@@ -424,6 +425,7 @@ mpiGatherProfiles(const std::vector<SiteProfile> &local,
     put(bytes, site.bytesIn);
     put(bytes, site.bytesOut);
     put(bytes, site.modelSeconds);
+    put(bytes, static_cast<int64_t>(site.compute));
   }
   int size = static_cast<int>(bytes.size());
   std::vector<int> sizes(world.rank == 0 ? world.size : 0),
@@ -451,6 +453,7 @@ mpiGatherProfiles(const std::vector<SiteProfile> &local,
       site.bytesIn = take<int64_t>(at);
       site.bytesOut = take<int64_t>(at);
       site.modelSeconds = take<double>(at);
+      site.compute = take<int64_t>(at) != 0;
     }
   }
   return profiles;

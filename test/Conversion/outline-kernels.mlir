@@ -3,6 +3,9 @@
 // RUN: dt-opt %s -split-input-file -dt-outline-kernels | FileCheck %s
 // The positions dt.noalias lists are the aligned pointers' in LLVM's
 // calling convention, where dt-kernel-noalias marks them:
+// With time (dt-compile --profile-kernels), each kernel's call and each
+// matmul's is bracketed by the runtime's clock, named by its op and place:
+// RUN: dt-opt %s -split-input-file -dt-outline-kernels="time=1" | FileCheck %s --check-prefix=TIME
 // RUN: dt-opt %s -split-input-file -dt-outline-kernels -convert-linalg-to-loops -convert-scf-to-cf -finalize-memref-to-llvm -convert-arith-to-llvm -convert-cf-to-llvm -convert-func-to-llvm -dt-kernel-noalias -reconcile-unrealized-casts | FileCheck %s --check-prefix=LLVM
 
 #id = affine_map<(i) -> (i)>
@@ -19,6 +22,13 @@
 // CHECK-NEXT: linalg.generic {{.*}} ins(%[[X]] : memref<64xf32>) outs(%[[O]] : memref<64xf32>)
 // CHECK: arith.mulf %{{.*}}, %[[TWO]] : f32
 // CHECK: return
+// TIME: llvm.mlir.global internal constant @[[SITE:.*]]("generic ({{.*}}outline-kernels.mlir:[[@LINE+14]]:3)\00")
+// TIME-LABEL: func.func @fresh(
+// TIME: %[[START:.*]] = call @dt_rt_clock() : () -> i64
+// TIME-NEXT: call @fresh_k0(
+// TIME-NEXT: %[[NAME:.*]] = llvm.mlir.addressof @[[SITE]] : !llvm.ptr
+// TIME-NEXT: call @dt_rt_kernel_done(%[[START]], %[[NAME]]) : (i64, !llvm.ptr) -> ()
+// TIME-NEXT: return
 // LLVM-LABEL: llvm.func @fresh_k0(
 // LLVM-SAME: %arg5: !llvm.ptr, %arg6: !llvm.ptr {llvm.noalias}, %arg7: i64
 // LLVM-SAME: passthrough = ["noinline"]
@@ -101,7 +111,7 @@ func.func @reads(%s: f32) -> memref<64xf32> {
 // CHECK-NEXT: scf.yield
 // CHECK: func.func private @carried_k0(%{{.*}}: memref<64xf32>, %{{.*}}: memref<64xf32>) attributes {passthrough = ["noinline"]}
 // CHECK-NEXT: linalg.copy
-// CHECK-NOT: func.func private
+// CHECK-NOT: @carried_k1
 func.func @carried(%x: memref<64xf32>, %n: index) -> memref<f32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -123,3 +133,18 @@ func.func @carried(%x: memref<64xf32>, %n: index) -> memref<f32> {
 // LLVM-LABEL: llvm.func @declared(!llvm.ptr {llvm.noalias}, i64)
 // LLVM-NOT: dt.noalias
 llvm.func @declared(!llvm.ptr, i64) attributes {dt.noalias = array<i64: 0, 1, 5>}
+
+// -----
+
+// A call of the runtime's matmul (dt-convert-matmul-to-blas) is timed too.
+// TIME: llvm.mlir.global internal constant @[[SITE:.*]]("matmul ({{.*}}outline-kernels.mlir:[[@LINE+8]]:3)\00")
+// TIME-LABEL: func.func @blas(
+// TIME: %[[START:.*]] = call @dt_rt_clock() : () -> i64
+// TIME-NEXT: call @dt_rt_matmul_f32(
+// TIME-NEXT: %[[NAME:.*]] = llvm.mlir.addressof @[[SITE]] : !llvm.ptr
+// TIME-NEXT: call @dt_rt_kernel_done(%[[START]], %[[NAME]])
+func.func private @dt_rt_matmul_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>)
+func.func @blas(%a: memref<*xf32>, %b: memref<*xf32>, %c: memref<*xf32>) {
+  call @dt_rt_matmul_f32(%a, %b, %c) : (memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
+  return
+}

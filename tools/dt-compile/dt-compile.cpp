@@ -96,6 +96,11 @@ llvm::cl::opt<std::string> cpu("mcpu",
 llvm::cl::opt<unsigned> optLevel("O", llvm::cl::desc("LLVM optimization level"),
                                  llvm::cl::Prefix, llvm::cl::init(3),
                                  llvm::cl::cat(options));
+llvm::cl::opt<bool> profileKernels(
+    "profile-kernels",
+    llvm::cl::desc("Time each loop nest and matmul of the SPMD program for "
+                   "dt-run --profile (CPU target)"),
+    llvm::cl::init(false), llvm::cl::cat(options));
 llvm::cl::opt<unsigned> jobs(
     "j",
     llvm::cl::desc("Threads generating machine code, each for a part of the "
@@ -253,6 +258,7 @@ int main(int argc, char **argv) {
   options.optLevel = optLevel;
   options.cpu = cpu;
   options.jobs = jobs;
+  options.profileKernels = profileKernels;
   options.target = target == "cuda" ? dt::Target::CUDA : dt::Target::CPU;
   options.gpuArch = gpuArch;
   options.emulateGPU = emulateGPU;
@@ -263,6 +269,9 @@ int main(int argc, char **argv) {
   options.gpuKernelsAnySize = gpuKernelsAnySize;
   if (emulateGPU && target != "cuda")
     return fail("--emulate-gpu goes with --target=cuda");
+  if (profileKernels && target != "cpu")
+    return fail("--profile-kernels times the CPU target's kernels; a GPU "
+                "queues them on streams (profile those with nsys)");
   if (gpuKernelsAnySize && target != "cuda")
     return fail("--gpu-kernels-any-size goes with --target=cuda");
 

@@ -22,6 +22,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -61,7 +62,9 @@ constexpr char kUsage[] =
     "  I is an argument's index or its dt.name. Arguments without --input\n"
     "  take seeded values (--seed). --profile times each collective of the\n"
     "  program (threads and mpi backends) and prints them per call of the\n"
-    "  entry, by source location. --describe prints the program\n"
+    "  entry, by source location, then its kernels and matmuls, the slowest\n"
+    "  first (an artifact compiled with --profile-kernels, as a .mlir given\n"
+    "  here is under --profile). --describe prints the program\n"
     "  description (entries, meshes, arguments, results) and exits.\n"
     "  --backend=nccl runs a CUDA artifact (dt-compile --target=cuda): under\n"
     "  mpirun one process per GPU, else one thread per rank, each on its own\n"
@@ -168,8 +171,10 @@ Flags parseFlags(int argc, char **argv) {
 }
 
 /// Compiles `source` with the dt-compile next to this executable into a
-/// fresh temporary directory; returns the artifact's path.
-absl::StatusOr<std::string> compile(const std::string &source, bool cuda) {
+/// fresh temporary directory, its kernels timed when `timed` (--profile on
+/// the CPU); returns the artifact's path.
+absl::StatusOr<std::string> compile(const std::string &source, bool cuda,
+                                    bool timed) {
   char self[4096];
   ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n <= 0)
@@ -194,6 +199,7 @@ absl::StatusOr<std::string> compile(const std::string &source, bool cuda) {
   if (pid == 0) {
     ::execl(compiler.c_str(), compiler.c_str(), source.c_str(), "-o",
             output.c_str(), cuda ? "--target=cuda" : "--target=cpu",
+            timed ? "--profile-kernels" : static_cast<char *>(nullptr),
             static_cast<char *>(nullptr));
     ::_exit(127);
   }
@@ -343,58 +349,36 @@ std::string bytesString(int64_t bytes) {
   return absl::StrFormat("%.1f MiB", bytes / (1024.0 * 1024.0));
 }
 
-/// --profile: each collective's time per call of the entry, merged over the
-/// ranks by site, in the order the first rank ran them. Of several calls,
-/// the first (warm-up) is left out, as the runtime left it out of the
-/// profile.
-void printProfile(const RunStats &stats, int repeat) {
-  int skipped = repeat > 1 ? 1 : 0;
-  repeat -= skipped;
-  struct Site {
-    std::string name;
-    std::vector<double> seconds; ///< Per call of the entry, one per rank.
-    int64_t runs = 0, bytesIn = 0, bytesOut = 0;
-    double model = -1; ///< The compiler's estimate of one run.
-  };
-  std::vector<Site> sites;
-  std::map<std::string, size_t> index;
-  for (const std::vector<SiteProfile> &rank : stats.profiles)
-    for (const SiteProfile &profile : rank) {
-      auto [it, inserted] = index.try_emplace(profile.site, sites.size());
-      if (inserted)
-        sites.push_back({profile.site,
-                         {},
-                         profile.runs,
-                         profile.bytesIn,
-                         profile.bytesOut,
-                         profile.modelSeconds});
-      Site &site = sites[it->second];
-      site.seconds.push_back(profile.seconds / repeat);
-      site.runs = std::max(site.runs, profile.runs);
-    }
-  double entry = 0;
-  int64_t timedRanks = 0;
-  for (const std::vector<double> &calls : stats.seconds) {
-    if (calls.empty())
-      continue;
+/// One collective or kernel of the program, merged over the ranks.
+struct ProfiledSite {
+  std::string name;
+  bool compute = false;
+  std::vector<double> seconds; ///< Per call of the entry, one per rank.
+  int64_t runs = 0, bytesIn = 0, bytesOut = 0;
+  double model = -1; ///< The compiler's estimate of one run.
+
+  double mean() const {
     double sum = 0;
-    for (size_t i = skipped; i < calls.size(); ++i)
-      sum += calls[i];
-    entry += sum / repeat;
-    ++timedRanks;
+    for (double t : seconds)
+      sum += t;
+    return sum / seconds.size();
   }
-  entry = timedRanks ? entry / timedRanks : 0;
-  if (sites.empty()) {
-    std::printf("profile: no collective ran\n");
-    return;
+  double fastest() const {
+    return *std::min_element(seconds.begin(), seconds.end());
   }
+};
+
+/// The collectives' table of --profile, in the order they ran, and how much
+/// of the entry's `entry` seconds they took.
+void printCollectives(const std::vector<const ProfiledSite *> &sites,
+                      double entry, int repeat, int skipped, size_t ranks) {
   std::printf("profile: collectives per call of the entry (%d call%s%s), "
               "mean over %zu ranks (in brackets the fastest rank, which "
               "waited least for the others: closest to the transfer alone; "
               "model: the compiler's alpha-beta estimate on its topology, "
               "dt-compile --topology)\n",
               repeat, repeat == 1 ? "" : "s",
-              skipped ? ", after one to warm up" : "", stats.profiles.size());
+              skipped ? ", after one to warm up" : "", ranks);
   std::printf("  %10s %12s %10s %7s %24s %7s  %s\n", "time", "(fastest)",
               "model", "runs", "in -> out per run", "share", "site");
   // The model column: the compiler's estimate (dt-price-collectives) for
@@ -402,29 +386,24 @@ void printProfile(const RunStats &stats, int repeat) {
   double collectives = 0, modelled = 0;
   bool allModelled = true;
   double fastestCollectives = 0;
-  for (const Site &site : sites) {
-    double sum = 0, fastest = site.seconds.front();
-    for (double t : site.seconds) {
-      sum += t;
-      fastest = std::min(fastest, t);
-    }
-    double mean = sum / site.seconds.size();
+  for (const ProfiledSite *site : sites) {
+    double mean = site->mean(), fastest = site->fastest();
     collectives += mean;
     fastestCollectives += fastest;
-    std::string sizes = absl::StrCat(bytesString(site.bytesIn), " -> ",
-                                     bytesString(site.bytesOut));
-    double runsPerCall = static_cast<double>(site.runs) / repeat;
+    std::string sizes = absl::StrCat(bytesString(site->bytesIn), " -> ",
+                                     bytesString(site->bytesOut));
+    double runsPerCall = static_cast<double>(site->runs) / repeat;
     std::string model = "-";
-    if (site.model >= 0) {
-      model = absl::StrFormat("%.1f us", 1e6 * site.model * runsPerCall);
-      modelled += site.model * runsPerCall;
+    if (site->model >= 0) {
+      model = absl::StrFormat("%.1f us", 1e6 * site->model * runsPerCall);
+      modelled += site->model * runsPerCall;
     } else {
       allModelled = false;
     }
     std::printf("  %7.1f us (%7.1f us) %10s %7.4g %24s %6.1f%%  %s\n",
                 1e6 * mean, 1e6 * fastest, model.c_str(), runsPerCall,
                 sizes.c_str(), entry > 0 ? 100 * mean / entry : 0.0,
-                site.name.c_str());
+                site->name.c_str());
   }
   std::string expected =
       allModelled ? absl::StrFormat(" (the model: %.1f us)", 1e6 * modelled)
@@ -445,6 +424,104 @@ void printProfile(const RunStats &stats, int repeat) {
                   ratio > 1 ? ratio : 1 / ratio,
                   ratio > 1 ? "below" : "above", 1e6 * fastestCollectives);
   }
+}
+
+/// The kernels' and matmuls' table of --profile (an artifact compiled with
+/// --profile-kernels): the slowest first, the rest summed in one line; what
+/// neither they nor the collectives (`collectives` seconds) took is the
+/// entry's own overhead.
+void printCompute(std::vector<const ProfiledSite *> sites, double entry,
+                  double collectives, int repeat, size_t ranks) {
+  constexpr size_t kRows = 15;
+  std::stable_sort(sites.begin(), sites.end(),
+                   [](const ProfiledSite *a, const ProfiledSite *b) {
+                     return a->mean() > b->mean();
+                   });
+  std::printf("profile: kernels and matmuls per call of the entry, the "
+              "slowest first, mean over %zu ranks (in brackets the fastest "
+              "rank)\n",
+              ranks);
+  std::printf("  %10s %12s %7s %7s  %s\n", "time", "(fastest)", "runs", "share",
+              "site");
+  double total = 0, rest = 0;
+  for (size_t i = 0; i < sites.size(); ++i) {
+    const ProfiledSite *site = sites[i];
+    double mean = site->mean();
+    total += mean;
+    if (i >= kRows) {
+      rest += mean;
+      continue;
+    }
+    std::printf("  %7.1f us (%7.1f us) %7.4g %6.1f%%  %s\n", 1e6 * mean,
+                1e6 * site->fastest(), static_cast<double>(site->runs) / repeat,
+                entry > 0 ? 100 * mean / entry : 0.0, site->name.c_str());
+  }
+  if (sites.size() > kRows)
+    std::printf("  %7.1f us %12s %7s %6.1f%%  (%zu more site%s)\n", 1e6 * rest,
+                "", "", entry > 0 ? 100 * rest / entry : 0.0,
+                sites.size() - kRows, sites.size() - kRows == 1 ? "" : "s");
+  std::printf("  kernels and matmuls: %.1f us of %.1f us per call (%.1f%%); "
+              "with the collectives' %.1f us, that leaves %.1f us "
+              "(allocations, copies, the calls themselves)\n",
+              1e6 * total, 1e6 * entry, entry > 0 ? 100 * total / entry : 0.0,
+              1e6 * collectives,
+              1e6 * std::max(0.0, entry - total - collectives));
+}
+
+/// --profile: each collective's time per call of the entry, merged over the
+/// ranks by site, in the order the first rank ran them, then the kernels
+/// and matmuls when the artifact times them. Of several calls, the first
+/// (warm-up) is left out, as the runtime left it out of the profile.
+void printProfile(const RunStats &stats, int repeat) {
+  int skipped = repeat > 1 ? 1 : 0;
+  repeat -= skipped;
+  std::vector<ProfiledSite> sites;
+  std::map<std::string, size_t> index;
+  for (const std::vector<SiteProfile> &rank : stats.profiles)
+    for (const SiteProfile &profile : rank) {
+      auto [it, inserted] = index.try_emplace(profile.site, sites.size());
+      if (inserted)
+        sites.push_back({profile.site,
+                         profile.compute,
+                         {},
+                         profile.runs,
+                         profile.bytesIn,
+                         profile.bytesOut,
+                         profile.modelSeconds});
+      ProfiledSite &site = sites[it->second];
+      site.seconds.push_back(profile.seconds / repeat);
+      site.runs = std::max(site.runs, profile.runs);
+    }
+  double entry = 0;
+  int64_t timedRanks = 0;
+  for (const std::vector<double> &calls : stats.seconds) {
+    if (calls.empty())
+      continue;
+    double sum = 0;
+    for (size_t i = skipped; i < calls.size(); ++i)
+      sum += calls[i];
+    entry += sum / repeat;
+    ++timedRanks;
+  }
+  entry = timedRanks ? entry / timedRanks : 0;
+  std::vector<const ProfiledSite *> collectives, compute;
+  double collectiveSeconds = 0;
+  for (const ProfiledSite &site : sites) {
+    (site.compute ? compute : collectives).push_back(&site);
+    if (!site.compute)
+      collectiveSeconds += site.mean();
+  }
+  size_t ranks = stats.profiles.size();
+  if (collectives.empty())
+    std::printf("profile: no collective ran\n");
+  else
+    printCollectives(collectives, entry, repeat, skipped, ranks);
+  if (compute.empty())
+    std::printf("profile: the kernels were not timed (dt-compile "
+                "--profile-kernels times each loop nest and matmul; dt-run "
+                "compiles a .mlir so under --profile)\n");
+  else
+    printCompute(std::move(compute), entry, collectiveSeconds, repeat, ranks);
 }
 
 /// Makes --output-dir (when given) ready to take the results: created if
@@ -576,7 +653,8 @@ int main(int argc, char **argv) {
   std::string path = flags.program;
   bool temporary = absl::EndsWith(path, ".mlir");
   if (temporary) {
-    absl::StatusOr<std::string> compiled = compile(path, cuda);
+    absl::StatusOr<std::string> compiled =
+        compile(path, cuda, flags.profile && !cuda);
     if (!compiled.ok())
       fail(compiled.status());
     path = *compiled;

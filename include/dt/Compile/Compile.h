@@ -51,6 +51,9 @@ struct CompileOptions {
   unsigned optLevel = 3;
   /// Target CPU: "native" for this machine, or an LLVM CPU name.
   std::string cpu = "native";
+  /// Time each loop nest and matmul of the SPMD program for dt-run --profile
+  /// (CPU target; two runtime calls around each).
+  bool profileKernels = false;
   /// Threads that generate machine code, each for a part of the module's
   /// functions (0: one per hardware thread).
   unsigned jobs = 0;

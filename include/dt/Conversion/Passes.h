@@ -30,9 +30,11 @@ namespace dt {
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);
 
 /// `dt-lower-to-cpu`: local program on tensors -> LLVM dialect, with entry
-/// points named `<entryPrefix><function>`. Needs the upstream passes
+/// points named `<entryPrefix><function>`, each loop nest and matmul timed
+/// for dt-run --profile when `timeKernels`. Needs the upstream passes
 /// registered (registerAllDTPasses).
-LogicalResult buildLowerToCPUPipeline(OpPassManager &pm, StringRef entryPrefix);
+LogicalResult buildLowerToCPUPipeline(OpPassManager &pm, StringRef entryPrefix,
+                                      bool timeKernels = false);
 
 /// What `dt-lower-to-cuda` compiles kernels for.
 struct CUDATargetOptions {

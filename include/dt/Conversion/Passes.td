@@ -427,6 +427,13 @@ def OutlineKernelsPass : Pass<"dt-outline-kernels", "ModuleOp"> {
     sizes and the strides). `dt-kernel-noalias` makes those LLVM's
     `noalias` once the functions are in the LLVM dialect.
 
+    With `time` (`dt-compile --profile-kernels`), each kernel's call and
+    each matmul's (`dt_rt_[batch_]matmul*`) is bracketed by
+    `dt_rt_clock()`, a time when `dt-run --profile` times the rank, and
+    `dt_rt_kernel_done(start, site)`, which adds the time since to the site
+    named by a constant string: the op and its source location (`generic
+    (model.mlir:12:8)`, `matmul (model.mlir:9:8)`).
+
     ```mlir
     func.func @step(%x: memref<64xf32>) {
       %t = memref.alloc() : memref<64xf32>
@@ -444,7 +451,13 @@ def OutlineKernelsPass : Pass<"dt-outline-kernels", "ModuleOp"> {
     }
     ```
   }];
-  let dependentDialects = ["mlir::func::FuncDialect"];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::LLVM::LLVMDialect"];
+  let options = [
+    Option<"time", "time", "bool", /*default=*/"false",
+           "Bracket each kernel's call and each matmul's with dt_rt_clock() "
+           "and dt_rt_kernel_done(start, site), for dt-run --profile">
+  ];
   let statistics = [
     Statistic<"numOutlined", "outlined", "Loop nests moved into functions">
   ];

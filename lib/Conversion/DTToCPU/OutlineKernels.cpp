@@ -128,26 +128,74 @@ static SmallVector<int64_t> noAliasPositions(linalg::LinalgOp op,
   return positions;
 }
 
+/// Brackets `call` with dt_rt_clock() before and dt_rt_kernel_done(start,
+/// site) after (dt-compile --profile-kernels).
+static void timeCall(ModuleOp module, func::CallOp call, StringRef site) {
+  OpBuilder b(call);
+  Location loc = call.getLoc();
+  Type i64 = b.getI64Type();
+  func::FuncOp clock = getOrInsertRuntimeFunction(module, "dt_rt_clock",
+                                                  b.getFunctionType({}, {i64}));
+  func::FuncOp done = getOrInsertRuntimeFunction(
+      module, "dt_rt_kernel_done",
+      b.getFunctionType({i64, LLVM::LLVMPointerType::get(b.getContext())}, {}));
+  Value start = func::CallOp::create(b, loc, clock, ValueRange{}).getResult(0);
+  b.setInsertionPointAfter(call);
+  Value name = getOrInsertMessage(b, module, site, loc);
+  func::CallOp::create(b, loc, done, ValueRange{start, name});
+}
+
+/// How a timed site is named: `what (file:line:col)`.
+static std::string siteName(StringRef what, Location loc) {
+  std::string at = sourceLocation(loc);
+  return at.empty() ? what.str() : (what + " (" + at + ")").str();
+}
+
 namespace {
 struct OutlineKernelsPass
     : public mlir::dt::impl::OutlineKernelsPassBase<OutlineKernelsPass> {
+  using OutlineKernelsPassBase::OutlineKernelsPassBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
       SmallVector<linalg::LinalgOp> kernels;
-      func.walk([&](linalg::LinalgOp op) {
-        if (op.hasPureBufferSemantics() && op.getNumLoops() > 0)
-          kernels.push_back(op);
+      SmallVector<func::CallOp> matmuls;
+      func.walk([&](Operation *op) {
+        if (auto kernel = dyn_cast<linalg::LinalgOp>(op);
+            kernel && kernel.hasPureBufferSemantics() &&
+            kernel.getNumLoops() > 0)
+          kernels.push_back(kernel);
+        if (auto call = dyn_cast<func::CallOp>(op);
+            call && time && isMatmul(call.getCallee()))
+          matmuls.push_back(call);
       });
-      for (auto [i, op] : llvm::enumerate(kernels))
-        outline(symbols, func, op, i);
+      for (auto [i, op] : llvm::enumerate(kernels)) {
+        std::string site = siteName(op->getName().stripDialect(), op.getLoc());
+        func::CallOp call = outline(symbols, func, op, i);
+        if (time)
+          timeCall(module, call, site);
+      }
+      for (func::CallOp call : matmuls)
+        timeCall(module, call,
+                 siteName(call.getCallee().contains("batch_matmul")
+                              ? "batch_matmul"
+                              : "matmul",
+                          call.getLoc()));
     }
   }
 
-  /// Moves `op` into a private function `<func>_k<index>` and calls it.
-  void outline(SymbolTable &symbols, func::FuncOp func, linalg::LinalgOp op,
-               size_t index) {
+  /// A call of the runtime's matmuls (dt-convert-matmul-to-blas).
+  static bool isMatmul(StringRef callee) {
+    return callee.starts_with("dt_rt_matmul") ||
+           callee.starts_with("dt_rt_batch_matmul");
+  }
+
+  /// Moves `op` into a private function `<func>_k<index>`; returns the call
+  /// that replaces it.
+  func::CallOp outline(SymbolTable &symbols, func::FuncOp func,
+                       linalg::LinalgOp op, size_t index) {
     // The values the kernel takes: the op's operands and what its regions
     // use from outside, each once; constants are made again inside, so that
     // LLVM still sees them.
@@ -184,9 +232,10 @@ struct OutlineKernelsPass
     func::ReturnOp::create(b, loc);
 
     b.setInsertionPoint(op);
-    func::CallOp::create(b, loc, kernel, arguments);
+    auto call = func::CallOp::create(b, loc, kernel, arguments);
     op->erase();
     ++numOutlined;
+    return call;
   }
 };
 

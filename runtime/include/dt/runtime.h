@@ -111,6 +111,15 @@ void memrefCopy(int64_t elementSize, DtUnrankedMemRef *source,
 /* The calling rank's coordinate on mesh axis `axis`. */
 int64_t dt_rt_axis_index(int32_t axis);
 
+/* Timing of the compiled code's own work (dt-compile --profile-kernels
+ * brackets each loop nest and each matmul of the SPMD program with these):
+ * dt_rt_clock() before, a time in nanoseconds when dt-run --profile times
+ * this rank (0 otherwise), and dt_rt_kernel_done(start, site) after, which
+ * adds the time since `start` to the site named by `site`, a constant
+ * string of the artifact ("generic (model.mlir:12:8)"). */
+int64_t dt_rt_clock(void);
+void dt_rt_kernel_done(int64_t start, const char *site);
+
 /* A dt.bounds_check failed: `index` lies outside [0, bound) of the access
  * `what` names (with its location). Fails the calling rank's job with that
  * message and returns; the program runs on with the index clamped to 0, and

@@ -38,11 +38,15 @@ struct RankBuffers {
   std::vector<void *> pointers();
 };
 
-/// One collective of the program on one rank, over every time it ran (a
-/// collective in a loop runs once per iteration) in every call of the entry.
+/// One collective of the program on one rank, or one of its kernels or
+/// matmuls (an artifact compiled with --profile-kernels), over every time it
+/// ran (in a loop, once per iteration) in every call of the entry.
 struct SiteProfile {
-  /// How the artifact names it: "all_gather on [dp] dim 0 (m.mlir:12:8)".
+  /// How the artifact names it: "all_gather on [dp] dim 0 (m.mlir:12:8)",
+  /// "generic (m.mlir:20:8)".
   std::string site;
+  /// A kernel or a matmul (the program's own work), not a collective.
+  bool compute = false;
   int64_t runs = 0;
   /// Seconds from entering the collective to leaving it: the transfer, and
   /// the wait for the group's last rank to arrive.
