@@ -160,7 +160,7 @@ static std::string siteName(StringRef what, Location loc) {
 namespace {
 struct OutlineKernelsPass
     : public mlir::dt::impl::OutlineKernelsPassBase<OutlineKernelsPass> {
-  using OutlineKernelsPassBase::OutlineKernelsPassBase;
+  using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();

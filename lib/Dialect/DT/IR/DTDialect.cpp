@@ -130,40 +130,40 @@ LogicalResult DTDialect::verifyOperationAttribute(Operation *op,
            << "'" << name
            << "' belongs on function arguments and results; inside a body, "
               "use dt.constrain";
+  // Each of the others is valid on some ops with some values; `what` says
+  // which.
+  auto require = [&](bool valid, StringRef what) -> LogicalResult {
+    if (valid)
+      return success();
+    return op->emitOpError() << "'" << name << "' " << what;
+  };
   if (name == kCombinedAttrName) {
     auto count = dyn_cast<IntegerAttr>(attribute.getValue());
-    if (!isa<AllGatherOp, AllReduceOp, ReduceScatterOp>(op) || !count ||
-        count.getInt() < 2)
-      return op->emitOpError()
-             << "'" << name
-             << "' is the number of collectives a dt.all_gather, "
-                "dt.all_reduce or dt.reduce_scatter was combined from: an "
-                "integer of at least 2";
-    return success();
+    return require(isa<AllGatherOp, AllReduceOp, ReduceScatterOp>(op) &&
+                       count && count.getInt() >= 2,
+                   "is the number of collectives a dt.all_gather, "
+                   "dt.all_reduce or dt.reduce_scatter was combined from: an "
+                   "integer of at least 2");
   }
   if (name == kModelSecondsAttrName) {
     auto seconds = dyn_cast<FloatAttr>(attribute.getValue());
-    if (!isRuntimeCollective(op) || !seconds || !seconds.getType().isF64() ||
-        !(seconds.getValueAsDouble() >= 0))
-      return op->emitOpError()
-             << "'" << name
-             << "' is the cost model's seconds for one run of a collective "
-                "(dt.all_gather, dt.all_reduce, dt.reduce_scatter, "
-                "dt.all_to_all, dt.exchange, dt.local_slice): a non-negative "
-                "f64";
-    return success();
+    return require(isRuntimeCollective(op) && seconds &&
+                       seconds.getType().isF64() &&
+                       seconds.getValueAsDouble() >= 0,
+                   "is the cost model's seconds for one run of a collective "
+                   "(dt.all_gather, dt.all_reduce, dt.reduce_scatter, "
+                   "dt.all_to_all, dt.exchange, dt.local_slice): a "
+                   "non-negative f64");
   }
   if (name == kNoAliasAttrName) {
     auto positions = dyn_cast<DenseI64ArrayAttr>(attribute.getValue());
-    if (!isa<FunctionOpInterface>(op) || !positions ||
-        llvm::any_of(positions.asArrayRef(),
-                     [](int64_t position) { return position < 0; }))
-      return op->emitOpError()
-             << "'" << name
-             << "' lists the LLVM argument positions of a function's "
-                "noalias pointers: an array<i64> of non-negative integers, "
-                "on a function";
-    return success();
+    return require(
+        isa<FunctionOpInterface>(op) && positions &&
+            llvm::all_of(positions.asArrayRef(),
+                         [](int64_t position) { return position >= 0; }),
+        "lists the LLVM argument positions of a function's "
+        "noalias pointers: an array<i64> of non-negative "
+        "integers, on a function");
   }
   return op->emitOpError() << "unknown dt attribute '" << name << "'";
 }
