@@ -361,6 +361,9 @@ struct ObjectPart {
   llvm::SmallString<0> bitcode;
   std::unique_ptr<llvm::TargetMachine> machine;
   llvm::SmallString<128> path;
+  /// Removes the object file at the end (a FileRemover copied removes it
+  /// when the copy dies: the parts are never moved).
+  llvm::FileRemover remover;
   std::string error;
 };
 
@@ -417,7 +420,6 @@ LogicalResult mlir::dt::writeSharedObject(llvm::Module &llvmModule,
                       : llvm::hardware_concurrency().compute_thread_count();
   unsigned count = numParts(llvmModule, jobs);
   std::vector<ObjectPart> parts(count);
-  std::vector<llvm::FileRemover> removers;
   for (ObjectPart &part : parts) {
     // Target machines are made here: LLVM's target registry is not to be
     // initialized from several threads.
@@ -431,7 +433,7 @@ LogicalResult mlir::dt::writeSharedObject(llvm::Module &llvmModule,
       return failure();
     }
     ::close(fd);
-    removers.emplace_back(part.path);
+    part.remover.setFile(part.path);
   }
   if (count == 1) {
     if (!optimizeLLVM(llvmModule, *parts[0].machine, options.optLevel, error) ||
