@@ -104,30 +104,29 @@ const Group &RankContext::group(int32_t mask) {
   return group;
 }
 
-void RankContext::recordCollective(const char *site, double model,
-                                   double seconds, int64_t bytesIn,
-                                   int64_t bytesOut) {
+SiteProfile &RankContext::siteProfile(const char *site, bool compute) {
   auto [it, inserted] = siteIndex_.try_emplace(site, profile_.size());
   if (inserted) {
     SiteProfile &entry = profile_.emplace_back();
-    entry.site = site ? site : "a collective";
-    entry.bytesIn = bytesIn;
-    entry.bytesOut = bytesOut;
-    entry.modelSeconds = model;
+    entry.site = site ? site : compute ? "a kernel" : "a collective";
+    entry.compute = compute;
   }
-  SiteProfile &entry = profile_[it->second];
+  return profile_[it->second];
+}
+
+void RankContext::recordCollective(const char *site, double model,
+                                   double seconds, int64_t bytesIn,
+                                   int64_t bytesOut) {
+  SiteProfile &entry = siteProfile(site, /*compute=*/false);
+  entry.bytesIn = bytesIn;
+  entry.bytesOut = bytesOut;
+  entry.modelSeconds = model;
   ++entry.runs;
   entry.seconds += seconds;
 }
 
 void RankContext::recordCompute(const char *site, double seconds) {
-  auto [it, inserted] = siteIndex_.try_emplace(site, profile_.size());
-  if (inserted) {
-    SiteProfile &entry = profile_.emplace_back();
-    entry.site = site ? site : "a kernel";
-    entry.compute = true;
-  }
-  SiteProfile &entry = profile_[it->second];
+  SiteProfile &entry = siteProfile(site, /*compute=*/true);
   ++entry.runs;
   entry.seconds += seconds;
 }

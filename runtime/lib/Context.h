@@ -183,6 +183,10 @@ public:
   }
 
 private:
+  /// The profile of `site`, added (a collective's, or a kernel's when
+  /// `compute`) the first time it runs.
+  SiteProfile &siteProfile(const char *site, bool compute);
+
   int64_t rank_;
   std::vector<int64_t> coords_;
   const Mesh &mesh_;
