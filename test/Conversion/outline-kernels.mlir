@@ -136,6 +136,20 @@ llvm.func @declared(!llvm.ptr, i64) attributes {dt.noalias = array<i64: 0, 1, 5>
 
 // -----
 
+// A global (a constant tensor) is older than any allocation: the fresh
+// buffer written from it is noalias.
+// CHECK-LABEL: func.func @from_global(
+// CHECK: func.func private @from_global_k0(%{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>) attributes {dt.noalias = array<i64: 6>, passthrough = ["noinline"]}
+memref.global "private" constant @table : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+func.func @from_global() -> memref<4xf32> {
+  %g = memref.get_global @table : memref<4xf32>
+  %t = memref.alloc() : memref<4xf32>
+  linalg.copy ins(%g : memref<4xf32>) outs(%t : memref<4xf32>)
+  return %t : memref<4xf32>
+}
+
+// -----
+
 // A call of the runtime's matmul (dt-convert-matmul-to-blas) is timed too.
 // TIME: llvm.mlir.global internal constant @[[SITE:.*]]("matmul ({{.*}}outline-kernels.mlir:[[@LINE+8]]:3)\00")
 // TIME-LABEL: func.func @blas(

@@ -419,8 +419,8 @@ def OutlineKernelsPass : Pass<"dt-outline-kernels", "ModuleOp"> {
     pointers. So a buffer argument that is a fresh allocation (seen
     through views: `memref.alloc` or `memref.alloca`) and that no other
     argument may overlap where either is written (another argument's buffer
-    is a different allocation or an argument of the function; one of
-    unknown origin, a loop's iter arg, may be anything) is recorded in
+    is a different allocation, an argument of the function or a global;
+    one of unknown origin, a loop's iter arg, may be anything) is recorded in
     `dt.noalias`, at the position of its aligned pointer among the
     arguments LLVM's calling convention gives the kernel (a memref of rank
     r takes 3 + 2r: the allocated and the aligned pointer, the offset, the

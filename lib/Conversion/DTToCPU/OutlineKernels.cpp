@@ -51,24 +51,31 @@ using namespace mlir::dt;
 namespace {
 /// Where a buffer comes from, as far as aliasing goes.
 struct Origin {
-  enum Kind { Fresh, Caller, Unknown } kind;
-  /// The allocation or the function's argument; null when unknown.
+  /// A fresh allocation of this call of the function; a buffer older than
+  /// any (an argument of the function, a global); or one that may be
+  /// anything.
+  enum Kind { Fresh, Older, Unknown } kind;
+  /// The allocation, the argument or the global; null when unknown.
   Value root;
 };
 } // namespace
 
 /// Where the buffer `value` views comes from: a fresh allocation (which
 /// nothing made before it overlaps), an argument of the function (made by
-/// its caller, before any allocation of this call), or something else (a
-/// loop's iter arg, a call's result), which may be anything.
+/// its caller, before any allocation of this call) or a global, or
+/// something else (a loop's iter arg, a call's result), which may be
+/// anything.
 static Origin originOf(Value value) {
   Value root = bufferRoot(value);
-  if (isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(root.getDefiningOp()))
+  Operation *def = root.getDefiningOp();
+  if (isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(def))
     return {Origin::Fresh, root};
+  if (isa_and_nonnull<memref::GetGlobalOp>(def))
+    return {Origin::Older, root};
   auto arg = dyn_cast<BlockArgument>(root);
   if (arg && arg.getOwner()->isEntryBlock() &&
       isa<FunctionOpInterface>(arg.getOwner()->getParentOp()))
-    return {Origin::Caller, root};
+    return {Origin::Older, root};
   return {Origin::Unknown, {}};
 }
 
@@ -111,7 +118,7 @@ static SmallVector<int64_t> noAliasPositions(linalg::LinalgOp op,
   for (Value argument : arguments) {
     bool isBuffer = isa<MemRefType>(argument.getType());
     origins.push_back(isBuffer ? originOf(argument)
-                               : Origin{Origin::Caller, {}});
+                               : Origin{Origin::Older, {}});
     written.push_back(isBuffer && writes.contains(argument));
   }
   SmallVector<int64_t> positions;
