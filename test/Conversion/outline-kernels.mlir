@@ -150,6 +150,81 @@ func.func @from_global() -> memref<4xf32> {
 
 // -----
 
+#id = affine_map<(i) -> (i)>
+
+// Kernels the same but for their places (a layer's, in every layer) are
+// one: both calls go to the first, which LLVM compiles once (the same
+// signature, the same noalias arguments, the same body). One that differs
+// only in a constant stays apart, and so does one with a bounds check,
+// whose error names its place.
+// CHECK-LABEL: func.func @layers(
+// CHECK: call @layers_k0(%[[A:.*]]) :
+// CHECK: call @layers_k1(%[[A]], %[[B:.*]]) :
+// CHECK: call @layers_k1(%[[B]], %{{.*}}) :
+// CHECK: call @layers_k3(
+// CHECK: call @layers_k4(
+// CHECK: call @layers_k5(
+// CHECK: func.func private @layers_k0(
+// CHECK: func.func private @layers_k1({{.*}}) attributes {dt.noalias = array<i64: 1, 6>
+// CHECK-NOT: func.func private @layers_k2(
+// CHECK: func.func private @layers_k3(
+// CHECK: func.func private @layers_k4(
+// CHECK: dt.bounds_check
+// CHECK: func.func private @layers_k5(
+// CHECK: dt.bounds_check
+func.func @layers(%ids: memref<64xindex>, %table: memref<8xf32>) -> memref<64xf32> {
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  %three = arith.constant 3.0 : f32
+  %a = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%one : f32) outs(%a : memref<64xf32>)
+  %b = memref.alloc() : memref<64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : memref<64xf32>) outs(%b : memref<64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.mulf %v, %two : f32
+    linalg.yield %m : f32
+  }
+  %c = memref.alloc() : memref<64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%b : memref<64xf32>) outs(%c : memref<64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.mulf %v, %two : f32
+    linalg.yield %m : f32
+  }
+  %d = memref.alloc() : memref<64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%c : memref<64xf32>) outs(%d : memref<64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.mulf %v, %three : f32
+    linalg.yield %m : f32
+  }
+  %e = memref.alloc() : memref<64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%ids : memref<64xindex>) outs(%e : memref<64xf32>) {
+  ^bb0(%i: index, %o: f32):
+    %j = dt.bounds_check %i below 8, "dim 0 of a tensor.extract from tensor<8xf32>"
+    %t = memref.load %table[%j] : memref<8xf32>
+    linalg.yield %t : f32
+  }
+  %f = memref.alloc() : memref<64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%ids : memref<64xindex>) outs(%f : memref<64xf32>) {
+  ^bb0(%i: index, %o: f32):
+    %j = dt.bounds_check %i below 8, "dim 0 of a tensor.extract from tensor<8xf32>"
+    %t = memref.load %table[%j] : memref<8xf32>
+    linalg.yield %t : f32
+  }
+  memref.dealloc %a : memref<64xf32>
+  memref.dealloc %b : memref<64xf32>
+  memref.dealloc %c : memref<64xf32>
+  memref.dealloc %d : memref<64xf32>
+  memref.dealloc %e : memref<64xf32>
+  return %f : memref<64xf32>
+}
+
+// -----
+
 // A call of the runtime's matmul (dt-convert-matmul-to-blas) is timed too.
 // TIME: llvm.mlir.global internal constant @[[SITE:.*]]("matmul ({{.*}}outline-kernels.mlir:[[@LINE+8]]:3)\00")
 // TIME-LABEL: func.func @blas(

@@ -27,6 +27,7 @@
 #include "dt/Conversion/Passes.h"
 #include "dt/Conversion/Utils.h"
 #include "dt/Dialect/DT/IR/DTDialect.h"
+#include "dt/Dialect/DT/IR/DTOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -158,6 +159,46 @@ static void timeCall(ModuleOp module, func::CallOp call, StringRef site) {
   func::CallOp::create(b, loc, done, ValueRange{start, name});
 }
 
+/// A hash of what sameKernel compares.
+static unsigned kernelHash(func::FuncOp kernel) {
+  llvm::hash_code hash = llvm::hash_combine(
+      kernel.getFunctionType(), kernel->getAttr(DTDialect::kNoAliasAttrName));
+  kernel.getBody().walk([&](Operation *op) {
+    hash =
+        llvm::hash_combine(hash, OperationEquivalence::computeHash(
+                                     op, OperationEquivalence::ignoreHashValue,
+                                     OperationEquivalence::ignoreHashValue,
+                                     OperationEquivalence::IgnoreLocations));
+  });
+  return static_cast<unsigned>(static_cast<size_t>(hash));
+}
+
+/// Whether kernels `a` and `b` are the same but for their names and
+/// locations: signature, noalias arguments and body.
+static bool sameKernel(func::FuncOp a, func::FuncOp b) {
+  if (a.getFunctionType() != b.getFunctionType() ||
+      a->getAttr(DTDialect::kNoAliasAttrName) !=
+          b->getAttr(DTDialect::kNoAliasAttrName))
+    return false;
+  Block &x = a.getBody().front(), &y = b.getBody().front();
+  if (x.getOperations().size() != y.getOperations().size())
+    return false;
+  // Which value of `b` each value of `a` stands for.
+  llvm::DenseMap<Value, Value> same;
+  for (auto [l, r] : llvm::zip(x.getArguments(), y.getArguments()))
+    same[l] = r;
+  auto check = [&](Value l, Value r) { return success(same.lookup(l) == r); };
+  auto mark = [&](Value l, Value r) { same[l] = r; };
+  for (auto [l, r] : llvm::zip(x, y)) {
+    if (!OperationEquivalence::isEquivalentTo(
+            &l, &r, check, mark, OperationEquivalence::IgnoreLocations))
+      return false;
+    for (auto [lr, rr] : llvm::zip(l.getResults(), r.getResults()))
+      same[lr] = rr;
+  }
+  return true;
+}
+
 /// How a timed site is named: `what (file:line:col)`.
 static std::string siteName(StringRef what, Location loc) {
   std::string at = sourceLocation(loc);
@@ -172,6 +213,8 @@ struct OutlineKernelsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
+    // Each kernel's one call.
+    SmallVector<func::CallOp> calls;
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
       SmallVector<linalg::LinalgOp> kernels;
       SmallVector<func::CallOp> matmuls;
@@ -184,9 +227,12 @@ struct OutlineKernelsPass
             call && time && isMatmul(call.getCallee()))
           matmuls.push_back(call);
       });
+      // The kernels follow their function, in order.
+      Operation *last = func;
       for (auto [i, op] : llvm::enumerate(kernels)) {
         std::string site = siteName(op->getName().stripDialect(), op.getLoc());
-        func::CallOp call = outline(symbols, func, op, i);
+        func::CallOp call = outline(symbols, func, op, i, last);
+        calls.push_back(call);
         if (time)
           timeCall(module, call, site);
       }
@@ -197,6 +243,32 @@ struct OutlineKernelsPass
                               : "matmul",
                           call.getLoc()));
     }
+    mergeDuplicates(symbols, calls);
+  }
+
+  /// Calls the first of kernels that are the same but for their names and
+  /// locations (a layer's, repeated in every layer) instead of the others,
+  /// which go: LLVM then compiles each once. A kernel with a bounds check,
+  /// whose error names its place, is kept.
+  void mergeDuplicates(SymbolTable &symbols, ArrayRef<func::CallOp> calls) {
+    llvm::DenseMap<unsigned, SmallVector<func::FuncOp, 1>> seen;
+    for (func::CallOp call : calls) {
+      auto kernel = symbols.lookup<func::FuncOp>(call.getCallee());
+      bool checked = false;
+      kernel.walk([&](BoundsCheckOp) { checked = true; });
+      if (checked)
+        continue;
+      SmallVector<func::FuncOp, 1> &same = seen[kernelHash(kernel)];
+      auto first = llvm::find_if(
+          same, [&](func::FuncOp other) { return sameKernel(other, kernel); });
+      if (first == same.end()) {
+        same.push_back(kernel);
+        continue;
+      }
+      call.setCallee(first->getSymName());
+      symbols.erase(kernel);
+      ++numMerged;
+    }
   }
 
   /// A call of the runtime's matmuls (dt-convert-matmul-to-blas).
@@ -205,10 +277,10 @@ struct OutlineKernelsPass
            callee.starts_with("dt_rt_batch_matmul");
   }
 
-  /// Moves `op` into a private function `<func>_k<index>`; returns the call
-  /// that replaces it.
+  /// Moves `op` into a private function `<func>_k<index>`, placed after
+  /// `last` (which becomes it); returns the call that replaces `op`.
   func::CallOp outline(SymbolTable &symbols, func::FuncOp func,
-                       linalg::LinalgOp op, size_t index) {
+                       linalg::LinalgOp op, size_t index, Operation *&last) {
     // The values the kernel takes: the op's operands and what its regions
     // use from outside, each once; constants are made again inside, so that
     // LLVM still sees them.
@@ -221,7 +293,7 @@ struct OutlineKernelsPass
           .push_back(value);
 
     OpBuilder b(func);
-    b.setInsertionPointAfter(func);
+    b.setInsertionPointAfter(last);
     Location loc = op.getLoc();
     auto kernel = func::FuncOp::create(
         b, loc, (func.getSymName() + "_k" + Twine(index)).str(),
@@ -233,7 +305,8 @@ struct OutlineKernelsPass
         !noAlias.empty())
       kernel->setAttr(DTDialect::kNoAliasAttrName,
                       b.getDenseI64ArrayAttr(noAlias));
-    symbols.insert(kernel, std::next(Block::iterator(func)));
+    symbols.insert(kernel); // Renamed if the name is taken.
+    last = kernel;
 
     Block *body = kernel.addEntryBlock();
     b.setInsertionPointToStart(body);
