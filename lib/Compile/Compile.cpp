@@ -30,7 +30,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
-#include "llvm/Transforms/Utils/SplitModule.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <unistd.h>
 
@@ -401,6 +401,47 @@ void emitPart(ObjectPart &part, unsigned optLevel) {
     emitObject(**module, *part.machine, part.path, part.error);
 }
 
+/// `module` as `count` modules whose functions add up to about as many
+/// instructions each: the largest first, each to the part with the fewest
+/// so far (the two entries' functions, the SPMD program's and the
+/// reference's, are each a third of a long program; a split in turns put
+/// both in one part as often as not). Local symbols become hidden ones, so
+/// that the parts link; global variables and the constructors' list stay in
+/// the first part.
+std::vector<std::unique_ptr<llvm::Module>> splitBalanced(llvm::Module &module,
+                                                         unsigned count) {
+  for (llvm::GlobalValue &value : module.global_values())
+    if (value.hasLocalLinkage()) {
+      if (!value.hasName())
+        value.setName("dt.local");
+      value.setLinkage(llvm::GlobalValue::ExternalLinkage);
+      value.setVisibility(llvm::GlobalValue::HiddenVisibility);
+    }
+  SmallVector<std::pair<size_t, llvm::Function *>> functions;
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration())
+      functions.push_back({f.getInstructionCount(), &f});
+  llvm::stable_sort(functions,
+                    [](auto &a, auto &b) { return a.first > b.first; });
+  std::vector<size_t> load(count, 0);
+  llvm::DenseMap<const llvm::GlobalValue *, unsigned> owner;
+  for (auto [size, f] : functions) {
+    unsigned least = std::min_element(load.begin(), load.end()) - load.begin();
+    owner[f] = least;
+    load[least] += size;
+  }
+  std::vector<std::unique_ptr<llvm::Module>> parts;
+  for (unsigned part = 0; part < count; ++part) {
+    llvm::ValueToValueMapTy map;
+    parts.push_back(
+        llvm::CloneModule(module, map, [&](const llvm::GlobalValue *value) {
+          auto it = owner.find(value);
+          return it == owner.end() ? part == 0 : it->second == part;
+        }));
+  }
+  return parts;
+}
+
 /// How many object files to make of `module`: one per job, with at least
 /// kFunctionsPerPart functions in each (splitting a small module costs more
 /// than its machine code).
@@ -440,16 +481,10 @@ LogicalResult mlir::dt::writeSharedObject(llvm::Module &llvmModule,
         !emitObject(llvmModule, *parts[0].machine, parts[0].path, error))
       return failure();
   } else {
-    // Round robin: the kernels, many and of similar sizes, even the parts
-    // out (a split by names' hashes left one part twice another).
-    unsigned next = 0;
-    llvm::SplitModule(
-        llvmModule, count,
-        [&](std::unique_ptr<llvm::Module> module) {
-          llvm::raw_svector_ostream os(parts[next++].bitcode);
-          llvm::WriteBitcodeToFile(*module, os);
-        },
-        /*PreserveLocals=*/false, /*RoundRobin=*/true);
+    for (auto [i, module] : llvm::enumerate(splitBalanced(llvmModule, count))) {
+      llvm::raw_svector_ostream os(parts[i].bitcode);
+      llvm::WriteBitcodeToFile(*module, os);
+    }
     llvm::DefaultThreadPool pool(llvm::hardware_concurrency(count));
     for (ObjectPart &part : parts)
       pool.async([&part, &options] { emitPart(part, options.optLevel); });
