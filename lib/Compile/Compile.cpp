@@ -386,8 +386,15 @@ bool emitObject(llvm::Module &module, llvm::TargetMachine &machine,
   return true;
 }
 
-/// The part's bitcode optimized and made machine code, in a context of its
-/// own: parts run on threads of their own.
+/// `module` optimized and made the part's object file; false and the
+/// part's error set when either fails.
+bool compilePart(llvm::Module &module, ObjectPart &part, unsigned optLevel) {
+  return optimizeLLVM(module, *part.machine, optLevel, part.error) &&
+         emitObject(module, *part.machine, part.path, part.error);
+}
+
+/// compilePart on the part's bitcode, in a context of its own: parts run on
+/// threads of their own.
 void emitPart(ObjectPart &part, unsigned optLevel) {
   llvm::LLVMContext context;
   llvm::Expected<std::unique_ptr<llvm::Module>> module = llvm::parseBitcodeFile(
@@ -397,8 +404,7 @@ void emitPart(ObjectPart &part, unsigned optLevel) {
                  llvm::toString(module.takeError());
     return;
   }
-  if (optimizeLLVM(**module, *part.machine, optLevel, part.error))
-    emitObject(**module, *part.machine, part.path, part.error);
+  compilePart(**module, part, optLevel);
 }
 
 /// `module` as `count` modules whose functions add up to about as many
@@ -477,9 +483,10 @@ LogicalResult mlir::dt::writeSharedObject(llvm::Module &llvmModule,
     part.remover.setFile(part.path);
   }
   if (count == 1) {
-    if (!optimizeLLVM(llvmModule, *parts[0].machine, options.optLevel, error) ||
-        !emitObject(llvmModule, *parts[0].machine, parts[0].path, error))
+    if (!compilePart(llvmModule, parts[0], options.optLevel)) {
+      error = parts[0].error;
       return failure();
+    }
   } else {
     for (auto [i, module] : llvm::enumerate(splitBalanced(llvmModule, count))) {
       llvm::raw_svector_ostream os(parts[i].bitcode);

@@ -369,9 +369,10 @@ struct ProfiledSite {
 };
 
 /// The collectives' table of --profile, in the order they ran, and how much
-/// of the entry's `entry` seconds they took.
-void printCollectives(const std::vector<const ProfiledSite *> &sites,
-                      double entry, int repeat, int skipped, size_t ranks) {
+/// of the entry's `entry` seconds they took; returns that (their mean
+/// seconds per call).
+double printCollectives(const std::vector<const ProfiledSite *> &sites,
+                        double entry, int repeat, int skipped, size_t ranks) {
   std::printf("profile: collectives per call of the entry (%d call%s%s), "
               "mean over %zu ranks (in brackets the fastest rank, which "
               "waited least for the others: closest to the transfer alone; "
@@ -424,6 +425,7 @@ void printCollectives(const std::vector<const ProfiledSite *> &sites,
                   ratio > 1 ? ratio : 1 / ratio,
                   ratio > 1 ? "below" : "above", 1e6 * fastestCollectives);
   }
+  return collectives;
 }
 
 /// The kernels' and matmuls' table of --profile (an artifact compiled with
@@ -505,17 +507,15 @@ void printProfile(const RunStats &stats, int repeat) {
   }
   entry = timedRanks ? entry / timedRanks : 0;
   std::vector<const ProfiledSite *> collectives, compute;
-  double collectiveSeconds = 0;
-  for (const ProfiledSite &site : sites) {
+  for (const ProfiledSite &site : sites)
     (site.compute ? compute : collectives).push_back(&site);
-    if (!site.compute)
-      collectiveSeconds += site.mean();
-  }
   size_t ranks = stats.profiles.size();
+  double collectiveSeconds = 0;
   if (collectives.empty())
     std::printf("profile: no collective ran\n");
   else
-    printCollectives(collectives, entry, repeat, skipped, ranks);
+    collectiveSeconds =
+        printCollectives(collectives, entry, repeat, skipped, ranks);
   if (compute.empty())
     std::printf("profile: the kernels were not timed (dt-compile "
                 "--profile-kernels times each loop nest and matmul; dt-run "
