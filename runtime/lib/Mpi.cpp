@@ -398,6 +398,35 @@ absl::StatusOr<std::vector<HostTensor>> mpiGather(const HostTensor &local,
   return result;
 }
 
+absl::StatusOr<std::string>
+mpiBroadcast(const absl::StatusOr<std::string> &bytes, const MpiWorld &world) {
+  // A header (rank 0's status code, then the payload's length), then the
+  // payload: the bytes, or the error's message.
+  const std::string &payload =
+      bytes.ok() ? *bytes : std::string(bytes.status().message());
+  int64_t header[2] = {static_cast<int64_t>(bytes.status().raw_code()),
+                       static_cast<int64_t>(payload.size())};
+  // The others wait for the header asleep: a blocking MPI call spins, and
+  // on a machine with more ranks than cores the spinning ranks would take
+  // the cores from rank 0's work (compiling the program, with a thread per
+  // core).
+  MPI_Request request;
+  MPI_Ibcast(header, 2, MPI_INT64_T, 0, MPI_COMM_WORLD, &request);
+  for (int done = 0;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  std::string received =
+      world.rank == 0 ? payload : std::string(header[1], '\0');
+  ByteCount count(received.size());
+  MPI_Bcast(received.data(), count.count, count.type, 0, MPI_COMM_WORLD);
+  if (header[0] != 0)
+    return absl::Status(static_cast<absl::StatusCode>(header[0]), received);
+  return received;
+}
+
 namespace {
 template <typename T> void put(std::string &bytes, const T &value) {
   bytes.append(reinterpret_cast<const char *>(&value), sizeof(T));

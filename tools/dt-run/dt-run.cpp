@@ -6,7 +6,8 @@
 //        [--profile]
 //
 // Links the runtime only; a .mlir program is compiled first by running the
-// dt-compile that sits next to this executable. The CUDA runtime
+// dt-compile that sits next to this executable (under mpirun, by rank 0
+// alone, which sends the artifact to the others). The CUDA runtime
 // (libdt_runtime_cuda.so) is loaded only for --backend=nccl.
 //
 //===----------------------------------------------------------------------===//
@@ -28,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <sys/stat.h>
@@ -170,6 +172,19 @@ Flags parseFlags(int argc, char **argv) {
   std::_Exit(1);
 }
 
+/// A fresh temporary directory for a compiled program, under $TMPDIR (or
+/// /tmp).
+absl::StatusOr<std::string> temporaryDirectory() {
+  const char *tmp = std::getenv("TMPDIR");
+  std::string pattern =
+      absl::StrCat(tmp && *tmp ? tmp : "/tmp", "/dt-run-XXXXXX");
+  if (!::mkdtemp(pattern.data()))
+    return absl::InternalError(
+        absl::StrCat("cannot create a temporary directory ", pattern, ": ",
+                     std::strerror(errno)));
+  return pattern;
+}
+
 /// Compiles `source` with the dt-compile next to this executable into a
 /// fresh temporary directory, its kernels timed when `timed` (--profile on
 /// the CPU); returns the artifact's path.
@@ -187,14 +202,10 @@ absl::StatusOr<std::string> compile(const std::string &source, bool cuda,
     return absl::NotFoundError(absl::StrCat(
         "cannot compile ", source, ": no dt-compile next to dt-run (", compiler,
         "); pass a .so built by dt-compile instead"));
-  const char *tmp = std::getenv("TMPDIR");
-  std::string pattern =
-      absl::StrCat(tmp && *tmp ? tmp : "/tmp", "/dt-run-XXXXXX");
-  if (!::mkdtemp(pattern.data()))
-    return absl::InternalError(absl::StrCat(
-        "cannot create a temporary directory ", pattern, ": ",
-        std::strerror(errno)));
-  std::string output = pattern + "/program.so";
+  absl::StatusOr<std::string> directory = temporaryDirectory();
+  if (!directory.ok())
+    return directory.status();
+  std::string output = *directory + "/program.so";
   pid_t pid = ::fork();
   if (pid == 0) {
     ::execl(compiler.c_str(), compiler.c_str(), source.c_str(), "-o",
@@ -205,10 +216,58 @@ absl::StatusOr<std::string> compile(const std::string &source, bool cuda,
   }
   int status = 0;
   if (pid < 0 || ::waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-      WEXITSTATUS(status) != 0)
+      WEXITSTATUS(status) != 0) {
+    ::rmdir(directory->c_str());
     return absl::InvalidArgumentError(
         absl::StrCat("dt-compile failed on ", source, " (its errors are above)"));
+  }
   return output;
+}
+
+/// Removes a compiled program and its temporary directory.
+void removeCompiled(const std::string &path) {
+  ::unlink(path.c_str());
+  ::rmdir(path.substr(0, path.rfind('/')).c_str());
+}
+
+/// Under mpirun: rank 0's compiled program (`compiled`, or its error) on
+/// every rank. Rank 0 compiles alone, with every core, and sends the
+/// artifact's bytes to the others, which write them into temporary
+/// directories of their own (a cluster's nodes need not share a file
+/// system). An error of rank 0's reaches every rank, marked `shared`.
+absl::StatusOr<std::string> shareCompiled(absl::StatusOr<std::string> compiled,
+                                          const MpiWorld &world, bool &shared) {
+  // What rank 0 sends (the others' is not read).
+  absl::StatusOr<std::string> bytes = std::string();
+  if (!compiled.ok())
+    bytes = compiled.status();
+  else if (world.rank == 0) {
+    std::ifstream in(*compiled, std::ios::binary);
+    std::string contents(std::istreambuf_iterator<char>(in), {});
+    if (in.bad())
+      bytes = absl::InternalError(
+          absl::StrCat("cannot read the compiled program ", *compiled));
+    else
+      bytes = std::move(contents);
+  }
+  absl::StatusOr<std::string> received = mpiBroadcast(bytes, world);
+  shared = !received.ok();
+  if (world.rank == 0 || !received.ok())
+    return received.ok() ? compiled : received.status();
+  absl::StatusOr<std::string> directory = temporaryDirectory();
+  if (!directory.ok())
+    return directory.status();
+  std::string path = *directory + "/program.so";
+  std::ofstream out(path, std::ios::binary);
+  out.write(received->data(), static_cast<std::streamsize>(received->size()));
+  out.close();
+  if (!out) {
+    removeCompiled(path);
+    return absl::InternalError(absl::StrCat(
+        "cannot write the compiled program (", received->size(),
+        " bytes from rank 0) to ", path, ": ", std::strerror(errno)));
+  }
+  return path;
 }
 
 /// The argument an `--input` key names: an index or a dt.name.
@@ -654,17 +713,29 @@ int main(int argc, char **argv) {
   bool temporary = absl::EndsWith(path, ".mlir");
   if (temporary) {
     absl::StatusOr<std::string> compiled =
-        compile(path, cuda, flags.profile && !cuda);
+        mpi && world.rank != 0
+            ? absl::StatusOr<std::string>(absl::UnknownError("not rank 0"))
+            : compile(path, cuda, flags.profile && !cuda);
+    bool shared = false;
+    if (mpi)
+      compiled = shareCompiled(std::move(compiled), world, shared);
+    if (shared) {
+      // Every rank has rank 0's error: rank 0 reports it, and all leave
+      // without aborting the job.
+      if (world.rank == 0)
+        std::fprintf(stderr, "dt-run: error: %s\n",
+                     std::string(compiled.status().message()).c_str());
+      mpiFinalize();
+      std::exit(1);
+    }
     if (!compiled.ok())
       fail(compiled.status());
     path = *compiled;
   }
   absl::StatusOr<std::unique_ptr<Artifact>> artifact = Artifact::open(path);
-  if (temporary) {
-    // Loaded (or failed to load): the compiled file is no longer needed.
-    ::unlink(path.c_str());
-    ::rmdir(path.substr(0, path.rfind('/')).c_str());
-  }
+  // Loaded (or failed to load): the compiled file is no longer needed.
+  if (temporary)
+    removeCompiled(path);
   if (!artifact.ok())
     fail(artifact.status());
   bool cudaArtifact = (*artifact)->spec().target == TargetKind::CUDA;

@@ -130,6 +130,10 @@ void mpiFinalize();
 absl::StatusOr<RunStats> runMpiRank(Artifact::EntryFn entry,
                                     const EntrySpec &spec, RankBuffers &mine,
                                     const RunOptions &options);
+/// Rank 0's `bytes`, or its error, on every rank of the job (`bytes` is
+/// read on rank 0 only). The other ranks wait asleep, not spinning.
+absl::StatusOr<std::string>
+mpiBroadcast(const absl::StatusOr<std::string> &bytes, const MpiWorld &world);
 /// Gathers every rank's `local` on rank 0 (empty elsewhere).
 absl::StatusOr<std::vector<HostTensor>> mpiGather(const HostTensor &local,
                                                   const MpiWorld &world);
