@@ -90,7 +90,8 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
           // would be device memory on the CUDA target.
           "expand-realloc{emit-deallocs=false},canonicalize,"
           "ownership-based-buffer-deallocation,canonicalize,"
-          "buffer-deallocation-simplification,dt-lower-deallocations,"
+          "dt-split-deallocations,buffer-deallocation-simplification,dt-lower-"
+          "deallocations,"
           "bufferization-lower-deallocations,cse,canonicalize,"
           "dt-convert-matmul-to-blas{library=" +
           matmulLibrary + "},dt-emit-entry-points{prefix=" + entryPrefix + "}")
@@ -110,7 +111,8 @@ static constexpr const char *kCPUTail =
     "expand-strided-metadata,lower-affine,"
     "finalize-memref-to-llvm{use-aligned-alloc use-generic-functions},"
     "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
-    "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+    "convert-index-to-llvm,convert-cf-to-llvm,dt-separate-entry-blocks,"
+    "convert-func-to-llvm,"
     "dt-kernel-noalias,reconcile-unrealized-casts";
 
 LogicalResult mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm,
