@@ -32,6 +32,9 @@
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
+#include <atomic>
+#include <mutex>
+#include <thread>
 #include <unistd.h>
 
 #include "dt/runtime.h"
@@ -163,27 +166,56 @@ static LogicalResult buildLowering(OpPassManager &pm, StringRef entryPrefix,
   return buildLowerToCUDAPipeline(pm, entryPrefix, cuda);
 }
 
+/// The passes of the global program, up to dt-partition: the signature
+/// then carries the shardings the runtime needs to split inputs and gather
+/// results.
+static void buildGlobalPipeline(OpPassManager &pm,
+                                const CompileOptions &options) {
+  if (options.boundsChecks)
+    pm.addPass(createInsertBoundsChecksPass());
+  // Propagation prices all_reduces that will share a call as such, unless
+  // they will not.
+  pm.addPass(createPropagatePass(
+      {options.topology, options.explain, options.combineCollectives}));
+  pm.addPass(createInsertRedistributePass({options.topology}));
+  pm.addPass(createCheckPass());
+  if (options.explain)
+    pm.addPass(createCostReportPass(
+        {/*json=*/false, options.combineCollectives, options.topology}));
+  pm.addPass(createLowerRedistributePass(
+      {options.topology, options.explain, options.exchange}));
+  pm.addPass(createCSEPass());
+}
+
+/// The passes of the SPMD program, from dt-partition to the LLVM dialect.
+static LogicalResult buildLocalPipeline(OpPassManager &pm,
+                                        const CompileOptions &options) {
+  pm.addPass(createPartitionPass());
+  if (options.combineCollectives)
+    // On the CUDA target each collective runs beside the compute after it
+    // (dt-overlap-collectives), an overlap combining can cost.
+    pm.addPass(createCombineCollectivesPass(
+        {options.topology, options.target == Target::CUDA, options.explain}));
+  // What each collective should take, for dt-run --profile to compare.
+  pm.addPass(createPriceCollectivesPass({options.topology}));
+  return buildLowering(pm, "dt_spmd_", options, options.profileKernels);
+}
+
+/// The passes of the single-device program.
+static LogicalResult buildReferencePipeline(OpPassManager &pm,
+                                            const CompileOptions &options) {
+  if (options.boundsChecks)
+    pm.addPass(createInsertBoundsChecksPass());
+  pm.addPass(createStripShardingsPass());
+  return buildLowering(pm, "dt_ref_", options);
+}
+
 FailureOr<OwningOpRef<ModuleOp>>
 mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
                            std::string &description) {
   OwningOpRef<ModuleOp> spmd(cast<ModuleOp>(module->clone()));
-  // Up to dt-partition, the program is global: the signature then carries
-  // the shardings the runtime needs to split inputs and gather results.
   PassManager global(module.getContext());
-  if (options.boundsChecks)
-    global.addPass(createInsertBoundsChecksPass());
-  // Propagation prices all_reduces that will share a call as such, unless
-  // they will not.
-  global.addPass(createPropagatePass(
-      {options.topology, options.explain, options.combineCollectives}));
-  global.addPass(createInsertRedistributePass({options.topology}));
-  global.addPass(createCheckPass());
-  if (options.explain)
-    global.addPass(createCostReportPass(
-        {/*json=*/false, options.combineCollectives, options.topology}));
-  global.addPass(createLowerRedistributePass(
-      {options.topology, options.explain, options.exchange}));
-  global.addPass(createCSEPass());
+  buildGlobalPipeline(global, options);
   if (failed(global.run(*spmd)))
     return failure();
   FailureOr<std::string> described =
@@ -193,17 +225,7 @@ mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
   description = std::move(*described);
 
   PassManager local(module.getContext());
-  local.addPass(createPartitionPass());
-  if (options.combineCollectives)
-    // On the CUDA target each collective runs beside the compute after it
-    // (dt-overlap-collectives), an overlap combining can cost.
-    local.addPass(createCombineCollectivesPass(
-        {options.topology, options.target == Target::CUDA, options.explain}));
-  // What each collective should take, for dt-run --profile to compare.
-  local.addPass(createPriceCollectivesPass({options.topology}));
-  if (failed(
-          buildLowering(local, "dt_spmd_", options, options.profileKernels)) ||
-      failed(local.run(*spmd)))
+  if (failed(buildLocalPipeline(local, options)) || failed(local.run(*spmd)))
     return failure();
   return spmd;
 }
@@ -213,14 +235,72 @@ mlir::dt::lowerReferenceProgram(ModuleOp module,
                                 const CompileOptions &options) {
   OwningOpRef<ModuleOp> reference(cast<ModuleOp>(module->clone()));
   PassManager pm(module.getContext());
-  if (options.boundsChecks)
-    pm.addPass(createInsertBoundsChecksPass());
-  pm.addPass(createStripShardingsPass());
-  if (failed(buildLowering(pm, "dt_ref_", options)) ||
-      failed(pm.run(*reference)))
+  if (failed(buildReferencePipeline(pm, options)) || failed(pm.run(*reference)))
     return failure();
   return reference;
 }
+
+namespace {
+/// Loads every dialect the pipelines of both programs depend on, as each
+/// PassManager::run does when it starts: before the two programs lower at
+/// once, since loading a dialect while another thread's passes run races
+/// with them.
+void loadPipelineDialects(MLIRContext *context, const CompileOptions &options) {
+  PassManager global(context), local(context), reference(context);
+  buildGlobalPipeline(global, options);
+  // A pipeline that fails to build fails again, with its error, when its
+  // program lowers.
+  (void)buildLocalPipeline(local, options);
+  (void)buildReferencePipeline(reference, options);
+  DialectRegistry registry;
+  for (PassManager *pm : {&global, &local, &reference})
+    pm->getDependentDialects(registry);
+  context->appendDialectRegistry(registry);
+  for (StringRef name : registry.getDialectNames())
+    context->getOrLoadDialect(name);
+}
+
+/// Holds back the diagnostics emitted on one thread (the reference
+/// program's, and those its passes' worker threads hand back to it) until
+/// release(): emitted then, after the SPMD program's, or dropped when that
+/// failed, as if the reference program had not been lowered (it used to be
+/// lowered only after the SPMD program succeeded).
+class HeldDiagnostics {
+public:
+  explicit HeldDiagnostics(MLIRContext *context) : context(context) {
+    handler = context->getDiagEngine().registerHandler(
+        [this](Diagnostic &diagnostic) -> LogicalResult {
+          if (llvm::get_threadid() != heldThread.load())
+            return failure();
+          std::lock_guard<std::mutex> lock(mutex);
+          held.push_back(std::move(diagnostic));
+          return success();
+        });
+  }
+  ~HeldDiagnostics() { release(/*emit=*/false); }
+
+  /// Holds this thread's diagnostics from now on.
+  void holdThisThread() { heldThread = llvm::get_threadid(); }
+
+  void release(bool emit) {
+    if (!context)
+      return;
+    context->getDiagEngine().eraseHandler(handler);
+    if (emit)
+      for (Diagnostic &diagnostic : held)
+        context->getDiagEngine().emit(std::move(diagnostic));
+    held.clear();
+    context = nullptr;
+  }
+
+private:
+  MLIRContext *context;
+  DiagnosticEngine::HandlerID handler;
+  std::atomic<uint64_t> heldThread{~uint64_t(0)};
+  std::mutex mutex;
+  std::vector<Diagnostic> held;
+};
+} // namespace
 
 //===----------------------------------------------------------------------===//
 // LLVM
@@ -291,14 +371,22 @@ FailureOr<std::unique_ptr<llvm::Module>>
 mlir::dt::translateToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
                           llvm::TargetMachine &targetMachine,
                           const CompileOptions &options) {
+  // The two programs lower at once, the reference program on a thread of
+  // its own: each is mostly one long function, which MLIR's own threads
+  // (one per function) cannot share out.
+  loadPipelineDialects(module.getContext(), options);
+  HeldDiagnostics referenceDiagnostics(module.getContext());
+  FailureOr<OwningOpRef<ModuleOp>> reference = failure();
+  std::thread referenceThread([&] {
+    referenceDiagnostics.holdThisThread();
+    reference = lowerReferenceProgram(module, options);
+  });
   std::string description;
   FailureOr<OwningOpRef<ModuleOp>> spmd =
       lowerSPMDProgram(module, options, description);
-  if (failed(spmd))
-    return failure();
-  FailureOr<OwningOpRef<ModuleOp>> reference =
-      lowerReferenceProgram(module, options);
-  if (failed(reference))
+  referenceThread.join();
+  referenceDiagnostics.release(/*emit=*/succeeded(spmd));
+  if (failed(spmd) || failed(reference))
     return failure();
 
   std::unique_ptr<llvm::Module> llvmModule =
