@@ -34,6 +34,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <unistd.h>
 
@@ -377,14 +378,22 @@ mlir::dt::translateToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
   loadPipelineDialects(module.getContext(), options);
   HeldDiagnostics referenceDiagnostics(module.getContext());
   FailureOr<OwningOpRef<ModuleOp>> reference = failure();
-  std::thread referenceThread([&] {
-    referenceDiagnostics.holdThisThread();
-    reference = lowerReferenceProgram(module, options);
-  });
+  std::thread referenceThread;
+  try {
+    referenceThread = std::thread([&] {
+      referenceDiagnostics.holdThisThread();
+      reference = lowerReferenceProgram(module, options);
+    });
+  } catch (const std::system_error &) {
+    // No thread to be had (a limit on processes): one after the other.
+  }
   std::string description;
   FailureOr<OwningOpRef<ModuleOp>> spmd =
       lowerSPMDProgram(module, options, description);
-  referenceThread.join();
+  if (referenceThread.joinable())
+    referenceThread.join();
+  else if (succeeded(spmd))
+    reference = lowerReferenceProgram(module, options);
   referenceDiagnostics.release(/*emit=*/succeeded(spmd));
   if (failed(spmd) || failed(reference))
     return failure();
