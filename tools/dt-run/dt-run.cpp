@@ -244,10 +244,11 @@ absl::StatusOr<std::string> shareCompiled(absl::StatusOr<std::string> compiled,
   else if (world.rank == 0) {
     std::ifstream in(*compiled, std::ios::binary);
     std::string contents(std::istreambuf_iterator<char>(in), {});
-    if (in.bad())
+    if (in.bad()) {
       bytes = absl::InternalError(
           absl::StrCat("cannot read the compiled program ", *compiled));
-    else
+      removeCompiled(*compiled);
+    } else
       bytes = std::move(contents);
   }
   absl::StatusOr<std::string> received = mpiBroadcast(bytes, world);
