@@ -167,6 +167,11 @@ static LogicalResult buildLowering(OpPassManager &pm, StringRef entryPrefix,
   return buildLowerToCUDAPipeline(pm, entryPrefix, cuda);
 }
 
+/// A phase's timer under `options.timing`, or none.
+static TimingScope timePhase(const CompileOptions &options, StringRef name) {
+  return options.timing ? options.timing->nest(name) : TimingScope();
+}
+
 /// The passes of the global program, up to dt-partition: the signature
 /// then carries the shardings the runtime needs to split inputs and gather
 /// results.
@@ -214,8 +219,10 @@ static LogicalResult buildReferencePipeline(OpPassManager &pm,
 FailureOr<OwningOpRef<ModuleOp>>
 mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
                            std::string &description) {
+  TimingScope timing = timePhase(options, "SPMD program");
   OwningOpRef<ModuleOp> spmd(cast<ModuleOp>(module->clone()));
   PassManager global(module.getContext());
+  global.enableTiming(timing);
   buildGlobalPipeline(global, options);
   if (failed(global.run(*spmd)))
     return failure();
@@ -226,6 +233,7 @@ mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
   description = std::move(*described);
 
   PassManager local(module.getContext());
+  local.enableTiming(timing);
   if (failed(buildLocalPipeline(local, options)) || failed(local.run(*spmd)))
     return failure();
   return spmd;
@@ -234,8 +242,10 @@ mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
 FailureOr<OwningOpRef<ModuleOp>>
 mlir::dt::lowerReferenceProgram(ModuleOp module,
                                 const CompileOptions &options) {
+  TimingScope timing = timePhase(options, "single-device program");
   OwningOpRef<ModuleOp> reference(cast<ModuleOp>(module->clone()));
   PassManager pm(module.getContext());
+  pm.enableTiming(timing);
   if (failed(buildReferencePipeline(pm, options)) || failed(pm.run(*reference)))
     return failure();
   return reference;
@@ -398,6 +408,7 @@ mlir::dt::translateToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
   if (failed(spmd) || failed(reference))
     return failure();
 
+  TimingScope timing = timePhase(options, "translation to LLVM IR");
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(**spmd, llvmContext, "dt-artifact");
   std::unique_ptr<llvm::Module> referenceModule =
@@ -446,6 +457,7 @@ mlir::dt::compileToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
   if (failed(llvmModule))
     return failure();
   std::string error;
+  TimingScope timing = timePhase(options, "LLVM optimization");
   if (!optimizeLLVM(**llvmModule, targetMachine, options.optLevel, error))
     return module.emitError(error);
   return llvmModule;
@@ -462,6 +474,8 @@ struct ObjectPart {
   /// when the copy dies: the parts are never moved).
   llvm::FileRemover remover;
   std::string error;
+  /// Its phases' timer (none when not timed).
+  TimingScope timing;
 };
 
 /// Writes `module` as an object file at `path`.
@@ -486,8 +500,13 @@ bool emitObject(llvm::Module &module, llvm::TargetMachine &machine,
 /// `module` optimized and made the part's object file; false and the
 /// part's error set when either fails.
 bool compilePart(llvm::Module &module, ObjectPart &part, unsigned optLevel) {
-  return optimizeLLVM(module, *part.machine, optLevel, part.error) &&
-         emitObject(module, *part.machine, part.path, part.error);
+  {
+    TimingScope timing = part.timing.nest("LLVM optimization");
+    if (!optimizeLLVM(module, *part.machine, optLevel, part.error))
+      return false;
+  }
+  TimingScope timing = part.timing.nest("machine code");
+  return emitObject(module, *part.machine, part.path, part.error);
 }
 
 /// compilePart on the part's bitcode, in a context of its own: parts run on
@@ -563,6 +582,7 @@ LogicalResult mlir::dt::writeSharedObject(llvm::Module &llvmModule,
                       ? options.jobs
                       : llvm::hardware_concurrency().compute_thread_count();
   unsigned count = numParts(llvmModule, jobs);
+  TimingScope timing = timePhase(options, "object files");
   std::vector<ObjectPart> parts(count);
   for (ObjectPart &part : parts) {
     // Target machines are made here: LLVM's target registry is not to be
@@ -579,19 +599,36 @@ LogicalResult mlir::dt::writeSharedObject(llvm::Module &llvmModule,
     ::close(fd);
     part.remover.setFile(part.path);
   }
+  // Each part's timer, started on the thread that compiles it.
+  auto timePart = [&](unsigned i) {
+    parts[i].timing = timing.nest((llvm::Twine("part ") + llvm::Twine(i + 1) +
+                                   " of " + llvm::Twine(count))
+                                      .str());
+  };
   if (count == 1) {
-    if (!compilePart(llvmModule, parts[0], options.optLevel)) {
+    timePart(0);
+    bool compiled = compilePart(llvmModule, parts[0], options.optLevel);
+    parts[0].timing.stop();
+    if (!compiled) {
       error = parts[0].error;
       return failure();
     }
   } else {
-    for (auto [i, module] : llvm::enumerate(splitBalanced(llvmModule, count))) {
-      llvm::raw_svector_ostream os(parts[i].bitcode);
-      llvm::WriteBitcodeToFile(*module, os);
+    {
+      TimingScope splitting = timing.nest("splitting the module");
+      for (auto [i, module] :
+           llvm::enumerate(splitBalanced(llvmModule, count))) {
+        llvm::raw_svector_ostream os(parts[i].bitcode);
+        llvm::WriteBitcodeToFile(*module, os);
+      }
     }
     llvm::DefaultThreadPool pool(llvm::hardware_concurrency(count));
-    for (ObjectPart &part : parts)
-      pool.async([&part, &options] { emitPart(part, options.optLevel); });
+    for (unsigned i = 0; i < count; ++i)
+      pool.async([&, i] {
+        timePart(i);
+        emitPart(parts[i], options.optLevel);
+        parts[i].timing.stop();
+      });
     pool.wait();
     for (ObjectPart &part : parts)
       if (!part.error.empty()) {
@@ -599,6 +636,7 @@ LogicalResult mlir::dt::writeSharedObject(llvm::Module &llvmModule,
         return failure();
       }
   }
+  TimingScope linking = timing.nest("linking (cc)");
 
   llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName("cc");
   if (!cc) {

@@ -18,6 +18,27 @@
 // RUN: dt-run %t.1.so --seed 3 --output-dir %t.out1
 // RUN: dt-run %t.2.so --seed 3 --output-dir %t.out2
 // RUN: cmp %t.out1/result0.npy %t.out2/result0.npy
+// --mlir-timing times the phases: both programs' passes (lowered at once),
+// the translation, and each part's optimization and machine code.
+// RUN: dt-compile %s -j2 -o %t.3.so --mlir-timing 2>&1 | FileCheck %s --check-prefix=TIMING
+// TIMING: Total Execution Time
+// TIMING-DAG: {{%\)  parsing$}}
+// TIMING-DAG: {{%\)  SPMD program$}}
+// TIMING-DAG: {{%\)    PropagatePass$}}
+// TIMING-DAG: {{%\)    PartitionPass$}}
+// TIMING-DAG: {{%\)  single-device program$}}
+// TIMING-DAG: {{%\)    StripShardingsPass$}}
+// TIMING-DAG: {{%\)  translation to LLVM IR$}}
+// TIMING-DAG: {{%\)  object files$}}
+// TIMING-DAG: {{%\)    splitting the module$}}
+// TIMING-DAG: {{%\)    part 1 of 2$}}
+// TIMING-DAG: {{%\)    part 2 of 2$}}
+// TIMING-DAG: {{%\)      LLVM optimization$}}
+// TIMING-DAG: {{%\)      machine code$}}
+// TIMING-DAG: {{%\)    linking \(cc\)$}}
+// RUN: dt-compile %s -j1 -o %t.3.so --mlir-timing 2>&1 | FileCheck %s --check-prefix=TIMING1
+// TIMING1: {{%\)    part 1 of 1$}}
+// TIMING1-NOT: splitting the module
 // A device or a pipe given as the output is written, not replaced (a
 // rename over -o /dev/null made /dev/null a file):
 // RUN: %python %S/Inputs/write-through-fifo.py %t.fifo dt-compile %s -j2 -o %t.fifo | FileCheck %s --check-prefix=FIFO

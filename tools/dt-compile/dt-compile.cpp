@@ -3,6 +3,7 @@
 // dt-compile prog.mlir -o prog.so [--target=cpu|cuda] [--gpu-arch=sm_90]
 //            [--topology=FILE] [--explain]
 //            [--emit=so|llvm|spmd-mlir|description] [-O<n>] [--mcpu=CPU]
+//            [-jN] [--profile-kernels] [--mlir-timing]
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -202,6 +204,9 @@ std::string unwritable(llvm::StringRef path) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // --mlir-timing (and its -display and -output-format): the phases, the
+  // passes of both programs and LLVM's parts, timed.
+  registerDefaultTimingManagerCLOptions();
   llvm::cl::HideUnrelatedOptions(options);
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "dt-compile: sharded .mlir program -> native artifact\n");
@@ -249,7 +254,12 @@ int main(int argc, char **argv) {
   if (failed(dt::checkBeforeParsing(sourceMgr, buffer)))
     return 1;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  DefaultTimingManager timingManager;
+  applyDefaultTimingManagerCLOptions(timingManager);
+  TimingScope timing = timingManager.getRootScope();
+  TimingScope parsing = timing.nest("parsing");
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  parsing.stop();
   if (!module)
     return 1;
 
@@ -267,6 +277,7 @@ int main(int argc, char **argv) {
   options.exchange = exchange;
   options.explain = explain;
   options.gpuKernelsAnySize = gpuKernelsAnySize;
+  options.timing = &timing;
   if (emulateGPU && target != "cuda")
     return fail("--emulate-gpu goes with --target=cuda");
   if (profileKernels && target != "cpu")

@@ -11,6 +11,7 @@
 #define DT_COMPILE_COMPILE_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -57,6 +58,9 @@ struct CompileOptions {
   /// Threads that generate machine code, each for a part of the module's
   /// functions (0: one per hardware thread).
   unsigned jobs = 0;
+  /// Where the phases and passes are timed (dt-compile --mlir-timing); none
+  /// when null.
+  mlir::TimingScope *timing = nullptr;
 };
 
 /// The program description of `module` (global, annotated, after
