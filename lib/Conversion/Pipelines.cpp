@@ -113,7 +113,7 @@ static constexpr const char *kCPUTail =
     "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
     "convert-index-to-llvm,convert-cf-to-llvm,dt-separate-entry-blocks,"
     "convert-func-to-llvm,"
-    "dt-kernel-noalias,reconcile-unrealized-casts";
+    "dt-kernel-noalias,reconcile-unrealized-casts,dt-descriptor-slots";
 
 LogicalResult mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm,
                                                 StringRef entryPrefix,
