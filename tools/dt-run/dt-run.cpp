@@ -173,7 +173,8 @@ Flags parseFlags(int argc, char **argv) {
 }
 
 /// A fresh temporary directory for a compiled program, under $TMPDIR (or
-/// /tmp).
+/// /tmp). The six X's end mkdtemp's name template: it makes the directory
+/// under a unique name that replaces them.
 absl::StatusOr<std::string> temporaryDirectory() {
   const char *tmp = std::getenv("TMPDIR");
   std::string pattern =
