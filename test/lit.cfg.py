@@ -49,10 +49,12 @@ lower_to_llvm = " ".join([
     "--convert-elementwise-to-linalg",
     # (Loops may yield fresh buffers, as a while loop's body does.)
     "'--one-shot-bufferize=bufferize-function-boundaries allow-return-allocs-from-loops'",
-    "--convert-linalg-to-loops", "--convert-scf-to-cf",
+    "--convert-linalg-to-loops", "--convert-complex-to-standard",
+    "--convert-scf-to-cf",
     "--expand-strided-metadata", "--lower-affine",
     "--finalize-memref-to-llvm", "--convert-math-to-llvm",
     "--convert-math-to-libm", "--convert-arith-to-llvm",
+    "--convert-complex-to-llvm",
     "--convert-index-to-llvm", "--convert-cf-to-llvm",
     "--convert-func-to-llvm", "--reconcile-unrealized-casts",
 ])

@@ -104,13 +104,14 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
 /// (dt-outline-kernels comes first, with `{time=1}` when the kernels are
 /// timed.)
 static constexpr const char *kCPUTail =
-    ",dt-lower-bounds-checks,dt-approximate-math,dt-expand-"
-    "bf16-truncation,"
+    ",convert-complex-to-standard,dt-lower-bounds-checks,dt-approximate-math,"
+    "dt-expand-bf16-truncation,"
     "func.func(convert-linalg-to-loops),dt-keep-row-loops,"
     "convert-scf-to-cf,"
     "expand-strided-metadata,lower-affine,"
     "finalize-memref-to-llvm{use-aligned-alloc use-generic-functions},"
     "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
+    "convert-complex-to-llvm,"
     "convert-index-to-llvm,convert-cf-to-llvm,dt-separate-entry-blocks,"
     "convert-func-to-llvm,"
     "dt-kernel-noalias,reconcile-unrealized-casts,dt-descriptor-slots";
@@ -187,7 +188,8 @@ mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
   // SM dt compiles for).
   std::string pipeline =
       bufferizationPipeline(entryPrefix, "cublaslt") + kernels +
-      ",canonicalize,gpu-launch-sink-index-computations,gpu-kernel-outlining,"
+      ",convert-complex-to-standard,canonicalize,"
+      "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
       "dt-merge-gpu-modules,dt-lower-bounds-checks,"
       "gpu-lower-to-nvvm-pipeline{cubin-chip=" +
       target.arch + " cubin-features=\"\" cubin-format=" + target.format +

@@ -65,6 +65,17 @@ func.func @negative_index_elements(%x: tensor<8xf32> {dt.sharding = #dt.sharding
 
 // -----
 
+// Complex numbers live inside bodies only (test/Execution/complex-bodies.mlir):
+// a tensor of them is refused where it is made.
+dt.mesh @mesh = <["tp" = 4]>
+func.func @negative_complex_elements(%x: tensor<8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) -> tensor<8xf32> {
+  // expected-error @+1 {{dt cannot shard a tensor of 'complex<f32>' elements; expected f32, f16, bf16, f64, i32, i64 or i1}}
+  %c = tensor.empty() : tensor<8xcomplex<f32>>
+  return %x : tensor<8xf32>
+}
+
+// -----
+
 dt.mesh @mesh = <["tp" = 4]>
 // expected-error @+1 {{dt cannot shard a tensor of 'index' elements; expected f32, f16, bf16, f64, i32, i64 or i1}}
 func.func @negative_index_argument(%ids: tensor<8xindex>, %x: tensor<8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) -> tensor<8xf32> {
