@@ -27,6 +27,8 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+from dt_opt_verdict import failure_of
+
 # The programs --stages makes of each file: dt-shard's start, step by step.
 STAGES = ["dt-propagate",
           "dt-propagate,dt-insert-redistribute",
@@ -51,26 +53,13 @@ def staged(dt_opt, paths, folder):
             out = os.path.join(folder, f"{n}-{os.path.basename(path)}.stage{i}.mlir")
             make = [dt_opt, path, "-split-input-file", "-allow-unregistered-dialect",
                     "-output-split-marker=// -----", f"--pass-pipeline=builtin.module({stage})"]
-            verdict = run(make + ["-o", out])
+            verdict = failure_of(make + ["-o", out], 120)
             how = shlex.join(make[1:])
             if verdict:
                 crashes.append(f"CRASH: dt-opt {how}: {verdict}")
             elif os.path.exists(out):
                 programs[out] = f"{how} | dt-opt -"
     return programs, crashes
-
-
-def run(command):
-    """None when `command` (a dt-opt run) ended with its output or with a
-    diagnostic; otherwise what went wrong."""
-    try:
-        proc = subprocess.run(command, capture_output=True, timeout=120)
-    except subprocess.TimeoutExpired:
-        return "timed out after 120 s"
-    stderr = proc.stderr.decode(errors="replace")
-    if proc.returncode == 0 or (proc.returncode == 1 and "error:" in stderr):
-        return None
-    return f"exit code {proc.returncode}:\n{stderr[-1500:]}"
 
 
 def main():
@@ -96,7 +85,8 @@ def main():
         jobs = [(path, flag) for path in programs for flag in passes]
         with ThreadPoolExecutor(args.jobs) as pool:
             verdicts = pool.map(
-                lambda job: run([args.dt_opt, job[0], job[1], *options, "-o", os.devnull]), jobs)
+                lambda job: failure_of([args.dt_opt, job[0], job[1], *options, "-o", os.devnull],
+                                       120), jobs)
             for (path, flag), verdict in zip(jobs, verdicts):
                 if verdict:
                     crashes.append(f"CRASH: dt-opt {programs[path]} {flag} {' '.join(options)}: "

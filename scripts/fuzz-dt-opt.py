@@ -14,10 +14,11 @@ Usage: fuzz-dt-opt.py --dt-opt PATH [--cases N] [--seed S] [--out DIR]
 import argparse
 import os
 import random
-import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
+
+from dt_opt_verdict import failure_of
 
 # Bytes that tend to matter to the parser, mixed with arbitrary ones.
 INTERESTING = b"()[]<>{}:,=#@%!\"-0123456789SRPx?\n "
@@ -47,17 +48,9 @@ def run_case(dt_opt, pass_args, name, data, split, unregistered):
             args.append("--allow-unregistered-dialect")
         if split:
             args.append("-split-input-file")
-        proc = subprocess.run(args, capture_output=True, timeout=60)
-    except subprocess.TimeoutExpired:
-        return name, data, "timed out after 60 s"
+        return name, data, failure_of(args, 60)
     finally:
         os.unlink(path)
-    if proc.returncode == 0:
-        return name, data, None
-    stderr = proc.stderr.decode(errors="replace")
-    if proc.returncode == 1 and "error:" in stderr:
-        return name, data, None
-    return name, data, f"exit code {proc.returncode}:\n{stderr[-2000:]}"
 
 
 def main():

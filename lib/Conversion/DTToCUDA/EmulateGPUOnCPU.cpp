@@ -645,16 +645,7 @@ private:
 
   /// file:line:col of the launch (its first op's, for a fused location).
   std::string locationText() {
-    std::string text;
-    launch.getLoc()->walk([&](Location loc) {
-      auto file = dyn_cast<FileLineColLoc>(loc);
-      if (!file)
-        return WalkResult::advance();
-      text = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
-              ":" + Twine(file.getColumn()))
-                 .str();
-      return WalkResult::interrupt();
-    });
+    std::string text = sourceLocation(launch.getLoc());
     if (text.empty()) {
       llvm::raw_string_ostream os(text);
       launch.getLoc().print(os);
