@@ -14,6 +14,7 @@ in integers), square roots and their reciprocals, compare-and-select,
 matmuls and batch matmuls, matrix-vector products (matvec, vecmat), dots
 (a 0-D result, which maps and dt.constrain take on), transposes,
 reductions (sum, max, min, over two dims, two at once), broadcasts,
+complex arithmetic inside a generic (the tensors stay real),
 bias adds, linalg.index arithmetic, softmax, reshapes, slices, inserts,
 concats, pads, gathers at computed rows or at an i64 argument's,
 mixed-precision matmuls in 16-bit programs (an f32 product rounded back),
@@ -471,6 +472,64 @@ class Program:
             self.emit(f"      %s = arith.mulf %f, %eighth : {ELEMENT}")
             self.emit(f"      %r = arith.addf %x, %s : {ELEMENT}")
         self.emit(f"      linalg.yield %r : {ELEMENT}")
+        self.emit(f"  }} -> {t}")
+        self.values.append((out, shape))
+
+    def op_complex(self):
+        """Complex arithmetic inside one generic over two values of a shape:
+        z = tanh(x) + i tanh(y), w = z^2 + exp(z) / (conj(z) z + 1), and
+        |w|, re(w) or re + im of log(conj(z) z + 1) back as reals (no
+        angle, whose jump at the negative axis an approximation may cross).
+        16-bit programs compute it in f32."""
+        if integer():
+            return
+        name, shape = self.pick()
+        other = self.pick(lambda s: s == shape and self.rng.random() < 0.8)
+        other_name = other[0] if other else self.new_arg(shape)
+        rank = len(shape)
+        loops = ", ".join(f"d{i}" for i in range(rank))
+        identity = f"affine_map<({loops}) -> ({loops})>"
+        empty, out = self.empty(shape)
+        t = ttype(shape)
+        wide = "f32" if ELEMENT in ("f16", "bf16") else ELEMENT
+        c = f"complex<{wide}>"
+        self.emit(
+            f"{out} = linalg.generic {{indexing_maps = [{identity}, {identity}, {identity}], "
+            f"iterator_types = [{parallel(rank)}]}} "
+            f"ins({name}, {other_name} : {t}, {t}) outs({empty} : {t}) {{"
+        )
+        self.emit(f"    ^bb0(%x: {ELEMENT}, %y: {ELEMENT}, %o: {ELEMENT}):")
+        parts = ["%x", "%y"]
+        if wide != ELEMENT:
+            self.emit(f"      %xw = arith.extf %x : {ELEMENT} to {wide}")
+            self.emit(f"      %yw = arith.extf %y : {ELEMENT} to {wide}")
+            parts = ["%xw", "%yw"]
+        self.emit(f"      %a = math.tanh {parts[0]} : {wide}")
+        self.emit(f"      %b = math.tanh {parts[1]} : {wide}")
+        self.emit(f"      %z = complex.create %a, %b : {c}")
+        self.emit(f"      %one = complex.constant [1.0 : {wide}, 0.0 : {wide}] : {c}")
+        self.emit(f"      %zz = complex.mul %z, %z : {c}")
+        self.emit(f"      %ez = complex.exp %z : {c}")
+        self.emit(f"      %cz = complex.conj %z : {c}")
+        self.emit(f"      %n = complex.mul %cz, %z : {c}")
+        self.emit(f"      %d = complex.add %n, %one : {c}")
+        self.emit(f"      %q = complex.div %ez, %d : {c}")
+        self.emit(f"      %w = complex.add %zz, %q : {c}")
+        result = self.rng.choice(["abs", "re", "log"])
+        if result == "abs":
+            self.emit(f"      %r = complex.abs %w : {c}")
+        elif result == "re":
+            self.emit(f"      %r = complex.re %w : {c}")
+        else:
+            self.emit(f"      %l = complex.log %d : {c}")
+            self.emit(f"      %lr = complex.re %l : {c}")
+            self.emit(f"      %li = complex.im %l : {c}")
+            self.emit(f"      %r = arith.addf %lr, %li : {wide}")
+        if wide != ELEMENT:
+            self.emit(f"      %rn = arith.truncf %r : {wide} to {ELEMENT}")
+            self.emit(f"      linalg.yield %rn : {ELEMENT}")
+        else:
+            self.emit(f"      linalg.yield %r : {ELEMENT}")
         self.emit(f"  }} -> {t}")
         self.values.append((out, shape))
 
@@ -932,6 +991,7 @@ class Program:
             (self.op_broadcast, 2),
             (self.op_bias, 1),
             (self.op_index, 1),
+            (self.op_complex, 1),
             (self.op_softmax, 1),
             (self.op_reshape, 2),
             (self.op_slice, 1),
