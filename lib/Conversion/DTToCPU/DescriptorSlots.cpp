@@ -12,9 +12,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
-#include "llvm/ADT/TypeSwitch.h"
-
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <tuple>
 
@@ -83,11 +82,13 @@ struct DescriptorSlotsPass
   /// interval coloring, block by block (an alloca's uses lie in its block,
   /// so those of two blocks never overlap in time).
   static void shareSlots(LLVM::LLVMFuncOp function) {
-    // Every alloca with its kind and last use, in block order.
+    // Every alloca with its kind, last use and (below) slot, in block
+    // order.
     struct Use {
       LLVM::AllocaOp alloca;
       SlotKind kind;
       Operation *last;
+      unsigned slot = 0;
     };
     SmallVector<SmallVector<Use>> blocks;
     for (Block &block : function.getBody()) {
@@ -100,14 +101,14 @@ struct DescriptorSlotsPass
           uses.push_back({alloca,
                           {alloca.getElemType(), count.getSExtValue(),
                            alloca.getAlignment().value_or(0)},
-                          last});
+                          last,
+                          0});
       }
     }
 
     // The slots each alloca takes: a free slot of its kind, else a new one.
     llvm::DenseMap<SlotKind, SmallVector<unsigned>> slotsOf;
     SmallVector<SlotKind> slotKinds;
-    SmallVector<unsigned> assigned;
     for (SmallVector<Use> &uses : blocks) {
       llvm::DenseMap<SlotKind, SmallVector<unsigned>> free;
       for (auto &[kind, slots] : slotsOf)
@@ -122,16 +123,14 @@ struct DescriptorSlotsPass
           return true;
         });
         SmallVector<unsigned> &candidates = free[use.kind];
-        unsigned slot;
         if (candidates.empty()) {
-          slot = slotKinds.size();
+          use.slot = slotKinds.size();
           slotKinds.push_back(use.kind);
-          slotsOf[use.kind].push_back(slot);
+          slotsOf[use.kind].push_back(use.slot);
         } else {
-          slot = candidates.pop_back_val();
+          use.slot = candidates.pop_back_val();
         }
-        busy.push_back({use.last, slot});
-        assigned.push_back(slot);
+        busy.push_back({use.last, use.slot});
       }
     }
     if (slotKinds.empty())
@@ -148,10 +147,9 @@ struct DescriptorSlotsPass
           b, loc, LLVM::LLVMPointerType::get(b.getContext()), type, size,
           alignment));
     }
-    unsigned next = 0;
     for (SmallVector<Use> &uses : blocks)
       for (Use &use : uses) {
-        use.alloca.replaceAllUsesWith(slots[assigned[next++]]);
+        use.alloca.replaceAllUsesWith(slots[use.slot]);
         use.alloca.erase();
       }
   }
