@@ -22,6 +22,8 @@ config.substitutions.append(("%dt_tools_dir", config.dt_tools_dir))
 config.substitutions.append(("%python", config.python_executable))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# dt-run's compile cache: the suite's own, not the user's ~/.cache/dt.
+config.environment["DT_CACHE_DIR"] = os.path.join(config.test_exec_root, "dt-cache")
 llvm_config.use_default_substitutions()
 # FileCheck, not and count come from the LLVM tools directory.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -3,11 +3,12 @@
 // dt-compile prog.mlir -o prog.so [--target=cpu|cuda] [--gpu-arch=sm_90]
 //            [--topology=FILE] [--explain]
 //            [--emit=so|llvm|spmd-mlir|description] [-O<n>] [--mcpu=CPU]
-//            [-jN] [--profile-kernels] [--mlir-timing]
+//            [-jN] [--profile-kernels] [--mlir-timing] [--cache-dir=DIR]
 //
 //===----------------------------------------------------------------------===//
 
 #include "dt/Compile/Compile.h"
+#include "dt/Compile/CompileCache.h"
 #include "dt/Conversion/Passes.h"
 #include "dt/InitAll.h"
 #include "dt/Tools/ParserGuard.h"
@@ -25,6 +26,8 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+#include <link.h>
 
 using namespace mlir;
 
@@ -118,6 +121,20 @@ llvm::cl::opt<Emit> emit(
                      clEnumValN(Emit::Description, "description",
                                 "the program description the runtime reads")),
     llvm::cl::init(Emit::SharedObject), llvm::cl::cat(options));
+llvm::cl::opt<std::string> cacheDir(
+    "cache-dir",
+    llvm::cl::desc("Keep each shared object in DIR under a key that hashes "
+                   "everything it is made from; a compile with the same key "
+                   "copies it instead (not with --explain or --mlir-timing; "
+                   "dt-run passes its cache)"),
+    llvm::cl::value_desc("DIR"), llvm::cl::init(""), llvm::cl::cat(options));
+llvm::cl::opt<uint64_t> cacheLimit(
+    "cache-limit",
+    llvm::cl::desc("--cache-dir: past this many bytes of artifacts, the "
+                   "least recently used are evicted (default: 1 GiB)"),
+    llvm::cl::value_desc("BYTES"),
+    llvm::cl::init(dt::CompileCache::kDefaultLimitBytes),
+    llvm::cl::cat(options));
 
 int fail(const llvm::Twine &message) {
   llvm::errs() << "dt-compile: " << message << "\n";
@@ -200,6 +217,67 @@ std::string unwritable(llvm::StringRef path) {
   llvm::sys::fs::remove(probe);
   return "";
 }
+
+/// The cache key of this compile: the compiler itself and the libraries it
+/// loaded, its arguments but
+/// the output path and the cache's, the source and its path (diagnostics and
+/// profiles name it), the topology, the CPU the code is made for, and the tools
+/// that take part (the linker driver; ptxas and fatbinary for CUDA kernels).
+/// Empty when the compile is not to be cached: the source is stdin, an argument
+/// is a response file, or a file cannot be read (the compile then reports it).
+std::string cacheKey(llvm::ArrayRef<const char *> args,
+                     const llvm::TargetMachine &machine) {
+  dt::CacheKey key;
+  key.add("dt-compile cache 1");
+  std::string self = llvm::sys::fs::getMainExecutable(
+      args[0], reinterpret_cast<void *>(&cacheKey));
+  if (self.empty() || !key.addFileContents(self))
+    return "";
+  // The shared libraries it runs with (libMLIR, libLLVM, the C++ library):
+  // an upgrade of one replaces its file.
+  ::dl_iterate_phdr(
+      [](dl_phdr_info *library, size_t, void *data) {
+        if (library->dlpi_name && *library->dlpi_name)
+          static_cast<dt::CacheKey *>(data)->addFileIdentity(
+              library->dlpi_name);
+        return 0;
+      },
+      &key);
+  for (size_t i = 1; i < args.size(); ++i) {
+    llvm::StringRef arg = args[i];
+    if (arg.starts_with("@"))
+      return "";
+    // Where the artifact goes and where the cache is are not what it is
+    // made from (a value of their own follows when there is no `=`).
+    llvm::StringRef name = arg.ltrim('-').split('=').first;
+    if (arg.starts_with("-") &&
+        llvm::is_contained({"o", "cache-dir", "cache-limit"}, name))
+      i += arg.contains('=') ? 0 : 1;
+    else
+      key.add(arg);
+  }
+  if (inputFile == "-" || !key.addFileContents(inputFile))
+    return "";
+  if (!topology.empty() && !key.addFileContents(topology))
+    return "";
+  key.add(machine.getTargetCPU());
+  key.add(machine.getTargetFeatureString());
+  llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName("cc");
+  if (!cc || !key.addFileIdentity(*cc))
+    return "";
+  if (target == "cuda" && !emulateGPU) {
+    for (const char *tool : {"ptxas", "fatbinary"}) {
+      llvm::ErrorOr<std::string> path = llvm::sys::findProgramByName(tool);
+      if (!path || !key.addFileIdentity(*path))
+        return "";
+    }
+    for (const char *variable : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"}) {
+      const char *value = std::getenv(variable);
+      key.add(value ? value : "");
+    }
+  }
+  return key.str();
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -234,35 +312,6 @@ int main(int argc, char **argv) {
     return fail("--explain prints the cost report on stdout: write the "
                 "output elsewhere with -o FILE");
 
-  // The CPU pipeline names upstream passes by their registered names.
-  dt::registerAllDTPasses();
-  DialectRegistry registry;
-  dt::registerAllDTDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  // An error names the value and what was expected at its location; the
-  // generic form of the op around it, which dt-opt prints for compiler
-  // work, would bury that (dt-run shows these errors too).
-  context.printOpOnDiagnostic(false);
-
-  std::string error;
-  auto file = openInputFile(inputFile, &error);
-  if (!file)
-    return fail(error);
-  llvm::SourceMgr sourceMgr;
-  unsigned buffer = sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  if (failed(dt::checkBeforeParsing(sourceMgr, buffer)))
-    return 1;
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  DefaultTimingManager timingManager;
-  applyDefaultTimingManagerCLOptions(timingManager);
-  TimingScope timing = timingManager.getRootScope();
-  TimingScope parsing = timing.nest("parsing");
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  parsing.stop();
-  if (!module)
-    return 1;
-
   dt::CompileOptions options;
   options.topology = topology;
   options.optLevel = optLevel;
@@ -277,7 +326,6 @@ int main(int argc, char **argv) {
   options.exchange = exchange;
   options.explain = explain;
   options.gpuKernelsAnySize = gpuKernelsAnySize;
-  options.timing = &timing;
   if (emulateGPU && target != "cuda")
     return fail("--emulate-gpu goes with --target=cuda");
   if (profileKernels && target != "cpu")
@@ -285,6 +333,70 @@ int main(int argc, char **argv) {
                 "queues them on streams (profile those with nsys)");
   if (gpuKernelsAnySize && target != "cuda")
     return fail("--gpu-kernels-any-size goes with --target=cuda");
+
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  if (emit == Emit::SharedObject || emit == Emit::LLVMIR) {
+    machine = dt::createTargetMachine(options, error);
+    if (!machine)
+      return fail(error);
+  }
+  DefaultTimingManager timingManager;
+  applyDefaultTimingManagerCLOptions(timingManager);
+
+  // A shared object the cache holds is copied. Timing and --explain's
+  // report are what such a compile is run for.
+  std::string key;
+  if (!cacheDir.empty() && emit == Emit::SharedObject && !explain &&
+      !timingManager.isEnabled())
+    key = cacheKey(llvm::ArrayRef<const char *>(argv, argc), *machine);
+  std::optional<dt::CompileCache> cache;
+  if (!key.empty()) {
+    cache.emplace(cacheDir, cacheLimit);
+    std::string cacheError;
+    if (failed(cache->open(cacheError))) {
+      llvm::errs() << "dt-compile: warning: --cache-dir: " << cacheError
+                   << "; compiling without the cache\n";
+      cache.reset();
+    } else if (cache->fetch(key, outputFile)) {
+      return 0;
+    }
+  }
+
+  // The CPU pipeline names upstream passes by their registered names.
+  dt::registerAllDTPasses();
+  DialectRegistry registry;
+  dt::registerAllDTDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  // An error names the value and what was expected at its location; the
+  // generic form of the op around it, which dt-opt prints for compiler
+  // work, would bury that (dt-run shows these errors too).
+  context.printOpOnDiagnostic(false);
+
+  auto file = openInputFile(inputFile, &error);
+  if (!file)
+    return fail(error);
+  llvm::SourceMgr sourceMgr;
+  unsigned buffer =
+      sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  if (failed(dt::checkBeforeParsing(sourceMgr, buffer)))
+    return 1;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  // A compile that prints a diagnostic (a warning) is not cached: a copy
+  // would not print it.
+  bool diagnosed = false;
+  context.getDiagEngine().registerHandler([&](Diagnostic &) {
+    diagnosed = true;
+    return failure(); // On to the handler that prints it.
+  });
+  TimingScope timing = timingManager.getRootScope();
+  TimingScope parsing = timing.nest("parsing");
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  parsing.stop();
+  if (!module)
+    return 1;
+  options.timing = &timing;
 
   if (emit == Emit::Description) {
     std::string description;
@@ -303,10 +415,6 @@ int main(int argc, char **argv) {
     return writeText([&](llvm::raw_ostream &os) { (*spmd)->print(os); });
   }
 
-  std::unique_ptr<llvm::TargetMachine> machine =
-      dt::createTargetMachine(options, error);
-  if (!machine)
-    return fail(error);
   llvm::LLVMContext llvmContext;
   if (emit == Emit::LLVMIR) {
     FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
@@ -322,5 +430,10 @@ int main(int argc, char **argv) {
     return 1;
   if (failed(dt::writeSharedObject(**llvmModule, options, outputFile, error)))
     return fail(error);
+  // -o /dev/null leaves nothing to keep.
+  if (cache && !diagnosed && llvm::sys::fs::is_regular_file(outputFile) &&
+      failed(cache->store(key, outputFile, error)))
+    llvm::errs() << "dt-compile: warning: the artifact was not cached: "
+                 << error << "\n";
   return 0;
 }

@@ -3,11 +3,12 @@
 // dt-run PROG.so|PROG.mlir [--backend=threads|mpi|nccl] [--gpus=MODE]
 //        [--entry=NAME] [--input=I=FILE.npy]... [--seed=N]
 //        [--output-dir=DIR] [--verify] [--repeat=N] [--timeout=SECONDS]
-//        [--profile]
+//        [--profile] [--no-cache]
 //
 // Links the runtime only; a .mlir program is compiled first by running the
 // dt-compile that sits next to this executable (under mpirun, by rank 0
-// alone, which sends the artifact to the others). The CUDA runtime
+// alone, which sends the artifact to the others), through the compile cache
+// (dt-compile --cache-dir; $DT_CACHE_DIR, else ~/.cache/dt). The CUDA runtime
 // (libdt_runtime_cuda.so) is loaded only for --backend=nccl.
 //
 //===----------------------------------------------------------------------===//
@@ -35,6 +36,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 using namespace dt::rt;
 
@@ -50,6 +52,7 @@ struct Flags {
   bool verify = false;
   bool describe = false;
   bool profile = false;
+  bool cache = true;
   int repeat = 1;
   double timeoutSeconds = 60;
   std::optional<double> rtol, atol;
@@ -60,7 +63,7 @@ constexpr char kUsage[] =
     "              [--gpus=auto|one-per-rank|device-local] [--entry=NAME]\n"
     "              [--input=I=FILE.npy]... [--seed=N] [--output-dir=DIR]\n"
     "              [--verify [--rtol=X] [--atol=X]] [--repeat=N]\n"
-    "              [--timeout=SECONDS] [--profile] [--describe]\n"
+    "              [--timeout=SECONDS] [--profile] [--describe] [--no-cache]\n"
     "  I is an argument's index or its dt.name. Arguments without --input\n"
     "  take seeded values (--seed). --profile times each collective of the\n"
     "  program (threads and mpi backends) and prints them per call of the\n"
@@ -68,6 +71,9 @@ constexpr char kUsage[] =
     "  first (an artifact compiled with --profile-kernels, as a .mlir given\n"
     "  here is under --profile). --describe prints the program\n"
     "  description (entries, meshes, arguments, results) and exits.\n"
+    "  A .mlir program is compiled through the compile cache: the directory\n"
+    "  $DT_CACHE_DIR (empty: no cache), else $XDG_CACHE_HOME/dt, else\n"
+    "  ~/.cache/dt; --no-cache compiles afresh and keeps nothing.\n"
     "  --backend=nccl runs a CUDA artifact (dt-compile --target=cuda): under\n"
     "  mpirun one process per GPU, else one thread per rank, each on its own\n"
     "  GPU (--gpus=one-per-rank) or all on GPU 0 (--gpus=device-local; auto\n"
@@ -118,6 +124,8 @@ Flags parseFlags(int argc, char **argv) {
       flags.describe = true;
     } else if (arg == "--profile") {
       flags.profile = true;
+    } else if (arg == "--no-cache") {
+      flags.cache = false;
     } else if (auto v = value("repeat")) {
       if (!absl::SimpleAtoi(*v, &flags.repeat) || flags.repeat < 1)
         usage(absl::StrCat("--repeat takes a positive integer, got '", *v, "'"));
@@ -186,11 +194,24 @@ absl::StatusOr<std::string> temporaryDirectory() {
   return pattern;
 }
 
+/// The compile cache's directory: $DT_CACHE_DIR (set and empty: none), else
+/// $XDG_CACHE_HOME/dt, else $HOME/.cache/dt.
+std::string cacheDirectory() {
+  if (const char *dir = std::getenv("DT_CACHE_DIR"))
+    return dir;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return absl::StrCat(xdg, "/dt");
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return absl::StrCat(home, "/.cache/dt");
+  return "";
+}
+
 /// Compiles `source` with the dt-compile next to this executable into a
 /// fresh temporary directory, its kernels timed when `timed` (--profile on
-/// the CPU); returns the artifact's path.
+/// the CPU), through the compile cache when `cached`; returns the
+/// artifact's path.
 absl::StatusOr<std::string> compile(const std::string &source, bool cuda,
-                                    bool timed) {
+                                    bool timed, bool cached) {
   char self[4096];
   ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n <= 0)
@@ -207,12 +228,19 @@ absl::StatusOr<std::string> compile(const std::string &source, bool cuda,
   if (!directory.ok())
     return directory.status();
   std::string output = *directory + "/program.so";
+  std::vector<std::string> args = {compiler, source, "-o", output,
+                                   cuda ? "--target=cuda" : "--target=cpu"};
+  if (timed)
+    args.push_back("--profile-kernels");
+  if (std::string cache = cached ? cacheDirectory() : ""; !cache.empty())
+    args.push_back(absl::StrCat("--cache-dir=", cache));
+  std::vector<char *> argv;
+  for (std::string &arg : args)
+    argv.push_back(arg.data());
+  argv.push_back(nullptr);
   pid_t pid = ::fork();
   if (pid == 0) {
-    ::execl(compiler.c_str(), compiler.c_str(), source.c_str(), "-o",
-            output.c_str(), cuda ? "--target=cuda" : "--target=cpu",
-            timed ? "--profile-kernels" : static_cast<char *>(nullptr),
-            static_cast<char *>(nullptr));
+    ::execv(compiler.c_str(), argv.data());
     ::_exit(127);
   }
   int status = 0;
@@ -717,7 +745,7 @@ int main(int argc, char **argv) {
     absl::StatusOr<std::string> compiled =
         mpi && world.rank != 0
             ? absl::StatusOr<std::string>(absl::UnknownError("not rank 0"))
-            : compile(path, cuda, flags.profile && !cuda);
+            : compile(path, cuda, flags.profile && !cuda, flags.cache);
     bool shared = false;
     if (mpi)
       compiled = shareCompiled(std::move(compiled), world, shared);
