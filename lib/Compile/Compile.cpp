@@ -177,6 +177,7 @@ static TimingScope timePhase(const CompileOptions &options, StringRef name) {
 /// results.
 static void buildGlobalPipeline(OpPassManager &pm,
                                 const CompileOptions &options) {
+  pm.addPass(createNormalizeTensorOpsPass());
   if (options.boundsChecks)
     pm.addPass(createInsertBoundsChecksPass());
   // Propagation prices all_reduces that will share a call as such, unless

@@ -26,6 +26,7 @@ struct ShardPipelineOptions
 
 void mlir::dt::buildShardPipeline(OpPassManager &pm, StringRef topologyFile,
                                   bool exchange) {
+  pm.addPass(createNormalizeTensorOpsPass());
   pm.addPass(createPropagatePass({topologyFile.str()}));
   pm.addPass(createInsertRedistributePass({topologyFile.str()}));
   // The proof runs on the program with every change of sharding explicit.
@@ -41,7 +42,8 @@ void mlir::dt::buildShardPipeline(OpPassManager &pm, StringRef topologyFile,
 void mlir::dt::registerDTPipelines() {
   PassPipelineRegistration<ShardPipelineOptions>(
       "dt-shard",
-      "Global annotated program -> the SPMD program of one rank (propagate, "
+      "Global annotated program -> the SPMD program of one rank "
+      "(normalize-tensor-ops, propagate, "
       "insert-redistribute, check, lower-redistribute, cse, partition, "
       "combine-collectives)",
       [](OpPassManager &pm, const ShardPipelineOptions &options) {

@@ -30,6 +30,50 @@ def VerifyEncodingsPass : Pass<"dt-verify-encodings", "ModuleOp"> {
   ];
 }
 
+def NormalizeTensorOpsPass : Pass<"dt-normalize-tensor-ops", "ModuleOp"> {
+  let summary = "Rewrites tensor ops into the linalg and tensor ops dt shards";
+  let description = [{
+    Two tensor ops have a form that dt's sharding rules already cover, and
+    none of their own; this pass rewrites them into it, before propagation
+    (dt-compile and `dt-shard` run it first):
+
+    - `tensor.generate` becomes a `linalg.generic` over a `tensor.empty`
+      whose body reads its indices with `linalg.index` (upstream's
+      destination-passing rewrite). Sharded, each rank generates its own
+      piece, at global indices (dt-partition offsets `linalg.index`), and a
+      body that reads a tensor from above is a gather like any other.
+    - `tensor.reshape` of static shapes becomes a `tensor.collapse_shape` or
+      `tensor.expand_shape` where one is the same reshape, else a collapse
+      to one dim followed by an expand. The shape operand is then unused:
+      the static result type already says the shape.
+
+    ```mlir
+    %g = tensor.generate {
+    ^bb0(%i: index):
+      %f = arith.index_cast %i : index to i32
+      tensor.yield %f : i32
+    } : tensor<8xi32>
+    %r = tensor.reshape %x(%shape)
+        : (tensor<8x6xf32>, tensor<1xi64>) -> tensor<48xf32>
+    ```
+    becomes
+    ```mlir
+    %e = tensor.empty() : tensor<8xi32>
+    %g = linalg.generic {... iterator_types = ["parallel"]} outs(%e ...) {
+    ^bb0(%out: i32):
+      %i = linalg.index 0 : index
+      %f = arith.index_cast %i : index to i32
+      linalg.yield %f : i32
+    } -> tensor<8xi32>
+    %r = tensor.collapse_shape %x [[0, 1]]
+        : tensor<8x6xf32> into tensor<48xf32>
+    ```
+    A result type's `#dt.sharding` encoding is kept.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
   let summary = "Decides the sharding of every tensor from a few annotations";
   let description = [{

@@ -1,0 +1,102 @@
+// RUN: dt-opt %s -split-input-file -dt-normalize-tensor-ops | FileCheck %s
+// The pass is idempotent: a second run changes nothing.
+// RUN: dt-opt %s -split-input-file -dt-normalize-tensor-ops -dt-normalize-tensor-ops | FileCheck %s
+
+// A tensor.generate becomes a linalg.generic over a tensor.empty, its block
+// arguments linalg.index ops.
+// CHECK-LABEL: func.func @generate
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<8x4xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]{{.*}} outs(%[[E]] : tensor<8x4xf32>)
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK: %[[J:.*]] = linalg.index 1 : index
+// CHECK: arith.addi %[[I]], %[[J]] : index
+// CHECK: linalg.yield
+// CHECK-NOT: tensor.generate
+func.func @generate() -> tensor<8x4xf32> {
+  %g = tensor.generate {
+  ^bb0(%i: index, %j: index):
+    %s = arith.addi %i, %j : index
+    %t = arith.index_cast %s : index to i32
+    %f = arith.sitofp %t : i32 to f32
+    tensor.yield %f : f32
+  } : tensor<8x4xf32>
+  return %g : tensor<8x4xf32>
+}
+
+// -----
+
+// The result type's encoding is kept, on the empty tensor too.
+// CHECK-LABEL: func.func @generate_encoded
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<8xi32, #sharding>
+// CHECK: linalg.generic {{.*}} outs(%[[E]] : tensor<8xi32, #sharding>)
+// CHECK: } -> tensor<8xi32, #sharding>
+dt.mesh @mesh = <["tp" = 2]>
+func.func @generate_encoded() -> tensor<8xi32, #dt.sharding<@mesh, [S(0)]>> {
+  %g = tensor.generate {
+  ^bb0(%i: index):
+    %t = arith.index_cast %i : index to i32
+    tensor.yield %t : i32
+  } : tensor<8xi32, #dt.sharding<@mesh, [S(0)]>>
+  return %g : tensor<8xi32, #dt.sharding<@mesh, [S(0)]>>
+}
+
+// -----
+
+// A dynamically shaped tensor.generate is left as it is (propagation says
+// that it cannot shard it).
+// CHECK-LABEL: func.func @generate_dynamic
+// CHECK: tensor.generate
+func.func @generate_dynamic(%n: index) -> tensor<?xf32> {
+  %g = tensor.generate %n {
+  ^bb0(%i: index):
+    %c = arith.constant 1.0 : f32
+    tensor.yield %c : f32
+  } : tensor<?xf32>
+  return %g : tensor<?xf32>
+}
+
+// -----
+
+// A reshape that is a collapse, an expand, the identity, or to rank 0.
+// CHECK-LABEL: func.func @reshapes
+// CHECK-SAME: (%[[X:.*]]: tensor<6x4xf32>, %[[U:.*]]: tensor<1x1xf32>)
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1]] : tensor<6x4xf32> into tensor<24xf32>
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[X]] {{\[}}[0, 1], [2]] output_shape [2, 3, 4] : tensor<6x4xf32> into tensor<2x3x4xf32>
+// CHECK: %[[S:.*]] = tensor.collapse_shape %[[U]] [] : tensor<1x1xf32> into tensor<f32>
+// CHECK-NOT: tensor.reshape
+// CHECK: return %[[C]], %[[E]], %[[X]], %[[S]]
+func.func @reshapes(%x: tensor<6x4xf32>, %u: tensor<1x1xf32>)
+    -> (tensor<24xf32>, tensor<2x3x4xf32>, tensor<6x4xf32>, tensor<f32>) {
+  %s1 = arith.constant dense<[24]> : tensor<1xi64>
+  %r1 = tensor.reshape %x(%s1) : (tensor<6x4xf32>, tensor<1xi64>) -> tensor<24xf32>
+  %s2 = arith.constant dense<[2, 3, 4]> : tensor<3xi64>
+  %r2 = tensor.reshape %x(%s2) : (tensor<6x4xf32>, tensor<3xi64>) -> tensor<2x3x4xf32>
+  %s3 = arith.constant dense<[6, 4]> : tensor<2xi64>
+  %r3 = tensor.reshape %x(%s3) : (tensor<6x4xf32>, tensor<2xi64>) -> tensor<6x4xf32>
+  %s4 = arith.constant dense<> : tensor<0xi64>
+  %r4 = tensor.reshape %u(%s4) : (tensor<1x1xf32>, tensor<0xi64>) -> tensor<f32>
+  return %r1, %r2, %r3, %r4 : tensor<24xf32>, tensor<2x3x4xf32>, tensor<6x4xf32>, tensor<f32>
+}
+
+// -----
+
+// Neither a collapse nor an expand (6x4 -> 4x6): a collapse to one dim,
+// then an expand.
+// CHECK-LABEL: func.func @reshape_through_one_dim
+// CHECK: %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<6x4xf32> into tensor<24xf32>
+// CHECK: tensor.expand_shape %[[C]] {{\[}}[0, 1]] output_shape [4, 6] : tensor<24xf32> into tensor<4x6xf32>
+func.func @reshape_through_one_dim(%x: tensor<6x4xf32>) -> tensor<4x6xf32> {
+  %s = arith.constant dense<[4, 6]> : tensor<2xi64>
+  %r = tensor.reshape %x(%s) : (tensor<6x4xf32>, tensor<2xi64>) -> tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+
+// -----
+
+// A reshape to a dynamic shape is left as it is.
+// CHECK-LABEL: func.func @reshape_dynamic
+// CHECK: tensor.reshape
+func.func @reshape_dynamic(%x: tensor<6x4xf32>, %s: tensor<1xi64>) -> tensor<?xf32> {
+  %r = tensor.reshape %x(%s) : (tensor<6x4xf32>, tensor<1xi64>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
