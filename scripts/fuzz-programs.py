@@ -546,6 +546,9 @@ class Program:
     def op_reshape(self):
         name, shape = self.pick()
         out = self.fresh()
+        if self.rng.random() < 0.25:
+            self.reshape_to_shape(name, shape, out)
+            return
         if len(shape) >= 2 and self.rng.random() < 0.5:
             d = self.rng.randrange(len(shape) - 1)
             new = shape[:d] + [shape[d] * shape[d + 1]] + shape[d + 2 :]
@@ -564,6 +567,56 @@ class Program:
         else:
             return
         self.values.append((out, new))
+
+    def reshape_to_shape(self, name, shape, out):
+        """tensor.reshape by a constant shape: flat, the dims swapped (a
+        reshape through one dim), or a flat value split in two."""
+        count = 1
+        for n in shape:
+            count *= n
+        choices = [[count]]
+        if len(shape) == 2 and shape[0] != shape[1]:
+            choices.append([shape[1], shape[0]])
+        if len(shape) == 1:
+            choices += [[a, count // a] for a in range(2, count) if count % a == 0]
+        new = self.rng.choice(choices)
+        dims = self.fresh()
+        self.emit(f"{dims} = arith.constant dense<{new}> : tensor<{len(new)}xi64>")
+        self.emit(
+            f"{out} = tensor.reshape {name}({dims}) : "
+            f"({ttype(shape)}, tensor<{len(new)}xi64>) -> {ttype(new)}"
+        )
+        self.values.append((out, new))
+
+    def op_generate(self):
+        """tensor.generate of (sum of (d + 1) * i_d) mod 7 over the global
+        indices, scaled by a scalar from above (floats), added to a value
+        of its shape."""
+        name, shape = self.pick()
+        rank = len(shape)
+        t = ttype(shape)
+        generated, out = self.fresh(), self.fresh()
+        self.emit(f"{generated} = tensor.generate {{")
+        self.emit("  ^bb0(" + ", ".join(f"%gi{d}: index" for d in range(rank)) + "):")
+        total = "%gi0"
+        for d in range(1, rank):
+            self.emit(f"    %gc{d} = arith.constant {d + 1} : index")
+            self.emit(f"    %gm{d} = arith.muli %gi{d}, %gc{d} : index")
+            self.emit(f"    %gs{d} = arith.addi {total}, %gm{d} : index")
+            total = f"%gs{d}"
+        self.emit("    %gseven = arith.constant 7 : index")
+        self.emit(f"    %gk = arith.remui {total}, %gseven : index")
+        if integer():
+            self.emit(f"    %gr = arith.index_cast %gk : index to {ELEMENT}")
+        else:
+            self.emit("    %gki = arith.index_cast %gk : index to i64")
+            self.emit(f"    %gkf = arith.sitofp %gki : i64 to {ELEMENT}")
+            self.emit(f"    %gr = arith.mulf %gkf, %eighth : {ELEMENT}")
+        self.emit(f"    tensor.yield %gr : {ELEMENT}")
+        self.emit(f"  }} : {t}")
+        add = "arith.addi" if integer() else "arith.addf"
+        self.emit(f"{out} = {add} {name}, {generated} : {t}")
+        self.values.append((out, shape))
 
     def op_slice(self):
         """extract_slice of a window; sometimes inserted back elsewhere."""
@@ -991,6 +1044,7 @@ class Program:
             (self.op_broadcast, 2),
             (self.op_bias, 1),
             (self.op_index, 1),
+            (self.op_generate, 1),
             (self.op_complex, 1),
             (self.op_softmax, 1),
             (self.op_reshape, 2),
