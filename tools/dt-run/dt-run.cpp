@@ -766,8 +766,17 @@ int main(int argc, char **argv) {
   // Loaded (or failed to load): the compiled file is no longer needed.
   if (temporary)
     removeCompiled(path);
-  if (!artifact.ok())
+  if (!artifact.ok()) {
+    // A damaged entry of the compile cache would fail every run alike.
+    std::string cache = flags.cache ? cacheDirectory() : "";
+    if (temporary && !cache.empty())
+      fail(absl::Status(
+          artifact.status().code(),
+          absl::StrCat(artifact.status().message(), " (compiled from ",
+                       flags.program, " through the compile cache ", cache,
+                       ": run with --no-cache, or remove that directory)")));
     fail(artifact.status());
+  }
   bool cudaArtifact = (*artifact)->spec().target == TargetKind::CUDA;
   if (cudaArtifact != cuda && !flags.describe)
     fail(absl::FailedPreconditionError(
