@@ -1,6 +1,7 @@
 //===- Compile.cpp - From an annotated program to a native artifact -------===//
 
 #include "dt/Compile/Compile.h"
+#include "dt/Compile/CompileCache.h"
 #include "dt/Conversion/Passes.h"
 #include "dt/Conversion/Utils.h"
 #include "dt/Dialect/DT/IR/DTDialect.h"
@@ -647,8 +648,7 @@ LogicalResult mlir::dt::writeSharedObject(llvm::Module &llvmModule,
   // Link next to the destination, then rename over it; a device or a pipe
   // (-o /dev/null) is not replaced but written: link in the temporary
   // directory, then copy.
-  bool throughPath =
-      llvm::sys::fs::exists(path) && !llvm::sys::fs::is_regular_file(path);
+  bool throughPath = isWrittenThrough(path);
   llvm::SmallString<128> temporary;
   if (throughPath) {
     if (std::error_code ec = llvm::sys::fs::createTemporaryFile(

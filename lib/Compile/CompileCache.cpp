@@ -74,12 +74,16 @@ LogicalResult CompileCache::open(std::string &error) {
   return success();
 }
 
+bool mlir::dt::isWrittenThrough(StringRef path) {
+  return fs::exists(path) && !fs::is_regular_file(path);
+}
+
 /// Copies `from` to `path` through a temporary file in `path`'s directory
 /// renamed at the end, keeping `from`'s permissions (a shared object's x
-/// bits); a device or a pipe at `path` (-o /dev/null) is written through.
+/// bits), or through `path` (isWrittenThrough).
 static LogicalResult copyAtomically(StringRef from, StringRef path,
                                     std::string &error) {
-  if (fs::exists(path) && !fs::is_regular_file(path)) {
+  if (isWrittenThrough(path)) {
     if (std::error_code ec = fs::copy_file(from, path)) {
       error = ("cannot write " + path + ": " + ec.message()).str();
       return failure();

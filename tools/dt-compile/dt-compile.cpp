@@ -194,7 +194,7 @@ std::string unwritable(llvm::StringRef path) {
   if (llvm::sys::fs::is_directory(path))
     return "it is a directory";
   // A device or a pipe (/dev/null) is written through, not replaced.
-  if (llvm::sys::fs::exists(path) && !llvm::sys::fs::is_regular_file(path))
+  if (dt::isWrittenThrough(path))
     return llvm::sys::fs::access(path, llvm::sys::fs::AccessMode::Write)
                ? "it is not writable"
                : "";
@@ -219,12 +219,12 @@ std::string unwritable(llvm::StringRef path) {
 }
 
 /// The cache key of this compile: the compiler itself and the libraries it
-/// loaded, its arguments but
-/// the output path and the cache's, the source and its path (diagnostics and
-/// profiles name it), the topology, the CPU the code is made for, and the tools
-/// that take part (the linker driver; ptxas and fatbinary for CUDA kernels).
-/// Empty when the compile is not to be cached: the source is stdin, an argument
-/// is a response file, or a file cannot be read (the compile then reports it).
+/// loaded, its arguments but the output path and the cache's, the source and
+/// its path (diagnostics and profiles name it), the topology, the CPU the
+/// code is made for, and the tools that take part (the linker driver; ptxas
+/// and fatbinary for CUDA kernels). Empty when the compile is not to be
+/// cached: the source is stdin, an argument is a response file, or a file
+/// cannot be read (the compile then reports it).
 std::string cacheKey(llvm::ArrayRef<const char *> args,
                      const llvm::TargetMachine &machine) {
   dt::CacheKey key;

@@ -52,7 +52,8 @@ struct Flags {
   bool verify = false;
   bool describe = false;
   bool profile = false;
-  bool cache = true;
+  /// The compile cache's directory; empty: none (--no-cache).
+  std::string cacheDir;
   int repeat = 1;
   double timeoutSeconds = 60;
   std::optional<double> rtol, atol;
@@ -85,8 +86,21 @@ constexpr char kUsage[] =
   std::exit(2);
 }
 
+/// The compile cache's directory: $DT_CACHE_DIR (set and empty: none), else
+/// $XDG_CACHE_HOME/dt, else $HOME/.cache/dt.
+std::string cacheDirectory() {
+  if (const char *dir = std::getenv("DT_CACHE_DIR"))
+    return dir;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return absl::StrCat(xdg, "/dt");
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return absl::StrCat(home, "/.cache/dt");
+  return "";
+}
+
 Flags parseFlags(int argc, char **argv) {
   Flags flags;
+  bool noCache = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](absl::string_view name) -> std::optional<std::string> {
@@ -125,7 +139,7 @@ Flags parseFlags(int argc, char **argv) {
     } else if (arg == "--profile") {
       flags.profile = true;
     } else if (arg == "--no-cache") {
-      flags.cache = false;
+      noCache = true;
     } else if (auto v = value("repeat")) {
       if (!absl::SimpleAtoi(*v, &flags.repeat) || flags.repeat < 1)
         usage(absl::StrCat("--repeat takes a positive integer, got '", *v, "'"));
@@ -157,6 +171,8 @@ Flags parseFlags(int argc, char **argv) {
   }
   if (flags.program.empty())
     usage("no program given");
+  if (!noCache)
+    flags.cacheDir = cacheDirectory();
   if (flags.backend != "threads" && flags.backend != "mpi" &&
       flags.backend != "nccl")
     usage(absl::StrCat("--backend is threads, mpi or nccl, got '",
@@ -194,24 +210,12 @@ absl::StatusOr<std::string> temporaryDirectory() {
   return pattern;
 }
 
-/// The compile cache's directory: $DT_CACHE_DIR (set and empty: none), else
-/// $XDG_CACHE_HOME/dt, else $HOME/.cache/dt.
-std::string cacheDirectory() {
-  if (const char *dir = std::getenv("DT_CACHE_DIR"))
-    return dir;
-  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return absl::StrCat(xdg, "/dt");
-  if (const char *home = std::getenv("HOME"); home && *home)
-    return absl::StrCat(home, "/.cache/dt");
-  return "";
-}
-
 /// Compiles `source` with the dt-compile next to this executable into a
 /// fresh temporary directory, its kernels timed when `timed` (--profile on
-/// the CPU), through the compile cache when `cached`; returns the
-/// artifact's path.
+/// the CPU), through the compile cache in `cacheDir` unless it is empty;
+/// returns the artifact's path.
 absl::StatusOr<std::string> compile(const std::string &source, bool cuda,
-                                    bool timed, bool cached) {
+                                    bool timed, const std::string &cacheDir) {
   char self[4096];
   ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n <= 0)
@@ -232,8 +236,8 @@ absl::StatusOr<std::string> compile(const std::string &source, bool cuda,
                                    cuda ? "--target=cuda" : "--target=cpu"};
   if (timed)
     args.push_back("--profile-kernels");
-  if (std::string cache = cached ? cacheDirectory() : ""; !cache.empty())
-    args.push_back(absl::StrCat("--cache-dir=", cache));
+  if (!cacheDir.empty())
+    args.push_back(absl::StrCat("--cache-dir=", cacheDir));
   std::vector<char *> argv;
   for (std::string &arg : args)
     argv.push_back(arg.data());
@@ -745,7 +749,7 @@ int main(int argc, char **argv) {
     absl::StatusOr<std::string> compiled =
         mpi && world.rank != 0
             ? absl::StatusOr<std::string>(absl::UnknownError("not rank 0"))
-            : compile(path, cuda, flags.profile && !cuda, flags.cache);
+            : compile(path, cuda, flags.profile && !cuda, flags.cacheDir);
     bool shared = false;
     if (mpi)
       compiled = shareCompiled(std::move(compiled), world, shared);
@@ -768,12 +772,12 @@ int main(int argc, char **argv) {
     removeCompiled(path);
   if (!artifact.ok()) {
     // A damaged entry of the compile cache would fail every run alike.
-    std::string cache = flags.cache ? cacheDirectory() : "";
-    if (temporary && !cache.empty())
+    if (temporary && !flags.cacheDir.empty())
       fail(absl::Status(
           artifact.status().code(),
           absl::StrCat(artifact.status().message(), " (compiled from ",
-                       flags.program, " through the compile cache ", cache,
+                       flags.program, " through the compile cache ",
+                       flags.cacheDir,
                        ": run with --no-cache, or remove that directory)")));
     fail(artifact.status());
   }

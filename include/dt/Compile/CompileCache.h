@@ -36,6 +36,10 @@ private:
   llvm::BLAKE3 hasher;
 };
 
+/// Whether an output at `path` is written through rather than replaced: a
+/// device or a pipe (-o /dev/null) is there already and is not a file.
+bool isWrittenThrough(StringRef path);
+
 /// A directory of artifacts, each `KEY.so`. Every file is written under a
 /// temporary name and renamed into place, so that compiles running at once
 /// (the tests of a suite, two users' dt-runs) see an entry whole or not at
