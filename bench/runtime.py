@@ -44,6 +44,15 @@ by side in one run, printing ratios against the targets.
    <= 1.5 for each. LLVM fully unrolls a loop along so short a row and
    vectorizes across rows with gathers and scatters, unless told not to
    (dt-keep-row-loops): 10-15x slower.
+9. Vocabulary-parallel softmax: linalg.softmax over the 32000 columns of
+   256x32000 f32 logits split over tp=2 (threads), as dt plans it (each
+   rank normalizes its columns; two all_reduces of one value per row
+   finish the max and the sum) against the plan that gathers every row
+   first (dt.constrain to R, as dt planned it before
+   dt-normalize-tensor-ops decomposed the softmax), each keeping its best
+   call over ROUNDS turns. The two sum in different orders, so they are
+   timed in separate dt-run processes, not paired. Target: split /
+   gathered <= 0.5.
 
 5-7 compare two compilations of one program: dt-bench-pair (bench/pair.cpp)
 calls the two in alternating turns in one process on the same buffers, and
@@ -107,6 +116,26 @@ def short_rows(rows, cols):
             f"  %b = arith.addf %a, %x : {t}\n"
             f"  %c = arith.subf %b, %y : {t}\n"
             f"  return %c : {t}\n}}\n")
+
+
+LOGIT_ROWS, LOGIT_COLS = 256, 32000
+
+
+def vocab_softmax(gather):
+    """Softmax over a vocabulary split over tp=2; `gather` asks for whole
+    rows first."""
+    t = f"tensor<{LOGIT_ROWS}x{LOGIT_COLS}xf32>"
+    split = "#dt.sharding<@mesh, [S(1)]>"
+    logits = "%a"
+    constrain = ""
+    if gather:
+        constrain = f"  %g = dt.constrain %a to #dt.sharding<@mesh, [R]> : {t}\n"
+        logits = "%g"
+    return (f'dt.mesh @mesh = <["tp" = 2]>\n'
+            f"func.func @main(%a: {t} {{dt.sharding = {split}}}) -> ({t} {{dt.sharding = {split}}}) {{\n"
+            f"  %e = tensor.empty() : {t}\n{constrain}"
+            f"  %p = linalg.softmax dimension(1) ins({logits} : {t}) outs(%e : {t}) -> {t}\n"
+            f"  return %p : {t}\n}}\n")
 
 
 def redistribute(source, target):
@@ -380,7 +409,18 @@ def main():
             print(f"x * y + x - y on {rows}x{cols} f32, 1 rank: dt min {dt_rows*1e6:.1f} us, "
                   f"hand-written loop min {hand_rows*1e6:.1f} us")
 
-        print("\nratios (measured side by side in this run; 1-4 and 8 best of the calls, 5-7 median of paired turns)")
+        split_so = compile_program(tools, tmp, "softmax_split", vocab_softmax(False),
+                                   expect_remark=r'all_reduce on "tp" max')
+        gathered_so = compile_program(tools, tmp, "softmax_gathered", vocab_softmax(True))
+        split_calls, gathered_calls = [], []
+        for _ in range(ROUNDS):
+            split_calls.append(time_program(tools, split_so, args.repeat)[1])
+            gathered_calls.append(time_program(tools, gathered_so, args.repeat)[1])
+        split_best, gathered_best = min(split_calls), min(gathered_calls)
+        print(f"softmax over {LOGIT_ROWS}x{LOGIT_COLS} f32 logits split over tp=2 (threads): "
+              f"split rows min {split_best*1e3:.2f} ms, gathered rows min {gathered_best*1e3:.2f} ms")
+
+        print("\nratios (measured side by side in this run; 1-4, 8 and 9 best of the calls, 5-7 median of paired turns)")
         ratio = one_best / hand_best
         check("dt 1 rank / hand-written", f"{ratio:.3f}", "<= 1.15", ratio <= 1.15)
         speedup = one_best / two_best
@@ -397,6 +437,9 @@ def main():
         check("exchange / one-axis collectives", f"{moved:.2f}", "<= 0.5", moved <= 0.5)
         for cols, ratio in row_ratios:
             check(f"rows of {cols}: dt / hand-written loop", f"{ratio:.2f}", "<= 1.5", ratio <= 1.5)
+        softmax_ratio = split_best / gathered_best
+        check("vocab softmax: split rows / gathered", f"{softmax_ratio:.2f}", "<= 0.5",
+              softmax_ratio <= 0.5)
     return 1 if failures else 0
 
 

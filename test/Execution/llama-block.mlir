@@ -7,7 +7,7 @@
 // so nothing moves before the softmax.
 // RUN: dt-opt %s -dt-shard | FileCheck %s --check-prefix=PLAN
 // PLAN-NOT: dt.all_
-// PLAN: linalg.softmax
+// PLAN: arith.maxnumf
 // PLAN: dt.all_reduce {{.*}} ["tp"] sum
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
 // RUN: %npy pattern-run %dt_run %s > %t.dtrun

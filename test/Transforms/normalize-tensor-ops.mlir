@@ -100,3 +100,36 @@ func.func @reshape_dynamic(%x: tensor<6x4xf32>, %s: tensor<1xi64>) -> tensor<?xf
   %r = tensor.reshape %x(%s) : (tensor<6x4xf32>, tensor<1xi64>) -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// -----
+
+// A softmax over dim 1 of 3, as upstream decomposes it: the max (from
+// -inf) and the sum (from 0) reduce over d1 into rows; exp(x - max) is a
+// tensor of x's type; the division writes the softmax's own output, whose
+// encoding stays.
+// CHECK-DAG: #[[ALL:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: (%[[X:.*]]: tensor<2x6x4xf32>)
+// CHECK: %[[OUT:.*]] = tensor.empty() : tensor<2x6x4xf32, #sharding>
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[M0:.*]] = linalg.fill ins(%[[NINF]] : f32)
+// CHECK: %[[M:.*]] = linalg.generic {indexing_maps = [#[[ALL]], #[[ROW]]], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[X]] : tensor<2x6x4xf32>) outs(%[[M0]] : tensor<2x4xf32>)
+// CHECK: arith.maxnumf
+// CHECK: %[[E:.*]] = linalg.generic {indexing_maps = [#[[ALL]], #[[ROW]], #[[ALL]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %[[M]] : tensor<2x6x4xf32>, tensor<2x4xf32>)
+// CHECK: arith.subf
+// CHECK-NEXT: math.exp
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[S0:.*]] = linalg.fill ins(%[[ZERO]] : f32)
+// CHECK: %[[S:.*]] = linalg.generic {indexing_maps = [#[[ALL]], #[[ROW]]], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[E]] : tensor<2x6x4xf32>) outs(%[[S0]] : tensor<2x4xf32>)
+// CHECK: arith.addf
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[ALL]], #[[ROW]], #[[ALL]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[E]], %[[S]] : tensor<2x6x4xf32>, tensor<2x4xf32>) outs(%[[OUT]] : tensor<2x6x4xf32, #sharding>)
+// CHECK: arith.divf
+// CHECK-NOT: linalg.softmax
+// CHECK: return %[[Y]]
+dt.mesh @mesh = <["tp" = 2]>
+func.func @softmax(%x: tensor<2x6x4xf32>) -> tensor<2x6x4xf32, #dt.sharding<@mesh, [S(1)]>> {
+  %e = tensor.empty() : tensor<2x6x4xf32, #dt.sharding<@mesh, [S(1)]>>
+  %s = linalg.softmax dimension(1) ins(%x : tensor<2x6x4xf32>) outs(%e : tensor<2x6x4xf32, #dt.sharding<@mesh, [S(1)]>>) -> tensor<2x6x4xf32, #dt.sharding<@mesh, [S(1)]>>
+  return %s : tensor<2x6x4xf32, #dt.sharding<@mesh, [S(1)]>>
+}

@@ -1,17 +1,21 @@
 //===- NormalizeTensorOps.cpp - dt-normalize-tensor-ops -------------------===//
 //
 // tensor.generate and tensor.reshape, rewritten into the linalg and tensor
-// ops whose sharding rules cover them.
+// ops whose sharding rules cover them; linalg.softmax, into its reductions
+// and elementwise steps, which shard along the normalized dim.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dt/Dialect/DT/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::dt {
 #define GEN_PASS_DEF_NORMALIZETENSOROPSPASS
@@ -80,23 +84,112 @@ void normalizeReshape(RewriterBase &rewriter, tensor::ReshapeOp reshape) {
                                                      all(result.getRank()));
 }
 
+/// Four linalg.generic ops over the normalized dim `d`, as upstream
+/// decomposes a softmax (for lowering): m = max_d x, e = exp(x - m),
+/// s = sum_d e, y = e / s. The softmax's own rule needs the whole of `d` on
+/// every rank; the steps let propagation choose partial reductions
+/// instead: a vocabulary-parallel softmax finishes `m` and `s` with an
+/// all_reduce of one value per row each where it would otherwise gather
+/// every row. (Upstream's own rewrite cannot be used: it gives `e` the
+/// softmax's output as its init, whose type may carry a #dt.sharding the
+/// input's does not.)
+void normalizeSoftmax(RewriterBase &rewriter, linalg::SoftmaxOp softmax) {
+  rewriter.setInsertionPoint(softmax);
+  Location loc = softmax.getLoc();
+  Value x = softmax.getInput();
+  auto type = cast<RankedTensorType>(x.getType());
+  auto element = cast<FloatType>(type.getElementType());
+  int64_t rank = type.getRank(), dim = softmax.getDimension();
+
+  SmallVector<int64_t> rowShape(type.getShape());
+  rowShape.erase(rowShape.begin() + dim);
+  auto rowType = RankedTensorType::get(rowShape, element);
+  AffineMap whole = rewriter.getMultiDimIdentityMap(rank);
+  AffineMap row = whole.dropResult(dim);
+  SmallVector<utils::IteratorType> reduce(rank, utils::IteratorType::parallel);
+  reduce[dim] = utils::IteratorType::reduction;
+  SmallVector<utils::IteratorType> pointwise(rank,
+                                             utils::IteratorType::parallel);
+  const llvm::fltSemantics &semantics = element.getFloatSemantics();
+
+  // A reduction over `d` of `value` into a row filled with `start`.
+  auto reduceRows = [&](Value value, const APFloat &start, auto combine) {
+    Value empty = tensor::EmptyOp::create(rewriter, loc, rowShape, element);
+    Value init = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getFloatAttr(element, start));
+    Value filled =
+        linalg::FillOp::create(rewriter, loc, init, empty).getResult(0);
+    return linalg::GenericOp::create(
+               rewriter, loc, rowType, value, filled,
+               ArrayRef<AffineMap>{whole, row}, reduce,
+               [&](OpBuilder &b, Location loc, ValueRange args) {
+                 linalg::YieldOp::create(
+                     b, loc, combine(b, loc, args[0], args[1]).getResult());
+               })
+        .getResult(0);
+  };
+  // A pointwise op of `value` and a row value into `init`.
+  auto withRow = [&](Value value, Value rowValue, Value init, auto body) {
+    return linalg::GenericOp::create(
+               rewriter, loc, init.getType(), ValueRange{value, rowValue}, init,
+               ArrayRef<AffineMap>{whole, row, whole}, pointwise,
+               [&](OpBuilder &b, Location loc, ValueRange args) {
+                 linalg::YieldOp::create(b, loc,
+                                         body(b, loc, args[0], args[1]));
+               })
+        .getResult(0);
+  };
+
+  Value max = reduceRows(x, APFloat::getInf(semantics, /*Negative=*/true),
+                         [](OpBuilder &b, Location loc, Value v, Value acc) {
+                           return arith::MaxNumFOp::create(b, loc, v, acc);
+                         });
+  Value exps = withRow(
+      x, max, tensor::EmptyOp::create(rewriter, loc, type.getShape(), element),
+      [](OpBuilder &b, Location loc, Value v, Value m) -> Value {
+        return math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, v, m));
+      });
+  Value sum = reduceRows(exps, APFloat::getZero(semantics),
+                         [](OpBuilder &b, Location loc, Value v, Value acc) {
+                           return arith::AddFOp::create(b, loc, v, acc);
+                         });
+  rewriter.replaceOp(
+      softmax,
+      withRow(exps, sum, softmax.getOutput(),
+              [](OpBuilder &b, Location loc, Value e, Value s) -> Value {
+                return arith::DivFOp::create(b, loc, e, s);
+              }));
+}
+
+LogicalResult normalize(RewriterBase &rewriter, Operation *op) {
+  return TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](tensor::GenerateOp generate) {
+        return normalizeGenerate(rewriter, generate);
+      })
+      .Case([&](tensor::ReshapeOp reshape) {
+        normalizeReshape(rewriter, reshape);
+        return success();
+      })
+      .Case([&](linalg::SoftmaxOp softmax) {
+        normalizeSoftmax(rewriter, softmax);
+        return success();
+      })
+      .Default(success());
+}
+
 struct NormalizeTensorOpsPass
     : public mlir::dt::impl::NormalizeTensorOpsPassBase<
           NormalizeTensorOpsPass> {
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
-      if (isa<tensor::GenerateOp, tensor::ReshapeOp>(op))
+      if (isa<tensor::GenerateOp, tensor::ReshapeOp, linalg::SoftmaxOp>(op))
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (Operation *op : ops) {
-      if (auto reshape = dyn_cast<tensor::ReshapeOp>(op))
-        normalizeReshape(rewriter, reshape);
-      else if (failed(
-                   normalizeGenerate(rewriter, cast<tensor::GenerateOp>(op))))
+    for (Operation *op : ops)
+      if (failed(normalize(rewriter, op)))
         return signalPassFailure();
-    }
   }
 };
 } // namespace

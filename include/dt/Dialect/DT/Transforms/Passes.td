@@ -34,8 +34,9 @@ def NormalizeTensorOpsPass : Pass<"dt-normalize-tensor-ops", "ModuleOp"> {
   let summary = "Rewrites tensor ops into the linalg and tensor ops dt shards";
   let description = [{
     Two tensor ops have a form that dt's sharding rules already cover, and
-    none of their own; this pass rewrites them into it, before propagation
-    (dt-compile and `dt-shard` run it first):
+    none of their own, and a third shards better taken apart; this pass
+    rewrites them, before propagation (dt-compile and `dt-shard` run it
+    first):
 
     - `tensor.generate` becomes a `linalg.generic` over a `tensor.empty`
       whose body reads its indices with `linalg.index` (upstream's
@@ -46,6 +47,12 @@ def NormalizeTensorOpsPass : Pass<"dt-normalize-tensor-ops", "ModuleOp"> {
       `tensor.expand_shape` where one is the same reshape, else a collapse
       to one dim followed by an expand. The shape operand is then unused:
       the static result type already says the shape.
+    - `linalg.softmax` over dim `d` becomes four `linalg.generic` ops, as
+      upstream decomposes it for lowering: `m = max_d x` (from -inf,
+      `arith.maxnumf`), `e = exp(x - m)`, `s = sum_d e` (from 0) and
+      `y = e / s` into the softmax's output. Over a split `d`, propagation
+      may then finish `m` and `s` with an all_reduce of one value per row
+      each instead of gathering every row (a vocabulary-parallel softmax).
 
     ```mlir
     %g = tensor.generate {
