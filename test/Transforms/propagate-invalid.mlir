@@ -10,6 +10,31 @@ func.func @negative_unknown_op(%x: tensor<8xf32> {dt.sharding = #dt.sharding<@me
 
 // -----
 
+// dt plans static shapes: a cast to a dynamic one names the tensor and its
+// type (the cast's rule covers equal static shapes only); so does the cast
+// back, and propagation goes on to report both.
+dt.mesh @mesh = <["tp" = 4]>
+func.func @negative_dynamic_cast(%x: tensor<8x6xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) -> tensor<8x6xf32> {
+  // expected-error @+1 {{dt shards static shapes only, and 'tensor.cast' has a dynamic one: result #0 is 'tensor<?x6xf32>'}}
+  %d = tensor.cast %x : tensor<8x6xf32> to tensor<?x6xf32>
+  // expected-error @+1 {{operand #0 is 'tensor<?x6xf32>'}}
+  %s = tensor.cast %d : tensor<?x6xf32> to tensor<8x6xf32>
+  return %s : tensor<8x6xf32>
+}
+
+// -----
+
+// A dynamic operand is named when the result is static.
+dt.mesh @mesh = <["tp" = 4]>
+func.func @negative_dynamic_operand(%x: tensor<?x6xf32>, %y: tensor<8x6xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>}) -> tensor<8x6xf32> {
+  // expected-error @+1 {{dt shards static shapes only, and 'tensor.cast' has a dynamic one: operand #0 is 'tensor<?x6xf32>'}}
+  %s = tensor.cast %x : tensor<?x6xf32> to tensor<8x6xf32>
+  %r = arith.addf %s, %y : tensor<8x6xf32>
+  return %r : tensor<8x6xf32>
+}
+
+// -----
+
 // A call to a function without a body.
 dt.mesh @mesh = <["tp" = 4]>
 func.func private @opaque(tensor<8xf32>) -> tensor<8xf32>

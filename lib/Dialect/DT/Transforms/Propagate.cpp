@@ -302,6 +302,33 @@ static bool hasTensors(Operation *op) {
          llvm::any_of(op->getResultTypes(), isTensor);
 }
 
+/// dt plans static shapes only: an op with a tensor of dynamic shape (a cast
+/// to `tensor<?x6xf32>`, say) is named with the tensor and its type, where
+/// its sharding rule would only say that it has none.
+static LogicalResult checkStaticShapes(Operation *op) {
+  auto dynamicIn = [](TypeRange types) -> std::optional<unsigned> {
+    for (auto [i, type] : llvm::enumerate(types)) {
+      auto tensor = dyn_cast<TensorType>(type);
+      if (tensor && !tensor.hasStaticShape())
+        return i;
+    }
+    return std::nullopt;
+  };
+  std::optional<unsigned> operand = dynamicIn(op->getOperandTypes());
+  std::optional<unsigned> result = dynamicIn(op->getResultTypes());
+  if (!operand && !result)
+    return success();
+  InFlightDiagnostic diag =
+      op->emitError("dt shards static shapes only, and '")
+      << op->getName() << "' has a dynamic one: ";
+  if (result)
+    diag << "result #" << *result << " is " << op->getResult(*result).getType();
+  else
+    diag << "operand #" << *operand << " is "
+         << op->getOperand(*operand).getType();
+  return diag;
+}
+
 void FunctionPropagation::assign(Value value, ShardingAttr sharding) {
   if (!assigned.try_emplace(value, sharding).second)
     return;
@@ -490,6 +517,10 @@ LogicalResult FunctionPropagation::seed() {
             << "; give it a body or keep its tensors out of sharded code";
         result = failure();
       }
+      return next;
+    }
+    if (failed(checkStaticShapes(op))) {
+      result = failure();
       return next;
     }
     FailureOr<ShardingRule> rule = getShardingRule(op);
