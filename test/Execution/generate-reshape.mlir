@@ -19,6 +19,17 @@
 // RUN: dt-compile --target=cuda --emulate-gpu %s -o %t.emu.so
 // RUN: dt-run %t.emu.so --seed 1 --verify | FileCheck %s
 // RUN: dt-compile --target=cuda %s -o %t.cuda.so
+// A reshape to its own shape in a typed program, from rows split to
+// columns split over both axes: a tensor.cast between the two types,
+// which moves the value as any redistribution would (a dt.exchange).
+// RUN: dt-opt %s -dt-shard | FileCheck %s --check-prefix=TYPED
+// TYPED-LABEL: func.func @typed_same_shape
+// TYPED: dt.exchange %{{.*}} on @mesh ["dp", "tp"] {{.*}} : tensor<4x3xf32> -> tensor<8x2xf32>
+// TYPED-NOT: dt.
+// TYPED: return
+// RUN: dt-run %s --entry typed_same_shape --seed 1 --verify | FileCheck %s --check-prefix=TYPEDVERIFY
+// TYPEDVERIFY: result #0 8x6 f32: {{.*}}: ok
+// TYPEDVERIFY: verify: PASS
 // CHECK-COUNT-5: : ok
 // CHECK: verify: PASS
 dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
@@ -53,4 +64,11 @@ func.func @main(%a: tensor<7x6xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), R]
   %s4 = arith.constant dense<[2, 3, 4]> : tensor<3xi64>
   %r4 = tensor.reshape %b(%s4) : (tensor<6x4xf32>, tensor<3xi64>) -> tensor<2x3x4xf32>
   return %sum, %r1, %r2, %r3, %r4 : tensor<7x6xf32>, tensor<4x6xf32>, tensor<24xf32>, tensor<f32>, tensor<2x3x4xf32>
+}
+
+func.func @typed_same_shape(%x: tensor<8x6xf32, #dt.sharding<@mesh, [S(0), S(1)]>>)
+    -> tensor<8x6xf32, #dt.sharding<@mesh, [S(1), S(1)]>> {
+  %s = arith.constant dense<[8, 6]> : tensor<2xi64>
+  %r = tensor.reshape %x(%s) : (tensor<8x6xf32, #dt.sharding<@mesh, [S(0), S(1)]>>, tensor<2xi64>) -> tensor<8x6xf32, #dt.sharding<@mesh, [S(1), S(1)]>>
+  return %r : tensor<8x6xf32, #dt.sharding<@mesh, [S(1), S(1)]>>
 }
