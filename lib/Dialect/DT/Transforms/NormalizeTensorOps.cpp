@@ -2,7 +2,8 @@
 //
 // tensor.generate and tensor.reshape, rewritten into the linalg and tensor
 // ops whose sharding rules cover them; linalg.softmax, into its reductions
-// and elementwise steps, which shard along the normalized dim.
+// and elementwise steps, which shard along the normalized dim; scf.forall,
+// into the scf.for loops propagation plans.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,8 +13,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -161,6 +164,62 @@ void normalizeSoftmax(RewriterBase &rewriter, linalg::SoftmaxOp softmax) {
               }));
 }
 
+/// A nest of scf.for, one loop per dim, that carries the shared outputs
+/// and inserts each tile with tensor.insert_slice where the forall's
+/// terminator had tensor.parallel_insert_slice. The iterations of a forall
+/// write disjoint tiles (else it races), so running them in order computes
+/// the same; dt then plans a loop it knows, and the dims the tiles slice
+/// are replicated.
+void normalizeForall(RewriterBase &rewriter, scf::ForallOp forall) {
+  Location loc = forall.getLoc();
+  rewriter.setInsertionPoint(forall);
+  SmallVector<Value> lower = forall.getLowerBound(rewriter);
+  SmallVector<Value> upper = forall.getUpperBound(rewriter);
+  SmallVector<Value> step = forall.getStep(rewriter);
+  IRMapping mapping;
+  SmallVector<scf::ForOp> loops;
+  ValueRange carried = forall.getOutputs();
+  for (int64_t dim = 0; dim < forall.getRank(); ++dim) {
+    auto loop = scf::ForOp::create(rewriter, loc, lower[dim], upper[dim],
+                                   step[dim], carried);
+    mapping.map(forall.getInductionVar(dim), loop.getInductionVar());
+    carried = loop.getRegionIterArgs();
+    if (!loops.empty())
+      scf::YieldOp::create(rewriter, loc, loop.getResults());
+    loops.push_back(loop);
+    rewriter.setInsertionPointToStart(loop.getBody());
+  }
+  mapping.map(forall.getRegionIterArgs(), carried);
+  for (Operation &op : forall.getBody()->without_terminator())
+    rewriter.clone(op, mapping);
+  // Each insert writes into what the one before it wrote, at offsets and
+  // sizes the cloned body computes.
+  auto mapped = [&](ArrayRef<OpFoldResult> values) {
+    return llvm::map_to_vector(values, [&](OpFoldResult value) {
+      if (auto v = dyn_cast<Value>(value))
+        return OpFoldResult(mapping.lookupOrDefault(v));
+      return value;
+    });
+  };
+  for (Operation &op : forall.getTerminator().getYieldingOps()) {
+    auto insert = cast<tensor::ParallelInsertSliceOp>(op);
+    auto dest = cast<BlockArgument>(insert.getDest());
+    mapping.map(dest,
+                tensor::InsertSliceOp::create(
+                    rewriter, insert.getLoc(),
+                    mapping.lookupOrDefault(insert.getSource()),
+                    mapping.lookup(dest), mapped(insert.getMixedOffsets()),
+                    mapped(insert.getMixedSizes()),
+                    mapped(insert.getMixedStrides())));
+  }
+  scf::YieldOp::create(
+      rewriter, loc,
+      llvm::map_to_vector(forall.getRegionIterArgs(), [&](BlockArgument arg) {
+        return mapping.lookup(arg);
+      }));
+  rewriter.replaceOp(forall, loops.front().getResults());
+}
+
 LogicalResult normalize(RewriterBase &rewriter, Operation *op) {
   return TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](tensor::GenerateOp generate) {
@@ -168,6 +227,10 @@ LogicalResult normalize(RewriterBase &rewriter, Operation *op) {
       })
       .Case([&](tensor::ReshapeOp reshape) {
         normalizeReshape(rewriter, reshape);
+        return success();
+      })
+      .Case([&](scf::ForallOp forall) {
+        normalizeForall(rewriter, forall);
         return success();
       })
       .Case([&](linalg::SoftmaxOp softmax) {
@@ -183,7 +246,8 @@ struct NormalizeTensorOpsPass
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
-      if (isa<tensor::GenerateOp, tensor::ReshapeOp, linalg::SoftmaxOp>(op))
+      if (isa<tensor::GenerateOp, tensor::ReshapeOp, linalg::SoftmaxOp,
+              scf::ForallOp>(op))
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());

@@ -33,8 +33,8 @@ def VerifyEncodingsPass : Pass<"dt-verify-encodings", "ModuleOp"> {
 def NormalizeTensorOpsPass : Pass<"dt-normalize-tensor-ops", "ModuleOp"> {
   let summary = "Rewrites tensor ops into the linalg and tensor ops dt shards";
   let description = [{
-    Two tensor ops have a form that dt's sharding rules already cover, and
-    none of their own, and a third shards better taken apart; this pass
+    Some ops have a form that dt's sharding rules and propagation already
+    cover, and none of their own, or shard better taken apart; this pass
     rewrites them, before propagation (dt-compile and `dt-shard` run it
     first):
 
@@ -53,6 +53,10 @@ def NormalizeTensorOpsPass : Pass<"dt-normalize-tensor-ops", "ModuleOp"> {
       `y = e / s` into the softmax's output. Over a split `d`, propagation
       may then finish `m` and `s` with an all_reduce of one value per row
       each instead of gathering every row (a vocabulary-parallel softmax).
+    - `scf.forall` becomes a nest of `scf.for` carrying its shared outputs,
+      its `tensor.parallel_insert_slice`s `tensor.insert_slice`s into the
+      carried values (the iterations write disjoint tiles, so running them
+      in order computes the same).
 
     ```mlir
     %g = tensor.generate {
@@ -77,7 +81,10 @@ def NormalizeTensorOpsPass : Pass<"dt-normalize-tensor-ops", "ModuleOp"> {
     ```
     A result type's `#dt.sharding` encoding is kept.
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 
