@@ -16,6 +16,7 @@ matmuls and batch matmuls, matrix-vector products (matvec, vecmat), dots
 reductions (sum, max, min, over two dims, two at once), broadcasts,
 complex arithmetic inside a generic (the tensors stay real),
 bias adds, linalg.index arithmetic, softmax, reshapes, slices, inserts,
+scf.forall over tiles,
 concats, pads, gathers at computed rows or at an i64 argument's,
 mixed-precision matmuls in 16-bit programs (an f32 product rounded back),
 calls of private functions, loops (zero trips included, or as many as an
@@ -618,6 +619,41 @@ class Program:
         self.emit(f"{out} = {add} {name}, {generated} : {t}")
         self.values.append((out, shape))
 
+    def op_forall(self):
+        """scf.forall over tiles of one or two dims (as tiling writes it):
+        each tile doubled, inserted into a fresh tensor with
+        tensor.parallel_insert_slice."""
+        name, shape = self.pick()
+        dims = [d for d, n in enumerate(shape) if n > 1]
+        if not dims:
+            return
+        tiled = sorted(self.rng.sample(dims, min(len(dims), self.rng.choice([1, 2]))))
+        counts = {d: self.rng.choice([f for f in range(1, shape[d] + 1) if shape[d] % f == 0])
+                  for d in tiled}
+        tile = [n // counts.get(d, 1) for d, n in enumerate(shape)]
+        t, tt = ttype(shape), ttype(tile)
+        empty, out = self.empty(shape)
+        ivs = ", ".join(f"%fi{d}" for d in tiled)
+        trips = ", ".join(str(counts[d]) for d in tiled)
+        self.emit(f"{out} = scf.forall ({ivs}) in ({trips}) shared_outs(%fo = {empty}) -> ({t}) {{")
+        offsets = []
+        for d in range(len(shape)):
+            if d in counts:
+                self.emit(f"  %foff{d} = affine.apply affine_map<(i) -> (i * {tile[d]})>(%fi{d})")
+                offsets.append(f"%foff{d}")
+            else:
+                offsets.append("0")
+        window = (f"[{', '.join(offsets)}] [{', '.join(map(str, tile))}] "
+                  f"[{', '.join('1' for _ in shape)}]")
+        self.emit(f"  %fs = tensor.extract_slice {name}{window} : {t} to {tt}")
+        add = "arith.addi" if integer() else "arith.addf"
+        self.emit(f"  %fr = {add} %fs, %fs : {tt}")
+        self.emit("  scf.forall.in_parallel {")
+        self.emit(f"    tensor.parallel_insert_slice %fr into %fo{window} : {tt} into {t}")
+        self.emit("  }")
+        self.emit("}")
+        self.values.append((out, shape))
+
     def op_slice(self):
         """extract_slice of a window; sometimes inserted back elsewhere."""
         name, shape = self.pick()
@@ -1049,6 +1085,7 @@ class Program:
             (self.op_softmax, 1),
             (self.op_reshape, 2),
             (self.op_slice, 1),
+            (self.op_forall, 1),
             (self.op_concat, 1),
             (self.op_pad, 1),
             (self.op_reduce2, 1),
