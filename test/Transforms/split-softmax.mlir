@@ -1,6 +1,17 @@
 // RUN: dt-opt %s -split-input-file -dt-shard | FileCheck %s
 // What dt-shard makes of linalg.softmax once dt-normalize-tensor-ops has
 // made it a max, exp(x - max), a sum and a division.
+// Each step is located at the softmax, named for the step: --explain says
+// which, and the cost report names the softmax's line (through the name).
+// RUN: dt-opt %s -split-input-file -dt-normalize-tensor-ops -dt-propagate=explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: dt-opt %s -split-input-file -dt-normalize-tensor-ops -dt-propagate -dt-cost-report -o /dev/null | FileCheck %s --check-prefix=REPORT
+// EXPLAIN: split-softmax.mlir:[[LINE:[0-9]+]]:8: remark: linalg.generic (softmax: max), mesh axis "tp": chose (S(1), P(max)) -> P(max)
+// EXPLAIN: split-softmax.mlir:[[LINE]]:8: remark: linalg.generic (softmax: exp), mesh axis "tp": chose (S(1), R, S(1)) -> S(1)
+// EXPLAIN: split-softmax.mlir:[[LINE]]:8: remark: linalg.generic (softmax: sum), mesh axis "tp": chose (S(1), P(sum)) -> P(sum)
+// EXPLAIN: split-softmax.mlir:[[LINE]]:8: remark: linalg.generic (softmax: division), mesh axis "tp": chose (S(1), R, S(1)) -> S(1)
+// REPORT-LABEL: dt-cost-report @vocabulary
+// REPORT: 1 dt.redistribute (split-softmax.mlir:[[LINE:[0-9]+]]) P(max) -> R all_reduce tp
+// REPORT: 2 dt.redistribute (split-softmax.mlir:[[LINE]]) P(sum) -> R all_reduce tp
 
 // Logits split over a 32000-word vocabulary (32 MiB): gathering every row
 // would cost far more than two all_reduces of one value per row, so each

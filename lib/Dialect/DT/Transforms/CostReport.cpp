@@ -72,7 +72,7 @@ struct FunctionCost {
 } // namespace
 
 static std::string locationOf(Operation *op) {
-  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+  if (FileLineColLoc loc = findFileLineCol(op->getLoc()))
     return (llvm::sys::path::filename(loc.getFilename().getValue()) + ":" +
             Twine(loc.getLine()))
         .str();

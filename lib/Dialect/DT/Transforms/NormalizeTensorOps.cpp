@@ -115,8 +115,15 @@ void normalizeSoftmax(RewriterBase &rewriter, linalg::SoftmaxOp softmax) {
                                              utils::IteratorType::parallel);
   const llvm::fltSemantics &semantics = element.getFloatSemantics();
 
+  // Each step's ops are located at the softmax, named for the step
+  // (--explain says `linalg.generic (softmax: max)`).
+  auto stepLoc = [&](StringRef step) -> Location {
+    return NameLoc::get(rewriter.getStringAttr("softmax: " + step), loc);
+  };
   // A reduction over `d` of `value` into a row filled with `start`.
-  auto reduceRows = [&](Value value, const APFloat &start, auto combine) {
+  auto reduceRows = [&](StringRef step, Value value, const APFloat &start,
+                        auto combine) {
+    Location loc = stepLoc(step);
     Value empty = tensor::EmptyOp::create(rewriter, loc, rowShape, element);
     Value init = arith::ConstantOp::create(
         rewriter, loc, rewriter.getFloatAttr(element, start));
@@ -132,7 +139,9 @@ void normalizeSoftmax(RewriterBase &rewriter, linalg::SoftmaxOp softmax) {
         .getResult(0);
   };
   // A pointwise op of `value` and a row value into `init`.
-  auto withRow = [&](Value value, Value rowValue, Value init, auto body) {
+  auto withRow = [&](StringRef step, Value value, Value rowValue, Value init,
+                     auto body) {
+    Location loc = stepLoc(step);
     return linalg::GenericOp::create(
                rewriter, loc, init.getType(), ValueRange{value, rowValue}, init,
                ArrayRef<AffineMap>{whole, row, whole}, pointwise,
@@ -143,22 +152,25 @@ void normalizeSoftmax(RewriterBase &rewriter, linalg::SoftmaxOp softmax) {
         .getResult(0);
   };
 
-  Value max = reduceRows(x, APFloat::getInf(semantics, /*Negative=*/true),
-                         [](OpBuilder &b, Location loc, Value v, Value acc) {
-                           return arith::MaxNumFOp::create(b, loc, v, acc);
-                         });
+  Value max =
+      reduceRows("max", x, APFloat::getInf(semantics, /*Negative=*/true),
+                 [](OpBuilder &b, Location loc, Value v, Value acc) {
+                   return arith::MaxNumFOp::create(b, loc, v, acc);
+                 });
   Value exps = withRow(
-      x, max, tensor::EmptyOp::create(rewriter, loc, type.getShape(), element),
+      "exp", x, max,
+      tensor::EmptyOp::create(rewriter, stepLoc("exp"), type.getShape(),
+                              element),
       [](OpBuilder &b, Location loc, Value v, Value m) -> Value {
         return math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, v, m));
       });
-  Value sum = reduceRows(exps, APFloat::getZero(semantics),
+  Value sum = reduceRows("sum", exps, APFloat::getZero(semantics),
                          [](OpBuilder &b, Location loc, Value v, Value acc) {
                            return arith::AddFOp::create(b, loc, v, acc);
                          });
   rewriter.replaceOp(
       softmax,
-      withRow(exps, sum, softmax.getOutput(),
+      withRow("division", exps, sum, softmax.getOutput(),
               [](OpBuilder &b, Location loc, Value e, Value s) -> Value {
                 return arith::DivFOp::create(b, loc, e, s);
               }));

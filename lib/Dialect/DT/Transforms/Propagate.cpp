@@ -986,6 +986,14 @@ LogicalResult FunctionPropagation::run() {
 
 /// Where `value` is made, for explanations: `f.mlir:12:8` for an op's
 /// result, `argument #i`.
+/// `linalg.generic`, or `linalg.generic (softmax: max)` for an op whose
+/// location names it.
+static std::string describeOp(Operation *op) {
+  std::string name = locationName(op->getLoc());
+  std::string text = op->getName().getStringRef().str();
+  return name.empty() ? text : text + " (" + name + ")";
+}
+
 static std::string describeValue(Value value) {
   if (auto arg = dyn_cast<BlockArgument>(value))
     return "argument #" + std::to_string(arg.getArgNumber());
@@ -1026,7 +1034,7 @@ void FunctionPropagation::emitExplanations() {
         if (reason.empty())
           continue;
         InFlightDiagnostic remark = emitRemark(op->getLoc());
-        remark << op->getName() << ", result #" << i << ": [";
+        remark << describeOp(op) << ", result #" << i << ": [";
         llvm::interleaveComma(assigned.lookup(op->getResult(i)).getPlacements(),
                               remark,
                               [&](const Placement &p) { remark << p.str(); });
@@ -1040,7 +1048,7 @@ void FunctionPropagation::emitExplanations() {
     const ShardingRule &rule = rules[ruleIndex.lookup(op)];
     for (const AxisDecision &decision : it->second.axes) {
       InFlightDiagnostic remark = emitRemark(op->getLoc());
-      remark << op->getName() << ", mesh axis \""
+      remark << describeOp(op) << ", mesh axis \""
              << mesh.axisNames[decision.axis] << "\": chose ";
       SmallVector<const AxisDecision::Considered *> others, ruledOut;
       double chosenSeconds = 0;

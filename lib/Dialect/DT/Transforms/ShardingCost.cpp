@@ -233,8 +233,28 @@ double mlir::dt::rankComputeSeconds(const OpWork &work, Operation *op,
   return mesh.topology.device().seconds(flops, bytes, work.elementBits);
 }
 
+FileLineColLoc mlir::dt::findFileLineCol(Location loc) {
+  FileLineColLoc found;
+  loc->walk([&](Location inner) {
+    found = dyn_cast<FileLineColLoc>(inner);
+    return found ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return found;
+}
+
+std::string mlir::dt::locationName(Location loc) {
+  std::string name;
+  loc->walk([&](Location inner) {
+    auto named = dyn_cast<NameLoc>(inner);
+    if (named)
+      name = named.getName().str();
+    return named ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return name;
+}
+
 std::string mlir::dt::fileLineColumn(Location loc) {
-  auto file = dyn_cast<FileLineColLoc>(loc);
+  FileLineColLoc file = findFileLineCol(loc);
   if (!file)
     return "";
   return (llvm::sys::path::filename(file.getFilename().getValue()) + ":" +

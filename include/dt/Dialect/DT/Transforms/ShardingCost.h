@@ -151,8 +151,16 @@ double rankComputeSeconds(const OpWork &work, Operation *op,
                           const ShardingRule &rule, const MeshInfo &mesh,
                           ArrayRef<AxisChoice> strategy);
 
-/// `f.mlir:12:8` for a file location (the file's name without its
-/// directory); empty for others.
+/// The first file:line:col location in `loc` (through names, fusions and
+/// call sites), or null.
+FileLineColLoc findFileLineCol(Location loc);
+
+/// The first name in `loc` (a NameLoc: a step of an op dt took apart, or a
+/// name the program gave), or "".
+std::string locationName(Location loc);
+
+/// `f.mlir:12:8` for the first file location in `loc` (the file's name
+/// without its directory); empty if there is none.
 std::string fileLineColumn(Location loc);
 
 /// `bytes` for people: `1.5 KiB`, `24.0 MiB`.
