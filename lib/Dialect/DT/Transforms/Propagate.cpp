@@ -984,8 +984,6 @@ LogicalResult FunctionPropagation::run() {
   return success();
 }
 
-/// Where `value` is made, for explanations: `f.mlir:12:8` for an op's
-/// result, `argument #i`.
 /// `linalg.generic`, or `linalg.generic (softmax: max)` for an op whose
 /// location names it.
 static std::string describeOp(Operation *op) {
@@ -994,6 +992,8 @@ static std::string describeOp(Operation *op) {
   return name.empty() ? text : text + " (" + name + ")";
 }
 
+/// Where `value` is made, for explanations: `f.mlir:12:8` for an op's
+/// result, `argument #i`.
 static std::string describeValue(Value value) {
   if (auto arg = dyn_cast<BlockArgument>(value))
     return "argument #" + std::to_string(arg.getArgNumber());

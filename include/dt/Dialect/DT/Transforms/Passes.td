@@ -31,7 +31,7 @@ def VerifyEncodingsPass : Pass<"dt-verify-encodings", "ModuleOp"> {
 }
 
 def NormalizeTensorOpsPass : Pass<"dt-normalize-tensor-ops", "ModuleOp"> {
-  let summary = "Rewrites tensor ops into the linalg and tensor ops dt shards";
+  let summary = "Rewrites ops dt has no rule for, or shards better apart, into ops it plans";
   let description = [{
     Some ops have a form that dt's sharding rules and propagation already
     cover, and none of their own, or shard better taken apart; this pass
