@@ -3,15 +3,17 @@
 // tp=4.
 //
 // @main: the default links make an all_reduce of a few values (18 us on 4
-// ranks) dearer than gathering these small rows: each softmax gathers the
-// input for its max and exp(x - max) for its sum (propagation decides one
-// op at a time and cannot see that gathering the input once would serve
-// both). Logits whose 10 columns split 3, 3, 2, 2 over tp under a causal
+// ranks) dearer than gathering these small rows: each softmax gathers its
+// input once, for its max, and computes exp(x - max), the sum and the
+// division on the gathered rows (exp's look-ahead sees that split rows of
+// exp would cost the sum a second gather). Logits whose 10 columns split 3, 3, 2, 2 over tp under a causal
 // mask, and 3 columns over 4 ranks. The masked logits are scaled by 30, so
 // exp overflows (inf / inf) unless the max it subtracts is the row's own.
 // RUN: dt-opt %s -dt-shard | FileCheck %s --check-prefix=GATHER
 // GATHER-LABEL: func.func @main
-// GATHER-COUNT-4: dt.all_gather
+// GATHER-COUNT-2: dt.all_gather
+// RUN: dt-opt %s -dt-normalize-tensor-ops -dt-propagate=explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=AHEAD
+// AHEAD: (softmax: exp), mesh axis "tp": chose (R, R, R) -> R {{.*}}; a tie within 0.1 us, which what its users would pay next breaks ((S(1), R, S(1)) -> S(1): {{[1-9][0-9.]*}} us more)
 // GATHER-NOT: dt.all_
 // GATHER-LABEL: func.func @vectors
 //

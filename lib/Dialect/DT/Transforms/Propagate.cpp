@@ -80,6 +80,26 @@ private:
   bool wouldJoinLater(Operation *op, const ShardingRule &rule,
                       const StrategyContext &known,
                       ArrayRef<AxisChoice> chosen);
+  /// What is known around rule op `op` when it decides: its operands'
+  /// shardings (`assumed` for `assumedOf`, when given), its fixed results,
+  /// what decided users ask of them, and the moves other users share.
+  /// `informed`: whether any of it was decided.
+  StrategyContext contextFor(Operation *op, const ShardingRule &rule,
+                             bool &informed, Value assumedOf = {},
+                             ShardingAttr assumed = {});
+  /// StrategyContext::laterCost for `result`: the most any rule op that
+  /// reads it and has not decided would pay on mesh axis `axis` for its
+  /// being `produced` there (and replicated on the other axes), over what
+  /// it pays when `result` comes as it likes; nullopt when no such op
+  /// reads it, or another op that has not decided does.
+  std::optional<double> laterCost(Value result, unsigned axis,
+                                  Placement produced);
+  /// The cheapest choice of rule op `op` on mesh axis `axis`, with
+  /// `assumed` for `assumedOf` (null: free), the axes before it chosen as
+  /// they would be; nullopt when `op` has no strategy.
+  std::optional<double> leastOnAxis(Operation *op, const ShardingRule &rule,
+                                    unsigned axis, Value assumedOf,
+                                    ShardingAttr assumed);
   void assign(Value value, ShardingAttr sharding);
   ShardingAttr requestFor(OpOperand &use);
   ShardingAttr makeSharding(ArrayRef<Placement> placements) {
@@ -554,13 +574,16 @@ ShardingAttr FunctionPropagation::requestFor(OpOperand &use) {
   return it->second[use.getOperandNumber()];
 }
 
-bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
-  const ShardingRule &rule = rules[ruleIndex.lookup(op)];
+StrategyContext FunctionPropagation::contextFor(Operation *op,
+                                                const ShardingRule &rule,
+                                                bool &informed, Value assumedOf,
+                                                ShardingAttr assumed) {
   StrategyContext known;
-  bool informed = false;
+  informed = false;
   SmallVector<Value> operands = rule.operands(op);
   for (Value operand : operands) {
-    known.operands.push_back(assigned.lookup(operand));
+    known.operands.push_back(operand == assumedOf ? assumed
+                                                  : assigned.lookup(operand));
     informed |= known.operands.back() != nullptr;
   }
   known.fixedResults.resize(op->getNumResults());
@@ -576,8 +599,6 @@ bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
         informed = true;
       }
   }
-  if (!informed && !force)
-    return false;
   // What other users in the same block need of each decided operand: those
   // moves happen anyway. (Scalars have no sharding, so the constant of every
   // fill costs no walk over its many uses.)
@@ -594,6 +615,77 @@ bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
         shared.push_back(need);
     }
   }
+  return known;
+}
+
+std::optional<double> FunctionPropagation::laterCost(Value result,
+                                                     unsigned axis,
+                                                     Placement produced) {
+  SmallVector<Placement> placements(mesh.shape.size(), Placement::replicate());
+  placements[axis] = produced;
+  ShardingAttr assumed = makeSharding(placements);
+  double seconds = 0;
+  bool answered = false;
+  SmallPtrSet<Operation *, 4> asked;
+  for (OpOperand &use : result.getUses()) {
+    // What decided users ask is priced as a request; an op that takes the
+    // value as it comes costs nothing.
+    Operation *user = use.getOwner();
+    if (requestFor(use) || required.contains(user))
+      continue;
+    auto it = ruleIndex.find(user);
+    if (it == ruleIndex.end())
+      return std::nullopt;
+    if (!asked.insert(user).second)
+      continue;
+    // What reading it as `produced` costs the user beyond reading it in
+    // whatever sharding suits it best: the user's other moves are its own.
+    const ShardingRule &rule = rules[it->second];
+    std::optional<double> given =
+        leastOnAxis(user, rule, axis, result, assumed);
+    std::optional<double> free = leastOnAxis(user, rule, axis, result, {});
+    if (!given || !free)
+      return std::nullopt;
+    // The dearest user, not the sum: users that need the same move of the
+    // value share it.
+    seconds = std::max(seconds, *given - *free);
+    answered = true;
+  }
+  if (!answered)
+    return std::nullopt;
+  return seconds;
+}
+
+std::optional<double> FunctionPropagation::leastOnAxis(Operation *op,
+                                                       const ShardingRule &rule,
+                                                       unsigned axis,
+                                                       Value assumedOf,
+                                                       ShardingAttr assumed) {
+  bool informed;
+  StrategyContext known = contextFor(op, rule, informed, assumedOf, assumed);
+  SmallVector<AxisDecision> decisions;
+  // An op with no strategy says so when it decides.
+  ScopedDiagnosticHandler quiet(func.getContext(),
+                                [](Diagnostic &) { return success(); });
+  if (failed(chooseStrategy(op, rule, mesh, known, &decisions)))
+    return std::nullopt;
+  double least = std::numeric_limits<double>::infinity();
+  for (const AxisDecision::Considered &c : decisions[axis].considered)
+    if (c.ruledOut.empty())
+      least = std::min(least, c.seconds);
+  return least;
+}
+
+bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
+  const ShardingRule &rule = rules[ruleIndex.lookup(op)];
+  bool informed;
+  StrategyContext known = contextFor(op, rule, informed);
+  if (!informed && !force)
+    return false;
+  SmallVector<Value> operands = rule.operands(op);
+  known.laterCost = [&](unsigned result, unsigned axis, Placement produced) {
+    return laterCost(op->getResult(result), axis, produced);
+  };
 
   // Whether an all_reduce was priced alone that an op not decided yet may
   // still give a partner.
@@ -1066,7 +1158,15 @@ void FunctionPropagation::emitExplanations() {
       llvm::interleaveComma(others, remark, [&](auto *c) {
         remark << describeChoice(rule, c->choice) << " " << cost(*c);
       });
-      if (!others.empty() && others.front()->seconds < chosenSeconds)
+      if (decision.brokenByLaterCost) {
+        remark << "; a tie within 0.1 us, which what its users would pay "
+                  "next breaks";
+        for (const AxisDecision::Considered *c : others)
+          if (c->laterSeconds && *c->laterSeconds > 0)
+            remark << " (" << describeChoice(rule, c->choice) << ": "
+                   << llvm::formatv("{0:f1}", *c->laterSeconds * 1e6)
+                   << " us more)";
+      } else if (!others.empty() && others.front()->seconds < chosenSeconds)
         remark << "; a tie within 0.1 us, which the least time on the wire "
                   "breaks";
       if (!ruledOut.empty())

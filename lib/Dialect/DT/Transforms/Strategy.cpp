@@ -97,6 +97,11 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
     struct Candidate {
       AxisChoice choice;
       double wire, total;
+      /// Per result, what the look-ahead guess charged (part of `total`).
+      SmallVector<double, 1> guessed;
+      /// Set for the tied, when looking ahead: what the next users would
+      /// pay, in place of the guesses where it knows better.
+      std::optional<double> later;
     };
     SmallVector<Candidate> allowedOptions;
     AxisDecision decision{axis, {}, {}, {}, {}};
@@ -166,6 +171,8 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
         factorAlreadySharded |=
             wanted.isShard() && current.getPlacements()[axis] == wanted;
       }
+      // Per result, what the guess below charged.
+      SmallVector<double, 1> guessed(op->getNumResults(), 0);
       for (unsigned j = 0, n = op->getNumResults(); j < n; ++j) {
         if (!rule.isTensorResult(j))
           continue;
@@ -212,9 +219,10 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
               joins(result, nullptr, axis, produced, Placement::replicate());
           if (partner)
             joinedReductionOf = partner;
-          cost += move(axis, type, {}, produced, Placement::replicate(), 0,
-                       partner) /
-                  runsPerLaterMoveOf[j];
+          guessed[j] = move(axis, type, {}, produced, Placement::replicate(), 0,
+                            partner) /
+                       runsPerLaterMoveOf[j];
+          cost += guessed[j];
         }
       }
       // The op's own time on each rank: splitting its loops divides it,
@@ -227,17 +235,86 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
                                        sharesMove, joinedReductionOf,
                                        std::move(ruledOut)});
       if (allowed)
-        allowedOptions.push_back({option, cost, cost + compute});
+        allowedOptions.push_back(
+            {option, cost, cost + compute, std::move(guessed), std::nullopt});
     }
     std::optional<AxisChoice> best;
     if (!allowedOptions.empty()) {
+      auto leastWireWithin = [&](auto totalOf) {
+        double cheapest =
+            totalOf(*llvm::min_element(allowedOptions, [&](auto &a, auto &b) {
+              return totalOf(a) < totalOf(b);
+            }));
+        const Candidate *pick = nullptr;
+        for (const Candidate &c : allowedOptions)
+          if (totalOf(c) <= cheapest + kTieSeconds &&
+              (!pick || c.wire < pick->wire))
+            pick = &c;
+        return pick;
+      };
+      const Candidate *pick =
+          leastWireWithin([](const Candidate &c) { return c.total; });
+      // A tie between choices that give different results is broken by
+      // what the next users would pay for each (laterCost). A tie the
+      // wire time alone breaks must not become one the look-ahead breaks
+      // with picoseconds: the second pick also takes the least wire time
+      // within 0.1 us.
+      auto resultsDiffer = [&](const Candidate &a, const Candidate &b) {
+        for (unsigned j = 0, n = op->getNumResults(); j < n; ++j)
+          if (rule.isTensorResult(j) &&
+              placementUnder(rule, a.choice, true, j) !=
+                  placementUnder(rule, b.choice, true, j))
+            return true;
+        return false;
+      };
       double cheapest = llvm::min_element(allowedOptions, [](auto &a, auto &b) {
                           return a.total < b.total;
                         })->total;
-      const Candidate *pick = nullptr;
-      for (const Candidate &c : allowedOptions)
-        if (c.total <= cheapest + kTieSeconds && (!pick || c.wire < pick->wire))
-          pick = &c;
+      auto tied = [&](const Candidate &c) {
+        return c.total <= cheapest + kTieSeconds;
+      };
+      bool lookAhead =
+          known.laterCost && llvm::any_of(allowedOptions, [&](auto &c) {
+            return tied(c) && resultsDiffer(c, *pick);
+          });
+      if (lookAhead) {
+        // Each (result, placement) once: every query decides the users.
+        SmallVector<std::tuple<unsigned, Placement, std::optional<double>>>
+            asked;
+        auto laterCost = [&](unsigned j, Placement p) {
+          for (auto [k, q, seconds] : asked)
+            if (k == j && q == p)
+              return seconds;
+          std::optional<double> seconds = known.laterCost(j, axis, p);
+          asked.push_back({j, p, seconds});
+          return seconds;
+        };
+        for (Candidate &c : allowedOptions) {
+          if (!tied(c))
+            continue;
+          c.later = 0;
+          for (unsigned j = 0, n = op->getNumResults(); j < n; ++j) {
+            if (!rule.isTensorResult(j) ||
+                (j < known.fixedResults.size() && known.fixedResults[j]))
+              continue;
+            if (std::optional<double> seconds =
+                    laterCost(j, placementUnder(rule, c.choice, true, j)))
+              *c.later += std::max(*seconds - c.guessed[j], 0.0);
+          }
+        }
+        const Candidate *ahead = leastWireWithin([&](const Candidate &c) {
+          return c.later ? c.total + *c.later
+                         : std::numeric_limits<double>::infinity();
+        });
+        if (explanation) {
+          decision.brokenByLaterCost = !(ahead->choice == pick->choice);
+          for (const Candidate &c : allowedOptions)
+            for (AxisDecision::Considered &considered : decision.considered)
+              if (considered.choice == c.choice)
+                considered.laterSeconds = c.later;
+        }
+        pick = ahead;
+      }
       best = pick->choice;
     }
     if (!best)

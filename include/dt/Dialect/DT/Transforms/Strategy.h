@@ -16,6 +16,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <functional>
+#include <optional>
 
 namespace mlir::dt {
 
@@ -35,6 +36,16 @@ struct StrategyContext {
   std::function<Value(Value value, Operation *user, unsigned axis,
                       ::dt::Placement partial)>
       reductionPartner;
+  /// One step of look-ahead, for ties: what the users of result `result`
+  /// that have not decided yet would pay at least, on mesh axis `axis`, to
+  /// read it as `produced`; nullopt when no such user could say. Choices
+  /// within 0.1 us of the cheapest are compared again with it in place of
+  /// the guess that a partial or new shard is gathered, so a tie goes to
+  /// the choice that spares the next op a collective. Unset: ties are
+  /// broken without it.
+  std::function<std::optional<double>(unsigned result, unsigned axis,
+                                      ::dt::Placement produced)>
+      laterCost;
 };
 
 /// How one mesh axis chose, for explanations: every choice of the rule with
@@ -56,6 +67,10 @@ struct AxisDecision {
     Value joinedReductionOf;
     /// Empty when the choice was possible.
     std::string ruledOut;
+    /// For a choice in a tie that the look-ahead compared: what the users
+    /// not decided yet would pay next (StrategyContext::laterCost), less
+    /// the guess it replaces.
+    std::optional<double> laterSeconds;
   };
   unsigned axis = 0;
   AxisChoice chosen;
@@ -67,6 +82,9 @@ struct AxisDecision {
   /// The results (index, runs) a loop accumulates: the look-ahead charges
   /// each run its share of the one move after the loop.
   SmallVector<std::pair<unsigned, int64_t>> accumulated;
+  /// Whether the look-ahead broke a tie another way than the time on the
+  /// wire alone would have.
+  bool brokenByLaterCost = false;
 };
 
 /// The cheapest strategy, one choice per mesh axis. Ties go to the choice
