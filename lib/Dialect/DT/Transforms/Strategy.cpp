@@ -100,7 +100,7 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
       /// Per result, what the look-ahead guess charged (part of `total`).
       SmallVector<double, 1> guessed;
       /// Set for the tied, when looking ahead: what the next users would
-      /// pay, in place of the guesses where it knows better.
+      /// pay beyond the guesses.
       std::optional<double> later;
     };
     SmallVector<Candidate> allowedOptions;

@@ -37,12 +37,12 @@ struct StrategyContext {
                       ::dt::Placement partial)>
       reductionPartner;
   /// One step of look-ahead, for ties: what the users of result `result`
-  /// that have not decided yet would pay at least, on mesh axis `axis`, to
-  /// read it as `produced`; nullopt when no such user could say. Choices
-  /// within 0.1 us of the cheapest are compared again with it in place of
-  /// the guess that a partial or new shard is gathered, so a tie goes to
-  /// the choice that spares the next op a collective. Unset: ties are
-  /// broken without it.
+  /// that have not decided yet would pay, on mesh axis `axis`, for reading
+  /// it as `produced`; nullopt when no such user could say. Choices within
+  /// 0.1 us of the cheapest are compared again with whatever part of it
+  /// exceeds the guess already charged (that a partial or new shard is
+  /// gathered), so a tie goes to the choice that spares the next op a
+  /// collective. Unset: ties are broken without it.
   std::function<std::optional<double>(unsigned result, unsigned axis,
                                       ::dt::Placement produced)>
       laterCost;
@@ -68,8 +68,8 @@ struct AxisDecision {
     /// Empty when the choice was possible.
     std::string ruledOut;
     /// For a choice in a tie that the look-ahead compared: what the users
-    /// not decided yet would pay next (StrategyContext::laterCost), less
-    /// the guess it replaces.
+    /// not decided yet would pay next (StrategyContext::laterCost) beyond
+    /// the guess already charged.
     std::optional<double> laterSeconds;
   };
   unsigned axis = 0;
