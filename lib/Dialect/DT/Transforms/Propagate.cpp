@@ -48,6 +48,14 @@ namespace {
 
 class ModulePropagation;
 
+/// What a look-ahead asks a user to suppose of one value: that it comes as
+/// `sharding`, or (`moved`) that another op moves it to `sharding` anyway.
+struct Supposition {
+  Value value;
+  ShardingAttr sharding;
+  bool moved = false;
+};
+
 /// Propagation over one function on one mesh.
 class FunctionPropagation {
 public:
@@ -81,12 +89,12 @@ private:
                       const StrategyContext &known,
                       ArrayRef<AxisChoice> chosen);
   /// What is known around rule op `op` when it decides: its operands'
-  /// shardings (`assumed` for `assumedOf`, when given), its fixed results,
-  /// what decided users ask of them, and the moves other users share.
-  /// `informed`: whether any of it was decided.
+  /// shardings, its fixed results, what decided users ask of them, and the
+  /// moves other users share; with `supposed` on top. `informed`: whether
+  /// any of it was decided.
   StrategyContext contextFor(Operation *op, const ShardingRule &rule,
-                             bool &informed, Value assumedOf = {},
-                             ShardingAttr assumed = {});
+                             bool &informed,
+                             Supposition supposed = Supposition());
   /// StrategyContext::laterCost for `result`: the most any rule op that
   /// reads it and has not decided would pay on mesh axis `axis` for its
   /// being `produced` there (and replicated on the other axes), over what
@@ -94,12 +102,25 @@ private:
   /// reads it, or another op that has not decided does.
   std::optional<double> laterCost(Value result, unsigned axis,
                                   Placement produced);
+  /// StrategyContext::sharedGain for `operand` of `op`: the most a rule op
+  /// in the same block that reads it and has not decided would save on mesh
+  /// axis `axis` if `op` moved it to `moved` there (and replicated on the
+  /// other axes), a move it would then share.
+  double sharedGain(Operation *op, Value operand, unsigned axis,
+                    Placement moved);
   /// The cheapest choice of rule op `op` on mesh axis `axis`, with
-  /// `assumed` for `assumedOf` (null: free), the axes before it chosen as
-  /// they would be; nullopt when `op` has no strategy.
+  /// `supposed`, the axes before it chosen as they would be; nullopt when
+  /// `op` has no strategy.
   std::optional<double> leastOnAxis(Operation *op, const ShardingRule &rule,
-                                    unsigned axis, Value assumedOf,
-                                    ShardingAttr assumed);
+                                    unsigned axis, Supposition supposed);
+  /// A sharding that is `placement` on mesh axis `axis`, replicated on the
+  /// others.
+  ShardingAttr onAxis(unsigned axis, Placement placement) {
+    SmallVector<Placement> placements(mesh.shape.size(),
+                                      Placement::replicate());
+    placements[axis] = placement;
+    return makeSharding(placements);
+  }
   void assign(Value value, ShardingAttr sharding);
   ShardingAttr requestFor(OpOperand &use);
   ShardingAttr makeSharding(ArrayRef<Placement> placements) {
@@ -576,14 +597,15 @@ ShardingAttr FunctionPropagation::requestFor(OpOperand &use) {
 
 StrategyContext FunctionPropagation::contextFor(Operation *op,
                                                 const ShardingRule &rule,
-                                                bool &informed, Value assumedOf,
-                                                ShardingAttr assumed) {
+                                                bool &informed,
+                                                Supposition supposed) {
   StrategyContext known;
   informed = false;
   SmallVector<Value> operands = rule.operands(op);
   for (Value operand : operands) {
-    known.operands.push_back(operand == assumedOf ? assumed
-                                                  : assigned.lookup(operand));
+    known.operands.push_back(operand == supposed.value && !supposed.moved
+                                 ? supposed.sharding
+                                 : assigned.lookup(operand));
     informed |= known.operands.back() != nullptr;
   }
   known.fixedResults.resize(op->getNumResults());
@@ -614,6 +636,9 @@ StrategyContext FunctionPropagation::contextFor(Operation *op,
       if (need && need != current && !llvm::is_contained(shared, need))
         shared.push_back(need);
     }
+    if (operand == supposed.value && supposed.moved &&
+        !llvm::is_contained(shared, supposed.sharding))
+      shared.push_back(supposed.sharding);
   }
   return known;
 }
@@ -621,9 +646,7 @@ StrategyContext FunctionPropagation::contextFor(Operation *op,
 std::optional<double> FunctionPropagation::laterCost(Value result,
                                                      unsigned axis,
                                                      Placement produced) {
-  SmallVector<Placement> placements(mesh.shape.size(), Placement::replicate());
-  placements[axis] = produced;
-  ShardingAttr assumed = makeSharding(placements);
+  Supposition assumed{result, onAxis(axis, produced)};
   double seconds = 0;
   bool answered = false;
   SmallPtrSet<Operation *, 4> asked;
@@ -641,9 +664,8 @@ std::optional<double> FunctionPropagation::laterCost(Value result,
     // What reading it as `produced` costs the user beyond reading it in
     // whatever sharding suits it best: the user's other moves are its own.
     const ShardingRule &rule = rules[it->second];
-    std::optional<double> given =
-        leastOnAxis(user, rule, axis, result, assumed);
-    std::optional<double> free = leastOnAxis(user, rule, axis, result, {});
+    std::optional<double> given = leastOnAxis(user, rule, axis, assumed);
+    std::optional<double> free = leastOnAxis(user, rule, axis, {});
     if (!given || !free)
       return std::nullopt;
     // The dearest user, not the sum: users that need the same move of the
@@ -656,13 +678,36 @@ std::optional<double> FunctionPropagation::laterCost(Value result,
   return seconds;
 }
 
+double FunctionPropagation::sharedGain(Operation *op, Value operand,
+                                       unsigned axis, Placement moved) {
+  Supposition shared{operand, onAxis(axis, moved), /*moved=*/true};
+  double seconds = 0;
+  SmallPtrSet<Operation *, 4> asked;
+  for (OpOperand &use : operand.getUses()) {
+    // Only readers in the same block share a move (contextFor), and
+    // decided ones have already said what they need.
+    Operation *user = use.getOwner();
+    if (user == op || user->getBlock() != op->getBlock() || requestFor(use) ||
+        required.contains(user) || !asked.insert(user).second)
+      continue;
+    auto it = ruleIndex.find(user);
+    if (it == ruleIndex.end())
+      continue;
+    const ShardingRule &rule = rules[it->second];
+    std::optional<double> alone = leastOnAxis(user, rule, axis, {});
+    std::optional<double> sharing = leastOnAxis(user, rule, axis, shared);
+    if (alone && sharing)
+      seconds = std::max(seconds, *alone - *sharing);
+  }
+  return seconds;
+}
+
 std::optional<double> FunctionPropagation::leastOnAxis(Operation *op,
                                                        const ShardingRule &rule,
                                                        unsigned axis,
-                                                       Value assumedOf,
-                                                       ShardingAttr assumed) {
+                                                       Supposition supposed) {
   bool informed;
-  StrategyContext known = contextFor(op, rule, informed, assumedOf, assumed);
+  StrategyContext known = contextFor(op, rule, informed, supposed);
   SmallVector<AxisDecision> decisions;
   // An op with no strategy says so when it decides.
   ScopedDiagnosticHandler quiet(func.getContext(),
@@ -685,6 +730,9 @@ bool FunctionPropagation::decideRuleOp(Operation *op, bool force) {
   SmallVector<Value> operands = rule.operands(op);
   known.laterCost = [&](unsigned result, unsigned axis, Placement produced) {
     return laterCost(op->getResult(result), axis, produced);
+  };
+  known.sharedGain = [&](unsigned operand, unsigned axis, Placement moved) {
+    return sharedGain(op, operands[operand], axis, moved);
   };
 
   // Whether an all_reduce was priced alone that an op not decided yet may
@@ -1143,11 +1191,11 @@ void FunctionPropagation::emitExplanations() {
       remark << describeOp(op) << ", mesh axis \""
              << mesh.axisNames[decision.axis] << "\": chose ";
       SmallVector<const AxisDecision::Considered *> others, ruledOut;
-      double chosenSeconds = 0;
+      const AxisDecision::Considered *chosen = nullptr;
       for (const AxisDecision::Considered &c : decision.considered) {
         if (c.choice == decision.chosen) {
           remark << describeChoice(rule, c.choice) << " " << cost(c);
-          chosenSeconds = c.seconds;
+          chosen = &c;
         } else
           (c.ruledOut.empty() ? others : ruledOut).push_back(&c);
       }
@@ -1159,14 +1207,26 @@ void FunctionPropagation::emitExplanations() {
         remark << describeChoice(rule, c->choice) << " " << cost(*c);
       });
       if (decision.brokenByLaterCost) {
-        remark << "; a tie within 0.1 us, which what its users would pay "
-                  "next breaks";
+        bool spares = chosen && chosen->sharedGainSeconds > 0;
+        bool costsMore = llvm::any_of(others, [](auto *c) {
+          return c->laterSeconds && *c->laterSeconds > 0;
+        });
+        if (costsMore || !spares)
+          remark << "; a tie within 0.1 us, which what its users would pay "
+                    "next breaks";
         for (const AxisDecision::Considered *c : others)
           if (c->laterSeconds && *c->laterSeconds > 0)
             remark << " (" << describeChoice(rule, c->choice) << ": "
                    << llvm::formatv("{0:f1}", *c->laterSeconds * 1e6)
                    << " us more)";
-      } else if (!others.empty() && others.front()->seconds < chosenSeconds)
+        if (spares)
+          remark << (costsMore ? ", and " : "; a tie within 0.1 us, which ")
+                 << "the other readers of an operand it moves break: they "
+                    "share the move ("
+                 << llvm::formatv("{0:f1}", chosen->sharedGainSeconds * 1e6)
+                 << " us less for them)";
+      } else if (!others.empty() && chosen &&
+                 others.front()->seconds < chosen->seconds)
         remark << "; a tie within 0.1 us, which the least time on the wire "
                   "breaks";
       if (!ruledOut.empty())

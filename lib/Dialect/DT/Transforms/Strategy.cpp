@@ -99,9 +99,14 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
       double wire, total;
       /// Per result, what the look-ahead guess charged (part of `total`).
       SmallVector<double, 1> guessed;
+      /// The operands it moves with a collective no other user shares
+      /// yet, and where to.
+      SmallVector<std::pair<unsigned, Placement>, 2> moves;
       /// Set for the tied, when looking ahead: what the next users would
-      /// pay beyond the guesses.
+      /// pay beyond the guesses, and what its moves would spare the moved
+      /// operands' other users.
       std::optional<double> later;
+      double gain = 0;
     };
     SmallVector<Candidate> allowedOptions;
     AxisDecision decision{axis, {}, {}, {}, {}};
@@ -136,6 +141,7 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
       bool factorAlreadySharded = false;
       bool sharesMove = false;
       Value joinedReductionOf;
+      SmallVector<std::pair<unsigned, Placement>, 2> moves;
       for (auto [i, current] : llvm::enumerate(known.operands)) {
         if (!rule.isTensorOperand(i))
           continue;
@@ -165,6 +171,8 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
         sharesMove |= shared;
         if (partner && !shared)
           joinedReductionOf = partner;
+        if (!shared && seconds > kLocalMoveSeconds)
+          moves.push_back({i, wanted});
         // So is a move made once before the loops around the op: each run
         // pays its share.
         cost += shared ? kLocalMoveSeconds : seconds / runsPerMove[i];
@@ -235,8 +243,9 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
                                        sharesMove, joinedReductionOf,
                                        std::move(ruledOut)});
       if (allowed)
-        allowedOptions.push_back(
-            {option, cost, cost + compute, std::move(guessed), std::nullopt});
+        allowedOptions.push_back({option, cost, cost + compute,
+                                  std::move(guessed), std::move(moves),
+                                  std::nullopt});
     }
     std::optional<AxisChoice> best;
     if (!allowedOptions.empty()) {
@@ -255,7 +264,9 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
       const Candidate *pick =
           leastWireWithin([](const Candidate &c) { return c.total; });
       // A tie between choices that give different results is broken by
-      // what the next users would pay for each (laterCost). A tie the
+      // what the next users would pay for each (laterCost), and one between
+      // choices that move operands differently by what each move would
+      // spare the operands' other readers (sharedGain). A tie the
       // wire time alone breaks must not become one the look-ahead breaks
       // with picoseconds: the second pick also takes the least wire time
       // within 0.1 us.
@@ -273,9 +284,26 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
       auto tied = [&](const Candidate &c) {
         return c.total <= cheapest + kTieSeconds;
       };
+      // Shared moves are credited only in a tie of sure costs: not where a
+      // tied choice counts on a guess, or makes a partial result, whose
+      // reduction priced alone may yet shrink to its bytes in a combined
+      // call, which the credit would not see.
+      bool sure = llvm::none_of(allowedOptions, [&](const Candidate &c) {
+        if (!tied(c))
+          return false;
+        for (unsigned j = 0, n = op->getNumResults(); j < n; ++j)
+          if (c.guessed[j] > 0 ||
+              (rule.isTensorResult(j) &&
+               placementUnder(rule, c.choice, true, j).isPartial()))
+            return true;
+        return false;
+      });
+      bool sharing = known.sharedGain && sure;
       bool lookAhead =
-          known.laterCost && llvm::any_of(allowedOptions, [&](auto &c) {
-            return tied(c) && resultsDiffer(c, *pick);
+          (known.laterCost || sharing) &&
+          llvm::any_of(allowedOptions, [&](auto &c) {
+            return tied(c) && (resultsDiffer(c, *pick) ||
+                               (sharing && c.moves != pick->moves));
           });
       if (lookAhead) {
         // Each (result, placement) once: every query decides the users.
@@ -289,11 +317,21 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
           asked.push_back({j, p, seconds});
           return seconds;
         };
+        SmallVector<std::tuple<unsigned, Placement, double>> gains;
+        auto sharedGain = [&](unsigned i, Placement p) {
+          for (auto [k, q, seconds] : gains)
+            if (k == i && q == p)
+              return seconds;
+          double seconds = known.sharedGain(i, axis, p);
+          gains.push_back({i, p, seconds});
+          return seconds;
+        };
         for (Candidate &c : allowedOptions) {
           if (!tied(c))
             continue;
           c.later = 0;
-          for (unsigned j = 0, n = op->getNumResults(); j < n; ++j) {
+          for (unsigned j = 0, n = op->getNumResults();
+               known.laterCost && j < n; ++j) {
             if (!rule.isTensorResult(j) ||
                 (j < known.fixedResults.size() && known.fixedResults[j]))
               continue;
@@ -301,17 +339,22 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
                     laterCost(j, placementUnder(rule, c.choice, true, j)))
               *c.later += std::max(*seconds - c.guessed[j], 0.0);
           }
+          if (sharing)
+            for (auto [i, moved] : c.moves)
+              c.gain += sharedGain(i, moved);
         }
         const Candidate *ahead = leastWireWithin([&](const Candidate &c) {
-          return c.later ? c.total + *c.later
+          return c.later ? c.total + *c.later - c.gain
                          : std::numeric_limits<double>::infinity();
         });
         if (explanation) {
           decision.brokenByLaterCost = !(ahead->choice == pick->choice);
           for (const Candidate &c : allowedOptions)
             for (AxisDecision::Considered &considered : decision.considered)
-              if (considered.choice == c.choice)
+              if (considered.choice == c.choice) {
                 considered.laterSeconds = c.later;
+                considered.sharedGainSeconds = c.gain;
+              }
         }
         pick = ahead;
       }

@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <optional>
+#include <vector>
 
 namespace mlir::dt {
 
@@ -46,6 +47,14 @@ struct StrategyContext {
   std::function<std::optional<double>(unsigned result, unsigned axis,
                                       ::dt::Placement produced)>
       laterCost;
+  /// The same look-ahead on the operand side: what the other users of
+  /// operand `operand` that have not decided would save on mesh axis `axis`
+  /// if this op moved it to `moved` there (a collective they would then
+  /// share instead of paying their own). A tied choice that makes such a
+  /// move is credited with it, so one gather serves every reader. Unset:
+  /// ties are broken without it.
+  std::function<double(unsigned operand, unsigned axis, ::dt::Placement moved)>
+      sharedGain;
 };
 
 /// How one mesh axis chose, for explanations: every choice of the rule with
@@ -71,10 +80,14 @@ struct AxisDecision {
     /// not decided yet would pay next (StrategyContext::laterCost) beyond
     /// the guess already charged.
     std::optional<double> laterSeconds;
+    /// For a choice in a tie that the look-ahead compared: what its operand
+    /// moves would spare the operands' other users (StrategyContext::
+    /// sharedGain).
+    double sharedGainSeconds = 0;
   };
   unsigned axis = 0;
   AxisChoice chosen;
-  SmallVector<Considered> considered;
+  std::vector<Considered> considered;
   /// The operands (rule index, runs) that move once before the loops around
   /// the op, for that many of its runs: the costs above are per run, so
   /// each run pays its share of those moves.
