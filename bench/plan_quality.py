@@ -130,6 +130,7 @@ class Program:
     def text(self, name, pins):
         """The function `name`, its n-th node pinned to pins[n] where not None."""
         names, lines, args = {}, [], []
+        pin_of = dict(zip(self.nodes(), pins))
         for i, (shape, kind, rest) in enumerate(self.values):
             t = ttype(shape)
             if kind == "arg":
@@ -164,7 +165,7 @@ class Program:
                 lines.append(f"  %e{i} = tensor.empty() : {t}")
                 lines.append(f"  {out} = linalg.broadcast ins({ins[0]} : {shapes[0]}) "
                              f"outs(%e{i} : {t}) dimensions = [1]")
-            pin = pins[self.nodes().index(i)]
+            pin = pin_of[i]
             if pin is not None:
                 lines.append(f"  %p{i} = dt.constrain {out} to {sharding(pin)} : {t}")
                 out = f"%p{i}"

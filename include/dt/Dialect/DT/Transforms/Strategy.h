@@ -50,9 +50,10 @@ struct StrategyContext {
   /// The same look-ahead on the operand side: what the other users of
   /// operand `operand` that have not decided would save on mesh axis `axis`
   /// if this op moved it to `moved` there (a collective they would then
-  /// share instead of paying their own). A tied choice that makes such a
-  /// move is credited with it, so one gather serves every reader. Unset:
-  /// ties are broken without it.
+  /// share instead of paying their own). In a tie of sure costs (no tied
+  /// choice makes a partial result or counts on the guess), a choice that
+  /// makes such a move is credited with it, so one gather serves every
+  /// reader. Unset: ties are broken without it.
   std::function<double(unsigned operand, unsigned axis, ::dt::Placement moved)>
       sharedGain;
 };
