@@ -10,9 +10,10 @@ dt-cost-report (its collectives, combined calls counted once, plus its
 contractions' compute: the model propagation decides by) and compares the
 cheapest with the plan propagation makes of the same program left free.
 Arguments and results have fixed random shardings, as a user writes them.
-Each op still chooses how to compute between its pinned values (that choice
-is exact given them), so the cheapest found is the best plan there is up to
-which collectives are combined into one call.
+Each op still chooses how to compute between its pinned values, by the same
+rules as propagation (with ties, and shared or combined moves, it is not
+always the cheapest), so the cheapest found bounds the best plan from above,
+and improves when those rules do.
 
 Target: the geometric mean of dt / cheapest over the programs <= 1.15 (a
 guard against regressions: 1.128 when written, 30 programs of 6 values;
