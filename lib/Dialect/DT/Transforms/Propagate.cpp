@@ -108,6 +108,13 @@ private:
   /// other axes), a move it would then share.
   double sharedGain(Operation *op, Value operand, unsigned axis,
                     Placement moved);
+  /// What supposing `supposed` changes for each rule op that reads its
+  /// value and has not decided yet (decided ones have said what they
+  /// need): its cheapest choice on mesh axis `axis` with the supposition
+  /// minus without, once per op; nullopt for a reader with no rule or no
+  /// strategy. With `peer`, only the other readers in its block.
+  SmallVector<std::optional<double>>
+  readersDelta(Supposition supposed, unsigned axis, Operation *peer = nullptr);
   /// The cheapest choice of rule op `op` on mesh axis `axis`, with
   /// `supposed`, the axes before it chosen as they would be; nullopt when
   /// `op` has no strategy.
@@ -643,62 +650,59 @@ StrategyContext FunctionPropagation::contextFor(Operation *op,
   return known;
 }
 
+SmallVector<std::optional<double>>
+FunctionPropagation::readersDelta(Supposition supposed, unsigned axis,
+                                  Operation *peer) {
+  SmallVector<std::optional<double>> deltas;
+  SmallPtrSet<Operation *, 4> asked;
+  for (OpOperand &use : supposed.value.getUses()) {
+    // What decided users ask is priced as a request.
+    Operation *user = use.getOwner();
+    if (requestFor(use) || required.contains(user) ||
+        (peer && (user == peer || user->getBlock() != peer->getBlock())) ||
+        !asked.insert(user).second)
+      continue;
+    auto it = ruleIndex.find(user);
+    if (it == ruleIndex.end()) {
+      deltas.push_back(std::nullopt);
+      continue;
+    }
+    // The user's other moves are its own: only the difference counts.
+    const ShardingRule &rule = rules[it->second];
+    std::optional<double> given = leastOnAxis(user, rule, axis, supposed);
+    std::optional<double> free = leastOnAxis(user, rule, axis, {});
+    deltas.push_back(given && free ? std::optional<double>(*given - *free)
+                                   : std::nullopt);
+  }
+  return deltas;
+}
+
 std::optional<double> FunctionPropagation::laterCost(Value result,
                                                      unsigned axis,
                                                      Placement produced) {
-  Supposition assumed{result, onAxis(axis, produced)};
-  double seconds = 0;
-  bool answered = false;
-  SmallPtrSet<Operation *, 4> asked;
-  for (OpOperand &use : result.getUses()) {
-    // What decided users ask is priced as a request; an op that takes the
-    // value as it comes costs nothing.
-    Operation *user = use.getOwner();
-    if (requestFor(use) || required.contains(user))
-      continue;
-    auto it = ruleIndex.find(user);
-    if (it == ruleIndex.end())
-      return std::nullopt;
-    if (!asked.insert(user).second)
-      continue;
-    // What reading it as `produced` costs the user beyond reading it in
-    // whatever sharding suits it best: the user's other moves are its own.
-    const ShardingRule &rule = rules[it->second];
-    std::optional<double> given = leastOnAxis(user, rule, axis, assumed);
-    std::optional<double> free = leastOnAxis(user, rule, axis, {});
-    if (!given || !free)
-      return std::nullopt;
-    // The dearest user, not the sum: users that need the same move of the
-    // value share it.
-    seconds = std::max(seconds, *given - *free);
-    answered = true;
-  }
-  if (!answered)
+  SmallVector<std::optional<double>> deltas =
+      readersDelta({result, onAxis(axis, produced)}, axis);
+  if (deltas.empty())
     return std::nullopt;
+  // The dearest user, not the sum: users that need the same move of the
+  // value share it. A user that cannot say makes the answer unknown.
+  double seconds = 0;
+  for (std::optional<double> delta : deltas) {
+    if (!delta)
+      return std::nullopt;
+    seconds = std::max(seconds, *delta);
+  }
   return seconds;
 }
 
 double FunctionPropagation::sharedGain(Operation *op, Value operand,
                                        unsigned axis, Placement moved) {
-  Supposition shared{operand, onAxis(axis, moved), /*moved=*/true};
+  // Only readers in the same block share a move (contextFor).
   double seconds = 0;
-  SmallPtrSet<Operation *, 4> asked;
-  for (OpOperand &use : operand.getUses()) {
-    // Only readers in the same block share a move (contextFor), and
-    // decided ones have already said what they need.
-    Operation *user = use.getOwner();
-    if (user == op || user->getBlock() != op->getBlock() || requestFor(use) ||
-        required.contains(user) || !asked.insert(user).second)
-      continue;
-    auto it = ruleIndex.find(user);
-    if (it == ruleIndex.end())
-      continue;
-    const ShardingRule &rule = rules[it->second];
-    std::optional<double> alone = leastOnAxis(user, rule, axis, {});
-    std::optional<double> sharing = leastOnAxis(user, rule, axis, shared);
-    if (alone && sharing)
-      seconds = std::max(seconds, *alone - *sharing);
-  }
+  for (std::optional<double> delta :
+       readersDelta({operand, onAxis(axis, moved), /*moved=*/true}, axis, op))
+    if (delta)
+      seconds = std::max(seconds, -*delta);
   return seconds;
 }
 

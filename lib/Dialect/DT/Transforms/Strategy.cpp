@@ -306,26 +306,27 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
                                (sharing && c.moves != pick->moves));
           });
       if (lookAhead) {
-        // Each (result, placement) once: every query decides the users.
-        SmallVector<std::tuple<unsigned, Placement, std::optional<double>>>
-            asked;
-        auto laterCost = [&](unsigned j, Placement p) {
-          for (auto [k, q, seconds] : asked)
-            if (k == j && q == p)
-              return seconds;
-          std::optional<double> seconds = known.laterCost(j, axis, p);
-          asked.push_back({j, p, seconds});
-          return seconds;
+        // Each (index, placement) asked once: every query decides users.
+        auto once = [](auto query) {
+          using Answer = decltype(query(0u, Placement::replicate()));
+          return
+              [query,
+               memo = SmallVector<std::tuple<unsigned, Placement, Answer>>()](
+                  unsigned i, Placement p) mutable {
+                for (auto &[k, q, answer] : memo)
+                  if (k == i && q == p)
+                    return answer;
+                Answer answer = query(i, p);
+                memo.push_back({i, p, answer});
+                return answer;
+              };
         };
-        SmallVector<std::tuple<unsigned, Placement, double>> gains;
-        auto sharedGain = [&](unsigned i, Placement p) {
-          for (auto [k, q, seconds] : gains)
-            if (k == i && q == p)
-              return seconds;
-          double seconds = known.sharedGain(i, axis, p);
-          gains.push_back({i, p, seconds});
-          return seconds;
-        };
+        auto laterCost = once([&](unsigned j, Placement p) {
+          return known.laterCost(j, axis, p);
+        });
+        auto sharedGain = once([&](unsigned i, Placement p) {
+          return known.sharedGain(i, axis, p);
+        });
         for (Candidate &c : allowedOptions) {
           if (!tied(c))
             continue;
