@@ -183,8 +183,9 @@ static void buildGlobalPipeline(OpPassManager &pm,
     pm.addPass(createInsertBoundsChecksPass());
   // Propagation prices all_reduces that will share a call as such, unless
   // they will not.
-  pm.addPass(createPropagatePass(
-      {options.topology, options.explain, options.combineCollectives}));
+  pm.addPass(
+      createPropagatePass({options.topology, options.explain,
+                           options.combineCollectives, options.planSearch}));
   pm.addPass(createInsertRedistributePass({options.topology}));
   pm.addPass(createCheckPass());
   if (options.explain)

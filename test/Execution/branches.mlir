@@ -5,13 +5,14 @@
 // sharding than the branch the result's sharding comes from (it then moves
 // its value there). On the CUDA target, the condition and the trip count
 // are read back to the host (dt_rt_gpu_read_scalar), the one place a step
-// waits for its stream.
-// RUN: dt-opt %s -dt-shard | FileCheck %s
-// RUN: dt-opt %s -dt-propagate -dt-insert-redistribute -dt-cost-report -o /dev/null | FileCheck %s --check-prefix=REPORT
+// waits for its stream. The plans checked are propagation's rules alone
+// (search=0); both they and the plan search's run and verify.
+// RUN: dt-opt %s -dt-shard=search=0 | FileCheck %s
+// RUN: dt-opt %s -dt-propagate=search=0 -dt-insert-redistribute -dt-cost-report -o /dev/null | FileCheck %s --check-prefix=REPORT
 // REPORT: all_gather {{.*}} us{{$}}
 // REPORT: all_to_all {{.*}} us  (in a branch: counted as taken)
 // Explanations say why each result of a branch or loop got its sharding.
-// RUN: dt-opt %s -dt-propagate=explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: dt-opt %s -dt-propagate="explain search=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // EXPLAIN: remark: scf.if, result #0: [S(0), R] as the branches yield it
 // EXPLAIN: remark: scf.for, result #0: [S(0), S(1)] as its init
 // EXPLAIN: remark: scf.if, result #0: [S(1), S(0)] as the then branch yields it: 6.0 us either way, and a tie goes to the then branch
@@ -24,6 +25,8 @@
 // RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.dtrun | FileCheck %s --check-prefix=COMPARE
 // COMPARE: 0 beyond tolerance
 // RUN: dt-run %s --seed 2 --verify | FileCheck %s --check-prefix=VERIFY
+// RUN: dt-compile --plan-search=0 %s -o %t.rules.so
+// RUN: dt-run %t.rules.so --seed 2 --verify | FileCheck %s --check-prefix=VERIFY
 // RUN: dt-run %s --seed 5 --verify | FileCheck %s --check-prefix=VERIFY
 // RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --seed 2 --verify | FileCheck %s --check-prefix=VERIFY %}
 // RUN: dt-compile --target=cuda --emulate-gpu %s -o %t.emu.so

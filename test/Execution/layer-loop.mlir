@@ -4,18 +4,29 @@
 // The three iterations share w2: gathering it once on tp, before the loop
 // (6 us under the default links, 2 us per iteration), and gathering the
 // small tanh output in each (6 us) beats the row-parallel matmul's
-// all_reduce in each (12 us, latency-bound at this size).
+// all_reduce in each (12 us, latency-bound at this size). That is
+// propagation's rules alone (search=0); the plan search, pricing whole
+// plans, finds gathering w1 too before the loop cheaper still (12 us in all,
+// nothing inside the loop). Both plans run and verify.
 // Once, a loop body's ops decided before the loop and gave the iter arg
 // another sharding than the loop's result (invalid IR); bufferization
 // refused a yield not equivalent to its iter arg; and the CUDA lowering ran
 // the whole loop as one GPU thread.
-// RUN: dt-opt %s -dt-shard | FileCheck %s --check-prefix=PLAN
+// RUN: dt-opt %s -dt-shard=search=0 | FileCheck %s --check-prefix=PLAN
 // PLAN: dt.all_gather %arg2 on @mesh ["tp"] dim 0 : tensor<16x24xf32> -> tensor<48x24xf32>
 // PLAN-NEXT: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<5x24xf32>)
 // PLAN-NOT: dt.all_reduce
 // PLAN-COUNT-1: dt.all_gather {{.*}} ["tp"] dim 1 : tensor<5x16xf32> -> tensor<5x48xf32>
 // PLAN-NOT: dt.
 // PLAN: scf.yield
+// RUN: dt-opt %s -dt-shard | FileCheck %s --check-prefix=SEARCH
+// SEARCH: dt.all_gather %arg1 on @mesh ["tp"] dim 1 : tensor<24x16xf32> -> tensor<24x48xf32>
+// SEARCH-NEXT: dt.all_gather %arg2 on @mesh ["tp"] dim 0 : tensor<16x24xf32> -> tensor<48x24xf32>
+// SEARCH-NEXT: scf.for
+// SEARCH-NOT: dt.
+// SEARCH: scf.yield
+// RUN: dt-compile --plan-search=0 %s -o %t.rules.so
+// RUN: dt-run %t.rules.so --seed 0 --verify | FileCheck %s --check-prefix=VERIFY
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
 // RUN: %npy pattern-run %dt_run %s > %t.dtrun
 // RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.dtrun | FileCheck %s --check-prefix=COMPARE
@@ -26,7 +37,7 @@
 // VERIFY: verify: PASS
 // RUN: dt-compile --target=cuda --emulate-gpu %s -o %t.emu.so
 // RUN: dt-run %t.emu.so --seed 0 --verify | FileCheck %s --check-prefix=VERIFY
-// RUN: dt-opt %s -dt-shard -dt-lower-to-cuda=format=isa | FileCheck %s --check-prefix=CUDA
+// RUN: dt-opt %s -dt-shard=search=0 -dt-lower-to-cuda=format=isa | FileCheck %s --check-prefix=CUDA
 // CUDA: llvm.func @main
 // CUDA-NOT: gpu.launch_func
 // CUDA: llvm.call @dt_rt_all_gather_f32

@@ -1,13 +1,14 @@
-// RUN: dt-opt %s -dt-propagate -dt-insert-redistribute -dt-check -dt-cost-report -o /dev/null | FileCheck %s
-// RUN: dt-opt %s -dt-propagate -dt-cost-report="json=true" -o /dev/null | FileCheck %s --check-prefix=JSON
+// The rules alone (search=0): the plan search has its own test, plan-search.mlir.
+// RUN: dt-opt %s -dt-propagate=search=0 -dt-insert-redistribute -dt-check -dt-cost-report -o /dev/null | FileCheck %s
+// RUN: dt-opt %s -dt-propagate=search=0 -dt-cost-report="json=true" -o /dev/null | FileCheck %s --check-prefix=JSON
 // RUN: echo "tp 50 10" > %t.topology
-// RUN: dt-opt %s -dt-propagate -dt-cost-report="topology=%t.topology" -o /dev/null | FileCheck %s --check-prefix=TOPO
-// RUN: not dt-opt %s -dt-propagate -dt-cost-report="topology=%t.missing" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: dt-opt %s -dt-propagate=search=0 -dt-cost-report="topology=%t.topology" -o /dev/null | FileCheck %s --check-prefix=TOPO
+// RUN: not dt-opt %s -dt-propagate=search=0 -dt-cost-report="topology=%t.missing" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MISSING
 // A device of 40 KB (the topology's 'device' line: three rates, then the
 // memory in GB) cannot hold @main's largest live set: a warning, and the
 // report says so.
 // RUN: echo "device 1 1 100 0.00004" > %t.small
-// RUN: dt-opt %s -dt-propagate -dt-cost-report="topology=%t.small" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMALL
+// RUN: dt-opt %s -dt-propagate=search=0 -dt-cost-report="topology=%t.small" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMALL
 // SMALL: cost-report.mlir:[[# @LINE + 28]]:1: warning: needs 48.0 KiB per rank at its largest live set, more than the 39.1 KiB a device holds (the topology's 'device' line sets it)
 // SMALL: memory per rank: arguments 36.0 KiB, largest live set 48.0 KiB, more than the 39.1 KiB a device holds
 
@@ -20,7 +21,7 @@
 // CHECK: dt.redistribute (cost-report.mlir:{{[0-9]+}}) P(sum) -> R all_reduce tp 6.0 KiB 18.0 us
 // CHECK: total: 1 collective, 6.0 KiB per rank, 18.0 us
 // The op column is as wide as its longest entry, so the columns line up.
-// RUN: dt-opt %s -dt-propagate -dt-insert-redistribute -dt-cost-report -o /dev/null | FileCheck %s --check-prefix=ALIGN --strict-whitespace --match-full-lines
+// RUN: dt-opt %s -dt-propagate=search=0 -dt-insert-redistribute -dt-cost-report -o /dev/null | FileCheck %s --check-prefix=ALIGN --strict-whitespace --match-full-lines
 // ALIGN:{{^}}    #  op                                    change         collective      axis     bytes/rank       time
 // ALIGN-NEXT:{{^}}    1  dt.redistribute (cost-report.mlir:{{[0-9][0-9]}}) P(sum) -> R    all_reduce      tp          6.0 KiB    18.0 us
 // CHECK: memory per rank: arguments 36.0 KiB, largest live set {{.*}} KiB

@@ -3,9 +3,10 @@
 // and copies alone: its latency is paid once, by the call it joins. A
 // data-parallel step's small gradients are then reduced where they are
 // made, not computed replicated from gathered activations.
-// RUN: dt-opt %s -split-input-file -dt-propagate=explain -o /dev/null 2>&1 | FileCheck %s
-// RUN: dt-opt %s -split-input-file -dt-propagate="explain combine=false" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALONE
-// RUN: dt-opt %s -split-input-file -dt-shard | FileCheck %s --check-prefix=PLAN
+// The rules alone (search=0): the plan search has its own test, plan-search.mlir.
+// RUN: dt-opt %s -split-input-file -dt-propagate="explain search=0" -o /dev/null 2>&1 | FileCheck %s
+// RUN: dt-opt %s -split-input-file -dt-propagate="explain combine=false search=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALONE
+// RUN: dt-opt %s -split-input-file -dt-shard=search=0 | FileCheck %s --check-prefix=PLAN
 
 // The weight gradient x^T h is a partial sum over the batch; the bias
 // gradient (the column sums of h) could be one too, or be computed whole

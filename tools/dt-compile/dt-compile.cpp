@@ -79,6 +79,12 @@ llvm::cl::opt<bool> combineCollectives(
                    "where the cost model says it is cheaper (gradient and "
                    "FSDP buckets; default: on)"),
     llvm::cl::init(true), llvm::cl::cat(options));
+llvm::cl::opt<unsigned> planSearch(
+    "plan-search",
+    llvm::cl::desc("The most whole plans propagation's plan search may price "
+                   "to find cheaper shardings than its greedy choices (0: no "
+                   "search; default: 256)"),
+    llvm::cl::init(256), llvm::cl::cat(options));
 llvm::cl::opt<bool> exchange(
     "exchange",
     llvm::cl::desc("Let a redistribution move just the parts each rank lacks, "
@@ -324,6 +330,7 @@ int main(int argc, char **argv) {
   options.boundsChecks = boundsChecks;
   options.combineCollectives = combineCollectives;
   options.exchange = exchange;
+  options.planSearch = planSearch;
   options.explain = explain;
   options.gpuKernelsAnySize = gpuKernelsAnySize;
   if (emulateGPU && target != "cuda")

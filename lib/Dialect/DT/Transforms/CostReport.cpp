@@ -457,9 +457,23 @@ static void printTable(const FunctionCost &cost, const MeshInfo &mesh,
   os << "\n";
 }
 
+/// The seconds of every collective call of `cost`, each run counted.
+static double collectiveSeconds(const FunctionCost &cost) {
+  double seconds = 0;
+  for (const CollectiveCost &c : cost.collectives)
+    seconds += callSeconds(c) * static_cast<double>(c.runs.value_or(1));
+  return seconds;
+}
+
+double mlir::dt::modelledSeconds(func::FuncOp func, const MeshInfo &mesh,
+                                 bool combine) {
+  FunctionCost cost = analyze(func, &mesh, combine);
+  return collectiveSeconds(cost) + cost.computeSeconds;
+}
+
 static llvm::json::Value toJson(const FunctionCost &cost) {
   llvm::json::Array collectives;
-  double bytes = 0, seconds = 0;
+  double bytes = 0;
   for (const CollectiveCost &c : cost.collectives) {
     collectives.push_back(llvm::json::Object{
         {"op", c.op},
@@ -477,9 +491,7 @@ static llvm::json::Value toJson(const FunctionCost &cost) {
         {"call_seconds", callSeconds(c)},
         {"in_call_of", c.inCallOf ? llvm::json::Value(int64_t(*c.inCallOf))
                                   : llvm::json::Value(nullptr)}});
-    double times = static_cast<double>(c.runs.value_or(1));
-    bytes += c.bytesPerRank * times;
-    seconds += callSeconds(c) * times;
+    bytes += c.bytesPerRank * static_cast<double>(c.runs.value_or(1));
   }
   return llvm::json::Object{
       {"function", cost.name},
@@ -489,7 +501,7 @@ static llvm::json::Value toJson(const FunctionCost &cost) {
        llvm::json::Object{{"collectives", int64_t(cost.collectives.size())},
                           {"calls", int64_t(numCalls(cost))},
                           {"bytes_per_rank", bytes},
-                          {"seconds", seconds}}},
+                          {"seconds", collectiveSeconds(cost)}}},
       {"compute_per_rank",
        llvm::json::Object{{"contractions", cost.contractions},
                           {"seconds", cost.computeSeconds}}},

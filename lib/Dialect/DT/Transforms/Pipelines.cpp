@@ -21,13 +21,21 @@ struct ShardPipelineOptions
       *this, "exchange",
       llvm::cl::desc("Let plans change layouts point to point (dt.exchange)"),
       llvm::cl::init(true)};
+  Option<unsigned> search{
+      *this, "search",
+      llvm::cl::desc("The most whole plans dt-propagate's plan search may "
+                     "price (0: no search)"),
+      llvm::cl::init(256)};
 };
 } // namespace
 
 void mlir::dt::buildShardPipeline(OpPassManager &pm, StringRef topologyFile,
-                                  bool exchange) {
+                                  bool exchange, unsigned search) {
   pm.addPass(createNormalizeTensorOpsPass());
-  pm.addPass(createPropagatePass({topologyFile.str()}));
+  PropagatePassOptions propagate;
+  propagate.topology = topologyFile.str();
+  propagate.search = search;
+  pm.addPass(createPropagatePass(propagate));
   pm.addPass(createInsertRedistributePass({topologyFile.str()}));
   // The proof runs on the program with every change of sharding explicit.
   pm.addPass(createCheckPass());
@@ -47,6 +55,7 @@ void mlir::dt::registerDTPipelines() {
       "insert-redistribute, check, lower-redistribute, cse, partition, "
       "combine-collectives)",
       [](OpPassManager &pm, const ShardPipelineOptions &options) {
-        buildShardPipeline(pm, options.topology, options.exchange);
+        buildShardPipeline(pm, options.topology, options.exchange,
+                           options.search);
       });
 }

@@ -25,6 +25,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -256,6 +257,9 @@ public:
     return symbolTables.lookupNearestSymbolFrom<func::FuncOp>(
         call, call.getCalleeAttr());
   }
+
+  /// Propagates every function of the module that is not external.
+  LogicalResult run();
 
   unsigned numDecided = 0, numRedistributions = 0, numSecondLooks = 0;
 
@@ -1445,19 +1449,280 @@ LogicalResult ModulePropagation::propagate(func::FuncOp func,
   return success();
 }
 
+LogicalResult ModulePropagation::run() {
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (!func.isExternal() && failed(propagate(func, nullptr, {}, nullptr)))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Plan search
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A value of the program as the user wrote it, pinned to a sharding.
+struct Pin {
+  Value value;
+  ShardingAttr sharding;
+  /// The plan's modelled seconds before and after this pin (explanations).
+  double before = 0, after = 0;
+};
+
+/// Propagation is greedy: each op chooses with what is decided around it,
+/// so a move that many ops would share, or that pays off two ops later, can
+/// go unseen. The search prices whole plans instead (dt-cost-report's model:
+/// collectives, combined calls once, and contractions' compute). Each round
+/// prices the plan with each value an op makes pinned to each sharding (a
+/// dt.constrain), and keeps the cheapest pin if it saves more
+/// than a tie (0.1 us); the next round goes on from there. (Pinning a value
+/// to the sharding the rules gave it counts too: fixed from the start, it
+/// changes what the ops around it decide first.) Pins are hard
+/// constraints, so propagation stays what decides; the search only says where
+/// a value is better placed. It runs when a first round fits in the budget
+/// of plans priced, and stops where the budget ends, so the same input gives
+/// the same plan.
+class PlanSearch {
+public:
+  PlanSearch(ModuleOp module, StringRef topology, bool combine, unsigned budget)
+      : module(module), topology(topology.str()), combine(combine),
+        budget(budget) {}
+
+  /// The pins of the cheapest plan priced, in the order they were found;
+  /// empty when none is cheaper than the plan without.
+  SmallVector<Pin> run();
+
+  /// How many plans were priced.
+  unsigned numPriced = 0;
+  /// How many plans a first round prices: the candidate values' shardings,
+  /// and the plan without pins.
+  size_t firstRound = 0;
+  /// The modelled seconds of the plan without pins, when priced.
+  std::optional<double> unpinned;
+  /// Where the search's summary goes (explanations): the first function it
+  /// found values in.
+  std::optional<Location> at;
+
+private:
+  struct Candidate {
+    Value value;
+    SmallVector<ShardingAttr> shardings;
+  };
+  void collectCandidates();
+  /// The modelled seconds of the module propagated with `pins`, on a copy;
+  /// nullopt when propagation fails there.
+  std::optional<double> price(ArrayRef<Pin> pins);
+
+  ModuleOp module;
+  std::string topology;
+  bool combine;
+  unsigned budget;
+  SmallVector<Candidate> candidates;
+};
+} // namespace
+
+/// Replaces the uses of each pin's value with a dt.constrain of it to the
+/// pin's sharding.
+static void insertPins(ArrayRef<Pin> pins) {
+  for (Pin pin : pins) {
+    OpBuilder builder(pin.value.getContext());
+    builder.setInsertionPointAfterValue(pin.value);
+    auto constrain = ConstrainOp::create(builder, pin.value.getLoc(), pin.value,
+                                         pin.sharding);
+    pin.value.replaceAllUsesExcept(constrain.getResult(), constrain);
+  }
+}
+
+/// Every sharding of a tensor of `type` on `mesh` whose shards are even:
+/// per mesh axis (of more than one rank), replicated, sharded on a dim, or
+/// a partial sum (not for booleans).
+static SmallVector<ShardingAttr> evenShardings(RankedTensorType type,
+                                               const MeshInfo &mesh,
+                                               FlatSymbolRefAttr meshRef) {
+  SmallVector<SmallVector<Placement>> shardings = {{}};
+  for (int64_t ranks : mesh.shape) {
+    SmallVector<Placement> options = {Placement::replicate()};
+    if (ranks > 1) {
+      for (int64_t dim = 0, e = type.getRank(); dim < e; ++dim)
+        options.push_back(Placement::shard(dim));
+      if (!type.getElementType().isInteger(1))
+        options.push_back(Placement::partial());
+    }
+    SmallVector<SmallVector<Placement>> longer;
+    for (const SmallVector<Placement> &prefix : shardings)
+      for (Placement option : options) {
+        longer.push_back(prefix);
+        longer.back().push_back(option);
+      }
+    shardings = std::move(longer);
+  }
+  SmallVector<ShardingAttr> even;
+  for (const SmallVector<Placement> &placements : shardings) {
+    SmallVector<int64_t> pieces(type.getRank(), 1);
+    for (auto [axis, p] : llvm::enumerate(placements))
+      if (p.isShard())
+        pieces[p.dim()] *= mesh.shape[axis];
+    if (llvm::all_of(llvm::seq<int64_t>(0, type.getRank()), [&](int64_t d) {
+          return type.getDimSize(d) % pieces[d] == 0;
+        }))
+      even.push_back(ShardingAttr::get(type.getContext(), meshRef, placements));
+  }
+  return even;
+}
+
+void PlanSearch::collectCandidates() {
+  MeshCache meshes(topology);
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    FailureOr<FlatSymbolRefAttr> meshRef = functionMesh(func);
+    if (failed(meshRef) || !*meshRef)
+      continue;
+    const MeshInfo *mesh = meshes.lookup(func, *meshRef);
+    if (!mesh)
+      continue;
+    func.walk([&](Operation *op) {
+      if (isa<ConstrainOp, RedistributeOp, tensor::EmptyOp, linalg::FillOp,
+              arith::ConstantOp>(op))
+        return isa<linalg::LinalgOp>(op) ? WalkResult::skip()
+                                         : WalkResult::advance();
+      for (Value result : op->getResults()) {
+        auto type = dyn_cast<RankedTensorType>(result.getType());
+        if (!type || !type.hasStaticShape() || type.getEncoding() ||
+            !isSupportedElementType(type.getElementType()) ||
+            result.use_empty())
+          continue;
+        candidates.push_back({result, evenShardings(type, *mesh, *meshRef)});
+        if (!at)
+          at = func.getLoc();
+      }
+      // A linalg body is scalar code.
+      return isa<linalg::LinalgOp>(op) ? WalkResult::skip()
+                                       : WalkResult::advance();
+    });
+  }
+}
+
+std::optional<double> PlanSearch::price(ArrayRef<Pin> pins) {
+  ++numPriced;
+  IRMapping mapping;
+  OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone(mapping)));
+  insertPins(llvm::map_to_vector(pins, [&](const Pin &pin) {
+    return Pin{mapping.lookup(pin.value), pin.sharding};
+  }));
+  MeshCache meshes(topology);
+  ModulePropagation propagation(*copy, meshes, /*explain=*/false, combine);
+  if (failed(propagation.run()))
+    return std::nullopt;
+  double seconds = 0;
+  for (auto func : copy->getOps<func::FuncOp>()) {
+    if (func.isExternal() || !isMeshedFunction(func))
+      continue;
+    ShardingAttr any = findSharding(func.getArgumentTypes());
+    if (!any)
+      any = findSharding(func.getResultTypes());
+    const MeshInfo *mesh = any ? meshes.lookup(func, any.getMesh()) : nullptr;
+    if (!mesh)
+      return std::nullopt;
+    seconds += modelledSeconds(func, *mesh, combine);
+  }
+  return seconds;
+}
+
+SmallVector<Pin> PlanSearch::run() {
+  // Whatever the search meets (a bad mesh, a program propagation rejects)
+  // is the business of the real propagation after it, which reports it.
+  ScopedDiagnosticHandler quiet(module.getContext(),
+                                [](Diagnostic &) { return success(); });
+  collectCandidates();
+  firstRound = 1;
+  for (const Candidate &candidate : candidates)
+    firstRound += candidate.shardings.size();
+  if (candidates.empty() || firstRound > budget)
+    return {};
+  std::optional<double> current = price({});
+  if (!current)
+    return {};
+  unpinned = current;
+  SmallVector<Pin> pins;
+  SmallVector<bool> pinned(candidates.size(), false);
+  while (numPriced < budget) {
+    std::optional<std::pair<size_t, Pin>> best;
+    for (auto [i, candidate] : llvm::enumerate(candidates)) {
+      if (pinned[i])
+        continue;
+      for (ShardingAttr sharding : candidate.shardings) {
+        if (numPriced >= budget)
+          break;
+        pins.push_back({candidate.value, sharding});
+        std::optional<double> seconds = price(pins);
+        pins.pop_back();
+        double least = best ? best->second.after : *current;
+        if (seconds && *seconds < least - kTieSeconds)
+          best = {i, Pin{candidate.value, sharding, *current, *seconds}};
+      }
+    }
+    if (!best)
+      break;
+    pinned[best->first] = true;
+    pins.push_back(best->second);
+    current = best->second.after;
+  }
+  return pins;
+}
+
 namespace {
 struct PropagatePass
     : public mlir::dt::impl::PropagatePassBase<PropagatePass> {
   using Base::Base;
 
+  /// A remark at the first function with values the search could pin, on
+  /// what it did, and one at each value it pinned.
+  void explainSearch(const PlanSearch &planSearch, ArrayRef<Pin> pins) {
+    InFlightDiagnostic summary = emitRemark(*planSearch.at) << "plan search: ";
+    if (planSearch.firstRound > search) {
+      summary << "not run: a first round would price " << planSearch.firstRound
+              << " plans, more than search=" << static_cast<unsigned>(search);
+      return;
+    }
+    if (!planSearch.unpinned) {
+      summary << "not run: the plan without pins could not be priced";
+      return;
+    }
+    summary << "priced " << planSearch.numPriced << " plans; ";
+    if (pins.empty()) {
+      summary << "none is more than 0.1 us cheaper than propagation's own ("
+              << formatSeconds(*planSearch.unpinned) << ")";
+      return;
+    }
+    summary << "pinned " << pins.size() << " value"
+            << (pins.size() == 1 ? "" : "s") << ": the plan costs "
+            << formatSeconds(pins.back().after) << " instead of "
+            << formatSeconds(*planSearch.unpinned)
+            << " (collectives and compute, as dt-cost-report prices them)";
+    summary.report();
+    for (const Pin &pin : pins)
+      emitRemark(pin.value.getLoc())
+          << "plan search: pinned this value to " << pin.sharding << ": "
+          << formatSeconds(pin.before) << " -> " << formatSeconds(pin.after);
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    PlanSearch planSearch(module, topology, combine, search);
+    SmallVector<Pin> pins;
+    if (search) {
+      pins = planSearch.run();
+      numPlansPriced += planSearch.numPriced;
+      numPins += pins.size();
+    }
+    insertPins(pins);
     MeshCache meshes(topology);
     ModulePropagation propagation(module, meshes, explain, combine);
-    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-      if (!func.isExternal() &&
-          failed(propagation.propagate(func, nullptr, {}, nullptr)))
-        return signalPassFailure();
+    if (failed(propagation.run()))
+      return signalPassFailure();
+    if (explain && planSearch.at)
+      explainSearch(planSearch, pins);
     numValuesDecided += propagation.numDecided;
     numRedistributes += propagation.numRedistributions;
     numSecondLooks += propagation.numSecondLooks;

@@ -21,13 +21,6 @@ using ::dt::Placement;
 /// this keeps ties on the choice that leaves a value as it is.
 static constexpr double kLocalMoveSeconds = 1e-12;
 
-/// Totals closer than this to the cheapest (the 0.1 us explanations print)
-/// are a tie, which the wire time alone breaks, with its preferences for
-/// moving nothing and for moving results. A few picoseconds of compute saved
-/// by a split must not outvote those: they stand for the collectives the
-/// choice leaves to later ops, which the greedy choice cannot see.
-static constexpr double kTieSeconds = 1e-7;
-
 static constexpr const char *kBooleanSum =
     "a partial sum of booleans means nothing";
 

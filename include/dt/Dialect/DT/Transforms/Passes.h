@@ -23,9 +23,10 @@ namespace mlir::dt {
 
 /// The `dt-shard` pipeline: dt-propagate, dt-insert-redistribute, dt-check,
 /// dt-lower-redistribute, CSE (shares identical collectives), dt-partition.
-/// `exchange`: whether plans may use dt.exchange.
+/// `exchange`: whether plans may use dt.exchange; `search`: the most plans
+/// dt-propagate's plan search prices (0: none).
 void buildShardPipeline(OpPassManager &pm, StringRef topologyFile = "",
-                        bool exchange = true);
+                        bool exchange = true, unsigned search = 256);
 
 /// Partitions one function over `mesh` (what dt-partition does to each).
 LogicalResult partitionFunction(func::FuncOp func, MeshOp mesh);

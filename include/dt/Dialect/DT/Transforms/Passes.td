@@ -109,6 +109,17 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
     moves nothing, then to the first in a fixed order, so the same input
     gives the same output.
 
+    Before that, the plan search (`search`: the most whole plans it may
+    price; 0 turns it off) looks for what those greedy choices miss: it
+    propagates copies of the module with one more value an op makes pinned
+    to each sharding (as a `dt.constrain` would pin it), prices each plan as
+    dt-cost-report does (collectives, combined calls once, and
+    contractions' compute), keeps the cheapest pin of each round if it
+    saves more than 0.1 us, and goes on from there while pins save and the
+    budget lasts. It runs when a first round fits in the budget. The
+    program is then propagated with the pins found; `explain` says what the
+    search priced and pinned.
+
     With `explain`, each op decided by its sharding rule gets a remark per
     mesh axis: the choice made, as the placements of its tensor operands
     and results, and its modelled cost (the redistributions it causes
@@ -151,9 +162,16 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
     Option<"combine", "combine", "bool", /*default=*/"true",
            "Price an all_reduce whose window overlaps another's that the "
            "plan has (same block, axis, reduction and element type) at its "
-           "bytes alone: dt-combine-collectives runs them as one call">
+           "bytes alone: dt-combine-collectives runs them as one call">,
+    Option<"search", "search", "unsigned", /*default=*/"256",
+           "The most whole plans the plan search may price (0: no search); "
+           "it runs when its first round fits">
   ];
   let statistics = [
+    Statistic<"numPlansPriced", "plans-priced",
+              "Number of whole plans the plan search priced">,
+    Statistic<"numPins", "pins",
+              "Number of values the plan search pinned">,
     Statistic<"numValuesDecided", "values-decided",
               "Number of tensor values given a sharding">,
     Statistic<"numRedistributes", "redistributes-inserted",

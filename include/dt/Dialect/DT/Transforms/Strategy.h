@@ -21,6 +21,14 @@
 
 namespace mlir::dt {
 
+/// Totals closer than this to the cheapest (the 0.1 us explanations print)
+/// are a tie, which the wire time alone breaks, with its preferences for
+/// moving nothing and for moving results. A few picoseconds of compute saved
+/// by a split must not outvote those: they stand for the collectives the
+/// choice leaves to later ops, which the greedy choice cannot see. The plan
+/// search keeps a pin only when it saves more than this.
+inline constexpr double kTieSeconds = 1e-7;
+
 /// What is known around an op; null entries are free.
 struct StrategyContext {
   SmallVector<ShardingAttr> operands;
