@@ -4,8 +4,9 @@
 // than gathering the activations; but the weight gradients' matmuls, not
 // decided yet, lie inside their windows, so they wait for them
 // (dt-propagate), and all four gradients are reduced in one call. (That is
-// propagation's rules alone, search=0; the plan search finds gathering
-// the activations cheaper at this size, and that plan runs too.)
+// propagation's rules alone, search=0; the plan search finds gathering x
+// and computing everything replicated cheaper at this size, and that plan
+// runs too.)
 // RUN: dt-opt %s -dt-shard=search=0 | FileCheck %s --check-prefix=PLAN
 // PLAN-NOT: dt.all_gather
 // PLAN: tensor.concat dim(0) {{.*}} : (tensor<4096xf32>, tensor<4096xf32>, tensor<256xf32>, tensor<1xf32>) -> tensor<8449xf32>

@@ -4,7 +4,8 @@
 // reduced once after the loop (the buffer enters as it is: a replicated
 // value is its own partial max).
 // That is propagation's rules alone (search=0): the plan search finds
-// gathering the 1.5 KiB of inputs cheaper at this size, and both plans run.
+// gathering x once before the loop (1.5 KiB per rank) cheaper at this
+// size, and both plans run.
 // RUN: dt-opt %s -dt-shard=search=0 | FileCheck %s --check-prefix=PLAN
 // PLAN: func.func @main
 // PLAN-NOT: dt.
