@@ -84,7 +84,8 @@ llvm::cl::opt<unsigned> planSearch(
     llvm::cl::desc("The most whole plans propagation's plan search may price "
                    "to find cheaper shardings than its greedy choices (0: no "
                    "search; default: 256)"),
-    llvm::cl::init(256), llvm::cl::cat(options));
+    llvm::cl::init(mlir::dt::CompileOptions().planSearch),
+    llvm::cl::cat(options));
 llvm::cl::opt<bool> exchange(
     "exchange",
     llvm::cl::desc("Let a redistribution move just the parts each rank lacks, "

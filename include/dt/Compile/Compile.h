@@ -41,7 +41,8 @@ struct CompileOptions {
   /// Let redistributions change layouts point to point (dt.exchange) where
   /// that moves less.
   bool exchange = true;
-  /// The most whole plans dt-propagate's plan search prices (0: none).
+  /// The most whole plans dt-propagate's plan search prices (0: none); by
+  /// default, its own default (kDefaultPlanSearch, Passes.h).
   unsigned planSearch = 256;
   /// Topology file for the cost model (empty: the documented defaults).
   std::string topology;

@@ -25,7 +25,7 @@ struct ShardPipelineOptions
       *this, "search",
       llvm::cl::desc("The most whole plans dt-propagate's plan search may "
                      "price (0: no search)"),
-      llvm::cl::init(256)};
+      llvm::cl::init(kDefaultPlanSearch)};
 };
 } // namespace
 

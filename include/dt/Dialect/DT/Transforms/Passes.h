@@ -15,6 +15,10 @@
 
 namespace mlir::dt {
 
+/// How many whole plans dt-propagate's plan search may price unless told
+/// (its `search` option, dt-shard's, dt-compile's --plan-search).
+inline constexpr unsigned kDefaultPlanSearch = 256;
+
 #define GEN_PASS_DECL
 #include "dt/Dialect/DT/Transforms/Passes.h.inc"
 
@@ -26,7 +30,8 @@ namespace mlir::dt {
 /// `exchange`: whether plans may use dt.exchange; `search`: the most plans
 /// dt-propagate's plan search prices (0: none).
 void buildShardPipeline(OpPassManager &pm, StringRef topologyFile = "",
-                        bool exchange = true, unsigned search = 256);
+                        bool exchange = true,
+                        unsigned search = kDefaultPlanSearch);
 
 /// Partitions one function over `mesh` (what dt-partition does to each).
 LogicalResult partitionFunction(func::FuncOp func, MeshOp mesh);

@@ -163,7 +163,8 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
            "Price an all_reduce whose window overlaps another's that the "
            "plan has (same block, axis, reduction and element type) at its "
            "bytes alone: dt-combine-collectives runs them as one call">,
-    Option<"search", "search", "unsigned", /*default=*/"256",
+    Option<"search", "search", "unsigned",
+           /*default=*/"::mlir::dt::kDefaultPlanSearch",
            "The most whole plans the plan search may price (0: no search); "
            "it runs when its first round fits">
   ];
