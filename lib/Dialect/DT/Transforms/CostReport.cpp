@@ -465,10 +465,28 @@ static double collectiveSeconds(const FunctionCost &cost) {
   return seconds;
 }
 
-double mlir::dt::modelledSeconds(func::FuncOp func, const MeshInfo &mesh,
-                                 bool combine) {
-  FunctionCost cost = analyze(func, &mesh, combine);
-  return collectiveSeconds(cost) + cost.computeSeconds;
+/// The mesh of a typed function's signature (it has a sharding there);
+/// null, with an error, when the mesh or the topology is bad.
+static const MeshInfo *signatureMesh(func::FuncOp func, MeshCache &meshes) {
+  ShardingAttr any = findSharding(func.getArgumentTypes());
+  if (!any)
+    any = findSharding(func.getResultTypes());
+  return meshes.lookup(func, any.getMesh());
+}
+
+std::optional<double>
+mlir::dt::modelledSeconds(ModuleOp module, MeshCache &meshes, bool combine) {
+  double seconds = 0;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal() || !isMeshedFunction(func))
+      continue;
+    const MeshInfo *mesh = signatureMesh(func, meshes);
+    if (!mesh)
+      return std::nullopt;
+    FunctionCost cost = analyze(func, mesh, combine);
+    seconds += collectiveSeconds(cost) + cost.computeSeconds;
+  }
+  return seconds;
 }
 
 static llvm::json::Value toJson(const FunctionCost &cost) {
@@ -522,10 +540,7 @@ struct CostReportPass
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal() || !isMeshedFunction(func))
         continue;
-      ShardingAttr any = findSharding(func.getArgumentTypes());
-      if (!any)
-        any = findSharding(func.getResultTypes());
-      const MeshInfo *mesh = meshes.lookup(func, any.getMesh());
+      const MeshInfo *mesh = signatureMesh(func, meshes);
       if (!mesh)
         return signalPassFailure();
       FunctionCost cost = analyze(func, mesh, combine);

@@ -1614,19 +1614,7 @@ std::optional<double> PlanSearch::price(ArrayRef<Pin> pins) {
   ModulePropagation propagation(*copy, meshes, /*explain=*/false, combine);
   if (failed(propagation.run()))
     return std::nullopt;
-  double seconds = 0;
-  for (auto func : copy->getOps<func::FuncOp>()) {
-    if (func.isExternal() || !isMeshedFunction(func))
-      continue;
-    ShardingAttr any = findSharding(func.getArgumentTypes());
-    if (!any)
-      any = findSharding(func.getResultTypes());
-    const MeshInfo *mesh = any ? meshes.lookup(func, any.getMesh()) : nullptr;
-    if (!mesh)
-      return std::nullopt;
-    seconds += modelledSeconds(func, *mesh, combine);
-  }
-  return seconds;
+  return modelledSeconds(*copy, meshes, combine);
 }
 
 SmallVector<Pin> PlanSearch::run() {

@@ -14,7 +14,7 @@
 #include "dt/Sharding/CostModel.h"
 #include "dt/Sharding/Exchange.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <optional>
@@ -152,11 +152,13 @@ double rankComputeSeconds(const OpWork &work, Operation *op,
                           const ShardingRule &rule, const MeshInfo &mesh,
                           ArrayRef<AxisChoice> strategy);
 
-/// What dt-cost-report totals for `func` of a typed program on `mesh`: the
-/// time of its collectives (calls dt-combine-collectives would combine
-/// counted once, with `combine`; every run of a loop counted) plus its
-/// contractions' compute on each rank, in seconds.
-double modelledSeconds(func::FuncOp func, const MeshInfo &mesh, bool combine);
+/// What dt-cost-report totals for the sharded functions of a typed
+/// `module`, added up: the time of their collectives (calls
+/// dt-combine-collectives would combine counted once, with `combine`; every
+/// run of a loop counted) plus their contractions' compute on each rank, in
+/// seconds; nullopt (with an error) when a mesh or the topology is bad.
+std::optional<double> modelledSeconds(ModuleOp module, MeshCache &meshes,
+                                      bool combine);
 
 /// The first file:line:col location in `loc` (through names, fusions and
 /// call sites), or null.
