@@ -1634,27 +1634,50 @@ SmallVector<Pin> PlanSearch::run() {
   unpinned = current;
   SmallVector<Pin> pins;
   SmallVector<bool> pinned(candidates.size(), false);
+  // A round after a pin first tries only the pins that saved in the round
+  // before: most values gain nothing from any pin, and mostly still gain
+  // nothing after another. Only when none of those saves does a full round
+  // try every value again, so the search ends where a full round finds
+  // nothing, as when every round is full, in a few full rounds instead of
+  // one per pin.
+  using Move = std::pair<size_t, ShardingAttr>;
+  SmallVector<Move> savers;
+  bool full = true;
   while (numPriced < budget) {
     std::optional<std::pair<size_t, Pin>> best;
-    for (auto [i, candidate] : llvm::enumerate(candidates)) {
-      if (pinned[i])
-        continue;
-      for (ShardingAttr sharding : candidate.shardings) {
-        if (numPriced >= budget)
-          break;
-        pins.push_back({candidate.value, sharding});
-        std::optional<double> seconds = price(pins);
-        pins.pop_back();
-        double least = best ? best->second.after : *current;
-        if (seconds && *seconds < least - kTieSeconds)
-          best = {i, Pin{candidate.value, sharding, *current, *seconds}};
-      }
+    SmallVector<Move> saved;
+    auto tryPin = [&](size_t i, ShardingAttr sharding) {
+      if (pinned[i] || numPriced >= budget)
+        return;
+      pins.push_back({candidates[i].value, sharding});
+      std::optional<double> seconds = price(pins);
+      pins.pop_back();
+      if (!seconds || *seconds >= *current - kTieSeconds)
+        return;
+      saved.push_back({i, sharding});
+      if (!best || *seconds < best->second.after - kTieSeconds)
+        best = {i, Pin{candidates[i].value, sharding, *current, *seconds}};
+    };
+    if (full) {
+      for (auto [i, candidate] : llvm::enumerate(candidates))
+        for (ShardingAttr sharding : candidate.shardings)
+          tryPin(i, sharding);
+    } else {
+      for (auto [i, sharding] : savers)
+        tryPin(i, sharding);
     }
-    if (!best)
-      break;
+    if (!best) {
+      if (full)
+        break;
+      full = true;
+      continue;
+    }
     pinned[best->first] = true;
     pins.push_back(best->second);
     current = best->second.after;
+    savers = std::move(saved);
+    full = llvm::all_of(savers,
+                        [&](const Move &move) { return pinned[move.first]; });
   }
   return pins;
 }

@@ -116,7 +116,9 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
     dt-cost-report does (collectives, combined calls once, and
     contractions' compute), keeps the cheapest pin of each round if it
     saves more than 0.1 us, and goes on from there while pins save and the
-    budget lasts. It runs when a first round fits in the budget. The
+    budget lasts (a round after a pin tries the pins that saved in the one
+    before, and every value again only when none of those saves). It runs
+    when a first round fits in the budget. The
     program is then propagated with the pins found; `explain` says what the
     search priced and pinned.
 
