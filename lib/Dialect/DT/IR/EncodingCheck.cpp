@@ -22,11 +22,15 @@ ShardingAttr mlir::dt::findSharding(TypeRange types) {
   return {};
 }
 
+ShardingAttr mlir::dt::findSignatureSharding(FunctionOpInterface func) {
+  if (ShardingAttr sharding = findSharding(func.getArgumentTypes()))
+    return sharding;
+  return findSharding(func.getResultTypes());
+}
+
 MeshOp mlir::dt::getFunctionMesh(FunctionOpInterface func,
                                  SymbolTableCollection &symbolTables) {
-  ShardingAttr sharding = findSharding(func.getArgumentTypes());
-  if (!sharding)
-    sharding = findSharding(func.getResultTypes());
+  ShardingAttr sharding = findSignatureSharding(func);
   if (!sharding) {
     func->emitOpError("has no sharding in its signature");
     return {};
@@ -35,9 +39,7 @@ MeshOp mlir::dt::getFunctionMesh(FunctionOpInterface func,
 }
 
 bool mlir::dt::isMeshedFunction(FunctionOpInterface func) {
-  auto hasSharding = [](Type type) { return getShardingEncoding(type) != nullptr; };
-  return llvm::any_of(func.getArgumentTypes(), hasSharding) ||
-         llvm::any_of(func.getResultTypes(), hasSharding);
+  return static_cast<bool>(findSignatureSharding(func));
 }
 
 /// Reports `value` of op `owner` if it is a tensor without a sharding.

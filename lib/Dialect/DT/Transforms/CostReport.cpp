@@ -468,10 +468,7 @@ static double collectiveSeconds(const FunctionCost &cost) {
 /// The mesh of a typed function's signature (it has a sharding there);
 /// null, with an error, when the mesh or the topology is bad.
 static const MeshInfo *signatureMesh(func::FuncOp func, MeshCache &meshes) {
-  ShardingAttr any = findSharding(func.getArgumentTypes());
-  if (!any)
-    any = findSharding(func.getResultTypes());
-  return meshes.lookup(func, any.getMesh());
+  return meshes.lookup(func, findSignatureSharding(func).getMesh());
 }
 
 std::optional<double>

@@ -43,6 +43,10 @@ inline bool isRuntimeCollective(Operation *op) {
 /// an op or a function works on.
 ShardingAttr findSharding(TypeRange types);
 
+/// The first sharding in `func`'s signature, arguments before results; null
+/// when it has none.
+ShardingAttr findSignatureSharding(FunctionOpInterface func);
+
 /// The mesh of a function on global tensors, from its signature; null (and
 /// an error at `func`) when it names no dt.mesh.
 MeshOp getFunctionMesh(FunctionOpInterface func,
