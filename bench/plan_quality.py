@@ -9,7 +9,8 @@ elementwise ops, transposes, row sums and broadcasts over a 1-D mesh) this
 bench tries every placement of every value an op produces (R, S(d) for each
 dim, P(sum)), each pinned with dt.constrain, prices each plan with
 dt-cost-report (its collectives, combined calls counted once, plus its
-contractions' compute: the model propagation decides by) and compares the
+contractions' compute and memory-bound ops: the model the plan search
+prices by) and compares the
 cheapest with the plan dt-propagate makes of the same program left free
 (--search N: the search's budget, 0 for the rules alone; default: the
 pass's). The pinned plans are priced with the rules alone.
@@ -21,7 +22,7 @@ and improves when those rules do.
 
 Target: the geometric mean of dt / cheapest over the programs <= 1.05
 (30 programs of 6 values: 1.128 by the rules alone, RULES_GEOMEAN_TARGET
-below, and 1.00x with the search; docs/Design.md says where the rest is
+below, and 1.011 with the search; docs/Design.md says where the rest is
 lost). The worst program is printed
 without a target. A plan cheaper than the cheapest found (ratio below 1)
 would mean the enumeration misses plans: it is reported and fails.

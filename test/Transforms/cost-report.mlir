@@ -63,13 +63,18 @@ func.func @main(
 // CHECK: total: 2 collectives run 9+ times, 27.0 KiB per rank, 81.{{[0-9]}} us
 // The contractions' compute counts every run too: 9 runs of a matmul split
 // four ways (a partial product), each memory-bound on the default device
-// (13 KiB per rank at 4 TB/s: 3.328 ns).
-// CHECK: compute per rank: 2 contractions, 0.0 us
+// (13 KiB per rank at 4 TB/s: 3.328 ns). The fills of their inits are
+// memory-bound ops, counted per run as well: 9 writes of the whole 4 KiB
+// (a partial product starts from a whole init) at 4 TB/s, 9.216 ns.
+// CHECK: compute per rank: 2 contractions, 0.0 us, 2 memory-bound ops, 0.0 us
 // JSON: "runs": 8
 // JSON: "runs": null
 // JSON: "compute_per_rank": {
+// JSON-NEXT: "contraction_seconds": 2.9952{{0*[0-9]?}}e-08,
 // JSON-NEXT: "contractions": 2,
-// JSON-NEXT: "seconds": 2.9952{{0*[0-9]?}}e-08
+// JSON-NEXT: "memory_bound_ops": 2,
+// JSON-NEXT: "memory_bound_seconds": 9.21{{[0-9]*}}e-09,
+// JSON-NEXT: "seconds": 3.9168{{0*[0-9]?}}e-08
 // JSON: "function": "layers"
 func.func @layers(
     %x: tensor<16x64xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},

@@ -11,14 +11,19 @@
 // RUN: dt-opt %s -dt-propagate="explain topology=%t.topology" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
 // dt-cost-report prices the contractions as they ended up split, under the
 // same device: the replicated product on the default device, a quarter of
-// it on the CPU node.
+// it on the CPU node; and the fill of its 4 MiB init, memory-bound, whole on
+// every rank in both (a replicated product, then a partial one, which
+// starts from a whole init): 1.0 us at 4 TB/s, 41.9 us at 100 GB/s.
 // RUN: dt-opt %s -dt-propagate -dt-insert-redistribute -dt-cost-report -o /dev/null | FileCheck %s --check-prefix=GPU-REPORT
 // RUN: dt-opt %s -dt-propagate="topology=%t.topology" -dt-insert-redistribute -dt-cost-report="topology=%t.topology json=true" -o /dev/null | FileCheck %s --check-prefix=CPU-REPORT
 // GPU-REPORT: total: 2 collectives, 1.5 MiB per rank, 22.4 us
-// GPU-REPORT-NEXT: compute per rank: 1 contraction, 8.9 us
+// GPU-REPORT-NEXT: compute per rank: 1 contraction, 8.9 us, 1 memory-bound op, 1.0 us
 // CPU-REPORT: "compute_per_rank": {
+// CPU-REPORT-NEXT: "contraction_seconds": 0.000268435
 // CPU-REPORT-NEXT: "contractions": 1,
-// CPU-REPORT-NEXT: "seconds": 0.000268435
+// CPU-REPORT-NEXT: "memory_bound_ops": 1,
+// CPU-REPORT-NEXT: "memory_bound_seconds": 4.1943{{[0-9]*}}e-05,
+// CPU-REPORT-NEXT: "seconds": 0.000310378
 // A malformed device line is an error naming the line.
 // RUN: echo "device 1 0.5" > %t.bad
 // RUN: not dt-opt %s -dt-propagate="topology=%t.bad" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD

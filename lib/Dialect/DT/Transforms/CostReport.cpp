@@ -65,6 +65,10 @@ struct FunctionCost {
   /// a trip count that is not constant counts once).
   int64_t contractions = 0;
   double computeSeconds = 0;
+  /// The other ops on tensors (elementwise, reductions, copies) streaming
+  /// their tensors through memory on each rank, every run counted.
+  int64_t memoryOps = 0;
+  double memorySeconds = 0;
   double argumentBytes = 0, peakLiveBytes = 0;
   /// The memory of one device (the topology's).
   double deviceBytes = 0;
@@ -326,10 +330,12 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh,
   });
   calls.mark(cost.collectives);
 
-  // The contractions, split as their shardings say.
+  // The contractions and the memory-bound ops, split as their shardings
+  // say.
   func.walk([&](Operation *op) {
     OpWork work = estimateWork(op);
-    if (work.flops == 0)
+    bool memoryBound = movesMemory(op);
+    if (work.flops == 0 && !memoryBound)
       return;
     FailureOr<ShardingRule> rule = getShardingRule(op);
     if (failed(rule))
@@ -338,10 +344,16 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh,
     if (findMismatch(*rule, mesh->shape, currentShardings(op, *rule),
                      &strategy))
       return; // dt-check's to report.
+    double runs = static_cast<double>(runsOf(op).value_or(1));
+    if (memoryBound) {
+      ++cost.memoryOps;
+      cost.memorySeconds +=
+          rankMemorySeconds(op, *rule, *mesh, strategy) * runs;
+      return;
+    }
     ++cost.contractions;
     cost.computeSeconds +=
-        rankComputeSeconds(work, op, *rule, *mesh, strategy) *
-        static_cast<double>(runsOf(op).value_or(1));
+        rankComputeSeconds(work, op, *rule, *mesh, strategy) * runs;
   });
 
   // Largest live set, in program order over the function's top-level block:
@@ -448,7 +460,9 @@ static void printTable(const FunctionCost &cost, const MeshInfo &mesh,
      << "\n";
   os << "  compute per rank: " << cost.contractions << " contraction"
      << (cost.contractions == 1 ? "" : "s") << ", "
-     << formatSeconds(cost.computeSeconds) << "\n";
+     << formatSeconds(cost.computeSeconds) << ", " << cost.memoryOps
+     << " memory-bound op" << (cost.memoryOps == 1 ? "" : "s") << ", "
+     << formatSeconds(cost.memorySeconds) << "\n";
   os << "  memory per rank: arguments " << formatBytes(cost.argumentBytes)
      << ", largest live set " << formatBytes(cost.peakLiveBytes);
   if (cost.peakLiveBytes > cost.deviceBytes)
@@ -481,7 +495,8 @@ mlir::dt::modelledSeconds(ModuleOp module, MeshCache &meshes, bool combine) {
     if (!mesh)
       return std::nullopt;
     FunctionCost cost = analyze(func, mesh, combine);
-    seconds += collectiveSeconds(cost) + cost.computeSeconds;
+    seconds +=
+        collectiveSeconds(cost) + cost.computeSeconds + cost.memorySeconds;
   }
   return seconds;
 }
@@ -518,8 +533,12 @@ static llvm::json::Value toJson(const FunctionCost &cost) {
                           {"bytes_per_rank", bytes},
                           {"seconds", collectiveSeconds(cost)}}},
       {"compute_per_rank",
-       llvm::json::Object{{"contractions", cost.contractions},
-                          {"seconds", cost.computeSeconds}}},
+       llvm::json::Object{
+           {"contractions", cost.contractions},
+           {"contraction_seconds", cost.computeSeconds},
+           {"memory_bound_ops", cost.memoryOps},
+           {"memory_bound_seconds", cost.memorySeconds},
+           {"seconds", cost.computeSeconds + cost.memorySeconds}}},
       {"memory_per_rank",
        llvm::json::Object{{"arguments_bytes", cost.argumentBytes},
                           {"largest_live_set_bytes", cost.peakLiveBytes},

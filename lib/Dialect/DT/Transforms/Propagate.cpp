@@ -1472,7 +1472,8 @@ struct Pin {
 /// Propagation is greedy: each op chooses with what is decided around it,
 /// so a move that many ops would share, or that pays off two ops later, can
 /// go unseen. The search prices whole plans instead (dt-cost-report's model:
-/// collectives, combined calls once, and contractions' compute). Each round
+/// collectives, combined calls once, contractions' compute and memory-bound
+/// ops: replicated, those cost every rank the whole tensor). Each round
 /// prices the plan with each value an op makes pinned to each sharding (a
 /// dt.constrain), and keeps the cheapest pin if it saves more
 /// than a tie (0.1 us); the next round goes on from there. (Pinning a value
@@ -1710,7 +1711,8 @@ struct PropagatePass
             << (pins.size() == 1 ? "" : "s") << ": the plan costs "
             << formatSeconds(pins.back().after) << " instead of "
             << formatSeconds(*planSearch.unpinned)
-            << " (collectives and compute, as dt-cost-report prices them)";
+            << " (collectives, contractions and memory-bound ops, as "
+               "dt-cost-report prices them)";
     summary.report();
     for (const Pin &pin : pins)
       emitRemark(pin.value.getLoc())

@@ -2,7 +2,10 @@
 
 #include "dt/Dialect/DT/Transforms/ShardingCost.h"
 
+#include "dt/Dialect/DT/IR/DTOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -200,6 +203,41 @@ OpWork mlir::dt::estimateWork(Operation *op) {
   return work;
 }
 
+/// The bytes of `op`'s tensors on one rank when mesh axes 0 to
+/// strategy.size()-1 make `strategy`'s choices: each tensor divided by its
+/// shards. With `readInitsOnly`, a linalg op's inits count only when its body
+/// reads them (an elementwise op's init is a tensor.empty it writes over).
+static double rankTensorBytes(Operation *op, const ShardingRule &rule,
+                              const MeshInfo &mesh,
+                              ArrayRef<AxisChoice> strategy,
+                              bool readInitsOnly) {
+  double bytes = 0;
+  auto addTensor = [&](Type type, bool isResult, unsigned index) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape())
+      return;
+    double local = tensorBytes(tensor);
+    for (auto [axis, choice] : llvm::enumerate(strategy))
+      if (placementUnder(rule, choice, isResult, index).isShard())
+        local /= static_cast<double>(mesh.shape[axis]);
+    bytes += local;
+  };
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i) {
+    if (!rule.isTensorOperand(i))
+      continue;
+    OpOperand &operand = op->getOpOperand(i);
+    if (readInitsOnly && linalgOp && linalgOp.isDpsInit(&operand) &&
+        !linalgOp.payloadUsesValueFromOperand(&operand))
+      continue;
+    addTensor(operand.get().getType(), false, i);
+  }
+  for (unsigned j = 0, e = op->getNumResults(); j < e; ++j)
+    if (rule.isTensorResult(j))
+      addTensor(op->getResult(j).getType(), true, j);
+  return bytes;
+}
+
 double mlir::dt::rankComputeSeconds(const OpWork &work, Operation *op,
                                     const ShardingRule &rule,
                                     const MeshInfo &mesh,
@@ -213,24 +251,25 @@ double mlir::dt::rankComputeSeconds(const OpWork &work, Operation *op,
       flops /= static_cast<double>(mesh.shape[axis]);
   // The op's own tensors, each divided by its shards; a table a body reads
   // from above is read at a few rows, not whole.
-  double bytes = 0;
-  auto addTensor = [&](Type type, bool isResult, unsigned index) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor || !tensor.hasStaticShape())
-      return;
-    double local = tensorBytes(tensor);
-    for (auto [axis, choice] : llvm::enumerate(strategy))
-      if (placementUnder(rule, choice, isResult, index).isShard())
-        local /= static_cast<double>(mesh.shape[axis]);
-    bytes += local;
-  };
-  for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
-    if (rule.isTensorOperand(i))
-      addTensor(op->getOperand(i).getType(), false, i);
-  for (unsigned j = 0, e = op->getNumResults(); j < e; ++j)
-    if (rule.isTensorResult(j))
-      addTensor(op->getResult(j).getType(), true, j);
+  double bytes =
+      rankTensorBytes(op, rule, mesh, strategy, /*readInitsOnly=*/false);
   return mesh.topology.device().seconds(flops, bytes, work.elementBits);
+}
+
+bool mlir::dt::movesMemory(Operation *op) {
+  if (isa<tensor::EmptyOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+          tensor::CastOp, arith::ConstantOp, ConstrainOp, RedistributeOp>(op))
+    return false;
+  return estimateWork(op).flops == 0 &&
+         llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>);
+}
+
+double mlir::dt::rankMemorySeconds(Operation *op, const ShardingRule &rule,
+                                   const MeshInfo &mesh,
+                                   ArrayRef<AxisChoice> strategy) {
+  double bytes =
+      rankTensorBytes(op, rule, mesh, strategy, /*readInitsOnly=*/true);
+  return bytes / mesh.topology.device().memoryBytesPerSecond;
 }
 
 FileLineColLoc mlir::dt::findFileLineCol(Location loc) {

@@ -113,8 +113,8 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
     price; 0 turns it off) looks for what those greedy choices miss: it
     propagates copies of the module with one more value an op makes pinned
     to each sharding (as a `dt.constrain` would pin it), prices each plan as
-    dt-cost-report does (collectives, combined calls once, and
-    contractions' compute), keeps the cheapest pin of each round if it
+    dt-cost-report does (collectives, combined calls once, contractions'
+    compute and memory-bound ops), keeps the cheapest pin of each round if it
     saves more than 0.1 us, and goes on from there while pins save and the
     budget lasts (a round after a pin tries the pins that saved in the one
     before, and every value again only when none of those saves). It runs
@@ -245,7 +245,10 @@ def CostReportPass : Pass<"dt-cost-report", "ModuleOp"> {
     redistributions and collectives (kind, mesh axes, bytes sent per rank,
     estimated time under the alpha-beta model) with totals, the compute of
     its contractions on each rank as their shardings split them (the device
-    model propagation uses), and the per-rank memory of its arguments and of
+    model propagation uses), the time its other ops on tensors (elementwise
+    ops, reductions, transposes, fills) take streaming their tensors
+    through memory on each rank (what a plan that runs them replicated
+    pays), and the per-rank memory of its arguments and of
     its largest live set (with a warning when that exceeds the device's
     memory). A collective or contraction inside `scf.for` loops
     is priced per run; a collective's row says how often one call runs it
@@ -263,11 +266,11 @@ def CostReportPass : Pass<"dt-cost-report", "ModuleOp"> {
 
     ```
     dt-cost-report @main on @mesh [tp=4]
-        #  op                         change         collective      axis     bytes/rank       time
-        1  dt.redistribute (f.mlir:9) P(sum) -> R    all_reduce      tp          6.0 KiB    18.0 us
+        #  op                               change         collective      axis     bytes/rank       time
+        1  dt.redistribute (mlp_tp.mlir:26) P(sum) -> R    all_reduce      tp          6.0 KiB    18.0 us
       total: 1 collective, 6.0 KiB per rank, 18.0 us
-      compute per rank: 2 contractions, 0.1 us
-      memory per rank: arguments 44.0 KiB, largest live set 52.0 KiB
+      compute per rank: 2 contractions, 0.0 us, 4 memory-bound ops, 0.0 us
+      memory per rank: arguments 36.0 KiB, largest live set 48.0 KiB
     ```
   }];
   let options = [

@@ -139,7 +139,10 @@ struct OpWork {
 /// weighs little beside the collectives around them; counting them would
 /// only break ties of equal wire time, against the rule that a tie goes to
 /// the choice that moves nothing (a Megatron MLP keeps its one all_reduce
-/// rather than a reduce_scatter, an add on a slice and an all_gather).
+/// rather than a reduce_scatter, an add on a slice and an all_gather). That
+/// holds for one op's choice; a whole plan (dt-cost-report, the plan
+/// search) prices them with rankMemorySeconds, or a plan that gathers a
+/// tensor once and runs every op after it replicated would look free.
 OpWork estimateWork(Operation *op);
 
 /// Modelled seconds each rank spends computing `op` (of `work`) when mesh
@@ -152,11 +155,26 @@ double rankComputeSeconds(const OpWork &work, Operation *op,
                           const ShardingRule &rule, const MeshInfo &mesh,
                           ArrayRef<AxisChoice> strategy);
 
+/// Whether `op` is memory-bound work the plan prices (rankMemorySeconds):
+/// an op on tensors that does no contraction and is not a view, an empty
+/// tensor, a constant or a dt op.
+bool movesMemory(Operation *op);
+
+/// Modelled seconds each rank spends streaming a memory-bound op's tensors
+/// (elementwise ops, reductions, transposes, fills: movesMemory) through
+/// memory, each divided by its shards under `strategy` (an init the body
+/// does not read is only written). The propagation rules leave this out
+/// (estimateWork says why); whole plans count it: run replicated, such an
+/// op costs each rank the whole tensor.
+double rankMemorySeconds(Operation *op, const ShardingRule &rule,
+                         const MeshInfo &mesh, ArrayRef<AxisChoice> strategy);
+
 /// What dt-cost-report totals for the sharded functions of a typed
 /// `module`, added up: the time of their collectives (calls
 /// dt-combine-collectives would combine counted once, with `combine`; every
-/// run of a loop counted) plus their contractions' compute on each rank, in
-/// seconds; nullopt (with an error) when a mesh or the topology is bad.
+/// run of a loop counted) plus their contractions' compute and memory-bound
+/// ops on each rank, in seconds; nullopt (with an error) when a mesh or the
+/// topology is bad.
 std::optional<double> modelledSeconds(ModuleOp module, MeshCache &meshes,
                                       bool combine);
 
