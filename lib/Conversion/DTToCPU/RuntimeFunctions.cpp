@@ -9,6 +9,7 @@
 
 #include "dt/Conversion/Passes.h"
 #include "dt/Conversion/Utils.h"
+#include "dt/Dialect/DT/IR/Locations.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -87,15 +88,10 @@ Value mlir::dt::getOrInsertMessage(OpBuilder &b, ModuleOp module,
 }
 
 std::string mlir::dt::sourceLocation(Location loc) {
-  std::string text;
-  loc->walk([&](Location inner) {
-    auto file = dyn_cast<FileLineColLoc>(inner);
-    if (!file)
-      return WalkResult::advance();
-    text = (file.getFilename().strref() + ":" + Twine(file.getLine()) + ":" +
-            Twine(file.getColumn()))
-               .str();
-    return WalkResult::interrupt();
-  });
-  return text;
+  FileLineColLoc file = findFileLineCol(loc);
+  if (!file)
+    return "";
+  return (file.getFilename().strref() + ":" + Twine(file.getLine()) + ":" +
+          Twine(file.getColumn()))
+      .str();
 }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dt/Dialect/DT/IR/DTOps.h"
+#include "dt/Dialect/DT/IR/Locations.h"
 #include "dt/Dialect/DT/Transforms/Buckets.h"
 #include "dt/Dialect/DT/Transforms/Passes.h"
 #include "dt/Dialect/DT/Transforms/ShardingCost.h"

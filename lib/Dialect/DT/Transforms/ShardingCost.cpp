@@ -3,6 +3,7 @@
 #include "dt/Dialect/DT/Transforms/ShardingCost.h"
 
 #include "dt/Dialect/DT/IR/DTOps.h"
+#include "dt/Dialect/DT/IR/Locations.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -270,15 +271,6 @@ double mlir::dt::rankMemorySeconds(Operation *op, const ShardingRule &rule,
   double bytes =
       rankTensorBytes(op, rule, mesh, strategy, /*readInitsOnly=*/true);
   return bytes / mesh.topology.device().memoryBytesPerSecond;
-}
-
-FileLineColLoc mlir::dt::findFileLineCol(Location loc) {
-  FileLineColLoc found;
-  loc->walk([&](Location inner) {
-    found = dyn_cast<FileLineColLoc>(inner);
-    return found ? WalkResult::interrupt() : WalkResult::advance();
-  });
-  return found;
 }
 
 std::string mlir::dt::locationName(Location loc) {

@@ -178,10 +178,6 @@ double rankMemorySeconds(Operation *op, const ShardingRule &rule,
 std::optional<double> modelledSeconds(ModuleOp module, MeshCache &meshes,
                                       bool combine);
 
-/// The first file:line:col location in `loc` (through names, fusions and
-/// call sites), or null.
-FileLineColLoc findFileLineCol(Location loc);
-
 /// The first name in `loc` (a NameLoc: a step of an op dt took apart, or a
 /// name the program gave), or "".
 std::string locationName(Location loc);
