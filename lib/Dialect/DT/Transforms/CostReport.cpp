@@ -70,6 +70,8 @@ struct FunctionCost {
   /// their tensors through memory on each rank, every run counted.
   int64_t memoryOps = 0;
   double memorySeconds = 0;
+  /// What each rank spends computing: contractions and memory-bound ops.
+  double rankSeconds() const { return computeSeconds + memorySeconds; }
   double argumentBytes = 0, peakLiveBytes = 0;
   /// The memory of one device (the topology's).
   double deviceBytes = 0;
@@ -335,7 +337,7 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh,
   // say.
   func.walk([&](Operation *op) {
     OpWork work = estimateWork(op);
-    bool memoryBound = movesMemory(op);
+    bool memoryBound = movesMemory(op, work);
     if (work.flops == 0 && !memoryBound)
       return;
     FailureOr<ShardingRule> rule = getShardingRule(op);
@@ -496,8 +498,7 @@ mlir::dt::modelledSeconds(ModuleOp module, MeshCache &meshes, bool combine) {
     if (!mesh)
       return std::nullopt;
     FunctionCost cost = analyze(func, mesh, combine);
-    seconds +=
-        collectiveSeconds(cost) + cost.computeSeconds + cost.memorySeconds;
+    seconds += collectiveSeconds(cost) + cost.rankSeconds();
   }
   return seconds;
 }
@@ -534,12 +535,11 @@ static llvm::json::Value toJson(const FunctionCost &cost) {
                           {"bytes_per_rank", bytes},
                           {"seconds", collectiveSeconds(cost)}}},
       {"compute_per_rank",
-       llvm::json::Object{
-           {"contractions", cost.contractions},
-           {"contraction_seconds", cost.computeSeconds},
-           {"memory_bound_ops", cost.memoryOps},
-           {"memory_bound_seconds", cost.memorySeconds},
-           {"seconds", cost.computeSeconds + cost.memorySeconds}}},
+       llvm::json::Object{{"contractions", cost.contractions},
+                          {"contraction_seconds", cost.computeSeconds},
+                          {"memory_bound_ops", cost.memoryOps},
+                          {"memory_bound_seconds", cost.memorySeconds},
+                          {"seconds", cost.rankSeconds()}}},
       {"memory_per_rank",
        llvm::json::Object{{"arguments_bytes", cost.argumentBytes},
                           {"largest_live_set_bytes", cost.peakLiveBytes},

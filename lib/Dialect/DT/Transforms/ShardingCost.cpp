@@ -257,11 +257,11 @@ double mlir::dt::rankComputeSeconds(const OpWork &work, Operation *op,
   return mesh.topology.device().seconds(flops, bytes, work.elementBits);
 }
 
-bool mlir::dt::movesMemory(Operation *op) {
+bool mlir::dt::movesMemory(Operation *op, const OpWork &work) {
   if (isa<tensor::EmptyOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
           tensor::CastOp, arith::ConstantOp, ConstrainOp, RedistributeOp>(op))
     return false;
-  return estimateWork(op).flops == 0 &&
+  return work.flops == 0 &&
          llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>);
 }
 

@@ -155,10 +155,10 @@ double rankComputeSeconds(const OpWork &work, Operation *op,
                           const ShardingRule &rule, const MeshInfo &mesh,
                           ArrayRef<AxisChoice> strategy);
 
-/// Whether `op` is memory-bound work the plan prices (rankMemorySeconds):
-/// an op on tensors that does no contraction and is not a view, an empty
-/// tensor, a constant or a dt op.
-bool movesMemory(Operation *op);
+/// Whether `op`, of `work` (estimateWork), is memory-bound work the plan
+/// prices (rankMemorySeconds): an op on tensors that does no contraction and
+/// is not a view, an empty tensor, a constant or a dt op.
+bool movesMemory(Operation *op, const OpWork &work);
 
 /// Modelled seconds each rank spends streaming a memory-bound op's tensors
 /// (elementwise ops, reductions, transposes, fills: movesMemory) through
