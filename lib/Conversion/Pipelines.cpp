@@ -1,9 +1,10 @@
 //===- Pipelines.cpp - dt-lower-to-cpu and dt-lower-to-cuda ---------------===//
 //
 // Local program on tensors -> LLVM dialect, for each target. Both start the
-// same way: elementwise ops become linalg generics and fuse; one-shot
-// bufferization (function boundaries included, results as out-params) gives
-// every function the buffer signature the entry points need;
+// same way: 16-bit sums accumulate in f32; elementwise ops become linalg
+// generics and fuse; one-shot bufferization (function boundaries included,
+// results as out-params) gives every function the buffer signature the
+// entry points need;
 // ownership-based deallocation frees temporaries; matmuls call a library,
 // which also takes their zero fills and bias/relu epilogues.
 //
@@ -76,7 +77,7 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
   // Upstream passes are named by their textual form, which is their stable
   // interface across LLVM releases.
   return ("func.func(convert-elementwise-to-linalg),dt-generalize-elementwise,"
-          "dt-guard-integer-division,"
+          "dt-widen-half-sums,dt-guard-integer-division,"
           "func.func(dt-fuse-elementwise,canonicalize),"
           "dt-unshare-fills,dt-read-only-arguments,"
           "one-shot-bufferize{bufferize-function-boundaries "

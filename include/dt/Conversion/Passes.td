@@ -145,6 +145,48 @@ def GeneralizeElementwisePass : Pass<"dt-generalize-elementwise", "ModuleOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def WidenHalfSumsPass : Pass<"dt-widen-half-sums", "ModuleOp"> {
+  let summary = "Accumulates 16-bit floating-point sums in f32, rounding once";
+  let description = [{
+    A linalg op on tensors that sums into an f16 or bf16 init (its body
+    adds each term to the init's block argument with `arith.addf` and
+    yields that sum, and at least one of its loops is a reduction)
+    accumulates in f32 instead: its init is widened (a fill of the widened
+    scalar, when the init was a fill), the body adds the term extended to
+    f32, and the f32 result is rounded once, elementwise, into a fresh
+    16-bit tensor. Named ops (`linalg.reduce`, `matvec`, `vecmat`, `dot`)
+    become generics first. Matmuls that `dt-convert-matmul-to-blas` will
+    give the library are left alone: the library already accumulates them
+    in f32 (`isLibraryGemm`).
+
+    linalg's body alone would round the accumulator at every step: a sum of
+    300 bf16 ones stalls at 256, and the order of the steps, which a
+    distributed program changes, moves a sum by units in the last place of
+    its largest partial sum. Accumulating in f32 is what PyTorch does for
+    16-bit sums, and makes every 16-bit sum in dt round the same way,
+    whether a library or a loop computes it. Runs on tensors, before
+    bufferization, on both targets.
+
+    ```mlir
+    %r = linalg.reduce ins(%x : tensor<8x64xbf16>) outs(%z : tensor<8xbf16>) dimensions = [1]
+      (%in: bf16, %acc: bf16) { %s = arith.addf %in, %acc : bf16
+                                linalg.yield %s : bf16 }
+    // becomes
+    %z32 = linalg.fill ins(%zero32 : f32) outs(%e32 : tensor<8xf32>) -> tensor<8xf32>
+    %r32 = linalg.generic {...} ins(%x : tensor<8x64xbf16>) outs(%z32 : tensor<8xf32>) {
+      ^bb0(%in: bf16, %acc: f32):
+        %w = arith.extf %in : bf16 to f32
+        %s = arith.addf %w, %acc : f32
+        linalg.yield %s : f32 }
+    %r = linalg.generic {...} ins(%r32 : tensor<8xf32>) outs(%e : tensor<8xbf16>) {
+      ^bb0(%v: f32, %o: bf16): %t = arith.truncf %v : f32 to bf16
+                               linalg.yield %t : bf16 }
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def FuseElementwisePass : Pass<"dt-fuse-elementwise", "func::FuncOp"> {
   let summary = "Fuses elementwise linalg ops, keeping contractions whole for the matmul libraries";
   let description = [{
@@ -790,9 +832,11 @@ def GPUReductionKernelsPass : Pass<"dt-gpu-reduction-kernels", "ModuleOp"> {
       eight rows per block) or, for long rows or few rows, through
       `gpu.all_reduce` over a block of 256 (`L` = 256: shared memory and
       shuffles); shuffles carry 32- and 64-bit values, so a 16-bit float
-      partial crosses lanes as the f32 it extends to (exactly) and is
-      combined in its own type (`gpu.all_reduce` with the combiner as its
-      body), as the op's body would: only the order of combining changes;
+      partial (a max or min: 16-bit sums accumulate in f32 by then,
+      `dt-widen-half-sums`) crosses lanes as the f32 it extends to
+      (exactly) and is combined in its own type (`gpu.all_reduce` with the
+      combiner as its body), as the op's body would: only the order of
+      combining changes;
     - lane 0 combines the total with the output's initial value.
     Consecutive lanes read consecutive elements (coalesced). The body must
     be an accumulation: `yield combine(acc, x)` or `yield select(c,

@@ -21,6 +21,7 @@ class FuncOp;
 } // namespace func
 namespace linalg {
 class FillOp;
+class LinalgOp;
 } // namespace linalg
 namespace dt {
 
@@ -32,6 +33,12 @@ std::optional<StringRef> runtimeTypeSuffix(Type type);
 /// missing.
 func::FuncOp getOrInsertRuntimeFunction(ModuleOp module, StringRef name,
                                         FunctionType type);
+
+/// Whether `op`, on tensors, is a matmul that dt-convert-matmul-to-blas
+/// will give the library on either target once bufferized (with the
+/// identity layouts bufferization gives tensors): its shape, element types
+/// and operand orders. The library accumulates 16-bit ones in f32.
+bool isLibraryGemm(linalg::LinalgOp op);
 
 /// The address of a NUL-terminated constant global holding `text`, at `b`'s
 /// insertion point: one internal `llvm.mlir.global` per distinct text in

@@ -58,19 +58,13 @@ struct Gemm {
   }
 };
 
-/// Whether `op` is a matmul the library can compute: linalg.matmul,
-/// batch_matmul, or any contraction (a generic multiply-accumulate) with
-/// one m, n and k dim and at most one batch dim that every operand has,
-/// whatever the order of its dims.
-std::optional<Gemm> matchGemm(linalg::LinalgOp op) {
+/// Whether `op` is shaped like a matmul the library can compute, on
+/// tensors or buffers: linalg.matmul, batch_matmul, or any contraction (a
+/// generic multiply-accumulate) with one m, n and k dim and at most one
+/// batch dim that every operand has, whatever the order of its dims.
+std::optional<Gemm> matchGemmDims(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !linalg::isaContractionOpInterface(op))
-    return std::nullopt;
-  // The library reads strides: every operand needs a strided layout.
-  if (!llvm::all_of(op->getOperandTypes(), [](Type t) {
-        auto memref = dyn_cast<MemRefType>(t);
-        return memref && memref.isStrided();
-      }))
     return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
@@ -103,14 +97,36 @@ std::optional<Gemm> matchGemm(linalg::LinalgOp op) {
   return gemm;
 }
 
-/// Whether the library reads `buffer`, viewed in `order`, in place on the
-/// GPU: each matrix with contiguous rows or columns (rows for a result).
-/// The CPU library copies any other layout.
-bool readableOnGPU(Value buffer, ArrayRef<unsigned> order, bool result) {
+/// matchGemmDims on buffers the library can read: every operand needs a
+/// strided layout.
+std::optional<Gemm> matchGemm(linalg::LinalgOp op) {
+  if (!llvm::all_of(op->getOperandTypes(), [](Type t) {
+        auto memref = dyn_cast<MemRefType>(t);
+        return memref && memref.isStrided();
+      }))
+    return std::nullopt;
+  return matchGemmDims(op);
+}
+
+/// Whether the library has the element types of `op`, a matched gemm: one
+/// type throughout, or mixed precision (16-bit operands into f32).
+bool hasLibraryTypes(linalg::LinalgOp op) {
+  Type element = getElementTypeOrSelf(op->getOperand(0).getType());
+  Type out = getElementTypeOrSelf(op->getOperand(2).getType());
+  if (getElementTypeOrSelf(op->getOperand(1).getType()) != element)
+    return false;
+  return out == element ? element.isF32() || element.isF64() ||
+                              element.isF16() || element.isBF16()
+                        : (element.isF16() || element.isBF16()) && out.isF32();
+}
+
+/// Whether the library reads a buffer of `type`, viewed in `order`, in
+/// place on the GPU: each matrix with contiguous rows or columns (rows for
+/// a result). The CPU library copies any other layout.
+bool readableOnGPU(MemRefType type, ArrayRef<unsigned> order, bool result) {
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (failed(cast<MemRefType>(buffer.getType())
-                 .getStridesAndOffset(strides, offset)))
+  if (failed(type.getStridesAndOffset(strides, offset)))
     return false;
   int64_t rows = strides[order[order.size() - 2]], cols = strides[order.back()];
   return cols == 1 || (!result && rows == 1);
@@ -298,19 +314,11 @@ struct ConvertMatmulToBlasPass
       std::optional<Gemm> gemm = matchGemm(op);
       if (!gemm)
         return;
-      Type element = getElementTypeOrSelf(op->getOperand(0).getType());
-      Type out = getElementTypeOrSelf(op->getOperand(2).getType());
-      bool sameInputs =
-          getElementTypeOrSelf(op->getOperand(1).getType()) == element;
-      // One type throughout, or mixed precision: 16-bit operands into f32.
-      bool supported =
-          out == element ? element.isF32() || element.isF64() ||
-                               element.isF16() || element.isBF16()
-                         : (element.isF16() || element.isBF16()) && out.isF32();
       bool readable = !gpu || llvm::all_of(llvm::seq(3u), [&](unsigned x) {
-        return readableOnGPU(op->getOperand(x), gemm->order[x], x == 2);
+        return readableOnGPU(cast<MemRefType>(op->getOperand(x).getType()),
+                             gemm->order[x], x == 2);
       });
-      if (sameInputs && supported && readable)
+      if (hasLibraryTypes(op) && readable)
         candidates.emplace_back(op, *gemm);
     });
     for (auto &[op, gemm] : candidates)
@@ -395,3 +403,15 @@ struct ConvertMatmulToBlasPass
   }
 };
 } // namespace
+
+bool mlir::dt::isLibraryGemm(linalg::LinalgOp op) {
+  std::optional<Gemm> gemm = matchGemmDims(op);
+  return gemm && hasLibraryTypes(op) &&
+         llvm::all_of(llvm::seq(3u), [&](unsigned x) {
+           // A tensor becomes a buffer with the identity layout.
+           auto type = cast<ShapedType>(op->getOperand(x).getType());
+           return readableOnGPU(
+               MemRefType::get(type.getShape(), type.getElementType()),
+               gemm->order[x], x == 2);
+         });
+}

@@ -1,0 +1,193 @@
+//===- WidenHalfSums.cpp - dt-widen-half-sums -----------------------------===//
+//
+// A sum into a 16-bit float accumulates in f32 and rounds once. linalg's
+// body (`%s = arith.addf %acc, %x : bf16`) rounds the accumulator at every
+// step: a sum of 300 bf16 ones stalls at 256, and the order of the steps,
+// which a distributed program changes, moves the result by several units
+// in the last place of the largest partial sum. The matmuls the libraries
+// take already accumulate in f32 (dt-convert-matmul-to-blas); this pass
+// gives every other 16-bit sum (reductions, matrix-vector products, dots,
+// softmax's row sums) the same arithmetic, as PyTorch's and cuBLAS's do:
+//
+//   %r = linalg.generic ins(%x : tensor<8x64xbf16>) outs(%z : tensor<8xbf16>)
+//       { %s = arith.addf %acc, %v : bf16; linalg.yield %s }
+//
+// becomes an f32 init (a fill of the widened value, when %z was a fill,
+// else %z widened), the same body with `%acc` in f32 and `%v` extended, and
+// an elementwise rounding of the f32 result into a fresh 16-bit tensor.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dt/Conversion/Passes.h"
+#include "dt/Conversion/Utils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::dt {
+#define GEN_PASS_DEF_WIDENHALFSUMSPASS
+#include "dt/Conversion/Passes.h.inc"
+} // namespace mlir::dt
+
+using namespace mlir;
+using namespace mlir::dt;
+
+namespace {
+/// The `arith.addf` that accumulates into `init` of `op`, when that is all
+/// the body does with it: the init's block argument has one use, an addf
+/// whose result is yielded as the init's result and used nowhere else.
+arith::AddFOp matchHalfSum(linalg::LinalgOp op, OpOperand &init) {
+  auto type = dyn_cast<FloatType>(getElementTypeOrSelf(init.get()));
+  if (!type || type.getWidth() != 16)
+    return nullptr;
+  BlockArgument acc = op.getMatchingBlockArgument(&init);
+  if (!acc.hasOneUse())
+    return nullptr;
+  auto add = dyn_cast<arith::AddFOp>(*acc.getUsers().begin());
+  if (!add || !add->hasOneUse())
+    return nullptr;
+  OpOperand &yielded = *add->getUses().begin();
+  if (!isa<linalg::YieldOp>(yielded.getOwner()) ||
+      yielded.getOperandNumber() !=
+          init.getOperandNumber() - op.getNumDpsInputs())
+    return nullptr;
+  return add;
+}
+
+/// A tensor shaped like `value` (and with its encoding), of `elementType`,
+/// with nothing in it.
+Value emptyLike(OpBuilder &b, Location loc, Value value, Type elementType) {
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, value);
+  return tensor::EmptyOp::create(
+      b, loc, sizes, elementType,
+      cast<RankedTensorType>(value.getType()).getEncoding());
+}
+
+/// `value` converted elementwise to `elementType` (extf or truncf) into a
+/// fresh tensor.
+Value convertElements(OpBuilder &b, Location loc, Value value,
+                      Type elementType) {
+  auto type = cast<RankedTensorType>(value.getType());
+  Value empty = emptyLike(b, loc, value, elementType);
+  SmallVector<AffineMap> maps(
+      2, b.getMultiDimIdentityMap(static_cast<unsigned>(type.getRank())));
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  bool widen = cast<FloatType>(elementType).getWidth() >
+               cast<FloatType>(type.getElementType()).getWidth();
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{empty.getType()}, ValueRange{value},
+             ValueRange{empty}, maps, iterators,
+             [&](OpBuilder &nested, Location l, ValueRange args) {
+               Value converted = widen ? Value(arith::ExtFOp::create(
+                                             nested, l, elementType, args[0]))
+                                       : Value(arith::TruncFOp::create(
+                                             nested, l, elementType, args[0]));
+               linalg::YieldOp::create(nested, l, converted);
+             })
+      .getResult(0);
+}
+
+/// The f32 init a widened sum starts from: a fill of the widened scalar
+/// when `init` was a fill, else `init` widened.
+Value widenInit(OpBuilder &b, Location loc, Value init, Type wide) {
+  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+    // A constant (a zero, typically) folds to the wide constant.
+    Value scalar =
+        b.createOrFold<arith::ExtFOp>(loc, wide, fill.getDpsInputs()[0]);
+    Value empty = emptyLike(b, loc, init, wide);
+    return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
+  }
+  return convertElements(b, loc, init, wide);
+}
+
+/// Rewrites `op`, whose inits at `sums` accumulate by addf (matchHalfSum),
+/// to accumulate those in f32 and round each result once.
+void widen(linalg::LinalgOp op, ArrayRef<unsigned> sums) {
+  IRRewriter rewriter(op->getContext());
+  rewriter.setInsertionPoint(op);
+  Location loc = op->getLoc();
+  Type f32 = rewriter.getF32Type();
+  auto generic = dyn_cast<linalg::GenericOp>(*op);
+  if (!generic) {
+    FailureOr<linalg::GenericOp> generalized =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (failed(generalized))
+      return;
+    generic = *generalized;
+  }
+  SmallVector<Value> inits = generic.getDpsInits();
+  SmallVector<Type> resultTypes(generic->getResultTypes());
+  for (unsigned i : sums) {
+    inits[i] = widenInit(rewriter, loc, inits[i], f32);
+    resultTypes[i] = inits[i].getType();
+  }
+  unsigned numInputs = generic.getNumDpsInputs();
+  Block &body = generic.getRegion().front();
+  auto wide = linalg::GenericOp::create(
+      rewriter, loc, resultTypes, generic.getDpsInputs(), inits,
+      generic.getIndexingMapsArray(), generic.getIteratorTypesArray(),
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        IRMapping mapping;
+        mapping.map(body.getArguments(), args);
+        // Each accumulating addf, with the init argument it adds to.
+        llvm::DenseMap<Operation *, unsigned> accumulators;
+        for (unsigned i : sums)
+          accumulators[*body.getArgument(numInputs + i).getUsers().begin()] =
+              numInputs + i;
+        for (Operation &nested : body.without_terminator()) {
+          auto it = accumulators.find(&nested);
+          if (it == accumulators.end()) {
+            b.clone(nested, mapping);
+            continue;
+          }
+          // acc + x becomes acc32 + extf(x), in the body's operand order.
+          auto add = cast<arith::AddFOp>(nested);
+          bool accFirst = add.getLhs() == body.getArgument(it->second);
+          Value term = arith::ExtFOp::create(
+              b, l, f32,
+              mapping.lookup(accFirst ? add.getRhs() : add.getLhs()));
+          Value acc = args[it->second];
+          Value sum = arith::AddFOp::create(b, l, accFirst ? acc : term,
+                                            accFirst ? term : acc,
+                                            add.getFastmathAttr());
+          mapping.map(add.getResult(), sum);
+        }
+        SmallVector<Value> yielded;
+        for (Value v : body.getTerminator()->getOperands())
+          yielded.push_back(mapping.lookup(v));
+        linalg::YieldOp::create(b, l, yielded);
+      });
+  wide->setDiscardableAttrs(generic->getDiscardableAttrDictionary());
+  SmallVector<Value> results(wide->getResults());
+  for (unsigned i : sums)
+    results[i] = convertElements(
+        rewriter, loc, results[i],
+        getElementTypeOrSelf(generic.getDpsInits()[i].getType()));
+  rewriter.replaceOp(generic, results);
+}
+
+struct WidenHalfSumsPass
+    : public mlir::dt::impl::WidenHalfSumsPassBase<WidenHalfSumsPass> {
+  void runOnOperation() override {
+    SmallVector<std::pair<linalg::LinalgOp, SmallVector<unsigned>>> work;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (!op.hasPureTensorSemantics() || op.getNumReductionLoops() == 0 ||
+          isLibraryGemm(op))
+        return;
+      SmallVector<unsigned> sums;
+      for (OpOperand &init : op.getDpsInitsMutable())
+        if (matchHalfSum(op, init))
+          sums.push_back(init.getOperandNumber() - op.getNumDpsInputs());
+      if (!sums.empty())
+        work.emplace_back(op, std::move(sums));
+    });
+    for (auto &[op, sums] : work)
+      widen(op, sums);
+  }
+};
+} // namespace

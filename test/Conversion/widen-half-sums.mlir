@@ -1,0 +1,117 @@
+// dt-widen-half-sums: a sum into an f16 or bf16 init accumulates in f32 and
+// rounds once; other accumulations (max, f32 sums, library matmuls, a
+// body that does more with its init than add to it) are left alone.
+// RUN: dt-opt %s -dt-widen-half-sums | FileCheck %s
+
+// A reduction from a zero fill: the fill is of the wide zero.
+// CHECK-LABEL: func.func @row_sum
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[E32:.*]] = tensor.empty() : tensor<8xf32>
+// CHECK: %[[Z32:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E32]] : tensor<8xf32>)
+// CHECK: %[[S32:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<8x64xbf16>) outs(%[[Z32]] : tensor<8xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: bf16, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[W:.*]] = arith.extf %[[IN]] : bf16 to f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[ACC]], %[[W]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK: %[[E16:.*]] = tensor.empty() : tensor<8xbf16>
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[S32]] : tensor<8xf32>) outs(%[[E16]] : tensor<8xbf16>)
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: return %[[R]]
+func.func @row_sum(%x: tensor<8x64xbf16>) -> tensor<8xbf16> {
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<8xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<8xbf16>) -> tensor<8xbf16>
+  %r = linalg.reduce { arith.addf } ins(%x : tensor<8x64xbf16>) outs(%z : tensor<8xbf16>) dimensions = [1]
+  return %r : tensor<8xbf16>
+}
+
+// A matrix-vector product into an init that is not a fill (an argument):
+// the init is widened elementwise; the product stays in f16, only the
+// accumulation widens.
+// CHECK-LABEL: func.func @matvec_into
+// CHECK: %[[Y32:.*]] = linalg.generic {{.*}} ins(%[[Y:.*]] : tensor<4xf16>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x16xf16>, tensor<16xf16>) outs(%[[Y32]] : tensor<4xf32>)
+// CHECK: %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : f16
+// CHECK-NEXT: %[[PW:.*]] = arith.extf %[[P]] : f16 to f32
+// CHECK-NEXT: arith.addf %{{.*}}, %[[PW]] : f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @matvec_into(%a: tensor<4x16xf16>, %x: tensor<16xf16>, %y: tensor<4xf16>) -> tensor<4xf16> {
+  %r = linalg.matvec ins(%a, %x : tensor<4x16xf16>, tensor<16xf16>) outs(%y : tensor<4xf16>) -> tensor<4xf16>
+  return %r : tensor<4xf16>
+}
+
+// Left alone: a max (exact in any order), an f32 sum, a bf16 matmul the
+// library takes (it accumulates in f32 itself), an elementwise add into the
+// init (no reduction loop), and a body that uses its init beyond the add.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: arith.extf
+// CHECK-NOT: tensor<{{.*}}xf32>
+// CHECK: return
+func.func @left_alone(%x: tensor<8x64xbf16>, %w: tensor<64x8xbf16>, %m: tensor<8xbf16>, %m2: tensor<8x8xbf16>)
+    -> (tensor<8xbf16>, tensor<8x8xbf16>, tensor<8x8xbf16>, tensor<8xbf16>) {
+  %max = linalg.reduce { arith.maximumf } ins(%x : tensor<8x64xbf16>) outs(%m : tensor<8xbf16>) dimensions = [1]
+  %mm = linalg.matmul ins(%x, %w : tensor<8x64xbf16>, tensor<64x8xbf16>) outs(%m2 : tensor<8x8xbf16>) -> tensor<8x8xbf16>
+  %add = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                         iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<8x8xbf16>) outs(%m2 : tensor<8x8xbf16>) {
+    ^bb0(%in: bf16, %acc: bf16):
+      %s = arith.addf %acc, %in : bf16
+      linalg.yield %s : bf16
+  } -> tensor<8x8xbf16>
+  // acc + x * acc: the init is read twice.
+  %twice = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                           iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x64xbf16>) outs(%m : tensor<8xbf16>) {
+    ^bb0(%in: bf16, %acc: bf16):
+      %p = arith.mulf %in, %acc : bf16
+      %s = arith.addf %acc, %p : bf16
+      linalg.yield %s : bf16
+  } -> tensor<8xbf16>
+  return %max, %mm, %add, %twice : tensor<8xbf16>, tensor<8x8xbf16>, tensor<8x8xbf16>, tensor<8xbf16>
+}
+
+// CHECK-LABEL: func.func @f32_sum
+// CHECK-NOT: arith.extf
+// CHECK: return
+func.func @f32_sum(%x: tensor<8x64xf32>, %z: tensor<8xf32>) -> tensor<8xf32> {
+  %r = linalg.reduce { arith.addf } ins(%x : tensor<8x64xf32>) outs(%z : tensor<8xf32>) dimensions = [1]
+  return %r : tensor<8xf32>
+}
+
+// A matmul whose result is stored transposed: cuBLASLt does not write it in
+// place, so it stays loops on the GPU and widens here (the CPU library
+// then takes it as a mixed-precision bf16 x bf16 -> f32 matmul).
+// CHECK-LABEL: func.func @transposed_result
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x64xbf16>, tensor<64x4xbf16>) outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+func.func @transposed_result(%a: tensor<8x64xbf16>, %b: tensor<64x4xbf16>, %c: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (n, m)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<8x64xbf16>, tensor<64x4xbf16>) outs(%c : tensor<4x8xbf16>) {
+    ^bb0(%x: bf16, %y: bf16, %acc: bf16):
+      %p = arith.mulf %x, %y : bf16
+      %s = arith.addf %acc, %p : bf16
+      linalg.yield %s : bf16
+  } -> tensor<4x8xbf16>
+  return %r : tensor<4x8xbf16>
+}
+
+// Two inits: the sum widens, the max beside it stays bf16.
+// CHECK-LABEL: func.func @sum_and_max
+// CHECK: %[[B:.*]]:2 = linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<8xf32>, tensor<8xbf16>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: bf16, %[[SUM:.*]]: f32, %[[MAX:.*]]: bf16):
+// CHECK: arith.maximumf %[[MAX]], %[[IN]] : bf16
+// CHECK: linalg.generic {{.*}} ins(%[[B]]#0 : tensor<8xf32>)
+// CHECK: return %{{.*}}, %[[B]]#1
+func.func @sum_and_max(%x: tensor<8x64xbf16>, %s: tensor<8xbf16>, %m: tensor<8xbf16>) -> (tensor<8xbf16>, tensor<8xbf16>) {
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x64xbf16>) outs(%s, %m : tensor<8xbf16>, tensor<8xbf16>) {
+    ^bb0(%in: bf16, %sum: bf16, %max: bf16):
+      %a = arith.addf %sum, %in : bf16
+      %b = arith.maximumf %max, %in : bf16
+      linalg.yield %a, %b : bf16, bf16
+  } -> (tensor<8xbf16>, tensor<8xbf16>)
+  return %r#0, %r#1 : tensor<8xbf16>, tensor<8xbf16>
+}

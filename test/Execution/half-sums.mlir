@@ -1,0 +1,103 @@
+// Every 16-bit sum accumulates in f32 and rounds once (dt-widen-half-sums),
+// as the library's matmuls do (half-matmul.mlir):
+// - reductions, a matrix-vector product and a dot of 300 bf16 ones are 300,
+//   replicated and split over 4 ranks alike (rounding the accumulator at
+//   every bf16 step stalls at 256, since 256 + 1 rounds back to 256), and
+//   3000 f16 ones are 3000 (f16 steps stall at 2048);
+// - a bf16 matrix-vector product whose terms nearly cancel, split over 4
+//   ranks, matches the single-device program (found by
+//   scripts/fuzz-programs.py, seed 970129186: with bf16 steps the reference
+//   rounded differently enough to fail --verify).
+// RUN: dt-run %s --seed 0 --verify --output-dir %t | FileCheck %s
+// RUN: %npy print %t/result0.npy | FileCheck %s --check-prefix=SUMS
+// RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --seed 0 --verify | FileCheck %s %}
+// RUN: dt-compile --target=cuda --emulate-gpu %s -o %t.emu.so
+// RUN: dt-run %t.emu.so --seed 0 --verify --output-dir %t.emu | FileCheck %s
+// RUN: %npy print %t.emu/result0.npy | FileCheck %s --check-prefix=SUMS
+// RUN: dt-run %s --entry cancel --seed 186 --verify | FileCheck %s --check-prefix=CANCEL
+// RUN: dt-run %t.emu.so --entry cancel --seed 186 --verify | FileCheck %s --check-prefix=CANCEL
+// CHECK: dt-run: main on 4 ranks
+// CHECK: result #0 (sums) 6 f32: {{.*}}: ok
+// CHECK: verify: PASS
+// The replicated and split reductions, the matvec (two rows), the dot, and
+// the f16 sum.
+// SUMS: {{^}}300.0{{$}}
+// SUMS-NEXT: {{^}}300.0{{$}}
+// SUMS-NEXT: {{^}}300.0{{$}}
+// SUMS-NEXT: {{^}}300.0{{$}}
+// SUMS-NEXT: {{^}}300.0{{$}}
+// SUMS-NEXT: {{^}}3000.0{{$}}
+// SUMS-NOT: {{.}}
+// CANCEL: result #0 5 bf16: {{.*}}: ok
+// CANCEL: verify: PASS
+dt.mesh @mesh = <["tp" = 4]>
+
+func.func @main() -> (tensor<6xf32> {dt.name = "sums", dt.sharding = #dt.sharding<@mesh, [R]>}) {
+  %zero = arith.constant 0.0 : bf16
+  %ones = arith.constant dense<1.0> : tensor<1x300xbf16>
+  %e = tensor.empty() : tensor<1xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<1xbf16>) -> tensor<1xbf16>
+  %rep = dt.constrain %ones to #dt.sharding<@mesh, [R]> : tensor<1x300xbf16>
+  %sum_rep = linalg.reduce { arith.addf } ins(%rep : tensor<1x300xbf16>) outs(%z : tensor<1xbf16>) dimensions = [1]
+  // Split along the summed dim: 75 ones a rank, all-reduced.
+  %split = dt.constrain %ones to #dt.sharding<@mesh, [S(1)]> : tensor<1x300xbf16>
+  %sum_split = linalg.reduce { arith.addf } ins(%split : tensor<1x300xbf16>) outs(%z : tensor<1xbf16>) dimensions = [1]
+
+  %a = arith.constant dense<1.0> : tensor<2x300xbf16>
+  %v = arith.constant dense<1.0> : tensor<300xbf16>
+  %me = tensor.empty() : tensor<2xbf16>
+  %mz = linalg.fill ins(%zero : bf16) outs(%me : tensor<2xbf16>) -> tensor<2xbf16>
+  %mv = linalg.matvec ins(%a, %v : tensor<2x300xbf16>, tensor<300xbf16>) outs(%mz : tensor<2xbf16>) -> tensor<2xbf16>
+  %de = tensor.empty() : tensor<bf16>
+  %dz = linalg.fill ins(%zero : bf16) outs(%de : tensor<bf16>) -> tensor<bf16>
+  %vs = dt.constrain %v to #dt.sharding<@mesh, [S(0)]> : tensor<300xbf16>
+  %dot = linalg.dot ins(%vs, %vs : tensor<300xbf16>, tensor<300xbf16>) outs(%dz : tensor<bf16>) -> tensor<bf16>
+  %dot1 = tensor.expand_shape %dot [] output_shape [1] : tensor<bf16> into tensor<1xbf16>
+
+  %hzero = arith.constant 0.0 : f16
+  %hones = arith.constant dense<1.0> : tensor<3000xf16>
+  %he = tensor.empty() : tensor<f16>
+  %hz = linalg.fill ins(%hzero : f16) outs(%he : tensor<f16>) -> tensor<f16>
+  %hsum = linalg.reduce { arith.addf } ins(%hones : tensor<3000xf16>) outs(%hz : tensor<f16>) dimensions = [0]
+  %hsum1 = tensor.expand_shape %hsum [] output_shape [1] : tensor<f16> into tensor<1xf16>
+  %hwide = arith.extf %hsum1 : tensor<1xf16> to tensor<1xf32>
+
+  %all = tensor.concat dim(0) %sum_rep, %sum_split, %mv, %dot1 : (tensor<1xbf16>, tensor<1xbf16>, tensor<2xbf16>, tensor<1xbf16>) -> tensor<5xbf16>
+  %wide = arith.extf %all : tensor<5xbf16> to tensor<5xf32>
+  %out = tensor.concat dim(0) %wide, %hwide : (tensor<5xf32>, tensor<1xf32>) -> tensor<6xf32>
+  return %out : tensor<6xf32>
+}
+
+// The fuzz program: a bf16 matrix whose elements are computed in a complex
+// generic, times a vector split over 4 ranks.
+func.func @cancel(
+    %a0: tensor<5x8xbf16> {dt.sharding = #dt.sharding<@mesh, [S(1)]>},
+    %a1: tensor<8xbf16> {dt.sharding = #dt.sharding<@mesh, [S(0)]>})
+    -> (tensor<5xbf16>) {
+  %zero = arith.constant 0.0 : bf16
+  %v1 = tensor.empty() : tensor<5x8xbf16>
+  %v2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                        iterator_types = ["parallel", "parallel"]}
+      ins(%a0 : tensor<5x8xbf16>) outs(%v1 : tensor<5x8xbf16>) {
+    ^bb0(%x: bf16, %o: bf16):
+      %xw = arith.extf %x : bf16 to f32
+      %a = math.tanh %xw : f32
+      %z = complex.create %a, %a : complex<f32>
+      %one = complex.constant [1.0 : f32, 0.0 : f32] : complex<f32>
+      %zz = complex.mul %z, %z : complex<f32>
+      %ez = complex.exp %z : complex<f32>
+      %cz = complex.conj %z : complex<f32>
+      %n = complex.mul %cz, %z : complex<f32>
+      %d = complex.add %n, %one : complex<f32>
+      %q = complex.div %ez, %d : complex<f32>
+      %w = complex.add %zz, %q : complex<f32>
+      %r = complex.re %w : complex<f32>
+      %rn = arith.truncf %r : f32 to bf16
+      linalg.yield %rn : bf16
+  } -> tensor<5x8xbf16>
+  %v4 = tensor.empty() : tensor<5xbf16>
+  %v5 = linalg.fill ins(%zero : bf16) outs(%v4 : tensor<5xbf16>) -> tensor<5xbf16>
+  %v6 = linalg.matvec ins(%v2, %a1 : tensor<5x8xbf16>, tensor<8xbf16>) outs(%v5 : tensor<5xbf16>) -> tensor<5xbf16>
+  %v7 = math.tanh %v6 : tensor<5xbf16>
+  return %v7 : tensor<5xbf16>
+}
