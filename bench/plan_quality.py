@@ -22,7 +22,7 @@ and improves when those rules do.
 
 Target: the geometric mean of dt / cheapest over the programs <= 1.05
 (30 programs of 6 values: 1.128 by the rules alone, RULES_GEOMEAN_TARGET
-below, and 1.011 with the search; docs/Design.md says where the rest is
+below, and 1.001 with the search; docs/Design.md says where the rest is
 lost). The worst program is printed
 without a target. A plan cheaper than the cheapest found (ratio below 1)
 would mean the enumeration misses plans: it is reported and fails.

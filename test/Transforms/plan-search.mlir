@@ -95,7 +95,7 @@ func.func @scatter_not_reduce(%h: tensor<8x16xf32> {dt.sharding = #dt.sharding<@
 // -----
 
 // Megatron's MLP: the rules' one all_reduce is already the cheapest plan.
-// EXPLAIN: remark: plan search: priced {{[0-9]+}} plans; none is more than 0.1 us cheaper than propagation's own (18.0 us)
+// EXPLAIN: remark: plan search: priced {{[0-9]+}} plans; none is cheaper than propagation's own (18.0 us) by more than a tie (0.1 us, or 1% of a plan under 10 us)
 // EXPLAIN-NOT: pinned this value
 // CHECK-LABEL: dt-cost-report @megatron_mlp
 // CHECK: total: 1 collective, 6.0 KiB per rank, 18.0 us

@@ -1476,7 +1476,8 @@ struct Pin {
 /// ops: replicated, those cost every rank the whole tensor). Each round
 /// prices the plan with each value an op makes pinned to each sharding (a
 /// dt.constrain), and keeps the cheapest pin if it saves more
-/// than a tie (0.1 us); the next round goes on from there. (Pinning a value
+/// than a tie (0.1 us, or 1% of a plan under 10 us: searchTie); the next
+/// round goes on from there. (Pinning a value
 /// to the sharding the rules gave it counts too: fixed from the start, it
 /// changes what the ops around it decide first.) Pins are hard
 /// constraints, so propagation stays what decides; the search only says where
@@ -1618,6 +1619,12 @@ std::optional<double> PlanSearch::price(ArrayRef<Pin> pins) {
   return modelledSeconds(*copy, meshes, combine);
 }
 
+/// What a pin must save on a plan of `seconds` to be kept: a tie's 0.1 us,
+/// or 1% of a plan cheaper than 10 us, whose savings are all small.
+static double searchTie(double seconds) {
+  return std::min(kTieSeconds, 0.01 * seconds);
+}
+
 SmallVector<Pin> PlanSearch::run() {
   // Whatever the search meets (a bad mesh, a program propagation rejects)
   // is the business of the real propagation after it, which reports it.
@@ -1653,10 +1660,11 @@ SmallVector<Pin> PlanSearch::run() {
       pins.push_back({candidates[i].value, sharding});
       std::optional<double> seconds = price(pins);
       pins.pop_back();
-      if (!seconds || *seconds >= *current - kTieSeconds)
+      double tie = searchTie(*current);
+      if (!seconds || *seconds >= *current - tie)
         return;
       saved.push_back({i, sharding});
-      if (!best || *seconds < best->second.after - kTieSeconds)
+      if (!best || *seconds < best->second.after - tie)
         best = {i, Pin{candidates[i].value, sharding, *current, *seconds}};
     };
     if (full) {
@@ -1703,8 +1711,9 @@ struct PropagatePass
     }
     summary << "priced " << planSearch.numPriced << " plans; ";
     if (pins.empty()) {
-      summary << "none is more than 0.1 us cheaper than propagation's own ("
-              << formatSeconds(*planSearch.unpinned) << ")";
+      summary << "none is cheaper than propagation's own ("
+              << formatSeconds(*planSearch.unpinned)
+              << ") by more than a tie (0.1 us, or 1% of a plan under 10 us)";
       return;
     }
     summary << "pinned " << pins.size() << " value"

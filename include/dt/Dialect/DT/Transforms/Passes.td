@@ -115,7 +115,7 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
     to each sharding (as a `dt.constrain` would pin it), prices each plan as
     dt-cost-report does (collectives, combined calls once, contractions'
     compute and memory-bound ops), keeps the cheapest pin of each round if it
-    saves more than 0.1 us, and goes on from there while pins save and the
+    saves more than a tie (0.1 us, or 1% of a plan under 10 us), and goes on from there while pins save and the
     budget lasts (a round after a pin tries the pins that saved in the one
     before, and every value again only when none of those saves). It runs
     when a first round fits in the budget. The
