@@ -79,11 +79,12 @@ llvm::cl::opt<bool> combineCollectives(
                    "where the cost model says it is cheaper (gradient and "
                    "FSDP buckets; default: on)"),
     llvm::cl::init(true), llvm::cl::cat(options));
+const std::string planSearchHelp =
+    "The most whole plans propagation's plan search may price to find "
+    "cheaper shardings than its greedy choices (0: no search; default: " +
+    std::to_string(mlir::dt::kDefaultPlanSearch) + ")";
 llvm::cl::opt<unsigned> planSearch(
-    "plan-search",
-    llvm::cl::desc("The most whole plans propagation's plan search may price "
-                   "to find cheaper shardings than its greedy choices (0: no "
-                   "search; default: 256)"),
+    "plan-search", llvm::cl::desc(planSearchHelp),
     llvm::cl::init(mlir::dt::CompileOptions().planSearch),
     llvm::cl::cat(options));
 llvm::cl::opt<bool> exchange(

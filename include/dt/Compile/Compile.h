@@ -10,6 +10,8 @@
 #ifndef DT_COMPILE_COMPILE_H
 #define DT_COMPILE_COMPILE_H
 
+#include "dt/Dialect/DT/Transforms/PlanSearch.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/IR/Module.h"
@@ -41,9 +43,8 @@ struct CompileOptions {
   /// Let redistributions change layouts point to point (dt.exchange) where
   /// that moves less.
   bool exchange = true;
-  /// The most whole plans dt-propagate's plan search prices (0: none); by
-  /// default, its own default (kDefaultPlanSearch, Passes.h).
-  unsigned planSearch = 256;
+  /// The most whole plans dt-propagate's plan search prices (0: none).
+  unsigned planSearch = kDefaultPlanSearch;
   /// Topology file for the cost model (empty: the documented defaults).
   std::string topology;
   /// Say why: a remark per op's sharding choice (dt-propagate=explain), per

@@ -8,16 +8,13 @@
 #define DT_DIALECT_DT_TRANSFORMS_PASSES_H
 
 #include "dt/Dialect/DT/IR/DTOps.h"
+#include "dt/Dialect/DT/Transforms/PlanSearch.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 
 namespace mlir::dt {
-
-/// How many whole plans dt-propagate's plan search may price unless told
-/// (its `search` option, dt-shard's, dt-compile's --plan-search).
-inline constexpr unsigned kDefaultPlanSearch = 256;
 
 #define GEN_PASS_DECL
 #include "dt/Dialect/DT/Transforms/Passes.h.inc"
