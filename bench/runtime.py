@@ -55,6 +55,12 @@ by side in one run, printing ratios against the targets.
    call over ROUNDS turns. The two sum in different orders, so they are
    timed in separate dt-run processes, not paired. Target: split /
    gathered <= 0.5.
+10. 16-bit sums: the row sums and the column sums of a 4096x4096 matrix
+   in bf16 (accumulated in f32 and rounded once: dt-widen-half-sums)
+   against the same in f32, 1 rank, each keeping its best call over ROUNDS
+   turns. A bf16 matrix is half the bytes of an f32 one and both sums are
+   memory-bound, so widening the accumulator must not cost that back.
+   Target: bf16 / f32 <= 0.7.
 
 5-7 compare two compilations of one program: dt-bench-pair (bench/pair.cpp)
 calls the two in alternating turns in one process on the same buffers, and
@@ -138,6 +144,21 @@ def vocab_softmax(gather):
             f"  %e = tensor.empty() : {t}\n{constrain}"
             f"  %p = linalg.softmax dimension(1) ins({logits} : {t}) outs(%e : {t}) -> {t}\n"
             f"  return %p : {t}\n}}\n")
+
+
+SUM_SIDE = 4096
+
+
+def sums(element):
+    """The row sums and the column sums of a square matrix of `element`."""
+    t, v = f"tensor<{SUM_SIDE}x{SUM_SIDE}x{element}>", f"tensor<{SUM_SIDE}x{element}>"
+    return (f"func.func @main(%x: {t}) -> ({v}, {v}) {{\n"
+            f"  %zero = arith.constant 0.0 : {element}\n"
+            f"  %e = tensor.empty() : {v}\n"
+            f"  %z = linalg.fill ins(%zero : {element}) outs(%e : {v}) -> {v}\n"
+            f"  %rows = linalg.reduce {{ arith.addf }} ins(%x : {t}) outs(%z : {v}) dimensions = [1]\n"
+            f"  %cols = linalg.reduce {{ arith.addf }} ins(%x : {t}) outs(%z : {v}) dimensions = [0]\n"
+            f"  return %rows, %cols : {v}, {v}\n}}\n")
 
 
 def redistribute(source, target):
@@ -429,7 +450,17 @@ def main():
         print(f"softmax over {LOGIT_ROWS}x{LOGIT_COLS} f32 logits split over tp=2 (threads): "
               f"split rows min {split_best*1e3:.2f} ms, gathered rows min {gathered_best*1e3:.2f} ms")
 
-        print("\nratios (measured side by side in this run; 1-4, 8 and 9 best of the calls, 5-7 median of paired turns)")
+        half_so = compile_program(tools, tmp, "sums_bf16", sums("bf16"))
+        full_so = compile_program(tools, tmp, "sums_f32", sums("f32"))
+        half_calls, full_calls = [], []
+        for _ in range(ROUNDS):
+            half_calls.append(time_program(tools, half_so, args.repeat)[1])
+            full_calls.append(time_program(tools, full_so, args.repeat)[1])
+        half_best, full_best = min(half_calls), min(full_calls)
+        print(f"row and column sums of {SUM_SIDE}x{SUM_SIDE}, 1 rank: bf16 (f32 accumulators) "
+              f"min {half_best*1e3:.2f} ms, f32 min {full_best*1e3:.2f} ms")
+
+        print("\nratios (measured side by side in this run; 1-4 and 8-10 best of the calls, 5-7 median of paired turns)")
         ratio = one_best / hand_best
         check("dt 1 rank / hand-written", f"{ratio:.3f}", "<= 1.15", ratio <= 1.15)
         speedup = one_best / two_best
@@ -449,6 +480,8 @@ def main():
         softmax_ratio = split_best / gathered_best
         check("vocab softmax: split rows / gathered", f"{softmax_ratio:.2f}", "<= 0.5",
               softmax_ratio <= 0.5)
+        sum_ratio = half_best / full_best
+        check("bf16 sums / f32 sums", f"{sum_ratio:.2f}", "<= 0.7", sum_ratio <= 0.7)
     return 1 if failures else 0
 
 
