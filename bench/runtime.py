@@ -296,6 +296,17 @@ def time_program(tools, so, repeat):
     return max(m for m, _ in ranks), max(b for _, b in ranks)
 
 
+def best_in_turns(tools, artifacts, repeat):
+    """Each artifact's best call over ROUNDS turns, the artifacts run one
+    after the other in each turn (separate dt-run processes: for programs
+    that cannot be paired by side_by_side)."""
+    calls = [[] for _ in artifacts]
+    for _ in range(ROUNDS):
+        for times, so in zip(calls, artifacts):
+            times.append(time_program(tools, so, repeat)[1])
+    return [min(times) for times in calls]
+
+
 def side_by_side(tools, a, b, turns, calls):
     """Two artifacts of one program called in turns in one process, on the
     same buffers (bench/pair.cpp): (best call of a, best call of b, median
@@ -443,21 +454,13 @@ def main():
         split_so = compile_program(tools, tmp, "softmax_split", vocab_softmax(False),
                                    expect_remark=r'all_reduce on "tp" max')
         gathered_so = compile_program(tools, tmp, "softmax_gathered", vocab_softmax(True))
-        split_calls, gathered_calls = [], []
-        for _ in range(ROUNDS):
-            split_calls.append(time_program(tools, split_so, args.repeat)[1])
-            gathered_calls.append(time_program(tools, gathered_so, args.repeat)[1])
-        split_best, gathered_best = min(split_calls), min(gathered_calls)
+        split_best, gathered_best = best_in_turns(tools, (split_so, gathered_so), args.repeat)
         print(f"softmax over {LOGIT_ROWS}x{LOGIT_COLS} f32 logits split over tp=2 (threads): "
               f"split rows min {split_best*1e3:.2f} ms, gathered rows min {gathered_best*1e3:.2f} ms")
 
         half_so = compile_program(tools, tmp, "sums_bf16", sums("bf16"))
         full_so = compile_program(tools, tmp, "sums_f32", sums("f32"))
-        half_calls, full_calls = [], []
-        for _ in range(ROUNDS):
-            half_calls.append(time_program(tools, half_so, args.repeat)[1])
-            full_calls.append(time_program(tools, full_so, args.repeat)[1])
-        half_best, full_best = min(half_calls), min(full_calls)
+        half_best, full_best = best_in_turns(tools, (half_so, full_so), args.repeat)
         print(f"row and column sums of {SUM_SIDE}x{SUM_SIDE}, 1 rank: bf16 (f32 accumulators) "
               f"min {half_best*1e3:.2f} ms, f32 min {full_best*1e3:.2f} ms")
 
