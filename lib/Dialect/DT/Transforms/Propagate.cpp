@@ -1475,15 +1475,14 @@ struct Pin {
 /// collectives, combined calls once, contractions' compute and memory-bound
 /// ops: replicated, those cost every rank the whole tensor). Each round
 /// prices the plan with each value an op makes pinned to each sharding (a
-/// dt.constrain), and keeps the cheapest pin if it saves more
-/// than a tie (0.1 us, or 1% of a plan under 10 us: searchTie); the next
-/// round goes on from there. (Pinning a value
-/// to the sharding the rules gave it counts too: fixed from the start, it
-/// changes what the ops around it decide first.) Pins are hard
-/// constraints, so propagation stays what decides; the search only says where
-/// a value is better placed. It runs when a first round fits in the budget
-/// of plans priced, and stops where the budget ends, so the same input gives
-/// the same plan.
+/// dt.constrain), and keeps the cheapest pin if it saves more than a tie
+/// (0.1 us, or 1% of a plan under 10 us: searchTie); the next round goes
+/// on from there. (Pinning a value to the sharding the rules gave it counts
+/// too: fixed from the start, it changes what the ops around it decide
+/// first.) Pins are hard constraints, so propagation stays what decides;
+/// the search only says where a value is better placed. It runs when a
+/// first round fits in the budget of plans priced, and stops where the
+/// budget ends, so the same input gives the same plan.
 class PlanSearch {
 public:
   PlanSearch(ModuleOp module, StringRef topology, bool combine, unsigned budget)
