@@ -37,25 +37,23 @@ using namespace mlir;
 using namespace mlir::dt;
 
 namespace {
-/// The `arith.addf` that accumulates into `init` of `op`, when that is all
-/// the body does with it: the init's block argument has one use, an addf
-/// whose result is yielded as the init's result and used nowhere else.
-arith::AddFOp matchHalfSum(linalg::LinalgOp op, OpOperand &init) {
+/// Whether `init` of `op` is a 16-bit float that the body only adds to:
+/// the init's block argument has one use, an `arith.addf` whose result is
+/// yielded as the init's result and used nowhere else.
+bool isHalfSum(linalg::LinalgOp op, OpOperand &init) {
   auto type = dyn_cast<FloatType>(getElementTypeOrSelf(init.get()));
   if (!type || type.getWidth() != 16)
-    return nullptr;
+    return false;
   BlockArgument acc = op.getMatchingBlockArgument(&init);
   if (!acc.hasOneUse())
-    return nullptr;
+    return false;
   auto add = dyn_cast<arith::AddFOp>(*acc.getUsers().begin());
   if (!add || !add->hasOneUse())
-    return nullptr;
+    return false;
   OpOperand &yielded = *add->getUses().begin();
-  if (!isa<linalg::YieldOp>(yielded.getOwner()) ||
-      yielded.getOperandNumber() !=
-          init.getOperandNumber() - op.getNumDpsInputs())
-    return nullptr;
-  return add;
+  return isa<linalg::YieldOp>(yielded.getOwner()) &&
+         yielded.getOperandNumber() ==
+             init.getOperandNumber() - op.getNumDpsInputs();
 }
 
 /// A tensor shaped like `value` (and with its encoding), of `elementType`,
@@ -105,7 +103,7 @@ Value widenInit(OpBuilder &b, Location loc, Value init, Type wide) {
   return convertElements(b, loc, init, wide);
 }
 
-/// Rewrites `op`, whose inits at `sums` accumulate by addf (matchHalfSum),
+/// Rewrites `op`, whose inits at `sums` accumulate by addf (isHalfSum),
 /// to accumulate those in f32 and round each result once.
 void widen(linalg::LinalgOp op, ArrayRef<unsigned> sums) {
   IRRewriter rewriter(op->getContext());
@@ -181,7 +179,7 @@ struct WidenHalfSumsPass
         return;
       SmallVector<unsigned> sums;
       for (OpOperand &init : op.getDpsInitsMutable())
-        if (matchHalfSum(op, init))
+        if (isHalfSum(op, init))
           sums.push_back(init.getOperandNumber() - op.getNumDpsInputs());
       if (!sums.empty())
         work.emplace_back(op, std::move(sums));

@@ -1653,13 +1653,13 @@ SmallVector<Pin> PlanSearch::run() {
   while (numPriced < budget) {
     std::optional<std::pair<size_t, Pin>> best;
     SmallVector<Move> saved;
+    double tie = searchTie(*current);
     auto tryPin = [&](size_t i, ShardingAttr sharding) {
       if (pinned[i] || numPriced >= budget)
         return;
       pins.push_back({candidates[i].value, sharding});
       std::optional<double> seconds = price(pins);
       pins.pop_back();
-      double tie = searchTie(*current);
       if (!seconds || *seconds >= *current - tie)
         return;
       saved.push_back({i, sharding});
