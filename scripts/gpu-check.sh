@@ -2,9 +2,9 @@
 # The GPU checks, in one call on a machine with a GPU, the CUDA driver, CUDA
 # libraries and NCCL but no LLVM/MLIR and no network. Everything comes from
 # the bundle scripts/gpu-bundle.sh builds beforehand (carry build/gpu-bundle).
-# Runs the GPU lit tests (test/GPU) and the benchmarks (bench/gpu.py) and
-# writes their output to $OUT/gpu-check.txt (build/gpu-check without $OUT)
-# as it goes. The tests get 4 minutes, the benchmarks 200 s, every command
+# Runs the GPU lit tests (test/GPU), the benchmarks (bench/gpu.py) and a
+# profile of the benchmark steps (dt-run --profile), and writes their output
+# to $OUT/gpu-check.txt (build/gpu-check without $OUT) as it goes. The tests get 4 minutes, the benchmarks 200 s, every command
 # 120 s, so a hang still leaves the rest of the report.
 #
 #   scripts/gpu-check.sh
@@ -84,6 +84,13 @@ status=0
     status=1
   echo "== benchmarks (bench/gpu.py)"
   timeout -k 5 200 python3 "$root/bench/gpu.py" --bundle "$bundle" --dt-run "$bin/dt-run" || status=1
+  # Where the benchmark steps' time goes: every kernel and matmul, timed on
+  # the GPU (dt-run --profile).
+  for p in bench_transformer_bf16 bench_mlp_bf16; do
+    echo "== profile: $p"
+    timeout -k 5 60 "$bin/dt-run" "$bundle/artifacts/cuda/$p.so" --backend=nccl \
+      --gpus=device-local --seed 0 --repeat 10 --profile || status=1
+  done
   echo "== gpu-check: exit $status"
   exit "$status"
 } 2>&1 | tee "$summary"

@@ -114,19 +114,13 @@ SiteProfile &RankContext::siteProfile(const char *site, bool compute) {
   return profile_[it->second];
 }
 
-void RankContext::recordCollective(const char *site, double model,
-                                   double seconds, int64_t bytesIn,
-                                   int64_t bytesOut) {
-  SiteProfile &entry = siteProfile(site, /*compute=*/false);
-  entry.bytesIn = bytesIn;
-  entry.bytesOut = bytesOut;
-  entry.modelSeconds = model;
-  ++entry.runs;
-  entry.seconds += seconds;
-}
-
-void RankContext::recordCompute(const char *site, double seconds) {
-  SiteProfile &entry = siteProfile(site, /*compute=*/true);
+void RankContext::record(const SiteRun &run, double seconds) {
+  SiteProfile &entry = siteProfile(run.site, run.compute);
+  if (!run.compute) {
+    entry.bytesIn = run.bytesIn;
+    entry.bytesOut = run.bytesOut;
+    entry.modelSeconds = run.model;
+  }
   ++entry.runs;
   entry.seconds += seconds;
 }
@@ -491,16 +485,24 @@ void runCollective(absl::string_view name, const char *site, double model,
     return;
   absl::StatusOr<Dense> input = view(inRank, in, dtype);
   absl::StatusOr<Dense> output = view(outRank, out, dtype);
+  // A device's collective is timed on its stream (the host only queued
+  // it); the host's, as it runs.
   bool timed = rank->profiling();
+  DeviceClock *clock = timed ? rank->deviceClock() : nullptr;
+  void *mark = clock ? clock->mark() : nullptr;
   absl::Time start = timed ? absl::Now() : absl::InfinitePast();
   absl::Status status = !input.ok() ? input.status()
                         : !output.ok()
                             ? output.status()
                             : body(*rank, rank->group(mask), *input, *output);
   if (timed && status.ok()) {
-    double seconds = absl::ToDoubleSeconds(absl::Now() - start);
-    rank->recordCollective(site, model, seconds, input->bytes(),
-                           output->bytes());
+    SiteRun run{site, /*compute=*/false, model,
+                static_cast<int64_t>(input->bytes()),
+                static_cast<int64_t>(output->bytes())};
+    if (mark)
+      clock->measured(mark, run);
+    else
+      rank->record(run, absl::ToDoubleSeconds(absl::Now() - start));
   }
   if (!status.ok())
     (void)rank->job().fail(
@@ -847,7 +849,7 @@ extern "C" void dt_rt_kernel_done(int64_t start, const char *site) {
   RankContext *rank = currentRank();
   if (!rank || !rank->profiling())
     return;
-  rank->recordCompute(site, (dt_rt_clock() - start) * 1e-9);
+  rank->record(SiteRun{site, /*compute=*/true}, (dt_rt_clock() - start) * 1e-9);
 }
 
 extern "C" int64_t dt_rt_axis_index(int32_t axis) {

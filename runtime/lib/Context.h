@@ -126,6 +126,26 @@ public:
                                   const Pieces &pieces);
 };
 
+/// What --profile records of one run of a site (RankContext::record).
+struct SiteRun {
+  const char *site = nullptr; ///< Null: unnamed.
+  bool compute = false;       ///< A kernel or matmul, not a collective.
+  double model = -1;          ///< A collective's modelled seconds.
+  int64_t bytesIn = 0, bytesOut = 0;
+};
+
+/// Times the work a device runs after the host queued it (a GPU rank's
+/// stream): --profile brackets each kernel, matmul and collective with two
+/// marks, and the device's rank reads them once the step's work is done.
+class DeviceClock {
+public:
+  virtual ~DeviceClock() = default;
+  /// A mark on the stream work is queued on now (null: none was made).
+  virtual void *mark() = 0;
+  /// The work queued between `start` and now is one run of `run`.
+  virtual void measured(void *start, const SiteRun &run) = 0;
+};
+
 /// One rank of a running job.
 class RankContext {
 public:
@@ -153,12 +173,14 @@ public:
   /// --profile-kernels) are timed into `profile()` (RunOptions::profile).
   void setProfiling(bool on) { profiling_ = on; }
   bool profiling() const { return profiling_; }
-  /// Adds one run of the collective named `site` (null: unnamed), which
-  /// the compiler's model expects to take `model` seconds (negative: none).
-  void recordCollective(const char *site, double model, double seconds,
-                        int64_t bytesIn, int64_t bytesOut);
-  /// Adds one run of the kernel or matmul named `site` (dt_rt_kernel_done).
-  void recordCompute(const char *site, double seconds);
+  /// Adds one run that took `seconds`: a collective's, which the
+  /// compiler's model expects to take `run.model` seconds (negative: none),
+  /// or a kernel's or matmul's (dt_rt_kernel_done).
+  void record(const SiteRun &run, double seconds);
+  /// Where the rank's work runs after the host queued it, on a device
+  /// whose clock times it (null: the host's work, timed as it runs).
+  void setDeviceClock(DeviceClock *clock) { deviceClock_ = clock; }
+  DeviceClock *deviceClock() const { return deviceClock_; }
   /// The collectives and kernels timed so far, in the order they first ran.
   const std::vector<SiteProfile> &profile() const { return profile_; }
   /// Forgets what was timed so far (the first, warm-up call of several).
@@ -196,6 +218,7 @@ private:
   absl::flat_hash_map<int32_t, Group> groups_;
   absl::flat_hash_map<const char *, std::unique_ptr<ExchangeRoutes>> exchanges_;
   std::function<absl::Status()> afterEntry_;
+  DeviceClock *deviceClock_ = nullptr;
   int64_t collectives_ = 0;
   int64_t faultRank_ = -1, faultAt_ = 0;
   bool faulted_ = false;

@@ -6,7 +6,7 @@
 // RUN: not dt-compile %s --target=tpu -o %t.so 2>&1 | FileCheck %s --check-prefix=TARGET
 // TARGET: dt-compile: --target=tpu: expected cpu or cuda
 // RUN: not dt-compile %s --target=cuda --profile-kernels -o %t.so 2>&1 | FileCheck %s --check-prefix=PROFILE
-// PROFILE: dt-compile: --profile-kernels times the CPU target's kernels; a GPU queues them on streams (profile those with nsys)
+// PROFILE: dt-compile: --profile-kernels times the CPU target's kernels; dt-run --profile times a GPU's with events, in any CUDA artifact
 // RUN: not dt-compile %t.missing.mlir -o %t.so 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: dt-compile: cannot open input file '{{.*}}missing.mlir'
 // RUN: not dt-compile %s 2>&1 | FileCheck %s --check-prefix=OUTPUT

@@ -338,8 +338,8 @@ int main(int argc, char **argv) {
   if (emulateGPU && target != "cuda")
     return fail("--emulate-gpu goes with --target=cuda");
   if (profileKernels && target != "cpu")
-    return fail("--profile-kernels times the CPU target's kernels; a GPU "
-                "queues them on streams (profile those with nsys)");
+    return fail("--profile-kernels times the CPU target's kernels; dt-run "
+                "--profile times a GPU's with events, in any CUDA artifact");
   if (gpuKernelsAnySize && target != "cuda")
     return fail("--gpu-kernels-any-size goes with --target=cuda");
 

@@ -67,10 +67,11 @@ constexpr char kUsage[] =
     "              [--timeout=SECONDS] [--profile] [--describe] [--no-cache]\n"
     "  I is an argument's index or its dt.name. Arguments without --input\n"
     "  take seeded values (--seed). --profile times each collective of the\n"
-    "  program (threads and mpi backends) and prints them per call of the\n"
-    "  entry, by source location, then its kernels and matmuls, the slowest\n"
-    "  first (an artifact compiled with --profile-kernels, as a .mlir given\n"
-    "  here is under --profile). --describe prints the program\n"
+    "  program and prints them per call of the entry, by source location,\n"
+    "  then its kernels and matmuls, the slowest first (on the CPU, an\n"
+    "  artifact compiled with --profile-kernels, as a .mlir given here is\n"
+    "  under --profile; on GPUs, every artifact, with events on the streams\n"
+    "  the work runs on). --describe prints the program\n"
     "  description (entries, meshes, arguments, results) and exits.\n"
     "  A .mlir program is compiled through the compile cache: the directory\n"
     "  $DT_CACHE_DIR (empty: no cache), else $XDG_CACHE_HOME/dt, else\n"
@@ -181,10 +182,6 @@ Flags parseFlags(int argc, char **argv) {
       flags.gpus != "device-local")
     usage(absl::StrCat("--gpus is auto, one-per-rank or device-local, got '",
                        flags.gpus, "'"));
-  if (flags.profile && flags.backend == "nccl")
-    usage("--profile times collectives on the host backends (threads, mpi); "
-          "with --backend=nccl they run asynchronously on GPU streams: "
-          "profile those with nsys");
   return flags;
 }
 

@@ -3,6 +3,8 @@
 #ifndef DT_RUNTIME_LIB_CUDA_DEVICE_H
 #define DT_RUNTIME_LIB_CUDA_DEVICE_H
 
+#include "../Context.h"
+
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -25,11 +27,13 @@ absl::Status driverError(CUresult result, const char *what);
   } while (0)
 
 /// The GPU state of one rank: its context (the device's primary context),
-/// the one stream all of its work goes to, and its cuBLASLt handle.
-class RankDevice {
+/// the one stream all of its work goes to, and its cuBLASLt handle. Its
+/// clock times the rank's kernels, matmuls and collectives under --profile
+/// with events on the stream they run on.
+class RankDevice : public DeviceClock {
 public:
   static absl::StatusOr<std::unique_ptr<RankDevice>> create(int device);
-  ~RankDevice();
+  ~RankDevice() override;
 
   int device() const { return device_; }
   CUcontext context() const { return context_; }
@@ -64,6 +68,14 @@ public:
     hostWait_ = std::move(hostWait);
   }
   const std::function<absl::Status()> &hostWait() const { return hostWait_; }
+  /// --profile: an event recorded on stream() now; null if that failed
+  /// (reported).
+  void *mark() override;
+  void measured(void *start, const SiteRun &run) override;
+  /// Adds what the step's marks timed to `rank`'s profile and frees the
+  /// marks for the next step; called once the step's work is done.
+  absl::Status takeTimings(RankContext &rank);
+
   /// Pinned host memory the rank's stream copies a scalar into.
   void *scalarSlot() const { return scalarSlot_; }
   static constexpr size_t kScalarSlot = 64;
@@ -84,6 +96,14 @@ private:
   CUevent ready_ = nullptr; ///< The rank stream's point at a bracket's start.
   std::function<absl::Status()> hostWait_;
   void *scalarSlot_ = nullptr;
+  /// --profile's marks: the runs of this step awaiting their times, and
+  /// events free for the next marks.
+  struct TimedRun {
+    CUevent start, stop;
+    SiteRun run;
+  };
+  std::vector<TimedRun> timed_;
+  std::vector<CUevent> freeMarks_;
 };
 
 /// The device the calling thread runs a rank on (null when none).

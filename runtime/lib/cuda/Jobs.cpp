@@ -627,21 +627,27 @@ struct DeviceRank {
   }
 };
 
+/// `host`'s buffers copied to (arguments) or zeroed on (results) the device
+/// `deviceIndex`, in `rank`. Every copy and fill is queued on the rank's own
+/// stream and waited for: on the legacy default stream they would not be
+/// ordered with that stream (CU_STREAM_NON_BLOCKING), and a result's zeros
+/// once landed after the kernels that wrote it.
 absl::Status upload(int deviceIndex, RankBuffers &host, DeviceRank &rank) {
   absl::StatusOr<std::unique_ptr<RankDevice>> device =
       RankDevice::create(deviceIndex);
   if (!device.ok())
     return device.status();
   rank.device = std::move(*device);
+  CUstream stream = rank.device->stream();
   auto add = [&](HostTensor &t, bool copy) -> absl::Status {
     CUdeviceptr ptr = 0;
     if (t.byteSize() > 0) {
       DT_CU(cuMemAlloc(&ptr, t.byteSize()));
       rank.buffers.push_back(ptr);
       if (copy)
-        DT_CU(cuMemcpyHtoD(ptr, t.data(), t.byteSize()));
+        DT_CU(cuMemcpyHtoDAsync(ptr, t.data(), t.byteSize(), stream));
       else
-        DT_CU(cuMemsetD8(ptr, 0, t.byteSize()));
+        DT_CU(cuMemsetD8Async(ptr, 0, t.byteSize(), stream));
     }
     rank.pointers.push_back(reinterpret_cast<void *>(ptr));
     return absl::OkStatus();
@@ -652,20 +658,24 @@ absl::Status upload(int deviceIndex, RankBuffers &host, DeviceRank &rank) {
   for (HostTensor &t : host.results)
     if (absl::Status s = add(t, false); !s.ok())
       return s;
+  DT_CU(cuStreamSynchronize(stream));
   return absl::OkStatus();
 }
 
+/// The rank's results copied back to `host`, on the rank's stream after its
+/// work.
 absl::Status download(DeviceRank &rank, RankBuffers &host) {
   DT_CU(cuCtxSetCurrent(rank.device->context()));
-  DT_CU(cuStreamSynchronize(rank.device->stream()));
+  CUstream stream = rank.device->stream();
   size_t first = host.args.size();
   for (size_t i = 0; i < host.results.size(); ++i) {
     HostTensor &t = host.results[i];
     if (t.byteSize() > 0)
-      DT_CU(cuMemcpyDtoH(
+      DT_CU(cuMemcpyDtoHAsync(
           t.data(), reinterpret_cast<CUdeviceptr>(rank.pointers[first + i]),
-          t.byteSize()));
+          t.byteSize(), stream));
   }
+  DT_CU(cuStreamSynchronize(stream));
   return absl::OkStatus();
 }
 
@@ -687,14 +697,18 @@ absl::Status waitForStream(RankContext &rank, RankDevice &device,
 }
 
 /// How `rank` waits for its device: inside a step, where the host needs a
-/// value (dt_rt_gpu_read_scalar), and at the step's end.
+/// value (dt_rt_gpu_read_scalar), and at the step's end, where --profile's
+/// marks are read.
 void watchDevice(RankContext &rank, RankDevice &device, NcclBackend *nccl) {
   device.setHostWait(
       [&rank, &device, nccl] { return waitForStream(rank, device, nccl); });
+  rank.setDeviceClock(&device);
   rank.setAfterEntry([&rank, &device, nccl]() -> absl::Status {
     if (absl::Status s = waitForStream(rank, device, nccl); !s.ok())
       return s;
     device.resetCollectives();
+    if (absl::Status s = device.takeTimings(rank); !s.ok())
+      return rank.job().fail(s);
     if (rank.job().failed())
       return rank.job().status();
     return absl::OkStatus();

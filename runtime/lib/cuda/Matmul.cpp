@@ -27,6 +27,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 
+#include <string>
 #include <tuple>
 
 namespace dt::rt::cuda {
@@ -38,6 +39,7 @@ struct TypeInfo {
   cudaDataType_t scale;
   cudaDataType_t out; ///< C and D (and the bias).
   size_t bytes, outBytes;
+  const char *name; ///< How --profile names it: "bf16", "bf16 -> f32".
 };
 
 using ProblemKey =
@@ -63,6 +65,8 @@ cublasLtEpilogue_t ltEpilogue(int32_t bits) {
 
 /// A problem's cuBLASLt descriptors and chosen algorithm.
 struct Plan {
+  /// How --profile names the problem: "matmul 2048x1024 by 1024x4096 bf16".
+  std::string site;
   cublasLtMatmulDesc_t desc = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
   cublasLtMatmulAlgo_t algo;
@@ -252,6 +256,12 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
           absl::StrCat("cuBLASLt has no algorithm for a ", m, "x", k, " by ", k,
                        "x", n, " matmul (status ", status, ")"));
     fresh->algo = result.algo;
+    fresh->site = absl::StrCat(
+        batches > 1 ? "batch_matmul " : "matmul ",
+        batches > 1 ? absl::StrCat(batches, "x") : "", m, "x", k, " by ", k,
+        "x", n, " ", type.name, second.transpose ? ", A transposed" : "",
+        first.transpose ? ", B transposed" : "",
+        epilogue & kBias ? ", + bias" : "", epilogue & kRelu ? ", relu" : "");
     plan = std::move(fresh);
   }
   // The plan is shared by every call of the same shape: each brings its
@@ -266,12 +276,17 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
   const void *beta = accumulate ? one
                      : f64      ? static_cast<const void *>(&zero64)
                                 : static_cast<const void *>(&zero32);
+  // --profile times the call on the rank's stream.
+  bool profiled = currentRank() && currentRank()->profiling();
+  void *start = profiled ? device->mark() : nullptr;
   DT_LT(cublasLtMatmul(
       device->lt(), plan->desc, one, reinterpret_cast<void *>(baseB), plan->a,
       reinterpret_cast<void *>(baseA), plan->b, beta,
       reinterpret_cast<void *>(baseC), plan->c, reinterpret_cast<void *>(baseC),
       plan->c, &plan->algo, reinterpret_cast<void *>(device->workspace()),
       device->workspaceSize(), device->stream()));
+  if (start)
+    device->measured(start, SiteRun{plan->site.c_str(), /*compute=*/true});
   return absl::OkStatus();
 }
 
@@ -284,20 +299,21 @@ void run(const TypeInfo &type, int batchDims, DtMemRef *a, DtMemRef *b,
     reportError(std::move(s));
 }
 
-const TypeInfo kF32{CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, 4,
-                    4};
-const TypeInfo kF64{CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F, CUDA_R_64F, 8,
-                    8};
-const TypeInfo kF16{CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F, 2,
-                    2};
+const TypeInfo kF32{
+    CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, 4, 4, "f32"};
+const TypeInfo kF64{
+    CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F, CUDA_R_64F, 8, 8, "f64"};
+const TypeInfo kF16{
+    CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F, 2, 2, "f16"};
 const TypeInfo kBF16{
-    CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16BF, 2, 2};
+    CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16BF, 2, 2, "bf16"};
 // Mixed precision: 16-bit operands, an f32 result (tensor cores, f32
 // accumulation; nothing rounded).
 const TypeInfo kF16ToF32{
-    CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, 2, 4};
+    CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, 2, 4, "f16 -> f32"};
 const TypeInfo kBF16ToF32{
-    CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, 2, 4};
+    CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, 2,
+    4,           "bf16 -> f32"};
 } // namespace
 } // namespace dt::rt::cuda
 
