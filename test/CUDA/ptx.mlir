@@ -17,9 +17,10 @@
 // SM121-SAME: .target sm_121
 // UNKNOWN: LLVM ERROR: gpu-arch=sm_999 is not an SM that LLVM knows (LLVM's NVPTX target knows {{.*}}sm_90, sm_90a{{.*}})
 
-// Fused elementwise: exp(x * y) over 1024x1024 in one kernel of 4096 blocks
-// of 256; thread t of block b takes element b * 256 + t (coalesced; the
-// bound check folds away, 256 divides the element count).
+// Fused elementwise: exp(x * y) over 1024x1024 in one kernel of 1024 blocks
+// of 256; thread t of block b takes elements b * 1024 + k * 256 + t, k < 4
+// (each k coalesced; no bound check, 1024 divides the element count), and
+// loads the next element's operands before storing any.
 // All kernels are in one module (dt-merge-gpu-modules), compiled once.
 // CHECK: gpu.binary @dt_kernels
 // CHECK-NOT: gpu.binary
@@ -28,15 +29,25 @@
 // CHECK-SAME: .target sm_90
 // CHECK-SAME: .entry main_kernel(
 // CHECK-SAME: .maxntid 256, 1, 1
-// CHECK-SAME: mov.u32 {{[^%]*}}[[TID:%r[0-9]+]], %tid.x;
 // CHECK-SAME: mov.u32 {{[^%]*}}[[BID:%r[0-9]+]], %ctaid.x;
-// CHECK-SAME: mov.u32 {{[^%]*}}[[NTID:%r[0-9]+]], %ntid.x;
-// CHECK-SAME: mad.lo.s32 {{[^%]*}}[[LIN:%r[0-9]+]], [[BID]], [[NTID]], [[TID]];
+// CHECK-SAME: mov.u32 {{[^%]*}}[[TID:%r[0-9]+]], %tid.x;
+// CHECK-SAME: shl.b32 {{[^%]*}}[[BASE:%r[0-9]+]], [[BID]], 10;
+// CHECK-SAME: or.b32 {{[^%]*}}[[LIN:%r[0-9]+]], [[BASE]], [[TID]];
 // CHECK-SAME: mul.wide.u32 {{[^%]*}}[[OFF:%rd[0-9]+]], [[LIN]], 4;
-// CHECK-SAME: ld.global.b32
+// CHECK-SAME: add.s64 {{[^%]*}}[[X:%rd[0-9]+]], %rd{{[0-9]+}}, [[OFF]];
+// CHECK-SAME: ld.global.b32 {{[^%]*}}%r{{[0-9]+}}, [[[X]]];
 // CHECK-SAME: ld.global.b32
 // CHECK-SAME: mul.rn.f32
 // CHECK-SAME: ex2.approx
+// CHECK-NOT: st.global
+// CHECK-SAME: ld.global.b32 {{[^%]*}}%r{{[0-9]+}}, [[[X]]+1024];
+// CHECK-NOT: st.global
+// CHECK-SAME: ld.global.b32 {{[^%]*}}%r{{[0-9]+}}, [[[X]]+2048];
+// CHECK-NOT: st.global
+// CHECK-SAME: ld.global.b32 {{[^%]*}}%r{{[0-9]+}}, [[[X]]+3072];
+// CHECK-SAME: st.global.b32
+// CHECK-SAME: st.global.b32
+// CHECK-SAME: st.global.b32
 // CHECK-SAME: st.global.b32
 
 // A row sum over 4096 columns: a block per row, strided loads, then

@@ -2,12 +2,12 @@
 // RUN: dt-opt %s -dt-gpu-reduction-kernels=any-size=1 -split-input-file | FileCheck %s --check-prefix=ANY
 
 // Long rows: a block of 256 lanes per row, strided partials from the
-// identity (-0.0 for a sum), gpu.all_reduce, then lane 0 folds in the
-// initial value.
+// identity (-0.0 for a sum) in a loop (32 elements a lane: more than a lane
+// holds, @softmax), gpu.all_reduce, then lane 0 folds in the initial value.
 // CHECK-LABEL: func.func @row_sum
 // CHECK: gpu.launch async [%{{.*}}] blocks(%[[BX:[^,]*]], {{.*}} in (%{{[^ ]*}} = %c64{{[_0-9]*}}, {{.*}} threads(%[[TX:[^,]*]], {{.*}} in (%{{[^ ]*}} = %c256
 // CHECK: %[[ZERO:.*]] = arith.constant -0.000000e+00 : f32
-// CHECK: %[[P:.*]] = scf.for %[[K:.*]] = %[[TX]] to %c4096{{[_0-9]*}} step %c256{{[_0-9]*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32)
+// CHECK: %[[P:.*]] = scf.for %[[K:.*]] = %[[TX]] to %c8192{{[_0-9]*}} step %c256{{[_0-9]*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32)
 // CHECK: memref.load %arg0[%{{.*}}, %{{.*}}]
 // CHECK: arith.addf %{{.*}}, %[[ACC]]
 // CHECK: %[[T:.*]] = gpu.all_reduce add %[[P]] uniform
@@ -16,10 +16,10 @@
 // CHECK: %[[R:.*]] = arith.addf %[[INIT]], %[[T]]
 // CHECK: memref.store %[[R]], %arg1
 // ANY-LABEL: func.func @row_sum
-// ANY: scf.for %{{.*}} = %{{.*}} to %c4096{{[_0-9]*}} step %c256
+// ANY: scf.for %{{.*}} = %{{.*}} to %c8192{{[_0-9]*}} step %c256
 // ANY: gpu.all_reduce add
-func.func @row_sum(%x: memref<64x4096xf32>, %r: memref<64xf32>) {
-  linalg.reduce ins(%x : memref<64x4096xf32>) outs(%r : memref<64xf32>) dimensions = [1]
+func.func @row_sum(%x: memref<64x8192xf32>, %r: memref<64xf32>) {
+  linalg.reduce ins(%x : memref<64x8192xf32>) outs(%r : memref<64xf32>) dimensions = [1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
@@ -54,17 +54,24 @@ func.func @short_rows(%x: memref<13x10xf32>, %r: memref<13xf32>) {
 
 // -----
 
-// Many short rows: a warp per row, eight rows per block, a butterfly of
-// shuffles; a masked body (an uneven shard) keeps its mask.
+// Many short rows: a warp per row, eight rows per block, each lane's two
+// elements (lane and lane + 32) unrolled, then a butterfly of shuffles; a
+// masked body (an uneven shard) keeps its mask.
 // CHECK-LABEL: func.func @masked_row_max
 // CHECK: gpu.launch
 // CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c32
 // CHECK: arith.cmpi ult, %{{.*}}, %c512
+// CHECK-NOT: scf.for
+// CHECK: %[[J1:.*]] = arith.addi %[[LANE]], %c32
 // CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
-// CHECK: scf.for %{{.*}} = %[[LANE]] to %c64{{[_0-9]*}} step %c32{{[_0-9]*}} iter_args(%[[ACC:.*]] = %[[NINF]])
 // CHECK: arith.cmpi slt
-// CHECK: %[[M:.*]] = arith.maxnumf %{{.*}}, %[[ACC]]
-// CHECK: arith.select %{{.*}}, %[[M]], %[[ACC]]
+// CHECK: %[[M:.*]] = arith.maxnumf %{{.*}}, %[[NINF]]
+// CHECK: %[[A:.*]] = arith.select %{{.*}}, %[[M]], %[[NINF]]
+// CHECK: memref.load %arg0[%{{.*}}, %[[J1]]]
+// CHECK: arith.cmpi slt, %[[J1]], %arg2
+// CHECK: %[[M2:.*]] = arith.maxnumf %{{.*}}, %[[A]]
+// CHECK: arith.select %{{.*}}, %[[M2]], %[[A]]
+// CHECK-NOT: scf.for
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK-NOT: gpu.all_reduce
 func.func @masked_row_max(%x: memref<512x64xf32>, %r: memref<512xf32>, %valid: index) {
@@ -144,25 +151,31 @@ func.func @filled_then_reduced(%x: memref<64x4096xf32>, %r: memref<64xf32>, %s: 
 
 // Row kernels: a softmax's max, sum and normalization over the same 4096
 // rows are one launch; the totals reach the later ops in registers (no
-// load of %m or %s), each op a loop of the row's lanes in turn.
+// load of %m or %s), each op a run over the lane's elements in turn. A lane
+// has 4 of a row's 1024 (16 at most): they are unrolled and held, so the
+// row is loaded once and the sum and the normalization take it from
+// registers (their exponentials are then the same values, for CSE).
 // CHECK-LABEL: func.func @softmax
 // CHECK-SAME: (%[[X:[^:]*]]: memref<4096x1024xf32>, %[[M:[^:]*]]: memref<4096xf32>, %[[S:[^:]*]]: memref<4096xf32>, %[[Y:[^:]*]]: memref<4096x1024xf32>)
 // CHECK-NOT: linalg.fill
 // CHECK: gpu.launch
-// CHECK: scf.for
+// CHECK-NOT: scf.for
+// CHECK: %[[X0:.*]] = memref.load %[[X]]
+// CHECK-COUNT-3: memref.load %[[X]]
 // CHECK: %[[PMAX:.*]] = gpu.all_reduce  maximumf
 // CHECK: %[[MAX:.*]] = arith.maximumf %{{.*}}, %[[PMAX]]
 // CHECK: memref.store %[[MAX]], %[[M]]
-// CHECK: scf.for
-// CHECK: arith.subf %{{.*}}, %[[MAX]]
+// CHECK-NOT: memref.load
+// CHECK: arith.subf %[[X0]], %[[MAX]]
 // CHECK: %[[SUM:.*]] = gpu.all_reduce  add
 // CHECK: %[[TOTAL:.*]] = arith.addf %{{.*}}, %[[SUM]]
 // CHECK: memref.store %[[TOTAL]], %[[S]]
-// CHECK: scf.for
-// CHECK-NOT: memref.load %[[M]]
-// CHECK-NOT: memref.load %[[S]]
+// CHECK-NOT: memref.load
+// CHECK: arith.subf %[[X0]], %[[MAX]]
 // CHECK: arith.divf %{{.*}}, %[[TOTAL]]
-// CHECK: memref.store %{{.*}}, %[[Y]]
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[Y]]
+// CHECK-NOT: memref.load
+// CHECK-NOT: scf.for
 // CHECK: gpu.terminator
 // CHECK-NOT: gpu.launch
 // CHECK-NOT: linalg.
@@ -208,15 +221,19 @@ func.func @softmax(%x: memref<4096x1024xf32>, %m: memref<4096xf32>, %s: memref<4
 // A warp per row (many short rows) fuses the same way: every op inside the
 // rows' bound check, the total after the shuffles. A pointwise op that
 // writes an element a later reduction reads through the same map joins
-// (the lane that wrote it reads it); the deallocation of a buffer only the
-// first op read moves after the kernel.
+// (the lane that wrote it reads it, here from its registers); the
+// deallocation of a buffer only the first op read moves after the kernel.
 // CHECK-LABEL: func.func @warp_rows
 // CHECK: gpu.launch
 // CHECK: scf.if
-// CHECK: scf.for
-// CHECK: memref.store %{{.*}}, %arg2
-// CHECK: scf.for
-// CHECK: memref.load %arg2
+// CHECK-COUNT-2: memref.load %arg1
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: memref.store %{{.*}}, %arg3
+// CHECK: memref.store %[[W0:.*]], %arg2
+// CHECK: memref.store %[[W1:.*]], %arg2
+// CHECK-NOT: memref.load %arg2
+// CHECK: arith.addf %[[W0]]
+// CHECK: arith.addf %[[W1]]
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK: memref.store %{{.*}}, %arg4
 // CHECK: gpu.terminator
@@ -370,8 +387,8 @@ func.func @copy_between(%x: memref<4096x1024xf32>, %r: memref<4096xf32>, %y: mem
 // CHECK: memref.load %arg0[%[[ROW]], %[[COL]]]
 // CHECK: memref.store %{{.*}}, %[[P]][%[[COL]], %[[CHUNK]]]
 // CHECK: gpu.launch
-// CHECK: scf.for %{{.*}} to %c128{{[_0-9]*}} step %c32
-// CHECK: memref.load %[[P]]
+// CHECK-NOT: scf.for
+// CHECK-COUNT-4: memref.load %[[P]]
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK: memref.store %{{.*}}, %arg1
 // CHECK: gpu.dealloc async [%{{.*}}] %[[P]]
@@ -440,19 +457,20 @@ func.func @loss(%x: memref<4096x4096xf32>, %l: memref<f32>) {
 
 // Pointwise ops before a row kernel's first reduction over the same loops
 // lead it (a residual add before its norm): the sum reads the residual the
-// same lane wrote. An op between them that joins nothing stays before the
+// same lane wrote (from its registers: each lane's 4 elements are held). An op between them that joins nothing stays before the
 // kernel (the fill of another buffer, folded here); one that touches the
 // prefix's buffers keeps the prefix out (@prefix_blocked).
 // CHECK-LABEL: func.func @residual_norm
 // CHECK: gpu.launch
-// CHECK: scf.for
-// CHECK: arith.addf
-// CHECK: memref.store %{{.*}}, %arg2[
-// CHECK: scf.for
-// CHECK: memref.load %arg2[
+// CHECK-NOT: scf.for
+// CHECK: %[[R:.*]] = arith.addf
+// CHECK: memref.store %[[R]], %arg2[
+// CHECK-COUNT-3: memref.store %{{.*}}, %arg2[
+// CHECK-NOT: memref.load %arg2[
+// CHECK: arith.mulf %[[R]], %[[R]]
 // CHECK: gpu.all_reduce  add
-// CHECK: scf.for
-// CHECK: memref.store %{{.*}}, %arg4[
+// CHECK-COUNT-4: memref.store %{{.*}}, %arg4[
+// CHECK-NOT: scf.for
 // CHECK: gpu.terminator
 // CHECK-NOT: gpu.launch
 // CHECK-NOT: linalg.

@@ -790,10 +790,18 @@ def LaunchParallelLoopsPass : Pass<"dt-launch-parallel-loops", "ModuleOp"> {
   let description = [{
     Runs after `convert-linalg-to-parallel-loops`. Each outermost
     `scf.parallel` of host code becomes a `gpu.launch` over its whole
-    iteration space, flattened: one thread per point, `block-size` threads
-    per block, the innermost dim fastest, so that consecutive threads touch
-    consecutive elements (coalesced). Sequential loops (reductions) stay in
-    each thread's body. A loop nest with no parallel dim (a reduction to a
+    iteration space, flattened: `block-size` threads per block, the
+    innermost dim fastest, so that consecutive threads touch consecutive
+    elements (coalesced). Sequential loops (reductions) stay in each
+    thread's body, one point per thread. A flat body (loads, arithmetic,
+    stores: an elementwise kernel) takes 16 bytes' worth of its narrowest
+    loaded element per thread (4 points of f32, 8 of bf16, at most 8;
+    fewer where a space of known size would get under 1024 blocks), each
+    a sweep of the block `block-size` points apart, with every point's loads
+    before any store: one 4-byte load per thread leaves too few bytes in
+    flight to fill an H200's memory bandwidth. A point past the end (when
+    the space is not a multiple of a block's points) reads at the thread's
+    first point and stores nothing. A loop nest with no parallel dim (a reduction to a
     scalar) runs as one thread. Host code that still reads or writes a
     buffer after that is a scalar the program moves between a tensor and
     the host (`tensor.extract` for an `scf.if` condition or a trip count,
@@ -806,6 +814,7 @@ def LaunchParallelLoopsPass : Pass<"dt-launch-parallel-loops", "ModuleOp"> {
     scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1) { ... }
     // becomes
     gpu.launch blocks(%bx, ...) in (%gx = %c1, ...) threads(%tx, ...) in (%sx = %c256, ...) {
+      // one point per thread: the body stores after a loop, say
       // linear = bx * 256 + tx; if linear < 32: j = linear % 8, i = linear / 8
     }
     ```
@@ -878,7 +887,12 @@ def GPUReductionKernelsPass : Pass<"dt-gpu-reduction-kernels", "ModuleOp"> {
     residual add before its norm). The row is
     then read from DRAM once, its later reads hitting the cache, and the
     totals of filled outputs stay in the registers of every lane (the
-    shuffles and `gpu.all_reduce` give every lane the total). An op joins
+    shuffles and `gpu.all_reduce` give every lane the total). When each
+    lane has at most 16 of a row's elements (and the row is not split), the
+    lanes' elements are unrolled instead of looped, and held: each op is a
+    straight run over them, and an element an earlier op loaded or stored
+    (by buffer, map and element) is taken from registers, so the row is
+    loaded once and repeated arithmetic on it is the same values (CSE). An op joins
     only when no lane can race another without a barrier:
     - an element written in the kernel is read or written again only
       through the same buffer value and indexing map, hence by the lane

@@ -49,6 +49,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
+#include "llvm/ADT/MapVector.h"
+
 #include <limits>
 
 namespace mlir::dt {
@@ -76,6 +78,9 @@ constexpr int64_t kSplitThreads = 128 * 1024;
 constexpr int64_t kMinChunk = 8;
 /// Rows shorter than this are never split.
 constexpr int64_t kMinSplitRow = 16 * 1024;
+/// The most elements of a row one lane holds in registers: a row kernel
+/// whose lanes have at most this many each is unrolled (HeldElements).
+constexpr int64_t kMaxHeld = 16;
 
 /// An accumulating body: its combiner, as gpu.all_reduce names it, and the
 /// combiner's identity.
@@ -381,13 +386,52 @@ linalg::FillOp foldableFill(linalg::LinalgOp op,
   return nullptr;
 }
 
+/// The elements one lane of an unrolled row kernel has loaded or stored,
+/// by buffer, indexing map and the lane's point (its `point`-th element of
+/// the row): a later op of the kernel takes them from registers instead of
+/// memory. So the row is read once, as a hand-written softmax keeps its
+/// row in registers, and the arithmetic the ops repeat on the same
+/// elements (a softmax's exponentials, in its sum and in its output) is the
+/// same SSA values, which CSE merges. A store (through a permutation: a
+/// pointwise op's output) replaces what a lane holds of the buffer it
+/// writes through another view or map, which may be the same element (the
+/// kernel's ops never read one another's writes so: clashes); the lane's
+/// other points through the same view and map are other elements.
+class HeldElements {
+public:
+  Value load(OpBuilder &b, Location loc, Value buffer, AffineMap map,
+             ArrayRef<Value> loops, int64_t point) {
+    Value &held = held_[{buffer, map, point}];
+    if (!held)
+      held = memref::LoadOp::create(b, loc, buffer, indicesOf(map, loops));
+    return held;
+  }
+  void store(OpBuilder &b, Location loc, Value value, Value buffer,
+             AffineMap map, ArrayRef<Value> loops, int64_t point) {
+    memref::StoreOp::create(b, loc, value, buffer, indicesOf(map, loops));
+    Value root = bufferRoot(buffer);
+    held_.remove_if([&](const auto &entry) {
+      auto [otherBuffer, otherMap, otherPoint] = entry.first;
+      return bufferRoot(otherBuffer) == root &&
+             (otherBuffer != buffer || otherMap != map);
+    });
+    held_[{buffer, map, point}] = value;
+  }
+
+private:
+  llvm::MapVector<std::tuple<Value, AffineMap, int64_t>, Value> held_;
+};
+
 /// Clones `op`'s payload at the loop point `loops`: shaped inputs are
-/// loaded through their maps, or taken from `registers`; `acc` stands for a
-/// reduction's accumulator. Returns the yielded values.
+/// loaded through their maps, or taken from `registers` (a reduction's
+/// results every lane holds) or `held` (an unrolled kernel's elements, at
+/// the lane's `point`); `acc` stands for a reduction's accumulator.
+/// Returns the yielded values.
 SmallVector<Value> clonePayload(OpBuilder &b, Location loc, linalg::LinalgOp op,
                                 ArrayRef<Value> loops,
                                 const DenseMap<Value, Value> &registers,
-                                Value acc) {
+                                Value acc, HeldElements *held = nullptr,
+                                int64_t point = 0) {
   Block &body = op->getRegion(0).front();
   IRMapping mapping;
   for (OpOperand &operand : op->getOpOperands()) {
@@ -397,9 +441,15 @@ SmallVector<Value> clonePayload(OpBuilder &b, Location loc, linalg::LinalgOp op,
       mapping.map(arg, acc);
     else if (!isa<ShapedType>(value.getType()))
       mapping.map(arg, value);
-    else if (Value held = registers.lookup(value))
-      mapping.map(arg, held);
-    else if (!arg.use_empty())
+    else if (Value total = registers.lookup(value))
+      mapping.map(arg, total);
+    else if (arg.use_empty())
+      continue;
+    else if (held)
+      mapping.map(arg,
+                  held->load(b, loc, value, op.getMatchingIndexingMap(&operand),
+                             loops, point));
+    else
       mapping.map(arg,
                   memref::LoadOp::create(
                       b, loc, value,
@@ -871,13 +921,33 @@ struct GPUReductionKernelsPass
     Value isFirst =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
 
+    // A lane with few elements of the row holds them: its elements are
+    // unrolled, each op of the kernel a straight run over them, and what
+    // one op loads or stores the next takes from registers.
+    int64_t perLane = kernel.row / kernel.lanes;
+    bool unrolled = kernel.splits == 1 && kernel.row % kernel.lanes == 0 &&
+                    perLane <= kMaxHeld;
+    HeldElements held;
+    SmallVector<SmallVector<Value>> points;
+    for (int64_t i = 0; unrolled && i < perLane; ++i) {
+      Value n = arith::AddIOp::create(b, loc, lane, index(i * kernel.lanes));
+      SmallVector<Value> &loops = points.emplace_back(outer);
+      llvm::append_range(loops, delinearize(b, loc, n, kernel.reduceShape));
+    }
     // This lane's part of the row, `lanes`-th element after `lanes`-th
-    // element, through `body` (which gets the loop point and the carried
-    // values and returns the values to carry).
+    // element, through `body` (which gets the loop point, the lane's
+    // element number when unrolled, and the carried values, and returns the
+    // values to carry).
     auto laneLoop = [&](ValueRange init,
                         function_ref<SmallVector<Value>(
-                            OpBuilder &, ArrayRef<Value>, ValueRange)>
-                            body) {
+                            OpBuilder &, ArrayRef<Value>, int64_t, ValueRange)>
+                            body) -> SmallVector<Value> {
+      if (unrolled) {
+        SmallVector<Value> carried(init);
+        for (auto [i, loops] : llvm::enumerate(points))
+          carried = body(b, loops, i, carried);
+        return carried;
+      }
       auto loop = scf::ForOp::create(
           b, loc, lane, length, index(kernel.lanes), init,
           [&](OpBuilder &nb, Location, Value n, ValueRange carried) {
@@ -886,23 +956,29 @@ struct GPUReductionKernelsPass
             SmallVector<Value> loops(outer);
             llvm::append_range(loops,
                                delinearize(nb, loc, n, kernel.reduceShape));
-            scf::YieldOp::create(nb, loc, body(nb, loops, carried));
+            scf::YieldOp::create(nb, loc, body(nb, loops, 0, carried));
           });
       return loop.getResults();
     };
+    HeldElements *lanesHeld = unrolled ? &held : nullptr;
 
     DenseMap<Value, Value> registers;
     for (linalg::LinalgOp op : kernel.ops) {
       auto acc = kernel.accumulations.find(op);
       if (acc == kernel.accumulations.end()) {
-        laneLoop({}, [&](OpBuilder &nb, ArrayRef<Value> loops, ValueRange) {
-          SmallVector<Value> results =
-              clonePayload(nb, loc, op, loops, registers, nullptr);
+        laneLoop({}, [&](OpBuilder &nb, ArrayRef<Value> loops, int64_t point,
+                         ValueRange) {
+          SmallVector<Value> results = clonePayload(
+              nb, loc, op, loops, registers, nullptr, lanesHeld, point);
           for (auto [init, result] :
-               llvm::zip_equal(op.getDpsInitsMutable(), results))
-            memref::StoreOp::create(
-                nb, loc, result, init.get(),
-                indicesOf(op.getMatchingIndexingMap(&init), loops));
+               llvm::zip_equal(op.getDpsInitsMutable(), results)) {
+            AffineMap map = op.getMatchingIndexingMap(&init);
+            if (lanesHeld)
+              lanesHeld->store(nb, loc, result, init.get(), map, loops, point);
+            else
+              memref::StoreOp::create(nb, loc, result, init.get(),
+                                      indicesOf(map, loops));
+          }
           return SmallVector<Value>();
         });
         continue;
@@ -910,8 +986,9 @@ struct GPUReductionKernelsPass
       Operation *combine = acc->second.combine;
       Value identity = arith::ConstantOp::create(b, loc, acc->second.identity);
       Value total = laneLoop(identity, [&](OpBuilder &nb, ArrayRef<Value> loops,
-                                           ValueRange carried) {
-        return clonePayload(nb, loc, op, loops, registers, carried[0]);
+                                           int64_t point, ValueRange carried) {
+        return clonePayload(nb, loc, op, loops, registers, carried[0],
+                            lanesHeld, point);
       })[0];
       total = acrossLanes(b, loc, total, acc->second, kernel.lanes);
       if (kernel.partials) {

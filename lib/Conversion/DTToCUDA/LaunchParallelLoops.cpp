@@ -1,9 +1,12 @@
 //===- LaunchParallelLoops.cpp - dt-launch-parallel-loops -----------------===//
 //
 // Host loop nests -> gpu.launch. The iteration space of an outermost
-// scf.parallel is flattened and dealt out one point per thread, innermost
-// dim fastest: thread t of block b takes point b * blockSize + t, so a warp
-// reads and writes consecutive elements of row-major buffers. Upstream's
+// scf.parallel is flattened and dealt out innermost dim fastest: thread t
+// of block b takes points b * blockSize * P + k * blockSize + t (k < P), so
+// a warp reads and writes consecutive elements of row-major buffers. P is 1
+// for a body with loops; a flat one (an elementwise kernel) takes several
+// points, all their loads issued before any store, so that enough bytes are
+// in flight to fill the memory bandwidth. Upstream's
 // parallel-loop tiling and mapping would need tile sizes per loop rank and
 // leave the remainder to guards anyway; flattening handles every rank and
 // every extent the same way.
@@ -19,9 +22,13 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <algorithm>
 
 namespace mlir::dt {
 #define GEN_PASS_DEF_LAUNCHPARALLELLOOPSPASS
@@ -84,6 +91,10 @@ bool isKernelNest(Operation *op) {
   return loop && loop.getNumResults() == 0 && !isHostLoop(loop) &&
          touchesMemory(loop);
 }
+
+/// The blocks a launch keeps before its threads take several points each
+/// (8 per SM of an H200's 132).
+constexpr int64_t kMinBlocks = 1024;
 
 struct LaunchParallelLoopsPass
     : public mlir::dt::impl::LaunchParallelLoopsPassBase<
@@ -191,36 +202,132 @@ struct LaunchParallelLoopsPass
       counts.push_back(count);
       total = arith::MulIOp::create(b, loc, total, count);
     }
+    std::optional<int64_t> knownTotal = staticTripCount(loop);
+    int64_t points = pointsPerThread(loop);
+    // A known small space keeps kMinBlocks blocks where it has them: fewer
+    // would leave SMs idle.
+    if (knownTotal)
+      points = std::clamp<int64_t>(*knownTotal / (blockSize * kMinBlocks), 1,
+                                   points);
     Value threads = index(blockSize);
-    Value blocks = arith::CeilDivSIOp::create(b, loc, total, threads);
+    Value perBlock = points == 1 ? threads : index(blockSize * points);
+    Value blocks = arith::CeilDivSIOp::create(b, loc, total, perBlock);
     // A launch of zero blocks is an error in CUDA; an empty space runs one
     // block whose threads all fail the bound check.
     blocks = arith::MaxSIOp::create(b, loc, blocks, index(1));
     gpu::LaunchOp launch = createRankLaunch(b, loc, blocks, threads);
 
+    // Thread t of block b takes the points b * (blockSize * points) +
+    // k * blockSize + t, k < points: each k is one coalesced sweep of the
+    // block.
     b.setInsertionPointToStart(&launch.getBody().front());
-    Value linear = arith::AddIOp::create(
+    Value first = arith::AddIOp::create(
         b, loc,
         arith::MulIOp::create(b, loc, launch.getBlockIds().x,
-                              launch.getBlockSize().x),
+                              points == 1 ? launch.getBlockSize().x
+                                          : index(blockSize * points)),
         launch.getThreadIds().x);
-    Value inBounds =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear, total);
-    auto guard = scf::IfOp::create(b, loc, inBounds, /*withElse=*/false);
-    b.setInsertionPointToStart(guard.thenBlock());
-    // Innermost dim fastest.
-    IRMapping mapping;
-    SmallVector<Value> coords = delinearizeIndex(b, loc, linear, counts);
-    for (auto [d, coord] : llvm::enumerate(coords)) {
-      Value iv = arith::AddIOp::create(
-          b, loc, loop.getLowerBound()[d],
-          arith::MulIOp::create(b, loc, coord, loop.getStep()[d]));
-      mapping.map(loop.getInductionVars()[d], iv);
+    bool whole = knownTotal && *knownTotal % (blockSize * points) == 0;
+    if (!whole) {
+      Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                             first, total);
+      auto guard = scf::IfOp::create(b, loc, inBounds, /*withElse=*/false);
+      b.setInsertionPointToStart(guard.thenBlock());
     }
-    for (Operation &op : loop.getBody()->without_terminator())
-      b.clone(op, mapping);
+    // The first point is in bounds. A later one past the end reads at the
+    // thread's first point instead (in bounds, computing what that point
+    // does, and no other thread's) and stores nothing.
+    SmallVector<Value> linear{first};
+    SmallVector<Value> valid{nullptr};
+    for (int64_t k = 1; k < points; ++k) {
+      Value point = arith::AddIOp::create(b, loc, first, index(k * blockSize));
+      if (whole) {
+        linear.push_back(point);
+        valid.push_back(nullptr);
+        continue;
+      }
+      Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                             point, total);
+      linear.push_back(arith::SelectOp::create(b, loc, inBounds, point, first));
+      valid.push_back(inBounds);
+    }
+    // Each point's loads and arithmetic, then each point's stores: the
+    // loads of every point are in flight together (iterations of an
+    // scf.parallel are independent, so none reads what another stores).
+    SmallVector<IRMapping> mappings(points);
+    for (int64_t k = 0; k < points; ++k) {
+      // Innermost dim fastest.
+      SmallVector<Value> coords = delinearizeIndex(b, loc, linear[k], counts);
+      for (auto [d, coord] : llvm::enumerate(coords)) {
+        Value iv = arith::AddIOp::create(
+            b, loc, loop.getLowerBound()[d],
+            arith::MulIOp::create(b, loc, coord, loop.getStep()[d]));
+        mappings[k].map(loop.getInductionVars()[d], iv);
+      }
+      for (Operation &op : loop.getBody()->without_terminator())
+        if (points == 1 || !isa<memref::StoreOp>(op))
+          b.clone(op, mappings[k]);
+    }
+    for (int64_t k = 0; points > 1 && k < points; ++k) {
+      OpBuilder::InsertionGuard atStores(b);
+      if (valid[k]) {
+        auto guard = scf::IfOp::create(b, loc, valid[k], /*withElse=*/false);
+        b.setInsertionPointToStart(guard.thenBlock());
+      }
+      for (Operation &op : loop.getBody()->without_terminator())
+        if (isa<memref::StoreOp>(op))
+          b.clone(op, mappings[k]);
+    }
     loop.erase();
   }
 
+  /// The number of points of `loop`, when its bounds are constants.
+  static std::optional<int64_t> staticTripCount(scf::ParallelOp loop) {
+    int64_t total = 1;
+    for (auto [lb, ub, step] : llvm::zip(
+             loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+      std::optional<int64_t> low = getConstantIntValue(lb),
+                             high = getConstantIntValue(ub),
+                             stride = getConstantIntValue(step);
+      if (!low || !high || !stride || *stride <= 0)
+        return std::nullopt;
+      total *= *high > *low ? (*high - *low + *stride - 1) / *stride : 0;
+    }
+    return total;
+  }
+
+  /// How many points of `loop` each thread takes. One thread's one load
+  /// keeps too few bytes in flight to fill an H100's or H200's memory
+  /// bandwidth (one 4-byte load per thread reached about 65% of a device
+  /// copy): a flat body (loads, then arithmetic, then stores, nothing
+  /// nested) takes 16 bytes' worth of its narrowest element, at most 8
+  /// points. A body with loops or calls keeps one point per thread.
+  int64_t pointsPerThread(scf::ParallelOp loop) {
+    int64_t narrowest = 0;
+    bool stored = false;
+    for (Operation &op : loop.getBody()->without_terminator()) {
+      if (op.getNumRegions() != 0)
+        return 1;
+      if (auto load = dyn_cast<memref::LoadOp>(op)) {
+        if (stored)
+          return 1; // A load after a store may read it.
+        Type element = load.getType();
+        if (!element.isIntOrIndexOrFloat())
+          return 1;
+        int64_t bytes =
+            element.isIndex()
+                ? 8
+                : std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
+        narrowest = narrowest ? std::min(narrowest, bytes) : bytes;
+      } else if (isa<memref::StoreOp>(op)) {
+        stored = true;
+      } else if (!isMemoryEffectFree(&op)) {
+        return 1;
+      }
+    }
+    if (!narrowest)
+      return 1;
+    return std::clamp<int64_t>(16 / narrowest, 1, 8);
+  }
 };
 } // namespace
