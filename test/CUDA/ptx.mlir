@@ -77,14 +77,23 @@
 
 // A softmax over rows of 1024: one row kernel (a block per row) for its max,
 // its sum of exponentials and its normalization, two block reductions
-// (shared memory and barriers) and the normalized row's store.
+// (shared memory and barriers) and the normalized row's store. Each lane's
+// 4 elements are loaded once, their exponentials computed once, and the
+// division by the sum is one reciprocal and a multiplication each.
 // CHECK-SAME: .entry main_kernel_2(
+// CHECK-COUNT-4: ld.global.b32
 // CHECK-SAME: max.NaN.f32
 // CHECK-SAME: bar.sync
-// CHECK-SAME: ex2.approx
+// CHECK-COUNT-4: ex2.approx
 // CHECK-SAME: add.rn.f32
 // CHECK-SAME: bar.sync
-// CHECK-SAME: div.rn.f32
+// CHECK-NOT: div.rn.f32
+// CHECK-SAME: rcp.rn.f32
+// CHECK-NOT: div.rn.f32
+// CHECK-COUNT-4: mul.rn.f32
+// CHECK-NOT: ld.global
+// CHECK-NOT: ex2.approx
+// CHECK-NOT: div.rn.f32
 // CHECK-SAME: st.global.b32
 // CHECK-NOT: .entry
 

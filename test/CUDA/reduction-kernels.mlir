@@ -154,7 +154,8 @@ func.func @filled_then_reduced(%x: memref<64x4096xf32>, %r: memref<64xf32>, %s: 
 // load of %m or %s), each op a run over the lane's elements in turn. A lane
 // has 4 of a row's 1024 (16 at most): they are unrolled and held, so the
 // row is loaded once and the sum and the normalization take it from
-// registers (their exponentials are then the same values, for CSE).
+// registers (their exponentials are then the same values, for CSE). The
+// division by the sum multiplies by its reciprocal, computed once.
 // CHECK-LABEL: func.func @softmax
 // CHECK-SAME: (%[[X:[^:]*]]: memref<4096x1024xf32>, %[[M:[^:]*]]: memref<4096xf32>, %[[S:[^:]*]]: memref<4096xf32>, %[[Y:[^:]*]]: memref<4096x1024xf32>)
 // CHECK-NOT: linalg.fill
@@ -169,10 +170,14 @@ func.func @filled_then_reduced(%x: memref<64x4096xf32>, %r: memref<64xf32>, %s: 
 // CHECK: arith.subf %[[X0]], %[[MAX]]
 // CHECK: %[[SUM:.*]] = gpu.all_reduce  add
 // CHECK: %[[TOTAL:.*]] = arith.addf %{{.*}}, %[[SUM]]
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[INV:.*]] = arith.divf %[[ONE]], %[[TOTAL]]
 // CHECK: memref.store %[[TOTAL]], %[[S]]
 // CHECK-NOT: memref.load
 // CHECK: arith.subf %[[X0]], %[[MAX]]
-// CHECK: arith.divf %{{.*}}, %[[TOTAL]]
+// CHECK-NOT: arith.divf
+// CHECK: arith.mulf %{{.*}}, %[[INV]]
+// CHECK-NOT: arith.divf
 // CHECK-COUNT-4: memref.store %{{.*}}, %[[Y]]
 // CHECK-NOT: memref.load
 // CHECK-NOT: scf.for
