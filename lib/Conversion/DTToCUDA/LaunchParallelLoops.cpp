@@ -302,7 +302,7 @@ struct LaunchParallelLoopsPass
   /// copy): a flat body (loads, then arithmetic, then stores, nothing
   /// nested) takes 16 bytes' worth of its narrowest element, at most 8
   /// points. A body with loops or calls keeps one point per thread.
-  int64_t pointsPerThread(scf::ParallelOp loop) {
+  static int64_t pointsPerThread(scf::ParallelOp loop) {
     int64_t narrowest = 0;
     bool stored = false;
     for (Operation &op : loop.getBody()->without_terminator()) {
