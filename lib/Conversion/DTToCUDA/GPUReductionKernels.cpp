@@ -20,7 +20,10 @@
 // read the row from DRAM once per op. The ops that follow a reduction over
 // the same rows (reductions over the same row, pointwise ops over its
 // elements) join its kernel, each a loop of the row's lanes in turn; the
-// row's later reads then hit the cache, and totals stay in registers.
+// row's later reads then hit the cache, and totals stay in registers. A
+// lane with at most kMaxHeld elements of the row has them unrolled and
+// held in registers (HeldElements): the row is loaded once, and a division
+// by a total multiplies by its reciprocal (LaneRegisters).
 // Pointwise ops over the same loops right before the reduction lead the
 // kernel (a residual add before its norm).
 // Lanes need no barrier between the ops, because every element written in
