@@ -125,6 +125,24 @@ void RankContext::record(const SiteRun &run, double seconds) {
   entry.seconds += seconds;
 }
 
+SiteTimer::SiteTimer(RankContext *rank) {
+  if (!rank || !rank->profiling())
+    return;
+  rank_ = rank;
+  if (DeviceClock *clock = rank->deviceClock())
+    mark_ = clock->mark();
+  start_ = absl::Now();
+}
+
+void SiteTimer::done(const SiteRun &run) {
+  if (!rank_)
+    return;
+  if (mark_)
+    rank_->deviceClock()->measured(mark_, run);
+  else
+    rank_->record(run, absl::ToDoubleSeconds(absl::Now() - start_));
+}
+
 absl::Status RankContext::enterCollective(absl::string_view name) {
   if (job_.failed())
     return job_.status();
@@ -485,26 +503,16 @@ void runCollective(absl::string_view name, const char *site, double model,
     return;
   absl::StatusOr<Dense> input = view(inRank, in, dtype);
   absl::StatusOr<Dense> output = view(outRank, out, dtype);
-  // A device's collective is timed on its stream (the host only queued
-  // it); the host's, as it runs.
-  bool timed = rank->profiling();
-  DeviceClock *clock = timed ? rank->deviceClock() : nullptr;
-  void *mark = clock ? clock->mark() : nullptr;
-  absl::Time start = timed ? absl::Now() : absl::InfinitePast();
+  SiteTimer timer(rank);
   absl::Status status = !input.ok() ? input.status()
                         : !output.ok()
                             ? output.status()
                             : body(*rank, rank->group(mask), *input, *output);
-  if (timed && status.ok()) {
-    SiteRun run{site, /*compute=*/false, model,
-                static_cast<int64_t>(input->bytes()),
-                static_cast<int64_t>(output->bytes())};
-    if (mark)
-      clock->measured(mark, run);
-    else
-      rank->record(run, absl::ToDoubleSeconds(absl::Now() - start));
-  }
-  if (!status.ok())
+  if (status.ok())
+    timer.done(SiteRun{site, /*compute=*/false, model,
+                       static_cast<int64_t>(input->bytes()),
+                       static_cast<int64_t>(output->bytes())});
+  else
     (void)rank->job().fail(
         status); // Recorded for the host; the job goes on failing.
 }

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 
 #include <atomic>
 #include <functional>
@@ -234,6 +235,24 @@ int64_t envInt(const char *name, int64_t fallback);
 
 /// The rank the calling thread runs (null outside an entry).
 RankContext *currentRank();
+/// One run of a site that --profile times (a collective, kernel or
+/// matmul): on the rank's device clock when it has one (the host only
+/// queues the work), else on the host's clock as it runs. Nothing when the
+/// rank is not profiled.
+class SiteTimer {
+public:
+  explicit SiteTimer(RankContext *rank);
+  /// Whether the run is timed.
+  bool active() const { return rank_ != nullptr; }
+  /// The run is over (queued, on a device): it is one of `run`.
+  void done(const SiteRun &run);
+
+private:
+  RankContext *rank_ = nullptr; ///< Null: not profiled.
+  void *mark_ = nullptr;        ///< The device clock's mark at the start.
+  absl::Time start_;
+};
+
 /// Binds the calling thread to `rank` for the lifetime of the binding.
 class RankBinding {
 public:

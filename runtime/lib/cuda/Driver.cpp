@@ -334,18 +334,15 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
   if (!function)
     return; // Its lookup failed and was reported.
   auto kernel = static_cast<CUfunction>(function);
-  // --profile times the kernel on the rank's stream, by its name.
-  RankDevice *device = currentDevice();
-  RankContext *rank = currentRank();
-  void *start = device && rank && rank->profiling() ? device->mark() : nullptr;
+  SiteTimer timer(currentRank()); // --profile: by the kernel's name.
   failedCall(cuLaunchKernel(kernel, gridX, gridY, gridZ, blockX, blockY, blockZ,
                             smem, rankStream(stream), params, extra),
              "cuLaunchKernel");
-  if (start) {
+  if (timer.active()) {
     const char *name = nullptr;
     if (cuFuncGetName(&name, kernel) != CUDA_SUCCESS)
       name = nullptr;
-    device->measured(start, SiteRun{name, /*compute=*/true});
+    timer.done(SiteRun{name, /*compute=*/true});
   }
 }
 

@@ -276,17 +276,14 @@ absl::Status matmul(const TypeInfo &type, int batchDims, DtMemRef *a,
   const void *beta = accumulate ? one
                      : f64      ? static_cast<const void *>(&zero64)
                                 : static_cast<const void *>(&zero32);
-  // --profile times the call on the rank's stream.
-  bool profiled = currentRank() && currentRank()->profiling();
-  void *start = profiled ? device->mark() : nullptr;
+  SiteTimer timer(currentRank()); // --profile: by the problem.
   DT_LT(cublasLtMatmul(
       device->lt(), plan->desc, one, reinterpret_cast<void *>(baseB), plan->a,
       reinterpret_cast<void *>(baseA), plan->b, beta,
       reinterpret_cast<void *>(baseC), plan->c, reinterpret_cast<void *>(baseC),
       plan->c, &plan->algo, reinterpret_cast<void *>(device->workspace()),
       device->workspaceSize(), device->stream()));
-  if (start)
-    device->measured(start, SiteRun{plan->site.c_str(), /*compute=*/true});
+  timer.done(SiteRun{plan->site.c_str(), /*compute=*/true});
   return absl::OkStatus();
 }
 
