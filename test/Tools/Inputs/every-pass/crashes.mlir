@@ -1,0 +1,3 @@
+func.func @b() { return }
+// -----
+"crash-here"() : () -> ()
