@@ -7,6 +7,13 @@ diagnostic on stderr; anything else (a signal, an abort, another exit code,
 silence on failure) is a crash, and the damaged text is written next to the
 report so that it can be minimized into a regression test.
 
+dt-opt spends about 0.1 s loading the MLIR library before it reads its
+input, more than most damaged inputs take. So the cases run in batches, one
+dt-opt each, joined by split markers that -split-input-file takes apart
+again (a failing chunk does not stop the next one; a file without markers
+is one chunk either way); only a batch that crashes or times out runs its
+cases one by one, to find the crashing ones.
+
 Usage: fuzz-dt-opt.py --dt-opt PATH [--cases N] [--seed S] [--out DIR]
                       [--pass-args "ARGS"] FILE...
 """
@@ -36,21 +43,34 @@ def mutations(text: bytes, cases: int, rng: random.Random):
         yield f"flip-{i}", bytes(damaged)
 
 
-def run_case(dt_opt, pass_args, name, data, split, unregistered):
+# Cases in one dt-opt run; a crash reruns a batch's cases one by one.
+BATCH = 20
+
+
+def run_case(dt_opt, pass_args, data, split, unregistered, timeout=60):
+    """What running dt-opt on `data` came to (None: no crash)."""
     with tempfile.NamedTemporaryFile(suffix=".mlir", delete=False) as f:
         f.write(data)
         path = f.name
     try:
         args = [dt_opt, path, "-o", os.devnull] + pass_args
-        # Half the cases accept unknown ops, so damage to an op name still
-        # reaches the verifiers instead of stopping at the parser.
         if unregistered:
             args.append("--allow-unregistered-dialect")
         if split:
             args.append("-split-input-file")
-        return name, data, failure_of(args, 60)
+        return failure_of(args, timeout)
     finally:
         os.unlink(path)
+
+
+def run_batch(dt_opt, pass_args, batch, unregistered):
+    """The crashes among `batch` [(name, data, split)]: one run on all of
+    them joined, and only if that crashes, one run each."""
+    joined = b"\n// -----\n".join(data for _, data, _ in batch)
+    if not run_case(dt_opt, pass_args, joined, True, unregistered, 60 * len(batch)):
+        return []
+    return [(name, data, problem) for name, data, split in batch
+            for problem in [run_case(dt_opt, pass_args, data, split, unregistered)] if problem]
 
 
 def main():
@@ -66,20 +86,23 @@ def main():
 
     pass_args = args.pass_args.split()
     rng = random.Random(args.seed)
-    jobs = []
+    # Half the cases accept unknown ops, so damage to an op name still
+    # reaches the verifiers instead of stopping at the parser.
+    cases = {False: [], True: []}
     for file in args.files:
         with open(file, "rb") as f:
             text = f.read()
         split = b"// -----" in text
         for name, data in mutations(text, args.cases, rng):
-            jobs.append((f"{os.path.basename(file)}:{name}", data, split,
-                         len(jobs) % 2 == 0))
+            cases[len(cases[False]) != len(cases[True])].append(
+                (f"{os.path.basename(file)}:{name}", data, split))
+    batches = [(group[i:i + BATCH], unregistered) for unregistered, group in cases.items()
+               for i in range(0, len(group), BATCH)]
 
     crashes = []
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        for name, data, problem in pool.map(lambda j: run_case(args.dt_opt, pass_args, *j), jobs):
-            if problem:
-                crashes.append((name, data, problem))
+        for found in pool.map(lambda b: run_batch(args.dt_opt, pass_args, *b), batches):
+            crashes += found
 
     for i, (name, data, problem) in enumerate(crashes):
         print(f"CRASH {name}: {problem}")
@@ -87,7 +110,7 @@ def main():
             os.makedirs(args.out, exist_ok=True)
             with open(os.path.join(args.out, f"crash-{i}.mlir"), "wb") as f:
                 f.write(data)
-    print(f"fuzz: {len(jobs)} damaged inputs from {len(args.files)} files, "
+    print(f"fuzz: {sum(map(len, cases.values()))} damaged inputs from {len(args.files)} files, "
           f"{len(crashes)} crashes")
     return 1 if crashes else 0
 
