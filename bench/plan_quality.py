@@ -15,6 +15,11 @@ cheapest with the plan dt-propagate makes of the same program left free
 (--search N: the search's budget, 0 for the rules alone; default: the
 pass's). The pinned plans are priced with the rules alone.
 Arguments and results have fixed random shardings, as a user writes them.
+The search may also pin an argument to another replicated or sharded
+layout (redistributed once at the entry); each pinning of the values is
+priced with the arguments as they come and as dt's search pinned them
+(read from its explanation), or with --all-argument-pins every way they
+could be pinned (about 30 times the plans).
 Each op still chooses how to compute between its pinned values, by the same
 rules as propagation (with ties, and shared or combined moves, it is not
 always the cheapest), so the cheapest found bounds the best plan from above,
@@ -22,14 +27,15 @@ and improves when those rules do.
 
 Target: the geometric mean of dt / cheapest over the programs <= 1.05
 (30 programs of 6 values: 1.128 by the rules alone, RULES_GEOMEAN_TARGET
-below, and 1.001 with the search; docs/Design.md says where the rest is
-lost). The worst program is printed
+below, and 1.000 with the search, 1.035 when it pins no argument, which
+the next line prints beside it: dt's plan with pin-arguments=false;
+docs/Design.md says where the rest is lost). The worst program is printed
 without a target. A plan cheaper than the cheapest found (ratio below 1)
 would mean the enumeration misses plans: it is reported and fails.
 
   python3 bench/plan_quality.py [--dt-opt build/bin/dt-opt] [--programs 30]
                                 [--values 6] [--seed 1] [--ranks 4] [--show N]
-                                [--search N]
+                                [--search N] [--all-argument-pins]
 
 --show N prints the N worst programs with both plans' costs and pins.
 """
@@ -40,6 +46,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -139,15 +146,24 @@ class Program:
         else:
             self.add(kind, [a], (m,))
 
-    def text(self, name, pins):
-        """The function `name`, its n-th node pinned to pins[n] where not None."""
+    def arguments(self):
+        return [i for i, v in enumerate(self.values) if v[1] == "arg"]
+
+    def text(self, name, pins, argument_pins=()):
+        """The function `name`, its n-th node pinned to pins[n] where not
+        None, and its n-th argument to argument_pins[n] where given and not
+        None (redistributed at the entry, as dt-propagate's search pins it)."""
         names, lines, args = {}, [], []
         pin_of = dict(zip(self.nodes(), pins))
+        pin_of.update(zip(self.arguments(), argument_pins))
         for i, (shape, kind, rest) in enumerate(self.values):
             t = ttype(shape)
             if kind == "arg":
                 names[i] = f"%a{i}"
                 args.append(f"%a{i}: {t} {{dt.sharding = {sharding(rest)}}}")
+                if pin_of.get(i) is not None:
+                    lines.insert(0, f"  %c{i} = dt.constrain %a{i} to {sharding(pin_of[i])} : {t}")
+                    names[i] = f"%c{i}"
                 continue
             ins = [names[j] for j in rest]
             shapes = [ttype(self.shape(j)) for j in rest]
@@ -194,12 +210,21 @@ class Program:
     def choices(self):
         return [placements(len(self.shape(i))) for i in self.nodes()]
 
+    def argument_choices(self):
+        """Every pin of each argument: none (its own placement) or another
+        replicated or sharded one, as dt-propagate's search tries."""
+        return [[None] + [p for p in placements(len(shape), partial=False) if p != own]
+                for i in self.arguments() for shape, _, own in [self.values[i]]]
 
-def price(dt_opt, ranks, functions, jobs, search=None):
+
+def price(dt_opt, ranks, functions, jobs, search=None, pin_arguments=True):
     """dt-cost-report's seconds (collectives + compute) of each function, by
     name; functions the pipeline rejects are missing. `search`: the plan
-    search's budget (None: the pass's default)."""
-    propagate = "-dt-propagate" if search is None else f"-dt-propagate=search={search}"
+    search's budget (None: the pass's default); `pin_arguments`: whether
+    it may pin arguments."""
+    options = ([] if search is None else [f"search={search}"]) + \
+        ([] if pin_arguments else ["pin-arguments=false"])
+    propagate = "-dt-propagate" + ("=" + " ".join(options) if options else "")
     def run(chunk):
         with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
             f.write("\n// -----\n".join(f'dt.mesh {MESH} = <["tp" = {ranks}]>\n{text}'
@@ -232,20 +257,51 @@ def price(dt_opt, ranks, functions, jobs, search=None):
     return prices
 
 
-def judge(dt_opt, ranks, program, jobs, search):
-    """(dt's seconds, the cheapest seconds, the cheapest pins)."""
+def argument_pins(dt_opt, ranks, program, search):
+    """The pins dt-propagate's search gave `program`'s arguments, as
+    argument_pins of Program.text (read from its explanation)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(f'dt.mesh {MESH} = <["tp" = {ranks}]>\n'
+                + program.text("dt", [None] * len(program.nodes())))
+        path = f.name
+    try:
+        options = "explain=true" + ("" if search is None else f" search={search}")
+        stderr = subprocess.run([dt_opt, path, f"-dt-propagate={options}", "-o", os.devnull],
+                                capture_output=True, text=True).stderr
+    finally:
+        os.unlink(path)
+    pinned = {int(n): p for n, p in re.findall(
+        r"pinned argument #(\d+) .* to #dt.sharding<@mesh, \[(.*?)\]>", stderr)}
+    return tuple(pinned.get(n) for n in range(len(program.arguments())))
+
+
+def judge(dt_opt, ranks, program, jobs, search, all_argument_pins):
+    """(dt's seconds, the cheapest seconds, the cheapest (pins, argument
+    pins), plans priced, plans tried, dt's argument pins)."""
     free = [None] * len(program.nodes())
-    plans = list(itertools.product(*program.choices()))
+    dt_pins = argument_pins(dt_opt, ranks, program, search)
+    # Arguments: unpinned and as dt pinned them, or (all_argument_pins)
+    # every way the search could pin them.
+    if all_argument_pins:
+        argument_plans = list(itertools.product(*program.argument_choices()))
+    else:
+        argument_plans = list(dict.fromkeys([(None,) * len(dt_pins), dt_pins]))
+    plans = list(itertools.product(itertools.product(*program.choices()), argument_plans))
     prices = price(dt_opt, ranks, [program.text("dt", free)], 1, search)
+    prices.update(price(dt_opt, ranks, [program.text("fixed", free)], 1, search, False))
     # Every value is pinned: the rules alone decide between the pins.
-    prices.update(price(dt_opt, ranks, [program.text(f"p{i}", pins)
+    prices.update(price(dt_opt, ranks, [program.text(f"p{i}", *pins)
                                         for i, pins in enumerate(plans)], jobs, 0))
     if "dt" not in prices:
         sys.exit("plan_quality: dt-opt could not plan the free program:\n"
                  + program.text("dt", free))
     priced = [(prices[f"p{i}"], pins) for i, pins in enumerate(plans) if f"p{i}" in prices]
     best, pins = min(priced, key=lambda p: p[0])
-    return prices["dt"], best, pins, len(priced), len(plans)
+    return prices["dt"], best, pins, len(priced), len(plans), dt_pins, prices["fixed"]
+
+
+def geometric_mean(ratios):
+    return math.exp(sum(math.log(max(r, 1e-12)) for r in ratios) / len(ratios))
 
 
 def main():
@@ -259,35 +315,46 @@ def main():
     parser.add_argument("--show", type=int, default=0)
     parser.add_argument("--search", type=int, default=None,
                         help="dt-propagate's plan search budget for dt's plan (0: the rules alone)")
+    parser.add_argument("--all-argument-pins", action="store_true",
+                        help="enumerate every pin of the arguments too (about 30 times the "
+                             "plans), not only none and dt's own")
     args = parser.parse_args()
     if not os.access(args.dt_opt, os.X_OK):
         sys.exit(f"plan_quality: no dt-opt at {args.dt_opt}: build first (make), "
                  "or name it with --dt-opt")
 
-    rows = []
+    rows, pinned_arguments, fixed_ratios = [], 0, []
     for p in range(args.programs):
         program = Program(random.Random(args.seed * 1000 + p), args.values)
-        dt, best, pins, priced, plans = judge(args.dt_opt, args.ranks, program, args.jobs, args.search)
+        dt, best, pins, priced, plans, dt_pins, fixed = judge(
+            args.dt_opt, args.ranks, program, args.jobs, args.search, args.all_argument_pins)
+        moved = sum(p is not None for p in dt_pins)
+        pinned_arguments += bool(moved)
         ratio = dt / best if best > 0 else (1.0 if dt <= EPSILON else math.inf)
         if abs(dt - best) <= EPSILON:
             ratio = 1.0
         rows.append((ratio, p, program, dt, best, pins, priced, plans))
+        fixed_ratios.append(1.0 if abs(fixed - best) <= EPSILON else fixed / best)
         print(f"program {p:3d}: dt {dt * 1e6:9.2f} us, cheapest {best * 1e6:9.2f} us "
-              f"of {priced}/{plans} plans, ratio {ratio:.3f}", flush=True)
+              f"of {priced}/{plans} plans, ratio {ratio:.3f}"
+              + (f", {moved} argument{'s' * (moved > 1)} pinned" if moved else ""), flush=True)
 
     ratios = [r[0] for r in rows]
     target = RULES_GEOMEAN_TARGET if args.search == 0 else GEOMEAN_TARGET
-    geomean = math.exp(sum(math.log(max(r, 1e-12)) for r in ratios) / len(ratios))
+    geomean = geometric_mean(ratios)
     worst = max(ratios)
     below = [r for r in rows if r[0] < 1.0]
     optimal = sum(1 for r in ratios if r == 1.0)
     print(f"\n{len(rows)} programs of {args.values} values on tp={args.ranks}: "
           f"{optimal} planned at the cheapest, geometric mean dt / cheapest {geomean:.3f} "
           f"(target <= {target}), worst {worst:.3f}")
+    print(f"dt pinned arguments in {pinned_arguments}; with pin-arguments=false: "
+          f"{sum(1 for r in fixed_ratios if r == 1.0)} at the cheapest, geometric mean "
+          f"{geometric_mean(fixed_ratios):.3f}, worst {max(fixed_ratios):.3f}")
     for ratio, p, program, dt, best, pins, _, _ in sorted(rows, key=lambda r: -r[0])[:args.show]:
         print(f"\n# program {p}: dt {dt * 1e6:.2f} us, cheapest {best * 1e6:.2f} us "
               f"(ratio {ratio:.3f}); the cheapest pins:")
-        print(program.text("cheapest", list(pins)))
+        print(program.text("cheapest", *pins))
         print(program.text("free", [None] * len(program.nodes())))
     failed = []
     if geomean > target:

@@ -1475,19 +1475,21 @@ struct Pin {
 /// collectives, combined calls once, contractions' compute and memory-bound
 /// ops: replicated, those cost every rank the whole tensor). Each round
 /// prices the plan with each value an op makes pinned to each sharding (a
-/// dt.constrain), and keeps the cheapest pin if it saves more than a tie
-/// (0.1 us, or 1% of a plan under 10 us: searchTie); the next round goes
-/// on from there. (Pinning a value to the sharding the rules gave it counts
-/// too: fixed from the start, it changes what the ops around it decide
+/// dt.constrain), and each argument to each sharding but its own when that
+/// round still fits in the budget, and keeps the cheapest pin if it saves more
+/// than a tie (0.1 us, or 1% of a plan under 10 us: searchTie); the next round
+/// goes on from there. (Pinning a value to the sharding the rules gave it
+/// counts too: fixed from the start, it changes what the ops around it decide
 /// first.) Pins are hard constraints, so propagation stays what decides;
 /// the search only says where a value is better placed. It runs when a
 /// first round fits in the budget of plans priced, and stops where the
 /// budget ends, so the same input gives the same plan.
 class PlanSearch {
 public:
-  PlanSearch(ModuleOp module, StringRef topology, bool combine, unsigned budget)
+  PlanSearch(ModuleOp module, StringRef topology, bool combine, unsigned budget,
+             bool pinArguments)
       : module(module), topology(topology.str()), combine(combine),
-        budget(budget) {}
+        budget(budget), pinArguments(pinArguments) {}
 
   /// The pins of the cheapest plan priced, in the order they were found;
   /// empty when none is cheaper than the plan without.
@@ -1498,6 +1500,9 @@ public:
   /// How many plans a first round prices: the candidate values' shardings,
   /// and the plan without pins.
   size_t firstRound = 0;
+  /// When the arguments were not searched: the plans a first round with
+  /// them would have priced.
+  size_t argumentsLeftOut = 0;
   /// The modelled seconds of the plan without pins, when priced.
   std::optional<double> unpinned;
   /// Where the search's summary goes (explanations): the first function it
@@ -1509,6 +1514,8 @@ private:
     Value value;
     SmallVector<ShardingAttr> shardings;
   };
+  /// The values ops make (`candidates`) and the function arguments
+  /// (`argumentCandidates`) the search may pin, with their shardings.
   void collectCandidates();
   /// The modelled seconds of the module propagated with `pins`, on a copy;
   /// nullopt when propagation fails there.
@@ -1518,9 +1525,20 @@ private:
   std::string topology;
   bool combine;
   unsigned budget;
+  bool pinArguments;
   SmallVector<Candidate> candidates;
+  SmallVector<Candidate> argumentCandidates;
 };
 } // namespace
+
+/// Whether `arg` of a function comes with a sharding (in its type or its
+/// dt.sharding attribute).
+static bool hasArgumentSharding(BlockArgument arg) {
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  return getShardingEncoding(arg.getType()) ||
+         (func && func.getArgAttrOfType<ShardingAttr>(
+                      arg.getArgNumber(), DTDialect::kShardingAttrName));
+}
 
 /// Replaces the uses of each pin's value with a dt.constrain of it to the
 /// pin's sharding.
@@ -1582,6 +1600,28 @@ void PlanSearch::collectCandidates() {
     const MeshInfo *mesh = meshes.lookup(func, *meshRef);
     if (!mesh)
       continue;
+    // An argument keeps the sharding it comes in with; pinned to another
+    // (replicated or sharded; not a partial sum, to keep the round small),
+    // it is redistributed once at the entry, for all its readers.
+    for (BlockArgument arg :
+         pinArguments ? func.getArguments() : ArrayRef<BlockArgument>()) {
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (!type || !type.hasStaticShape() || type.getEncoding() ||
+          !isSupportedElementType(type.getElementType()) || arg.use_empty())
+        continue;
+      ShardingAttr own = func.getArgAttrOfType<ShardingAttr>(
+          arg.getArgNumber(), DTDialect::kShardingAttrName);
+      SmallVector<ShardingAttr> shardings =
+          evenShardings(type, *mesh, *meshRef);
+      llvm::erase_if(shardings, [&](ShardingAttr sharding) {
+        return sharding == own ||
+               llvm::any_of(sharding.getPlacements(),
+                            [](Placement p) { return p.isPartial(); });
+      });
+      argumentCandidates.push_back({arg, std::move(shardings)});
+      if (!at)
+        at = func.getLoc();
+    }
     func.walk([&](Operation *op) {
       if (isa<ConstrainOp, RedistributeOp, tensor::EmptyOp, linalg::FillOp,
               arith::ConstantOp>(op))
@@ -1630,9 +1670,21 @@ SmallVector<Pin> PlanSearch::run() {
   ScopedDiagnosticHandler quiet(module.getContext(),
                                 [](Diagnostic &) { return success(); });
   collectCandidates();
-  firstRound = 1;
-  for (const Candidate &candidate : candidates)
-    firstRound += candidate.shardings.size();
+  auto roundOf = [](ArrayRef<Candidate> candidates) {
+    size_t plans = 0;
+    for (const Candidate &candidate : candidates)
+      plans += candidate.shardings.size();
+    return plans;
+  };
+  firstRound = 1 + roundOf(candidates);
+  // Arguments are searched too when a first round with them still fits.
+  size_t withArguments = firstRound + roundOf(argumentCandidates);
+  if (withArguments <= budget || candidates.empty()) {
+    firstRound = withArguments;
+    llvm::append_range(candidates, argumentCandidates);
+  } else if (!argumentCandidates.empty()) {
+    argumentsLeftOut = withArguments;
+  }
   if (candidates.empty() || firstRound > budget)
     return {};
   std::optional<double> current = price({});
@@ -1708,7 +1760,12 @@ struct PropagatePass
       summary << "not run: the plan without pins could not be priced";
       return;
     }
-    summary << "priced " << planSearch.numPriced << " plans; ";
+    summary << "priced " << planSearch.numPriced << " plans";
+    if (planSearch.argumentsLeftOut)
+      summary << " (values ops make only: a first round with the arguments "
+                 "would price "
+              << planSearch.argumentsLeftOut << ")";
+    summary << "; ";
     if (pins.empty()) {
       summary << "none is cheaper than propagation's own ("
               << formatSeconds(*planSearch.unpinned)
@@ -1722,15 +1779,24 @@ struct PropagatePass
             << " (collectives, contractions and memory-bound ops, as "
                "dt-cost-report prices them)";
     summary.report();
-    for (const Pin &pin : pins)
-      emitRemark(pin.value.getLoc())
-          << "plan search: pinned this value to " << pin.sharding << ": "
-          << formatSeconds(pin.before) << " -> " << formatSeconds(pin.after);
+    for (const Pin &pin : pins) {
+      InFlightDiagnostic remark = emitRemark(pin.value.getLoc());
+      remark << "plan search: pinned ";
+      if (auto arg = dyn_cast<BlockArgument>(pin.value))
+        remark << "argument #" << arg.getArgNumber()
+               << (hasArgumentSharding(arg)
+                       ? " (redistributed once, at the entry) to "
+                       : " to ");
+      else
+        remark << "this value to ";
+      remark << pin.sharding << ": " << formatSeconds(pin.before) << " -> "
+             << formatSeconds(pin.after);
+    }
   }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    PlanSearch planSearch(module, topology, combine, search);
+    PlanSearch planSearch(module, topology, combine, search, pinArguments);
     SmallVector<Pin> pins;
     if (search) {
       pins = planSearch.run();

@@ -112,7 +112,10 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
     Before that, the plan search (`search`: the most whole plans it may
     price; 0 turns it off) looks for what those greedy choices miss: it
     propagates copies of the module with one more value an op makes pinned
-    to each sharding (as a `dt.constrain` would pin it), prices each plan as
+    to each sharding (as a `dt.constrain` would pin it), or a function
+    argument to another replicated or sharded layout (redistributed once at
+    the entry, for all its readers; only when a first round with the
+    arguments still fits in the budget), prices each plan as
     dt-cost-report does (collectives, combined calls once, contractions'
     compute and memory-bound ops), keeps the cheapest pin of each round if it
     saves more than a tie (0.1 us, or 1% of a plan under 10 us), and goes on from there while pins save and the
@@ -168,13 +171,16 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
     Option<"search", "search", "unsigned",
            /*default=*/"::mlir::dt::kDefaultPlanSearch",
            "The most whole plans the plan search may price (0: no search); "
-           "it runs when its first round fits">
+           "it runs when its first round fits">,
+    Option<"pinArguments", "pin-arguments", "bool", /*default=*/"true",
+           "Let the plan search pin function arguments too (each moved once, "
+           "at the entry), when a first round with them fits">
   ];
   let statistics = [
     Statistic<"numPlansPriced", "plans-priced",
               "Number of whole plans the plan search priced">,
     Statistic<"numPins", "pins",
-              "Number of values the plan search pinned">,
+              "Number of values and arguments the plan search pinned">,
     Statistic<"numValuesDecided", "values-decided",
               "Number of tensor values given a sharding">,
     Statistic<"numRedistributes", "redistributes-inserted",
