@@ -277,7 +277,8 @@ def argument_pins(dt_opt, ranks, program, search):
 
 def judge(dt_opt, ranks, program, jobs, search, all_argument_pins):
     """(dt's seconds, the cheapest seconds, the cheapest (pins, argument
-    pins), plans priced, plans tried, dt's argument pins)."""
+    pins), plans priced, plans tried, dt's argument pins, dt's seconds with
+    pin-arguments=false)."""
     free = [None] * len(program.nodes())
     dt_pins = argument_pins(dt_opt, ranks, program, search)
     # Arguments: unpinned and as dt pinned them, or (all_argument_pins)
@@ -292,7 +293,7 @@ def judge(dt_opt, ranks, program, jobs, search, all_argument_pins):
     # Every value is pinned: the rules alone decide between the pins.
     prices.update(price(dt_opt, ranks, [program.text(f"p{i}", *pins)
                                         for i, pins in enumerate(plans)], jobs, 0))
-    if "dt" not in prices:
+    if "dt" not in prices or "fixed" not in prices:
         sys.exit("plan_quality: dt-opt could not plan the free program:\n"
                  + program.text("dt", free))
     priced = [(prices[f"p{i}"], pins) for i, pins in enumerate(plans) if f"p{i}" in prices]

@@ -99,7 +99,7 @@ def main():
         def check(flag):
             """How many runs `flag` took, and its crashes on each program
             that the run on all of them together did not clear."""
-            if not run(joined, flag, 600):
+            if not run(joined, flag, 300):
                 return 1, []
             return 1 + len(programs), [
                 f"CRASH: dt-opt {programs[path]} {flag} {' '.join(options)}: {verdict}"

@@ -67,7 +67,7 @@ def run_batch(dt_opt, pass_args, batch, unregistered):
     """The crashes among `batch` [(name, data, split)]: one run on all of
     them joined, and only if that crashes, one run each."""
     joined = b"\n// -----\n".join(data for _, data, _ in batch)
-    if not run_case(dt_opt, pass_args, joined, True, unregistered, 60 * len(batch)):
+    if not run_case(dt_opt, pass_args, joined, True, unregistered, 120):
         return []
     return [(name, data, problem) for name, data, split in batch
             for problem in [run_case(dt_opt, pass_args, data, split, unregistered)] if problem]
@@ -88,14 +88,14 @@ def main():
     rng = random.Random(args.seed)
     # Half the cases accept unknown ops, so damage to an op name still
     # reaches the verifiers instead of stopping at the parser.
-    cases = {False: [], True: []}
+    cases, count = {False: [], True: []}, 0
     for file in args.files:
         with open(file, "rb") as f:
             text = f.read()
         split = b"// -----" in text
         for name, data in mutations(text, args.cases, rng):
-            cases[len(cases[False]) != len(cases[True])].append(
-                (f"{os.path.basename(file)}:{name}", data, split))
+            cases[count % 2 == 0].append((f"{os.path.basename(file)}:{name}", data, split))
+            count += 1
     batches = [(group[i:i + BATCH], unregistered) for unregistered, group in cases.items()
                for i in range(0, len(group), BATCH)]
 
@@ -110,7 +110,7 @@ def main():
             os.makedirs(args.out, exist_ok=True)
             with open(os.path.join(args.out, f"crash-{i}.mlir"), "wb") as f:
                 f.write(data)
-    print(f"fuzz: {sum(map(len, cases.values()))} damaged inputs from {len(args.files)} files, "
+    print(f"fuzz: {count} damaged inputs from {len(args.files)} files, "
           f"{len(crashes)} crashes")
     return 1 if crashes else 0
 
