@@ -131,7 +131,8 @@ SiteTimer::SiteTimer(RankContext *rank) {
   rank_ = rank;
   if (DeviceClock *clock = rank->deviceClock())
     mark_ = clock->mark();
-  start_ = absl::Now();
+  else
+    start_ = absl::Now();
 }
 
 void SiteTimer::done(const SiteRun &run) {
@@ -139,7 +140,7 @@ void SiteTimer::done(const SiteRun &run) {
     return;
   if (mark_)
     rank_->deviceClock()->measured(mark_, run);
-  else
+  else // The threads and MPI backends: the host ran the site.
     rank_->record(run, absl::ToDoubleSeconds(absl::Now() - start_));
 }
 

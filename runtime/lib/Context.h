@@ -250,7 +250,7 @@ public:
 private:
   RankContext *rank_ = nullptr; ///< Null: not profiled.
   void *mark_ = nullptr;        ///< The device clock's mark at the start.
-  absl::Time start_;
+  absl::Time start_;            ///< The host's clock at the start (no mark).
 };
 
 /// Binds the calling thread to `rank` for the lifetime of the binding.

@@ -459,6 +459,17 @@ Value FunctionPropagation::reductionPartner(Value value, Block *block,
   return {};
 }
 
+/// The sharding a function's entry argument `arg` comes with: its type's
+/// encoding, else its dt.sharding attribute (null: none).
+static ShardingAttr argumentSharding(BlockArgument arg) {
+  if (ShardingAttr sharding = getShardingEncoding(arg.getType()))
+    return sharding;
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  return func ? func.getArgAttrOfType<ShardingAttr>(
+                    arg.getArgNumber(), DTDialect::kShardingAttrName)
+              : ShardingAttr();
+}
+
 LogicalResult FunctionPropagation::seed() {
   rematerializeCheapValues(func);
   func.walk([&](Block *block) {
@@ -468,10 +479,7 @@ LogicalResult FunctionPropagation::seed() {
   });
   Block &entry = func.getBody().front();
   for (BlockArgument arg : entry.getArguments()) {
-    ShardingAttr sharding = getShardingEncoding(arg.getType());
-    if (!sharding)
-      sharding = func.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(),
-                                                     DTDialect::kShardingAttrName);
+    ShardingAttr sharding = argumentSharding(arg);
     if (!sharding && arg.getArgNumber() < argumentSeeds.size())
       sharding = argumentSeeds[arg.getArgNumber()];
     if (sharding) {
@@ -1531,15 +1539,6 @@ private:
 };
 } // namespace
 
-/// Whether `arg` of a function comes with a sharding (in its type or its
-/// dt.sharding attribute).
-static bool hasArgumentSharding(BlockArgument arg) {
-  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-  return getShardingEncoding(arg.getType()) ||
-         (func && func.getArgAttrOfType<ShardingAttr>(
-                      arg.getArgNumber(), DTDialect::kShardingAttrName));
-}
-
 /// Replaces the uses of each pin's value with a dt.constrain of it to the
 /// pin's sharding.
 static void insertPins(ArrayRef<Pin> pins) {
@@ -1609,8 +1608,7 @@ void PlanSearch::collectCandidates() {
       if (!type || !type.hasStaticShape() || type.getEncoding() ||
           !isSupportedElementType(type.getElementType()) || arg.use_empty())
         continue;
-      ShardingAttr own = func.getArgAttrOfType<ShardingAttr>(
-          arg.getArgNumber(), DTDialect::kShardingAttrName);
+      ShardingAttr own = argumentSharding(arg);
       SmallVector<ShardingAttr> shardings =
           evenShardings(type, *mesh, *meshRef);
       llvm::erase_if(shardings, [&](ShardingAttr sharding) {
@@ -1784,7 +1782,7 @@ struct PropagatePass
       remark << "plan search: pinned ";
       if (auto arg = dyn_cast<BlockArgument>(pin.value))
         remark << "argument #" << arg.getArgNumber()
-               << (hasArgumentSharding(arg)
+               << (argumentSharding(arg)
                        ? " (redistributed once, at the entry) to "
                        : " to ");
       else
