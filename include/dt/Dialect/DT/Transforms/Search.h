@@ -1,0 +1,110 @@
+//===- Search.h - dt-propagate's search of whole plans ----------*- C++ -*-===//
+//
+// Propagation is greedy: each op chooses with what is decided around it, so
+// a move that many ops would share, or that pays off two ops later, can go
+// unseen. The plan search prices whole plans instead, with values pinned to
+// shardings, and tells propagation where a value is better placed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DT_DIALECT_DT_TRANSFORMS_SEARCH_H
+#define DT_DIALECT_DT_TRANSFORMS_SEARCH_H
+
+#include "dt/Dialect/DT/IR/DTAttrs.h"
+#include "dt/Dialect/DT/Transforms/PlanSearch.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::dt {
+
+class MeshCache;
+
+/// Propagates every function of `module` as dt-propagate does after its
+/// search (no explanations, no statistics).
+LogicalResult propagateModule(ModuleOp module, MeshCache &meshes,
+                              bool combine);
+
+/// The one mesh a function's annotations use; null when it has none.
+FailureOr<FlatSymbolRefAttr> functionMesh(func::FuncOp func);
+
+/// The sharding a function's entry argument `arg` comes with: its type's
+/// encoding, else its dt.sharding attribute (null: none).
+ShardingAttr argumentSharding(BlockArgument arg);
+
+/// A value of the program as the user wrote it, pinned to a sharding.
+struct Pin {
+  Value value;
+  ShardingAttr sharding;
+  /// The plan's modelled seconds before and after this pin (explanations).
+  double before = 0, after = 0;
+};
+
+/// Replaces the uses of each pin's value with a dt.constrain of it to the
+/// pin's sharding.
+void insertPins(ArrayRef<Pin> pins);
+
+/// The plan search. Each round prices the plan with each value an op makes
+/// pinned to each sharding (a dt.constrain), and each argument to each
+/// sharding but its own when that round still fits in the budget, and keeps
+/// the cheapest pin if it saves more than a tie (0.1 us, or 1% of a plan
+/// under 10 us); the next round goes on from there. (Pinning a value to the
+/// sharding the rules gave it counts too: fixed from the start, it changes
+/// what the ops around it decide first.) Plans are priced as dt-cost-report
+/// prices them: collectives, combined calls once, contractions' compute and
+/// memory-bound ops. Pins are hard constraints, so propagation stays what
+/// decides; the search only says where a value is better placed. It runs
+/// when a first round fits in the budget of plans priced, and stops where
+/// the budget ends, so the same input gives the same plan.
+class PlanSearch {
+public:
+  PlanSearch(ModuleOp module, StringRef topology, bool combine, unsigned budget,
+             bool pinArguments)
+      : module(module), topology(topology.str()), combine(combine),
+        budget(budget), pinArguments(pinArguments) {}
+
+  /// The pins of the cheapest plan priced, in the order they were found;
+  /// empty when none is cheaper than the plan without.
+  SmallVector<Pin> run();
+
+  /// How many plans were priced.
+  unsigned numPriced = 0;
+  /// How many plans a first round prices: the candidate values' shardings,
+  /// and the plan without pins.
+  size_t firstRound = 0;
+  /// When the arguments were not searched: the plans a first round with
+  /// them would have priced.
+  size_t argumentsLeftOut = 0;
+  /// The modelled seconds of the plan without pins, when priced.
+  std::optional<double> unpinned;
+  /// Where the search's summary goes (explanations): the first function it
+  /// found values in.
+  std::optional<Location> at;
+
+private:
+  struct Candidate {
+    Value value;
+    SmallVector<ShardingAttr> shardings;
+  };
+  /// The values ops make (`candidates`) and the function arguments
+  /// (`argumentCandidates`) the search may pin, with their shardings.
+  void collectCandidates();
+  /// The modelled seconds of the module propagated with `pins`, on a copy;
+  /// nullopt when propagation fails there.
+  std::optional<double> price(ArrayRef<Pin> pins);
+
+  ModuleOp module;
+  std::string topology;
+  bool combine;
+  unsigned budget;
+  bool pinArguments;
+  SmallVector<Candidate> candidates;
+  SmallVector<Candidate> argumentCandidates;
+};
+
+} // namespace mlir::dt
+
+#endif // DT_DIALECT_DT_TRANSFORMS_SEARCH_H
