@@ -5,9 +5,10 @@
 // RUN: dt-opt %s -split-input-file -dt-propagate=explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: dt-opt %s -split-input-file -dt-propagate -dt-insert-redistribute -dt-check -dt-cost-report -o /dev/null | FileCheck %s
 // RUN: dt-opt %s -split-input-file -dt-propagate=search=0 -dt-insert-redistribute -dt-cost-report -o /dev/null | FileCheck %s --check-prefix=RULES
-// A budget smaller than a first round turns the search off, and says so.
-// RUN: dt-opt %s -split-input-file -dt-propagate="explain search=5" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUDGET
-// RUN: dt-opt %s -split-input-file -dt-propagate="search=5" -dt-insert-redistribute -dt-cost-report -o /dev/null | FileCheck %s --check-prefix=RULES
+// A budget smaller than a first round turns the search of whole plans off,
+// and says so; without windows (plan-search-windows.mlir), that is all.
+// RUN: dt-opt %s -split-input-file -dt-propagate="explain search=5 windows=false" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUDGET
+// RUN: dt-opt %s -split-input-file -dt-propagate="search=5 windows=false" -dt-insert-redistribute -dt-cost-report -o /dev/null | FileCheck %s --check-prefix=RULES
 
 // Four ops read x, split by rows. Each alone does best keeping it split:
 // the transposes split their columns for free, and only the results that

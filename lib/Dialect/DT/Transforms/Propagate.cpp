@@ -1476,7 +1476,7 @@ struct PropagatePass
   /// what it did, and one at each value it pinned.
   void explainSearch(const PlanSearch &planSearch, ArrayRef<Pin> pins) {
     InFlightDiagnostic summary = emitRemark(*planSearch.at) << "plan search: ";
-    if (planSearch.firstRound > search) {
+    if (planSearch.firstRound > search && !planSearch.windowed) {
       summary << "not run: a first round would price " << planSearch.firstRound
               << " plans, more than search=" << static_cast<unsigned>(search);
       return;
@@ -1485,7 +1485,18 @@ struct PropagatePass
       summary << "not run: the plan without pins could not be priced";
       return;
     }
-    summary << "priced " << planSearch.numPriced << " plans";
+    if (planSearch.windowed)
+      summary << "by windows (a first round of whole plans would price "
+              << planSearch.firstRound
+              << ", more than search=" << static_cast<unsigned>(search)
+              << "; a window is the ops "
+              << "within " << kWindowSteps << " use-def steps of a value): "
+              << "priced " << planSearch.numWindowsPriced
+              << " window plans (and reused " << planSearch.numWindowsReused
+              << " of the same program) and " << planSearch.numPriced
+              << " whole plans";
+    else
+      summary << "priced " << planSearch.numPriced << " plans";
     if (planSearch.argumentsLeftOut)
       summary << " (values ops make only: a first round with the arguments "
                  "would price "
@@ -1516,12 +1527,17 @@ struct PropagatePass
         remark << "this value to ";
       remark << pin.sharding << ": " << formatSeconds(pin.before) << " -> "
              << formatSeconds(pin.after);
+      if (planSearch.windowed)
+        remark << " (" << formatSeconds(pin.inWindow) << " less in its window; "
+               << pin.together << (pin.together == 1 ? " pin" : " pins")
+               << " kept together)";
     }
   }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    PlanSearch planSearch(module, topology, combine, search, pinArguments);
+    PlanSearch planSearch(module, topology, combine, search, pinArguments,
+                          windows);
     SmallVector<Pin> pins;
     if (search) {
       pins = planSearch.run();

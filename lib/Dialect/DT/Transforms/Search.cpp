@@ -17,6 +17,11 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include <functional>
+#include <map>
+#include <vector>
 
 using namespace mlir;
 using namespace mlir::dt;
@@ -123,17 +128,63 @@ void PlanSearch::collectCandidates() {
   }
 }
 
+namespace {
+/// A propagated copy of the module: the shardings a plan gives the values
+/// of the module as written.
+struct Plan {
+  OwningOpRef<ModuleOp> module;
+  IRMapping mapping;
+  double seconds = 0;
+
+  /// The sharding `value` has in this plan (null: not a tensor, or not
+  /// propagated).
+  ShardingAttr sharding(Value value) const {
+    // Propagation erases constraints, leaving the sharding they name.
+    if (auto constrain = value.getDefiningOp<ConstrainOp>())
+      return constrain.getShardingAttr();
+    Value copy = mapping.lookupOrNull(value);
+    return copy ? getShardingEncoding(copy.getType()) : ShardingAttr();
+  }
+
+  /// The sharding `use`'s owner reads its value in: after the
+  /// redistribution the plan puts before it, if any.
+  ShardingAttr readSharding(OpOperand &use) const {
+    Operation *user = use.getOwner();
+    if (auto constrain = dyn_cast<ConstrainOp>(user))
+      return constrain.getShardingAttr();
+    Operation *copy = mapping.lookupOrNull(user);
+    if (!copy || copy->getNumOperands() != user->getNumOperands())
+      return {};
+    return getShardingEncoding(
+        copy->getOperand(use.getOperandNumber()).getType());
+  }
+};
+} // namespace
+
+/// The module propagated with `pins`, on a copy; nullopt when propagation
+/// fails there.
+static std::optional<Plan> planWith(ModuleOp module, ArrayRef<Pin> pins,
+                                    StringRef topology, bool combine) {
+  Plan plan;
+  plan.module = cast<ModuleOp>(module->clone(plan.mapping));
+  insertPins(llvm::map_to_vector(pins, [&](const Pin &pin) {
+    return Pin{plan.mapping.lookup(pin.value), pin.sharding};
+  }));
+  MeshCache meshes(topology.str());
+  if (failed(propagateModule(*plan.module, meshes, combine)))
+    return std::nullopt;
+  std::optional<double> seconds =
+      modelledSeconds(*plan.module, meshes, combine);
+  if (!seconds)
+    return std::nullopt;
+  plan.seconds = *seconds;
+  return plan;
+}
+
 std::optional<double> PlanSearch::price(ArrayRef<Pin> pins) {
   ++numPriced;
-  IRMapping mapping;
-  OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone(mapping)));
-  insertPins(llvm::map_to_vector(pins, [&](const Pin &pin) {
-    return Pin{mapping.lookup(pin.value), pin.sharding};
-  }));
-  MeshCache meshes(topology);
-  if (failed(propagateModule(*copy, meshes, combine)))
-    return std::nullopt;
-  return modelledSeconds(*copy, meshes, combine);
+  std::optional<Plan> plan = planWith(module, pins, topology, combine);
+  return plan ? std::optional<double>(plan->seconds) : std::nullopt;
 }
 
 /// What a pin must save on a plan of `seconds` to be kept: a tie's 0.1 us,
@@ -157,14 +208,22 @@ SmallVector<Pin> PlanSearch::run() {
   firstRound = 1 + roundOf(candidates);
   // Arguments are searched too when a first round with them still fits.
   size_t withArguments = firstRound + roundOf(argumentCandidates);
-  if (withArguments <= budget || candidates.empty()) {
+  if (withArguments <= budget || candidates.empty() || firstRound > budget) {
     firstRound = withArguments;
     llvm::append_range(candidates, argumentCandidates);
   } else if (!argumentCandidates.empty()) {
     argumentsLeftOut = withArguments;
   }
-  if (candidates.empty() || firstRound > budget)
+  if (candidates.empty())
     return {};
+  if (firstRound > budget) {
+    windowed = windows;
+    return windowed ? runWindowed() : SmallVector<Pin>();
+  }
+  return runWhole();
+}
+
+SmallVector<Pin> PlanSearch::runWhole() {
   std::optional<double> current = price({});
   if (!current)
     return {};
@@ -216,6 +275,425 @@ SmallVector<Pin> PlanSearch::run() {
     savers = std::move(saved);
     full = llvm::all_of(savers,
                         [&](const Move &move) { return pinned[move.first]; });
+  }
+  return pins;
+}
+
+//===----------------------------------------------------------------------===//
+// The search by windows
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The ops around a value that its window prices, with what crosses the
+/// window's edge.
+struct Window {
+  /// Top-level ops of one function's entry block, in block order.
+  SmallVector<Operation *> ops;
+  /// Values the ops read that are made outside and cost something to make
+  /// (the window's arguments), in the order they are first read.
+  SmallVector<Value> inputs;
+  /// The uses outside of values the ops make (the window's results).
+  SmallVector<OpOperand *> exits;
+  /// What the window is as a program, but for the shardings at its edge
+  /// and the pins inside: its ops (names, attributes and types by
+  /// identity, as MLIR uniques them; properties by hash; operands by
+  /// position), the free values it makes again, and its exits. Windows of
+  /// equal shape and edge are the same program (a model's layers).
+  std::vector<uintptr_t> shape;
+  /// The position in `shape` of each value the window reads or makes.
+  DenseMap<Value, uintptr_t> ids;
+
+  bool makes(Value value) const {
+    Operation *def = value.getDefiningOp();
+    return def && llvm::is_contained(ops, def);
+  }
+  bool touches(Value value) const {
+    return makes(value) || llvm::is_contained(inputs, value);
+  }
+};
+} // namespace
+
+/// The most ops a window holds (a value read by many ops stops there).
+static constexpr size_t kWindowOps = 24;
+
+/// Values that cost nothing to make again (empty tensors, constants, fills
+/// of one with one): a window makes its own.
+static bool isFree(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<arith::ConstantOp>(def))
+    return true;
+  if (isa<tensor::EmptyOp, linalg::FillOp>(def))
+    return llvm::all_of(def->getOperands(), isFree);
+  return false;
+}
+
+/// Fills in `window`'s shape and ids.
+static void describe(Window &window) {
+  std::vector<uintptr_t> &shape = window.shape;
+  DenseMap<Value, uintptr_t> &ids = window.ids;
+  auto pointer = [](const void *p) { return reinterpret_cast<uintptr_t>(p); };
+  auto name = [&](Value value) {
+    ids[value] = ids.size() + 1;
+    shape.push_back(pointer(value.getType().getAsOpaquePointer()));
+  };
+  auto describeOp = [&](Operation *op) {
+    shape.push_back(pointer(op->getName().getAsOpaquePointer()));
+    shape.push_back(pointer(op->getRawDictionaryAttrs().getAsOpaquePointer()));
+    shape.push_back(static_cast<uintptr_t>(size_t(op->hashProperties())));
+    shape.push_back(op->getNumOperands());
+    for (Value operand : op->getOperands())
+      shape.push_back(ids.lookup(operand));
+    for (Value result : op->getResults())
+      name(result);
+    shape.push_back(op->getNumRegions());
+    for (Region &region : op->getRegions()) {
+      shape.push_back(region.getBlocks().size());
+      for (Block &block : region) {
+        shape.push_back(block.getOperations().size());
+        for (BlockArgument arg : block.getArguments())
+          name(arg);
+      }
+    }
+  };
+  // Free values, made again before their first reader, come as the ops
+  // that make them.
+  std::function<void(Value)> describeFree = [&](Value value) {
+    if (ids.count(value) || !isFree(value))
+      return;
+    for (Value operand : value.getDefiningOp()->getOperands())
+      describeFree(operand);
+    value.getDefiningOp()->walk<WalkOrder::PreOrder>(describeOp);
+  };
+  for (Value input : window.inputs)
+    name(input);
+  for (Operation *op : window.ops) {
+    for (Value operand : op->getOperands())
+      describeFree(operand);
+    SetVector<Value> above;
+    getUsedValuesDefinedAbove(op->getRegions(), above);
+    for (Value read : above)
+      describeFree(read);
+    op->walk<WalkOrder::PreOrder>(describeOp);
+  }
+  for (OpOperand *exit : window.exits)
+    shape.push_back(ids.lookup(exit->get()));
+}
+
+/// The window around `value`: empty when its function's entry block does
+/// not make it or read it in an op a window can hold (no calls, returns or
+/// ops with regions but linalg's).
+static Window windowAround(Value value) {
+  Block *entry = value.getParentBlock();
+  if (!isa_and_nonnull<func::FuncOp>(entry->getParentOp()) ||
+      !entry->isEntryBlock())
+    return Window();
+  auto holdable = [&](Operation *op) -> Operation * {
+    Operation *top = entry->findAncestorOpInBlock(*op);
+    if (!top || isa<func::CallOp, func::ReturnOp>(top) ||
+        llvm::any_of(top->getResults(), isFree) ||
+        (top->getNumRegions() && !isa<linalg::LinalgOp>(top)))
+      return nullptr;
+    return top;
+  };
+  Window window;
+  SmallVector<std::pair<Operation *, unsigned>> queue;
+  auto reach = [&](Operation *op, unsigned steps) {
+    if (!op || window.ops.size() >= kWindowOps ||
+        llvm::is_contained(window.ops, op))
+      return;
+    window.ops.push_back(op);
+    queue.push_back({op, steps});
+  };
+  if (Operation *def = value.getDefiningOp()) {
+    if (!holdable(def))
+      return Window();
+    reach(def, 0);
+  } else {
+    for (Operation *user : value.getUsers())
+      reach(holdable(user), 1);
+  }
+  for (size_t next = 0; next < queue.size(); ++next) {
+    auto [op, steps] = queue[next];
+    if (steps == kWindowSteps)
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        reach(holdable(def), steps + 1);
+    for (Value result : op->getResults())
+      for (Operation *user : result.getUsers())
+        reach(holdable(user), steps + 1);
+  }
+  llvm::sort(window.ops,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+
+  // The edge: what comes in (values read in the ops' regions too), and
+  // where what is made inside goes out.
+  auto input = [&](Value read) {
+    if (!isFree(read) && !window.makes(read) &&
+        !llvm::is_contained(window.inputs, read))
+      window.inputs.push_back(read);
+  };
+  for (Operation *op : window.ops) {
+    for (Value operand : op->getOperands())
+      input(operand);
+    SetVector<Value> above;
+    getUsedValuesDefinedAbove(op->getRegions(), above);
+    for (Value read : above)
+      input(read);
+  }
+  for (Operation *op : window.ops)
+    for (OpResult result : op->getResults())
+      for (OpOperand &use : result.getUses())
+        if (!llvm::is_contained(window.ops,
+                                entry->findAncestorOpInBlock(*use.getOwner())))
+          window.exits.push_back(&use);
+  describe(window);
+  return window;
+}
+
+/// `window` as a module of its own: the module's meshes, and a function of
+/// its ops whose arguments come as `plan` has them and whose results leave
+/// as the plan's readers outside read them, with `pins` (those on values
+/// the window touches) as constraints.
+static OwningOpRef<ModuleOp> windowModule(ModuleOp module, const Window &window,
+                                          const Plan &plan,
+                                          ArrayRef<Pin> pins) {
+  MLIRContext *ctx = module.getContext();
+  OpBuilder builder(ctx);
+  OwningOpRef<ModuleOp> copy = ModuleOp::create(module.getLoc());
+  builder.setInsertionPointToEnd(copy->getBody());
+  for (Operation &op : *module.getBody())
+    if (!isa<func::FuncOp>(op))
+      builder.clone(op);
+  Location loc = window.ops.front()->getLoc();
+  auto func = func::FuncOp::create(builder, loc, "window",
+                                   builder.getFunctionType({}, {}));
+  Block *body = func.addEntryBlock();
+  builder.setInsertionPointToEnd(body);
+
+  IRMapping mapping;
+  SmallVector<ShardingAttr> argumentShardings;
+  for (Value input : window.inputs) {
+    mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
+    argumentShardings.push_back(getShardingEncoding(input.getType())
+                                    ? ShardingAttr()
+                                    : plan.sharding(input));
+  }
+  // Free values are made again where the window reads them.
+  std::function<void(Value)> makeFree = [&](Value value) {
+    if (mapping.contains(value) || !isFree(value))
+      return;
+    Operation *def = value.getDefiningOp();
+    for (Value operand : def->getOperands())
+      makeFree(operand);
+    builder.clone(*def, mapping);
+  };
+  for (Operation *op : window.ops) {
+    for (Value operand : op->getOperands())
+      makeFree(operand);
+    SetVector<Value> above;
+    getUsedValuesDefinedAbove(op->getRegions(), above);
+    for (Value read : above)
+      makeFree(read);
+    builder.clone(*op, mapping);
+  }
+
+  // One result per value and sharding its readers outside read it in.
+  SmallVector<std::pair<Value, ShardingAttr>> results;
+  for (OpOperand *exit : window.exits) {
+    std::pair<Value, ShardingAttr> result = {mapping.lookup(exit->get()),
+                                             plan.readSharding(*exit)};
+    if (!llvm::is_contained(results, result))
+      results.push_back(result);
+  }
+  SmallVector<Value> returned =
+      llvm::map_to_vector(results, [](auto &result) { return result.first; });
+  func::ReturnOp::create(builder, loc, returned);
+  func.setType(builder.getFunctionType(body->getArgumentTypes(),
+                                       ValueRange(returned).getTypes()));
+  auto attr = [&](ShardingAttr sharding) {
+    return sharding ? builder.getDictionaryAttr(builder.getNamedAttr(
+                          DTDialect::kShardingAttrName, sharding))
+                    : builder.getDictionaryAttr({});
+  };
+  for (auto [i, sharding] : llvm::enumerate(argumentShardings))
+    func.setArgAttrs(i, attr(sharding));
+  for (auto [i, result] : llvm::enumerate(results))
+    if (!getShardingEncoding(result.first.getType()))
+      func.setResultAttrs(i, attr(result.second));
+
+  SmallVector<Pin> inside;
+  for (const Pin &pin : pins)
+    if (window.touches(pin.value))
+      inside.push_back({mapping.lookup(pin.value), pin.sharding});
+  insertPins(inside);
+  return copy;
+}
+
+SmallVector<Pin> PlanSearch::runWindowed() {
+  auto wholePlan = [&](ArrayRef<Pin> pins) {
+    ++numPriced;
+    return planWith(module, pins, topology, combine);
+  };
+  std::optional<Plan> plan = wholePlan({});
+  if (!plan)
+    return {};
+  unpinned = plan->seconds;
+  double current = plan->seconds;
+  SmallVector<Pin> pins;
+  SmallVector<bool> pinned(candidates.size(), false);
+
+  // Each candidate's window, what it saves with each sharding, and the
+  // edge (shardings in and out, pins inside) those savings were priced at.
+  struct Entry {
+    Window window;
+    std::vector<uintptr_t> edge;
+    SmallVector<std::optional<double>> saves;
+  };
+  std::vector<Entry> entries;
+  for (const Candidate &candidate : candidates)
+    entries.push_back({windowAround(candidate.value)});
+  // The shardings at a window's edge, in and out, and the pins inside
+  // it, by position.
+  auto edgeOf = [&](const Window &window) {
+    std::vector<uintptr_t> edge;
+    auto pointer = [](ShardingAttr sharding) {
+      return reinterpret_cast<uintptr_t>(sharding.getAsOpaquePointer());
+    };
+    for (Value input : window.inputs)
+      edge.push_back(pointer(plan->sharding(input)));
+    for (OpOperand *exit : window.exits)
+      edge.push_back(pointer(plan->readSharding(*exit)));
+    SmallVector<std::pair<uintptr_t, uintptr_t>> inside;
+    for (const Pin &pin : pins)
+      if (uintptr_t id = window.ids.lookup(pin.value))
+        inside.push_back({id, pointer(pin.sharding)});
+    llvm::sort(inside);
+    for (auto [id, sharding] : inside)
+      edge.insert(edge.end(), {id, sharding});
+    return edge;
+  };
+  // Windows of one shape and edge are the same program (the layers of a
+  // model): each is propagated once.
+  std::map<std::vector<uintptr_t>, std::optional<double>> windowPrices;
+  auto priceWindow = [&](const Window &window) -> std::optional<double> {
+    std::vector<uintptr_t> key = window.shape;
+    llvm::append_range(key, edgeOf(window));
+    auto [it, inserted] = windowPrices.try_emplace(std::move(key));
+    if (!inserted) {
+      ++numWindowsReused;
+      return it->second;
+    }
+    ++numWindowsPriced;
+    OwningOpRef<ModuleOp> copy = windowModule(module, window, *plan, pins);
+    MeshCache meshes(topology);
+    if (succeeded(propagateModule(*copy, meshes, combine)))
+      it->second = modelledSeconds(*copy, meshes, combine);
+    return it->second;
+  };
+  uint64_t windowBudget = 64 * uint64_t(budget);
+
+  // As in the search of whole plans, a round after a pin first reprices
+  // only the windows of the candidates that saved in the round before; a
+  // full round looks at every candidate again when none of those saves.
+  bool full = true;
+  DenseSet<size_t> lastSavers;
+  while (numPriced < budget) {
+    struct Saver {
+      size_t candidate, sharding;
+      double saves;
+    };
+    SmallVector<Saver> savers;
+    double tie = searchTie(current);
+    for (auto [i, entry] : llvm::enumerate(entries)) {
+      const Candidate &candidate = candidates[i];
+      if (pinned[i] || entry.window.ops.empty() ||
+          (!full && !lastSavers.contains(i)))
+        continue;
+      std::vector<uintptr_t> edge = edgeOf(entry.window);
+      if (entry.saves.empty() || edge != entry.edge) {
+        if (numWindowsPriced + 1 + candidate.shardings.size() > windowBudget)
+          continue;
+        entry.edge = std::move(edge);
+        entry.saves.assign(candidate.shardings.size(), std::nullopt);
+        // The sharding the plan gives the value already is what its
+        // window was priced with.
+        ShardingAttr planned = plan->sharding(candidate.value);
+        std::optional<double> without = priceWindow(entry.window);
+        for (auto [k, sharding] : llvm::enumerate(candidate.shardings)) {
+          if (!without || sharding == planned)
+            continue;
+          pins.push_back({candidate.value, sharding});
+          std::optional<double> with = priceWindow(entry.window);
+          pins.pop_back();
+          if (with)
+            entry.saves[k] = *without - *with;
+        }
+      }
+      for (auto [k, saves] : llvm::enumerate(entry.saves))
+        if (saves && *saves > tie)
+          savers.push_back({i, k, *saves});
+    }
+    if (savers.empty() && !full) {
+      full = true;
+      continue;
+    }
+    if (savers.empty())
+      break;
+    llvm::stable_sort(savers, [](const Saver &a, const Saver &b) {
+      return a.saves > b.saves;
+    });
+    // The savers whose windows do not overlap, the ones that save most
+    // first: each changes its own part of the plan.
+    SmallVector<Saver> together;
+    DenseSet<Operation *> covered;
+    for (const Saver &saver : savers) {
+      ArrayRef<Operation *> ops = entries[saver.candidate].window.ops;
+      if (llvm::any_of(ops, [&](Operation *op) { return covered.count(op); }))
+        continue;
+      together.push_back(saver);
+      covered.insert(ops.begin(), ops.end());
+    }
+    // Kept together when the whole plan with them is cheaper; else the
+    // first half, and so on.
+    std::optional<Plan> better;
+    size_t kept = together.size();
+    for (; kept > 0 && numPriced < budget; kept /= 2) {
+      SmallVector<Pin> trial = pins;
+      for (const Saver &saver : ArrayRef(together).take_front(kept))
+        trial.push_back(
+            {candidates[saver.candidate].value,
+             candidates[saver.candidate].shardings[saver.sharding]});
+      better = wholePlan(trial);
+      if (better && better->seconds < current - tie)
+        break;
+      better.reset();
+    }
+    if (!better) {
+      // Not even the best saver alone saves on the whole plan: its window
+      // misjudged it. It is not tried again until its edge changes.
+      if (kept == 0)
+        entries[together.front().candidate]
+            .saves[together.front().sharding]
+            .reset();
+      continue;
+    }
+    for (const Saver &saver : ArrayRef(together).take_front(kept)) {
+      pinned[saver.candidate] = true;
+      pins.push_back({candidates[saver.candidate].value,
+                      candidates[saver.candidate].shardings[saver.sharding],
+                      current, better->seconds, static_cast<unsigned>(kept),
+                      saver.saves});
+    }
+    current = better->seconds;
+    plan = std::move(better);
+    lastSavers.clear();
+    for (const Saver &saver : savers)
+      if (!pinned[saver.candidate])
+        lastSavers.insert(saver.candidate);
+    full = lastSavers.empty();
   }
   return pins;
 }

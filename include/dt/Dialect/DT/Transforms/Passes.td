@@ -120,8 +120,15 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
     compute and memory-bound ops), keeps the cheapest pin of each round if it
     saves more than a tie (0.1 us, or 1% of a plan under 10 us), and goes on from there while pins save and the
     budget lasts (a round after a pin tries the pins that saved in the one
-    before, and every value again only when none of those saves). It runs
-    when a first round fits in the budget. The
+    before, and every value again only when none of those saves). When a
+    first round would not fit in the budget, it searches by windows
+    (`windows=false` turns that off): each pin is priced on the ops within
+    3 use-def steps of its value, as a function whose arguments come and
+    whose results leave as the plan has them (windows that are the same
+    program, as a model's layers are, are propagated once); the pins that
+    save, in windows that do not overlap, are kept together when the whole
+    plan with them is cheaper (else the half that saved most, and so on),
+    and a round reprices only the windows whose edges changed. The
     program is then propagated with the pins found; `explain` says what the
     search priced and pinned.
 
@@ -174,7 +181,10 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
            "it runs when its first round fits">,
     Option<"pinArguments", "pin-arguments", "bool", /*default=*/"true",
            "Let the plan search pin function arguments too (each moved once, "
-           "at the entry), when a first round with them fits">
+           "at the entry), when a first round with them fits">,
+    Option<"windows", "windows", "bool", /*default=*/"true",
+           "When a first round of whole plans would not fit in the budget, "
+           "search by windows: each pin priced on the ops around its value">
   ];
   let statistics = [
     Statistic<"numPlansPriced", "plans-priced",

@@ -41,11 +41,19 @@ struct Pin {
   ShardingAttr sharding;
   /// The plan's modelled seconds before and after this pin (explanations).
   double before = 0, after = 0;
+  /// Searching by windows: how many pins were kept with this one (before
+  /// and after are theirs together), and what this one saved in its window.
+  unsigned together = 1;
+  double inWindow = 0;
 };
 
 /// Replaces the uses of each pin's value with a dt.constrain of it to the
 /// pin's sharding.
 void insertPins(ArrayRef<Pin> pins);
+
+/// How far from its value a window of the plan search reaches, in use-def
+/// steps.
+inline constexpr unsigned kWindowSteps = 3;
 
 /// The plan search. Each round prices the plan with each value an op makes
 /// pinned to each sharding (a dt.constrain), and each argument to each
@@ -59,12 +67,23 @@ void insertPins(ArrayRef<Pin> pins);
 /// decides; the search only says where a value is better placed. It runs
 /// when a first round fits in the budget of plans priced, and stops where
 /// the budget ends, so the same input gives the same plan.
+///
+/// A program too large for a first round of whole plans is searched by
+/// windows (`windows`): each value's window is the ops within kWindowSteps
+/// use-def steps of it, a function of its own whose arguments come, and whose
+/// results leave, as the plan has them. A pin is priced on its window
+/// alone, so a round costs what one whole plan costs times the window's
+/// share of the program; pins whose windows do not overlap are then kept
+/// together if the whole plan with them is cheaper (fewer of them, the
+/// ones that saved most, until it is). A round reprices only the windows
+/// whose edges the last pins changed, and windows that are the same
+/// program (the layers of a model) are propagated once.
 class PlanSearch {
 public:
   PlanSearch(ModuleOp module, StringRef topology, bool combine, unsigned budget,
-             bool pinArguments)
+             bool pinArguments, bool windows)
       : module(module), topology(topology.str()), combine(combine),
-        budget(budget), pinArguments(pinArguments) {}
+        budget(budget), pinArguments(pinArguments), windows(windows) {}
 
   /// The pins of the cheapest plan priced, in the order they were found;
   /// empty when none is cheaper than the plan without.
@@ -78,6 +97,11 @@ public:
   /// When the arguments were not searched: the plans a first round with
   /// them would have priced.
   size_t argumentsLeftOut = 0;
+  /// Whether the search went by windows, how many window plans it priced
+  /// (at most 64 times the budget), and how many more were the same
+  /// program as one it had priced.
+  bool windowed = false;
+  unsigned numWindowsPriced = 0, numWindowsReused = 0;
   /// The modelled seconds of the plan without pins, when priced.
   std::optional<double> unpinned;
   /// Where the search's summary goes (explanations): the first function it
@@ -95,12 +119,16 @@ private:
   /// The modelled seconds of the module propagated with `pins`, on a copy;
   /// nullopt when propagation fails there.
   std::optional<double> price(ArrayRef<Pin> pins);
+  /// The search of whole plans, and the one by windows.
+  SmallVector<Pin> runWhole();
+  SmallVector<Pin> runWindowed();
 
   ModuleOp module;
   std::string topology;
   bool combine;
   unsigned budget;
   bool pinArguments;
+  bool windows;
   SmallVector<Candidate> candidates;
   SmallVector<Candidate> argumentCandidates;
 };
