@@ -3,7 +3,13 @@
 dt-insert-redistribute + dt-check beside upstream's sharding-propagation, and
 the whole dt-shard pipeline beside upstream's sharding-propagation +
 shard-partition, on the same Megatron-MLP chain; and dt on an L-layer
-transformer training step.
+transformer training step. Those tables time propagation's rules
+(`search=0`), as upstream's propagation has no search; the last one times
+the plan search that dt-propagate runs by default (by windows on programs
+this large) beside the rules on the transformer step, and prints what it
+saves: target, its time per layer at the largest L at most 1.5x the time
+per layer at the smallest (windows that are the same program, the
+layers', are propagated once).
 
 Times are pass wall times from -mlir-timing (parsing and printing excluded),
 the best of --repeat runs, measured side by side in one run: the programs of
@@ -77,7 +83,7 @@ def pass_seconds(dt_opt, text, args, passes, repeat):
     return best_of_turns(dt_opt, [(text, args, passes)], repeat)[0]
 
 
-DT_ARGS = ["-dt-propagate", "-dt-insert-redistribute", "-dt-check"]
+DT_ARGS = ["-dt-propagate=search=0", "-dt-insert-redistribute", "-dt-check"]
 
 
 def chain_jobs(layers):
@@ -92,8 +98,8 @@ def chain_jobs(layers):
 def shard_chain_jobs(layers):
     """dt-shard on tp=8 and on dp=512 x tp=8, and upstream's propagation and
     partition."""
-    return [(gen_mlp_chain.generate(layers, 8, "dt"), ["-dt-shard"], DT_SHARD_PASSES),
-            (gen_mlp_chain.generate(layers, 8, "dt", 512), ["-dt-shard"], DT_SHARD_PASSES),
+    return [(gen_mlp_chain.generate(layers, 8, "dt"), ["-dt-shard=search=0"], DT_SHARD_PASSES),
+            (gen_mlp_chain.generate(layers, 8, "dt", 512), ["-dt-shard=search=0"], DT_SHARD_PASSES),
             (gen_mlp_chain.generate(layers, 8, "shard"),
              ["--pass-pipeline=builtin.module(func.func(sharding-propagation,shard-partition))"],
              UPSTREAM_SHARD_PASSES)]
@@ -129,6 +135,44 @@ def chain_table(dt_opt, chain_layers, jobs_fn, repeat, what, failures):
         failures.append(f"{what} growth is not linear: per-layer time x{growth:.2f}")
 
 
+def search_table(dt_opt, layer_counts, repeat, failures):
+    """dt-propagate with its plan search (the default) beside its rules alone
+    on the transformer step, taking turns, and the plans' modelled cost from
+    the search's explanation."""
+    print("Plan search (the default, by windows here) on the transformer step, tp=8: "
+          "dt-propagate's time")
+    print(f"{'L':>6} {'rules (ms)':>11} {'search (ms)':>12} {'per layer':>10} "
+          f"{'plan (rules -> searched)':>28} {'saved':>6}")
+    per_layer = []
+    for layers in layer_counts:
+        text = gen_transformer.generate(layers, 8)
+        rules, searched = best_of_turns(
+            dt_opt, [(text, ["-dt-propagate=search=0"], ("PropagatePass",)),
+                     (text, ["-dt-propagate"], ("PropagatePass",))], repeat)
+        with tempfile.NamedTemporaryFile("w", suffix=".mlir") as f:
+            f.write(text)
+            f.flush()
+            proc = subprocess.run([dt_opt, f.name, "-o", os.devnull,
+                                   "-dt-propagate=explain"],
+                                  capture_output=True, text=True)
+        m = re.search(r"plan search: .*the plan costs ([0-9.]+ \S+) instead of "
+                      r"([0-9.]+ \S+)", proc.stderr)
+        before, after = (m.group(2), m.group(1)) if m else ("-", "-")
+        saved = ""
+        if m:
+            scale = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+            seconds = [float(v.split()[0]) * scale[v.split()[1]] for v in (before, after)]
+            saved = f"{1 - seconds[1] / seconds[0]:.1%}"
+        search_only = max(searched - rules, 0.0)
+        per_layer.append(search_only / layers)
+        print(f"{layers:>6} {rules * 1e3:>11.1f} {searched * 1e3:>12.1f} "
+              f"{search_only / layers * 1e3:>10.1f} {before + ' -> ' + after:>28} {saved:>6}")
+    growth = per_layer[-1] / per_layer[0]
+    print(f"search time per layer, largest L / smallest L: {growth:.2f} (1.0 is linear)")
+    if growth > 1.5:
+        failures.append(f"plan search growth is not linear: per-layer time x{growth:.2f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dt-opt", default=os.path.join(HERE, "..", "build", "bin", "dt-opt"))
@@ -159,11 +203,14 @@ def main():
     print("(the 4096-rank mesh is dp=512 x tp=8, which splits the chain's dims evenly)")
     chain_table(args.dt_opt, chain_layers, shard_chain_jobs, args.repeat,
                 "dt-shard", failures)
-    t = pass_seconds(args.dt_opt, gen_transformer.generate(48, 8), ["-dt-shard"],
+    t = pass_seconds(args.dt_opt, gen_transformer.generate(48, 8), ["-dt-shard=search=0"],
                      DT_SHARD_PASSES, args.repeat)
     print(f"transformer L=48 (forward and backward), dt-shard: {t * 1e3:.1f} ms")
     if t > 1.0:
         failures.append(f"dt-shard transformer L=48: {t:.3f} s > 1 s")
+
+    print()
+    search_table(args.dt_opt, transformer_layers, args.repeat, failures)
 
     print()
     for failure in failures:

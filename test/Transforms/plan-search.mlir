@@ -9,6 +9,12 @@
 // and says so; without windows (plan-search-windows.mlir), that is all.
 // RUN: dt-opt %s -split-input-file -dt-propagate="explain search=5 windows=false" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUDGET
 // RUN: dt-opt %s -split-input-file -dt-propagate="search=5 windows=false" -dt-insert-redistribute -dt-cost-report -o /dev/null | FileCheck %s --check-prefix=RULES
+// A pin whose plan a device cannot hold saves nothing (unless the plan
+// without pins cannot be held either): with 2 MB a device, the first
+// program's gather (3.3 MiB live) is out.
+// RUN: echo "device 800 60 4000 0.002" > %t.small
+// RUN: dt-opt %s -split-input-file -dt-propagate="explain topology=%t.small" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MEMORY
+// RUN: dt-opt %s -split-input-file -dt-propagate="topology=%t.small" -dt-insert-redistribute -dt-cost-report="topology=%t.small" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MEMCOST
 
 // Four ops read x, split by rows. Each alone does best keeping it split:
 // the transposes split their columns for free, and only the results that
@@ -29,6 +35,15 @@
 // RULES: total: 3 collectives, {{.*}}, 29.2 us
 // RULES-NEXT: compute per rank: 0 contractions, 0.0 us, 9 memory-bound ops, 0.8 us
 // BUDGET: remark: plan search: not run: a first round would price {{[0-9]+}} plans, more than search=5
+// The plan a 2 MB device holds: the second transpose's result split by
+// rows (x's columns) instead, 4 collectives in 2 calls.
+// MEMORY: remark: plan search: priced {{[0-9]+}} plans; pinned 1 value: the plan costs 18.6 us instead of 30.0 us
+// MEMORY: remark: plan search: pinned this value to #dt.sharding<@mesh, [S(0)]>: 30.0 us -> 18.6 us
+// MEMCOST-LABEL: dt-cost-report @four_readers
+// MEMCOST: total: 4 collectives in 2 calls, {{.*}}, 18.0 us
+// MEMCOST: memory per rank: arguments 256.0 KiB, largest live set 776.2 KiB
+// MEMCOST-NOT: more than
+// MEMCOST-LABEL: dt-cost-report @scatter_not_reduce
 dt.mesh @mesh = <["tp" = 4]>
 func.func @four_readers(%x: tensor<256x1024xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>})
     -> (tensor<1024xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},

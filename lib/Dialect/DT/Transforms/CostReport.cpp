@@ -488,9 +488,12 @@ static const MeshInfo *signatureMesh(func::FuncOp func, MeshCache &meshes) {
   return meshes.lookup(func, findSignatureSharding(func).getMesh());
 }
 
-std::optional<double>
-mlir::dt::modelledSeconds(ModuleOp module, MeshCache &meshes, bool combine) {
+std::optional<double> mlir::dt::modelledSeconds(ModuleOp module,
+                                                MeshCache &meshes, bool combine,
+                                                bool *overDevice) {
   double seconds = 0;
+  if (overDevice)
+    *overDevice = false;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal() || !isMeshedFunction(func))
       continue;
@@ -499,6 +502,8 @@ mlir::dt::modelledSeconds(ModuleOp module, MeshCache &meshes, bool combine) {
       return std::nullopt;
     FunctionCost cost = analyze(func, mesh, combine);
     seconds += collectiveSeconds(cost) + cost.rankSeconds();
+    if (overDevice && cost.peakLiveBytes > cost.deviceBytes)
+      *overDevice = true;
   }
   return seconds;
 }

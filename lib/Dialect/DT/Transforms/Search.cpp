@@ -128,13 +128,15 @@ void PlanSearch::collectCandidates() {
   }
 }
 
-namespace {
 /// A propagated copy of the module: the shardings a plan gives the values
 /// of the module as written.
-struct Plan {
+struct PlanSearch::Plan {
   OwningOpRef<ModuleOp> module;
   IRMapping mapping;
   double seconds = 0;
+  /// Whether a function's largest live set per rank is more than the
+  /// device holds.
+  bool overDevice = false;
 
   /// The sharding `value` has in this plan (null: not a tensor, or not
   /// propagated).
@@ -159,31 +161,33 @@ struct Plan {
         copy->getOperand(use.getOperandNumber()).getType());
   }
 };
-} // namespace
 
-/// The module propagated with `pins`, on a copy; nullopt when propagation
-/// fails there.
-static std::optional<Plan> planWith(ModuleOp module, ArrayRef<Pin> pins,
-                                    StringRef topology, bool combine) {
+std::optional<PlanSearch::Plan> PlanSearch::wholePlan(ArrayRef<Pin> pins) {
+  ++numPriced;
   Plan plan;
   plan.module = cast<ModuleOp>(module->clone(plan.mapping));
   insertPins(llvm::map_to_vector(pins, [&](const Pin &pin) {
     return Pin{plan.mapping.lookup(pin.value), pin.sharding};
   }));
-  MeshCache meshes(topology.str());
+  MeshCache meshes(topology);
   if (failed(propagateModule(*plan.module, meshes, combine)))
     return std::nullopt;
   std::optional<double> seconds =
-      modelledSeconds(*plan.module, meshes, combine);
+      modelledSeconds(*plan.module, meshes, combine, &plan.overDevice);
   if (!seconds)
     return std::nullopt;
   plan.seconds = *seconds;
+  // A pin whose plan a device cannot hold is no saving, unless the plan
+  // without pins cannot be held either.
+  if (pins.empty())
+    unpinnedFits = !plan.overDevice;
+  else if (plan.overDevice && unpinnedFits)
+    return std::nullopt;
   return plan;
 }
 
 std::optional<double> PlanSearch::price(ArrayRef<Pin> pins) {
-  ++numPriced;
-  std::optional<Plan> plan = planWith(module, pins, topology, combine);
+  std::optional<Plan> plan = wholePlan(pins);
   return plan ? std::optional<double>(plan->seconds) : std::nullopt;
 }
 
@@ -458,7 +462,7 @@ static Window windowAround(Value value) {
 /// as the plan's readers outside read them, with `pins` (those on values
 /// the window touches) as constraints.
 static OwningOpRef<ModuleOp> windowModule(ModuleOp module, const Window &window,
-                                          const Plan &plan,
+                                          const PlanSearch::Plan &plan,
                                           ArrayRef<Pin> pins) {
   MLIRContext *ctx = module.getContext();
   OpBuilder builder(ctx);
@@ -533,10 +537,6 @@ static OwningOpRef<ModuleOp> windowModule(ModuleOp module, const Window &window,
 }
 
 SmallVector<Pin> PlanSearch::runWindowed() {
-  auto wholePlan = [&](ArrayRef<Pin> pins) {
-    ++numPriced;
-    return planWith(module, pins, topology, combine);
-  };
   std::optional<Plan> plan = wholePlan({});
   if (!plan)
     return {};

@@ -118,7 +118,9 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
     arguments still fits in the budget), prices each plan as
     dt-cost-report does (collectives, combined calls once, contractions'
     compute and memory-bound ops), keeps the cheapest pin of each round if it
-    saves more than a tie (0.1 us, or 1% of a plan under 10 us), and goes on from there while pins save and the
+    saves more than a tie (0.1 us, or 1% of a plan under 10 us) and a device
+    holds the plan (its largest live set per rank, when the plan without
+    pins fits), and goes on from there while pins save and the
     budget lasts (a round after a pin tries the pins that saved in the one
     before, and every value again only when none of those saves). When a
     first round would not fit in the budget, it searches by windows

@@ -89,6 +89,9 @@ public:
   /// empty when none is cheaper than the plan without.
   SmallVector<Pin> run();
 
+  /// A copy of the module propagated with pins (Search.cpp).
+  struct Plan;
+
   /// How many plans were priced.
   unsigned numPriced = 0;
   /// How many plans a first round prices: the candidate values' shardings,
@@ -116,8 +119,12 @@ private:
   /// The values ops make (`candidates`) and the function arguments
   /// (`argumentCandidates`) the search may pin, with their shardings.
   void collectCandidates();
-  /// The modelled seconds of the module propagated with `pins`, on a copy;
-  /// nullopt when propagation fails there.
+  /// The module propagated with `pins` on a copy (a whole plan priced);
+  /// nullopt when propagation fails there, or when a device cannot hold the
+  /// plan (its largest live set per rank) but can hold the plan without
+  /// pins.
+  std::optional<Plan> wholePlan(ArrayRef<Pin> pins);
+  /// Its modelled seconds.
   std::optional<double> price(ArrayRef<Pin> pins);
   /// The search of whole plans, and the one by windows.
   SmallVector<Pin> runWhole();
@@ -129,6 +136,7 @@ private:
   unsigned budget;
   bool pinArguments;
   bool windows;
+  bool unpinnedFits = true;
   SmallVector<Candidate> candidates;
   SmallVector<Candidate> argumentCandidates;
 };

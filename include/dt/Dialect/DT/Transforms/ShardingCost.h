@@ -174,9 +174,10 @@ double rankMemorySeconds(Operation *op, const ShardingRule &rule,
 /// dt-combine-collectives would combine counted once, with `combine`; every
 /// run of a loop counted) plus their contractions' compute and memory-bound
 /// ops on each rank, in seconds; nullopt (with an error) when a mesh or the
-/// topology is bad.
+/// topology is bad. `overDevice`, when given, says whether a function's
+/// largest live set per rank is more than the device holds.
 std::optional<double> modelledSeconds(ModuleOp module, MeshCache &meshes,
-                                      bool combine);
+                                      bool combine, bool *overDevice = nullptr);
 
 /// The first name in `loc` (a NameLoc: a step of an op dt took apart, or a
 /// name the program gave), or "".
