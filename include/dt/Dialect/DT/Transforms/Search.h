@@ -59,7 +59,8 @@ inline constexpr unsigned kWindowSteps = 3;
 /// pinned to each sharding (a dt.constrain), and each argument to each
 /// sharding but its own when that round still fits in the budget, and keeps
 /// the cheapest pin if it saves more than a tie (0.1 us, or 1% of a plan
-/// under 10 us); the next round goes on from there. (Pinning a value to the
+/// under 10 us) and a device holds its plan (when it holds the plan without
+/// pins); the next round goes on from there. (Pinning a value to the
 /// sharding the rules gave it counts too: fixed from the start, it changes
 /// what the ops around it decide first.) Plans are priced as dt-cost-report
 /// prices them: collectives, combined calls once, contractions' compute and
