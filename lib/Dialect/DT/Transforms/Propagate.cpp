@@ -1132,10 +1132,10 @@ LogicalResult FunctionPropagation::run() {
     if (!assigned.count(arg))
       if (ShardingAttr request = firstRequest(arg))
         assign(arg, request);
-  if (failed(rewrite()))
-    return failure();
+  // Before the rewrite, which erases the constraints: an explanation may
+  // name a constrained value (the partner of a joined all_reduce).
   emitExplanations();
-  return success();
+  return rewrite();
 }
 
 /// `linalg.generic`, or `linalg.generic (softmax: max)` for an op whose
