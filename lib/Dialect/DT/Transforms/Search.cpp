@@ -333,6 +333,17 @@ static bool isFree(Value value) {
   return false;
 }
 
+/// Calls `read` on each value `op` reads: its operands, then what its
+/// regions use from above.
+static void forEachRead(Operation *op, function_ref<void(Value)> read) {
+  for (Value operand : op->getOperands())
+    read(operand);
+  SetVector<Value> above;
+  getUsedValuesDefinedAbove(op->getRegions(), above);
+  for (Value value : above)
+    read(value);
+}
+
 /// Fills in `window`'s shape and ids.
 static void describe(Window &window) {
   std::vector<uintptr_t> &shape = window.shape;
@@ -373,12 +384,7 @@ static void describe(Window &window) {
   for (Value input : window.inputs)
     name(input);
   for (Operation *op : window.ops) {
-    for (Value operand : op->getOperands())
-      describeFree(operand);
-    SetVector<Value> above;
-    getUsedValuesDefinedAbove(op->getRegions(), above);
-    for (Value read : above)
-      describeFree(read);
+    forEachRead(op, describeFree);
     op->walk<WalkOrder::PreOrder>(describeOp);
   }
   for (OpOperand *exit : window.exits)
@@ -439,14 +445,8 @@ static Window windowAround(Value value) {
         !llvm::is_contained(window.inputs, read))
       window.inputs.push_back(read);
   };
-  for (Operation *op : window.ops) {
-    for (Value operand : op->getOperands())
-      input(operand);
-    SetVector<Value> above;
-    getUsedValuesDefinedAbove(op->getRegions(), above);
-    for (Value read : above)
-      input(read);
-  }
+  for (Operation *op : window.ops)
+    forEachRead(op, input);
   for (Operation *op : window.ops)
     for (OpResult result : op->getResults())
       for (OpOperand &use : result.getUses())
@@ -495,12 +495,7 @@ static OwningOpRef<ModuleOp> windowModule(ModuleOp module, const Window &window,
     builder.clone(*def, mapping);
   };
   for (Operation *op : window.ops) {
-    for (Value operand : op->getOperands())
-      makeFree(operand);
-    SetVector<Value> above;
-    getUsedValuesDefinedAbove(op->getRegions(), above);
-    for (Value read : above)
-      makeFree(read);
+    forEachRead(op, makeFree);
     builder.clone(*op, mapping);
   }
 
