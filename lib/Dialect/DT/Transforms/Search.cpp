@@ -428,9 +428,15 @@ static Window windowAround(Value value) {
     auto [op, steps] = queue[next];
     if (steps == kWindowSteps)
       continue;
-    for (Value operand : op->getOperands())
+    // An argument's other readers are a step away too: they share the
+    // move of it that a pin may change.
+    for (Value operand : op->getOperands()) {
       if (Operation *def = operand.getDefiningOp())
         reach(holdable(def), steps + 1);
+      else if (operand.getParentBlock() == entry)
+        for (Operation *user : operand.getUsers())
+          reach(holdable(user), steps + 1);
+    }
     for (Value result : op->getResults())
       for (Operation *user : result.getUsers())
         reach(holdable(user), steps + 1);
