@@ -311,9 +311,6 @@ struct Window {
     Operation *def = value.getDefiningOp();
     return def && llvm::is_contained(ops, def);
   }
-  bool touches(Value value) const {
-    return makes(value) || llvm::is_contained(inputs, value);
-  }
 };
 } // namespace
 
@@ -466,7 +463,7 @@ static Window windowAround(Value value) {
 /// `window` as a module of its own: the module's meshes, and a function of
 /// its ops whose arguments come as `plan` has them and whose results leave
 /// as the plan's readers outside read them, with `pins` (those on values
-/// the window touches) as constraints.
+/// the window reads or makes) as constraints.
 static OwningOpRef<ModuleOp> windowModule(ModuleOp module, const Window &window,
                                           const PlanSearch::Plan &plan,
                                           ArrayRef<Pin> pins) {
@@ -531,7 +528,7 @@ static OwningOpRef<ModuleOp> windowModule(ModuleOp module, const Window &window,
 
   SmallVector<Pin> inside;
   for (const Pin &pin : pins)
-    if (window.touches(pin.value))
+    if (mapping.contains(pin.value))
       inside.push_back({mapping.lookup(pin.value), pin.sharding});
   insertPins(inside);
   return copy;
