@@ -9,7 +9,12 @@ weight and input gradients (with tanh'), the attention output projection's
 gradients, and an SGD update of every weight it differentiates. Only the
 input, the weights and the updated weights are annotated; dt decides the rest.
 
-Usage: gen_transformer.py --layers L [--tp N]
+With --micro-batches M the input holds M micro-batches and the step is
+gradient accumulation: an scf.for runs the forward and backward passes of
+each micro-batch, carrying the sum of the weight gradients, and the SGD
+update follows the loop.
+
+Usage: gen_transformer.py --layers L [--tp N] [--micro-batches M]
 """
 
 import argparse
@@ -104,7 +109,7 @@ def layer_forward(g, x, l):
     return x2, {"x1": x1, "a": a, "merged": merged}
 
 
-def layer_backward(g, dx2, saved, l, updates):
+def layer_backward(g, dx2, saved, l, grads):
     s = f"{SEQ}x{HIDDEN}"
     # MLP: y = a W2, a = tanh(h), h = x1 W1.
     a_t = g.transpose(saved["a"], [SEQ, FFN], [1, 0])
@@ -122,21 +127,47 @@ def layer_backward(g, dx2, saved, l, updates):
     # Attention output projection: o = merged Wo.
     m_t = g.transpose(saved["merged"], [SEQ, HIDDEN], [1, 0])
     dwo = g.matmul(m_t, dx1, HIDDEN, SEQ, HIDDEN)
-    for name, w, dw, shape in (("w1", f"%w1_{l}", dw1, f"{HIDDEN}x{FFN}"),
-                               ("w2", f"%w2_{l}", dw2, f"{FFN}x{HIDDEN}"),
-                               ("wo", f"%wo_{l}", dwo, f"{HIDDEN}x{HIDDEN}")):
-        lr = "%lr_" + shape
-        step = g.elementwise("arith.mulf", [dw, lr], shape)
-        updates.append((name, l, g.elementwise("arith.subf", [w, step], shape), shape))
+    for name, dw, shape in (("w1", dw1, f"{HIDDEN}x{FFN}"),
+                            ("w2", dw2, f"{FFN}x{HIDDEN}"),
+                            ("wo", dwo, f"{HIDDEN}x{HIDDEN}")):
+        grads.append((name, l, dw, shape))
     return dx1
 
 
-def generate(layers, tp):
+def sgd(g, grads):
+    """The updated weights, w - lr dw, for each (name, layer, dw, shape)."""
+    updates = []
+    for name, l, dw, shape in grads:
+        step = g.elementwise("arith.mulf", [dw, "%lr_" + shape], shape)
+        updates.append((name, l, g.elementwise("arith.subf", [f"%{name}_{l}", step], shape), shape))
+    return updates
+
+
+def forward_backward(g, x, layers, after_layer=lambda grads: None):
+    """One micro-batch's forward and backward passes: its weight gradients.
+    after_layer(grads) runs after each layer's backward, with its own."""
+    saved = []
+    for l in range(layers):
+        x, s = layer_forward(g, x, l)
+        saved.append(s)
+    # The loss 0.5 |x|^2 has gradient x.
+    dx = x
+    grads = []
+    for l in reversed(range(layers)):
+        layer_grads = []
+        dx = layer_backward(g, dx, saved[l], l, layer_grads)
+        after_layer(layer_grads)
+        grads += layer_grads
+    return grads
+
+
+def generate(layers, tp, micro_batches=0):
     g = Emitter()
     rep = "{dt.sharding = #dt.sharding<@mesh, [R]>}"
     col = "{dt.sharding = #dt.sharding<@mesh, [S(1)]>}"
     row = "{dt.sharding = #dt.sharding<@mesh, [S(0)]>}"
-    args = [f"%x: tensor<{SEQ}x{HIDDEN}xf32> {rep}"]
+    x_shape = f"{micro_batches}x{SEQ}x{HIDDEN}" if micro_batches else f"{SEQ}x{HIDDEN}"
+    args = [f"%x: tensor<{x_shape}xf32> {rep}"]
     for l in range(layers):
         for w in ("wq", "wk", "wv"):
             args.append(f"%{w}_{l}: tensor<{HIDDEN}x{HIDDEN}xf32> {col}")
@@ -147,16 +178,12 @@ def generate(layers, tp):
     g.emit(f"%ones_ffn = arith.constant dense<1.0> : tensor<{SEQ}x{FFN}xf32>")
     for shape in (f"{HIDDEN}x{FFN}", f"{FFN}x{HIDDEN}", f"{HIDDEN}x{HIDDEN}"):
         g.emit(f"%lr_{shape} = arith.constant dense<0.01> : tensor<{shape}xf32>")
-    x = "%x"
-    saved = []
-    for l in range(layers):
-        x, s = layer_forward(g, x, l)
-        saved.append(s)
-    # The loss 0.5 |x|^2 has gradient x.
-    dx = x
-    updates = []
-    for l in reversed(range(layers)):
-        dx = layer_backward(g, dx, saved[l], l, updates)
+    if micro_batches:
+        updates = sgd(g, accumulate(g, layers, micro_batches))
+    else:
+        # Each layer's update right after its backward pass.
+        updates = []
+        forward_backward(g, "%x", layers, lambda grads: updates.extend(sgd(g, grads)))
     results = [(f"tensor<{shape}xf32>", v, {"w1": col, "w2": row, "wo": row}[name])
                for name, l, v, shape in updates]
     result_types = ", ".join(f"{t} {a}" for t, _, a in results)
@@ -168,12 +195,44 @@ def generate(layers, tp):
     return "\n".join(out) + "\n"
 
 
+def accumulate(g, layers, micro_batches):
+    """An scf.for over the micro-batches of %x that sums their weight
+    gradients; the sums, as forward_backward's gradients."""
+    shapes = {"w1": f"{HIDDEN}x{FFN}", "w2": f"{FFN}x{HIDDEN}", "wo": f"{HIDDEN}x{HIDDEN}"}
+    order = [(name, l) for l in reversed(range(layers)) for name in ("w1", "w2", "wo")]
+    inits = [g.zeros(shapes[name]) for name, _ in order]
+    carries = [f"%acc_{name}_{l}" for name, l in order]
+    types = [f"tensor<{shapes[name]}xf32>" for name, _ in order]
+    g.emit("%c0 = arith.constant 0 : index")
+    g.emit("%c1 = arith.constant 1 : index")
+    g.emit(f"%cm = arith.constant {micro_batches} : index")
+    g.emit(f"%sums:{len(order)} = scf.for %i = %c0 to %cm step %c1 iter_args("
+           + ", ".join(f"{c} = {i}" for c, i in zip(carries, inits))
+           + f") -> ({', '.join(types)}) {{")
+    body = Emitter()
+    body.count = g.count
+    s = f"{SEQ}x{HIDDEN}"
+    body.emit(f"%xi = tensor.extract_slice %x[%i, 0, 0] [1, {SEQ}, {HIDDEN}] [1, 1, 1] "
+              f": tensor<{micro_batches}x{s}xf32> to tensor<{s}xf32>")
+    grads = forward_backward(body, "%xi", layers)
+    by_name = {(name, l): dw for name, l, dw, _ in grads}
+    sums = [body.elementwise("arith.addf", [c, by_name[key]], shapes[key[0]])
+            for c, key in zip(carries, order)]
+    body.emit(f"scf.yield {', '.join(sums)} : {', '.join(types)}")
+    g.count = body.count
+    g.lines += ["  " + line for line in body.lines]
+    g.emit("}")
+    return [(name, l, f"%sums#{k}", shapes[name]) for k, (name, l) in enumerate(order)]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layers", type=int, required=True)
     parser.add_argument("--tp", type=int, default=8)
+    parser.add_argument("--micro-batches", type=int, default=0,
+                        help="accumulate gradients over M micro-batches in an scf.for")
     args = parser.parse_args()
-    print(generate(args.layers, args.tp), end="")
+    print(generate(args.layers, args.tp, args.micro_batches), end="")
 
 
 if __name__ == "__main__":

@@ -4,12 +4,14 @@ dt-insert-redistribute + dt-check beside upstream's sharding-propagation, and
 the whole dt-shard pipeline beside upstream's sharding-propagation +
 shard-partition, on the same Megatron-MLP chain; and dt on an L-layer
 transformer training step. Those tables time propagation's rules
-(`search=0`), as upstream's propagation has no search; the last one times
+(`search=0`), as upstream's propagation has no search; the last two time
 the plan search that dt-propagate runs by default (by windows on programs
-this large) beside the rules on the transformer step, and prints what it
-saves: target, its time per layer at the largest L at most 1.5x the time
-per layer at the smallest (windows that are the same program, the
-layers', are propagated once).
+this large) beside the rules on the transformer step (tp=8), and on the
+step accumulating gradients over 4 micro-batches in an scf.for (tp=2: the
+windows in the loop's body run in a copy of the loop), and print what it
+saves: target, each one's time per layer at the largest L at most 1.5x
+the time per layer at the smallest (windows that are the same program,
+the layers', are propagated once).
 
 Times are pass wall times from -mlir-timing (parsing and printing excluded),
 the best of --repeat runs, measured side by side in one run: the programs of
@@ -135,17 +137,20 @@ def chain_table(dt_opt, chain_layers, jobs_fn, repeat, what, failures):
         failures.append(f"{what} growth is not linear: per-layer time x{growth:.2f}")
 
 
-def search_table(dt_opt, layer_counts, repeat, failures):
+def search_table(dt_opt, layer_counts, repeat, failures, tp=8, micro_batches=0):
     """dt-propagate with its plan search (the default) beside its rules alone
-    on the transformer step, taking turns, and the plans' modelled cost from
+    on the transformer step (with gradient accumulation over micro_batches
+    in an scf.for, if any), taking turns, and the plans' modelled cost from
     the search's explanation."""
-    print("Plan search (the default, by windows here) on the transformer step, tp=8: "
+    step = (f"the transformer step accumulating {micro_batches} micro-batches in a loop"
+            if micro_batches else "the transformer step")
+    print(f"Plan search (the default, by windows here) on {step}, tp={tp}: "
           "dt-propagate's time")
     print(f"{'L':>6} {'rules (ms)':>11} {'search (ms)':>12} {'per layer':>10} "
           f"{'plan (rules -> searched)':>28} {'saved':>6}")
     per_layer = []
     for layers in layer_counts:
-        text = gen_transformer.generate(layers, 8)
+        text = gen_transformer.generate(layers, tp, micro_batches)
         rules, searched = best_of_turns(
             dt_opt, [(text, ["-dt-propagate=search=0"], ("PropagatePass",)),
                      (text, ["-dt-propagate"], ("PropagatePass",))], repeat)
@@ -211,6 +216,9 @@ def main():
 
     print()
     search_table(args.dt_opt, transformer_layers, args.repeat, failures)
+    print()
+    search_table(args.dt_opt, [4, 8] if args.quick else [4, 8, 16], args.repeat,
+                 failures, tp=2, micro_batches=4)
 
     print()
     for failure in failures:

@@ -86,31 +86,14 @@ static std::string locationOf(Operation *op) {
   return "";
 }
 
-/// How often one call of the function runs `op`: the product of the constant
-/// trip counts of the scf.for loops around it (none if one is not constant,
-/// or a while loop is around it).
-static std::optional<int64_t> runsOf(Operation *op) {
-  if (op->getParentOfType<scf::WhileOp>())
-    return std::nullopt;
-  uint64_t runs = 1;
-  for (auto loop = op->getParentOfType<scf::ForOp>(); loop;
-       loop = loop->getParentOfType<scf::ForOp>()) {
-    std::optional<APInt> trips = loop.getStaticTripCount();
-    if (!trips)
-      return std::nullopt;
-    runs = llvm::SaturatingMultiply(runs, trips->getLimitedValue());
-  }
-  return std::min<uint64_t>(runs, std::numeric_limits<int64_t>::max());
-}
-
 /// How many runs of its users share one run of `op`, when it moved a value
 /// before the loops they are in (the value is the same at every
 /// iteration); 1 when it runs with them or a trip count is not static.
 static int64_t runsSharing(Operation *op) {
-  std::optional<int64_t> runs = runsOf(op);
+  std::optional<int64_t> runs = runsPerCall(op);
   int64_t shared = 1;
   for (Operation *user : op->getResult(0).getUsers())
-    if (std::optional<int64_t> userRuns = runsOf(user);
+    if (std::optional<int64_t> userRuns = runsPerCall(user);
         runs && *runs > 0 && userRuns)
       shared = std::max(shared, *userRuns / *runs);
   return shared;
@@ -219,7 +202,7 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh,
   CallPlanner calls(*mesh);
   auto addRow = [&](Operation *op, CollectiveCost c) {
     c.location = locationOf(op);
-    c.runs = runsOf(op);
+    c.runs = runsPerCall(op);
     c.inBranch = op->getParentOfType<scf::IfOp>() != nullptr;
     c.sharedByRuns = runsSharing(op);
     cost.collectives.push_back(std::move(c));
@@ -347,7 +330,7 @@ static FunctionCost analyze(func::FuncOp func, const MeshInfo *mesh,
     if (findMismatch(*rule, mesh->shape, currentShardings(op, *rule),
                      &strategy))
       return; // dt-check's to report.
-    double runs = static_cast<double>(runsOf(op).value_or(1));
+    double runs = static_cast<double>(runsPerCall(op).value_or(1));
     if (memoryBound) {
       ++cost.memoryOps;
       cost.memorySeconds +=

@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
@@ -291,12 +292,23 @@ namespace {
 /// The ops around a value that its window prices, with what crosses the
 /// window's edge.
 struct Window {
-  /// Top-level ops of one function's entry block, in block order.
+  /// Ops of one block (a function's entry block, or the body of an scf.for
+  /// or scf.if in one), in block order.
   SmallVector<Operation *> ops;
+  /// The loop whose body holds the ops, if any, and the values it carries
+  /// that the window reads and makes the next of (the positions of its
+  /// iter_args). The window runs in a copy of that loop, carrying those:
+  /// a pin may change what a loop carries (a gradient summed as a partial
+  /// sum, reduced once after the loop), and moves of what the ops read
+  /// from outside are made once, before it.
+  scf::ForOp loop;
+  SmallVector<unsigned> carried;
   /// Values the ops read that are made outside and cost something to make
-  /// (the window's arguments), in the order they are first read.
+  /// (the window's arguments), in the order they are first read, then the
+  /// initial values of what the loop carries and its bounds.
   SmallVector<Value> inputs;
-  /// The uses outside of values the ops make (the window's results).
+  /// The uses outside of values the ops make (the window's results), then
+  /// those of the loop's results the window carries.
   SmallVector<OpOperand *> exits;
   /// What the window is as a program, but for the shardings at its edge
   /// and the pins inside: its ops (names, attributes and types by
@@ -380,25 +392,54 @@ static void describe(Window &window) {
   };
   for (Value input : window.inputs)
     name(input);
+  if (scf::ForOp loop = window.loop) {
+    for (Value bound :
+         {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()}) {
+      describeFree(bound);
+      shape.push_back(ids.lookup(bound));
+    }
+    name(loop.getInductionVar());
+    shape.push_back(window.carried.size());
+    for (unsigned k : window.carried) {
+      describeFree(loop.getInitArgs()[k]);
+      shape.push_back(ids.lookup(loop.getInitArgs()[k]));
+      name(loop.getRegionIterArgs()[k]);
+    }
+  }
   for (Operation *op : window.ops) {
     forEachRead(op, describeFree);
     op->walk<WalkOrder::PreOrder>(describeOp);
   }
+  if (scf::ForOp loop = window.loop)
+    for (unsigned k : window.carried) {
+      shape.push_back(ids.lookup(loop.getYieldedValues()[k]));
+      name(loop.getResult(k));
+    }
   for (OpOperand *exit : window.exits)
     shape.push_back(ids.lookup(exit->get()));
 }
 
-/// The window around `value`: empty when its function's entry block does
-/// not make it or read it in an op a window can hold (no calls, returns or
-/// ops with regions but linalg's).
+/// Whether windows may hold ops of `block`: a function's entry block, or
+/// the body of an scf.for or a branch of an scf.if (whose runs the plan
+/// prices: a loop's trip count times).
+static bool holdsWindows(Block *block) {
+  Operation *parent = block->getParentOp();
+  if (isa_and_nonnull<func::FuncOp>(parent))
+    return block->isEntryBlock();
+  return isa_and_nonnull<scf::ForOp, scf::IfOp>(parent);
+}
+
+/// The window around `value`: empty when a block that holds windows does
+/// not make it or read it in an op a window can hold (no calls, terminators
+/// or ops with regions but linalg's).
 static Window windowAround(Value value) {
-  Block *entry = value.getParentBlock();
-  if (!isa_and_nonnull<func::FuncOp>(entry->getParentOp()) ||
-      !entry->isEntryBlock())
+  Block *block = value.getParentBlock();
+  if (!holdsWindows(block))
     return Window();
   auto holdable = [&](Operation *op) -> Operation * {
-    Operation *top = entry->findAncestorOpInBlock(*op);
-    if (!top || isa<func::CallOp, func::ReturnOp>(top) ||
+    Operation *top = block->findAncestorOpInBlock(*op);
+    if (!top || isa<func::CallOp>(top) ||
+        top->hasTrait<OpTrait::IsTerminator>() ||
         llvm::any_of(top->getResults(), isFree) ||
         (top->getNumRegions() && !isa<linalg::LinalgOp>(top)))
       return nullptr;
@@ -425,12 +466,14 @@ static Window windowAround(Value value) {
     auto [op, steps] = queue[next];
     if (steps == kWindowSteps)
       continue;
-    // An argument's other readers are a step away too: they share the
+    // The other readers of a value the block does not make (an argument,
+    // or a value from outside a loop) are a step away too: they share the
     // move of it that a pin may change.
     for (Value operand : op->getOperands()) {
-      if (Operation *def = operand.getDefiningOp())
+      Operation *def = operand.getDefiningOp();
+      if (def && def->getBlock() == block)
         reach(holdable(def), steps + 1);
-      else if (operand.getParentBlock() == entry)
+      else if (!isFree(operand))
         for (Operation *user : operand.getUsers())
           reach(holdable(user), steps + 1);
     }
@@ -441,21 +484,52 @@ static Window windowAround(Value value) {
   llvm::sort(window.ops,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
 
+  // In a loop's body, the window carries what it reads and makes the next
+  // of.
+  SetVector<Value> reads;
+  for (Operation *op : window.ops)
+    forEachRead(op, [&](Value read) { reads.insert(read); });
+  window.loop = dyn_cast<scf::ForOp>(block->getParentOp());
+  if (scf::ForOp loop = window.loop)
+    for (auto [k, arg] : llvm::enumerate(loop.getRegionIterArgs()))
+      if (reads.contains(arg) && window.makes(loop.getYieldedValues()[k]))
+        window.carried.push_back(k);
+  auto isCarried = [&](Value value) {
+    return window.loop && (value == window.loop.getInductionVar() ||
+                           llvm::any_of(window.carried, [&](unsigned k) {
+                             return value == window.loop.getRegionIterArgs()[k];
+                           }));
+  };
+
   // The edge: what comes in (values read in the ops' regions too), and
   // where what is made inside goes out.
   auto input = [&](Value read) {
-    if (!isFree(read) && !window.makes(read) &&
+    if (!isFree(read) && !window.makes(read) && !isCarried(read) &&
         !llvm::is_contained(window.inputs, read))
       window.inputs.push_back(read);
   };
-  for (Operation *op : window.ops)
-    forEachRead(op, input);
+  for (Value read : reads)
+    input(read);
+  if (scf::ForOp loop = window.loop) {
+    for (unsigned k : window.carried)
+      input(loop.getInitArgs()[k]);
+    for (Value bound :
+         {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
+      input(bound);
+  }
   for (Operation *op : window.ops)
     for (OpResult result : op->getResults())
-      for (OpOperand &use : result.getUses())
-        if (!llvm::is_contained(window.ops,
-                                entry->findAncestorOpInBlock(*use.getOwner())))
+      for (OpOperand &use : result.getUses()) {
+        Operation *user = block->findAncestorOpInBlock(*use.getOwner());
+        bool next = isa<scf::YieldOp>(user) &&
+                    llvm::is_contained(window.carried, use.getOperandNumber());
+        if (!next && !llvm::is_contained(window.ops, user))
           window.exits.push_back(&use);
+      }
+  if (scf::ForOp loop = window.loop)
+    for (unsigned k : window.carried)
+      for (OpOperand &use : loop.getResult(k).getUses())
+        window.exits.push_back(&use);
   describe(window);
   return window;
 }
@@ -497,9 +571,40 @@ static OwningOpRef<ModuleOp> windowModule(ModuleOp module, const Window &window,
       makeFree(operand);
     builder.clone(*def, mapping);
   };
+  // In a loop's body, the ops run in a copy of the loop.
+  scf::YieldOp next;
+  if (scf::ForOp loop = window.loop) {
+    auto made = [&](Value value) {
+      makeFree(value);
+      return mapping.lookup(value);
+    };
+    SmallVector<Value> inits;
+    for (unsigned k : window.carried)
+      inits.push_back(made(loop.getInitArgs()[k]));
+    auto copy = scf::ForOp::create(
+        builder, loop.getLoc(), made(loop.getLowerBound()),
+        made(loop.getUpperBound()), made(loop.getStep()), inits,
+        [](OpBuilder &builder, Location loc, Value, ValueRange carried) {
+          scf::YieldOp::create(builder, loc, carried);
+        });
+    mapping.map(loop.getInductionVar(), copy.getInductionVar());
+    for (auto [k, arg] : llvm::zip(window.carried, copy.getRegionIterArgs())) {
+      mapping.map(loop.getRegionIterArgs()[k], arg);
+      mapping.map(loop.getResult(k), copy.getResult(arg.getArgNumber() - 1));
+    }
+    next = cast<scf::YieldOp>(copy.getBody()->getTerminator());
+    builder.setInsertionPoint(next);
+  }
   for (Operation *op : window.ops) {
     forEachRead(op, makeFree);
     builder.clone(*op, mapping);
+  }
+  if (next) {
+    scf::ForOp loop = window.loop;
+    next->setOperands(llvm::map_to_vector(window.carried, [&](unsigned k) {
+      return mapping.lookup(loop.getYieldedValues()[k]);
+    }));
+    builder.setInsertionPointAfter(next->getParentOp());
   }
 
   // One result per value and sharding its readers outside read it in.
@@ -543,16 +648,26 @@ SmallVector<Pin> PlanSearch::runWindowed() {
   SmallVector<Pin> pins;
   SmallVector<bool> pinned(candidates.size(), false);
 
-  // Each candidate's window, what it saves with each sharding, and the
-  // edge (shardings in and out, pins inside) those savings were priced at.
+  // Each candidate's window, how often a step runs it (the trip counts of
+  // the loops around it but the one it runs a copy of; once when one is
+  // not constant), what it saves with each sharding in all those runs, and
+  // the edge (shardings in and out, pins inside) those savings were priced
+  // at.
   struct Entry {
     Window window;
+    double runs = 1;
     std::vector<uintptr_t> edge;
     SmallVector<std::optional<double>> saves;
   };
   std::vector<Entry> entries;
-  for (const Candidate &candidate : candidates)
-    entries.push_back({windowAround(candidate.value)});
+  for (const Candidate &candidate : candidates) {
+    Entry &entry = entries.emplace_back();
+    Window &window = entry.window = windowAround(candidate.value);
+    if (window.loop)
+      entry.runs = runsPerCall(window.loop).value_or(1);
+    else if (!window.ops.empty())
+      entry.runs = runsPerCall(window.ops.front()).value_or(1);
+  }
   // The shardings at a window's edge, in and out, and the pins inside
   // it, by position.
   auto edgeOf = [&](const Window &window) {
@@ -627,7 +742,7 @@ SmallVector<Pin> PlanSearch::runWindowed() {
           std::optional<double> with = priceWindow(entry.window);
           pins.pop_back();
           if (with)
-            entry.saves[k] = *without - *with;
+            entry.saves[k] = (*without - *with) * entry.runs;
         }
       }
       for (auto [k, saves] : llvm::enumerate(entry.saves))

@@ -6,10 +6,14 @@
 #include "dt/Dialect/DT/IR/Locations.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::dt;
@@ -255,6 +259,20 @@ double mlir::dt::rankComputeSeconds(const OpWork &work, Operation *op,
   double bytes =
       rankTensorBytes(op, rule, mesh, strategy, /*readInitsOnly=*/false);
   return mesh.topology.device().seconds(flops, bytes, work.elementBits);
+}
+
+std::optional<int64_t> mlir::dt::runsPerCall(Operation *op) {
+  if (op->getParentOfType<scf::WhileOp>())
+    return std::nullopt;
+  uint64_t runs = 1;
+  for (auto loop = op->getParentOfType<scf::ForOp>(); loop;
+       loop = loop->getParentOfType<scf::ForOp>()) {
+    std::optional<APInt> trips = loop.getStaticTripCount();
+    if (!trips)
+      return std::nullopt;
+    runs = llvm::SaturatingMultiply(runs, trips->getLimitedValue());
+  }
+  return std::min<uint64_t>(runs, std::numeric_limits<int64_t>::max());
 }
 
 bool mlir::dt::movesMemory(Operation *op, const OpWork &work) {

@@ -155,6 +155,11 @@ double rankComputeSeconds(const OpWork &work, Operation *op,
                           const ShardingRule &rule, const MeshInfo &mesh,
                           ArrayRef<AxisChoice> strategy);
 
+/// How often one call of its function runs `op`: the product of the
+/// constant trip counts of the scf.for loops around it (none if one is not
+/// constant, or a while loop is around it).
+std::optional<int64_t> runsPerCall(Operation *op);
+
 /// Whether `op`, of `work` (estimateWork), is memory-bound work the plan
 /// prices (rankMemorySeconds): an op on tensors that does no contraction and
 /// is not a view, an empty tensor, a constant or a dt op.
