@@ -21,6 +21,7 @@ Usage: fuzz-dt-opt.py --dt-opt PATH [--cases N] [--seed S] [--out DIR]
 import argparse
 import os
 import random
+import shlex
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -84,7 +85,7 @@ def main():
     parser.add_argument("files", nargs="+")
     args = parser.parse_args()
 
-    pass_args = args.pass_args.split()
+    pass_args = shlex.split(args.pass_args)
     rng = random.Random(args.seed)
     # Half the cases accept unknown ops, so damage to an op name still
     # reaches the verifiers instead of stopping at the parser.
