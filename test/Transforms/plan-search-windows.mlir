@@ -22,7 +22,7 @@
 // window plans are propagated and the other two reuse their prices; the
 // three pins are found in one round and kept together after one whole
 // plan.
-// EXPLAIN: remark: plan search: by windows (a first round of whole plans would price 49, more than search=20; a window is the ops within 3 use-def steps of a value): priced 24 window plans (and reused 72 of the same program) and 2 whole plans; pinned 3 values: the plan costs 27.0 us instead of 54.0 us
+// EXPLAIN: remark: plan search: by windows (a first round of whole plans would price 49, more than search=20; a window is the ops within 3 use-def steps of a value): priced 32 window plans (and reused 64 of the same program) and 2 whole plans; pinned 3 values: the plan costs 27.0 us instead of 54.0 us
 // EXPLAIN-DAG: :[[@LINE+27]]:9: remark: plan search: pinned this value to #dt.sharding<@mesh, [S(0)]>: 54.0 us -> 27.0 us (9.0 us less in its window; 3 pins kept together)
 // EXPLAIN-DAG: :[[@LINE+31]]:9: remark: plan search: pinned this value to #dt.sharding<@mesh, [S(0)]>: 54.0 us -> 27.0 us (9.0 us less in its window; 3 pins kept together)
 // EXPLAIN-DAG: :[[@LINE+35]]:9: remark: plan search: pinned this value to #dt.sharding<@mesh, [S(0)]>: 54.0 us -> 27.0 us (9.0 us less in its window; 3 pins kept together)

@@ -326,8 +326,23 @@ struct Window {
 };
 } // namespace
 
-/// The most ops a window holds (a value read by many ops stops there).
+/// The most ops a window holds (a value read by many ops stops there),
+/// counting those in the regions of the loops and branches it holds.
 static constexpr size_t kWindowOps = 24;
+
+/// How many ops a window counts `op` as: itself and the ops in its regions,
+/// but for linalg bodies (scalar code); counted up to one more than
+/// kWindowOps.
+static size_t opsIn(Operation *op) {
+  size_t ops = 0;
+  op->walk<WalkOrder::PreOrder>([&](Operation *inner) {
+    if (++ops > kWindowOps)
+      return WalkResult::interrupt();
+    return isa<linalg::LinalgOp>(inner) ? WalkResult::skip()
+                                        : WalkResult::advance();
+  });
+  return ops;
+}
 
 /// Values that cost nothing to make again (empty tensors, constants, fills
 /// of one with one): a window makes its own.
@@ -430,8 +445,9 @@ static bool holdsWindows(Block *block) {
 }
 
 /// The window around `value`: empty when a block that holds windows does
-/// not make it or read it in an op a window can hold (no calls, terminators
-/// or ops with regions but linalg's).
+/// not make it or read it in an op a window can hold (no calls or
+/// terminators; of the ops with regions, linalg's, and loops and branches
+/// small enough to fit in a window with room to spare, with no call).
 static Window windowAround(Value value) {
   Block *block = value.getParentBlock();
   if (!holdsWindows(block))
@@ -440,17 +456,25 @@ static Window windowAround(Value value) {
     Operation *top = block->findAncestorOpInBlock(*op);
     if (!top || isa<func::CallOp>(top) ||
         top->hasTrait<OpTrait::IsTerminator>() ||
-        llvm::any_of(top->getResults(), isFree) ||
-        (top->getNumRegions() && !isa<linalg::LinalgOp>(top)))
+        llvm::any_of(top->getResults(), isFree))
+      return nullptr;
+    if (top->getNumRegions() && !isa<linalg::LinalgOp>(top) &&
+        (!isa<scf::ForOp, scf::IfOp>(top) || opsIn(top) > kWindowOps / 2 ||
+         top->walk([](func::CallOp) { return WalkResult::interrupt(); })
+             .wasInterrupted()))
       return nullptr;
     return top;
   };
   Window window;
+  size_t held = 0;
   SmallVector<std::pair<Operation *, unsigned>> queue;
   auto reach = [&](Operation *op, unsigned steps) {
-    if (!op || window.ops.size() >= kWindowOps ||
-        llvm::is_contained(window.ops, op))
+    if (!op || llvm::is_contained(window.ops, op))
       return;
+    size_t ops = opsIn(op);
+    if (held + ops > kWindowOps)
+      return;
+    held += ops;
     window.ops.push_back(op);
     queue.push_back({op, steps});
   };
@@ -469,14 +493,14 @@ static Window windowAround(Value value) {
     // The other readers of a value the block does not make (an argument,
     // or a value from outside a loop) are a step away too: they share the
     // move of it that a pin may change.
-    for (Value operand : op->getOperands()) {
-      Operation *def = operand.getDefiningOp();
+    forEachRead(op, [&](Value read) {
+      Operation *def = read.getDefiningOp();
       if (def && def->getBlock() == block)
         reach(holdable(def), steps + 1);
-      else if (!isFree(operand))
-        for (Operation *user : operand.getUsers())
+      else if (!isFree(read))
+        for (Operation *user : read.getUsers())
           reach(holdable(user), steps + 1);
-    }
+    });
     for (Value result : op->getResults())
       for (Operation *user : result.getUsers())
         reach(holdable(user), steps + 1);
@@ -534,10 +558,27 @@ static Window windowAround(Value value) {
   return window;
 }
 
+/// The sharding a window's result leaves in for `exit`: the one `plan`'s
+/// reader reads it in, or none where the reader returns it as a result its
+/// function leaves free (no annotation), which a pin may change as it may
+/// in the whole plan.
+static ShardingAttr exitSharding(const PlanSearch::Plan &plan,
+                                 OpOperand &exit) {
+  if (auto ret = dyn_cast<func::ReturnOp>(exit.getOwner())) {
+    auto func = ret->getParentOfType<func::FuncOp>();
+    unsigned i = exit.getOperandNumber();
+    if (!getShardingEncoding(func.getResultTypes()[i]) &&
+        !func.getResultAttrOfType<ShardingAttr>(i,
+                                                DTDialect::kShardingAttrName))
+      return {};
+  }
+  return plan.readSharding(exit);
+}
+
 /// `window` as a module of its own: the module's meshes, and a function of
 /// its ops whose arguments come as `plan` has them and whose results leave
-/// as the plan's readers outside read them, with `pins` (those on values
-/// the window reads or makes) as constraints.
+/// as the plan's readers outside read them (exitSharding), with `pins`
+/// (those on values the window reads or makes) as constraints.
 static OwningOpRef<ModuleOp> windowModule(ModuleOp module, const Window &window,
                                           const PlanSearch::Plan &plan,
                                           ArrayRef<Pin> pins) {
@@ -611,7 +652,7 @@ static OwningOpRef<ModuleOp> windowModule(ModuleOp module, const Window &window,
   SmallVector<std::pair<Value, ShardingAttr>> results;
   for (OpOperand *exit : window.exits) {
     std::pair<Value, ShardingAttr> result = {mapping.lookup(exit->get()),
-                                             plan.readSharding(*exit)};
+                                             exitSharding(plan, *exit)};
     if (!llvm::is_contained(results, result))
       results.push_back(result);
   }
@@ -678,7 +719,7 @@ SmallVector<Pin> PlanSearch::runWindowed() {
     for (Value input : window.inputs)
       edge.push_back(pointer(plan->sharding(input)));
     for (OpOperand *exit : window.exits)
-      edge.push_back(pointer(plan->readSharding(*exit)));
+      edge.push_back(pointer(exitSharding(*plan, *exit)));
     SmallVector<std::pair<uintptr_t, uintptr_t>> inside;
     for (const Pin &pin : pins)
       if (uintptr_t id = window.ids.lookup(pin.value))
@@ -731,10 +772,16 @@ SmallVector<Pin> PlanSearch::runWindowed() {
           continue;
         entry.edge = std::move(edge);
         entry.saves.assign(candidate.shardings.size(), std::nullopt);
-        // The sharding the plan gives the value already is what its
-        // window was priced with.
+        // Each sharding is priced against the sharding the plan gives the
+        // value, pinned: left free, the window's rules could choose
+        // otherwise in a smaller program, and price a plan that is not
+        // the one a pin would change.
         ShardingAttr planned = plan->sharding(candidate.value);
+        if (planned)
+          pins.push_back({candidate.value, planned});
         std::optional<double> without = priceWindow(entry.window);
+        if (planned)
+          pins.pop_back();
         for (auto [k, sharding] : llvm::enumerate(candidate.shardings)) {
           if (!without || sharding == planned)
             continue;

@@ -125,7 +125,8 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
     before, and every value again only when none of those saves). When a
     first round would not fit in the budget, it searches by windows
     (`windows=false` turns that off): each pin is priced on the ops within
-    3 use-def steps of its value in its block, as a function whose
+    3 use-def steps of its value in its block (small loops and branches
+    whole), as a function whose
     arguments come and whose results leave as the plan has them (in a
     loop's body, inside a copy of the loop that carries what they read and
     make the next of, so a pin may change what a loop carries; windows that
