@@ -1527,10 +1527,17 @@ struct PropagatePass
         remark << "this value to ";
       remark << pin.sharding << ": " << formatSeconds(pin.before) << " -> "
              << formatSeconds(pin.after);
-      if (planSearch.windowed)
-        remark << " (" << formatSeconds(pin.inWindow) << " less in its window; "
-               << pin.together << (pin.together == 1 ? " pin" : " pins")
+      if (planSearch.windowed) {
+        remark << " (" << formatSeconds(pin.inWindow) << " less in its window";
+        if (pin.loopCarried) {
+          remark << ", run in a copy of its loop";
+          if (*pin.loopCarried)
+            remark << " carrying " << *pin.loopCarried
+                   << (*pin.loopCarried == 1 ? " value" : " values");
+        }
+        remark << "; " << pin.together << (pin.together == 1 ? " pin" : " pins")
                << " kept together)";
+      }
     }
   }
 

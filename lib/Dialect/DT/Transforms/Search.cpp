@@ -842,10 +842,13 @@ SmallVector<Pin> PlanSearch::runWindowed() {
     }
     for (const Saver &saver : ArrayRef(together).take_front(kept)) {
       pinned[saver.candidate] = true;
+      const Window &window = entries[saver.candidate].window;
       pins.push_back({candidates[saver.candidate].value,
                       candidates[saver.candidate].shardings[saver.sharding],
                       current, better->seconds, static_cast<unsigned>(kept),
                       saver.saves});
+      if (window.loop)
+        pins.back().loopCarried = window.carried.size();
     }
     current = better->seconds;
     plan = std::move(better);

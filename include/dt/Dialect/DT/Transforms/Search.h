@@ -42,9 +42,12 @@ struct Pin {
   /// The plan's modelled seconds before and after this pin (explanations).
   double before = 0, after = 0;
   /// Searching by windows: how many pins were kept with this one (before
-  /// and after are theirs together), and what this one saved in its window.
+  /// and after are theirs together), what this one saved in its window,
+  /// and, when that window ran in a copy of its loop, how many of the
+  /// loop's values it carried (else nullopt).
   unsigned together = 1;
   double inWindow = 0;
+  std::optional<unsigned> loopCarried;
 };
 
 /// Replaces the uses of each pin's value with a dt.constrain of it to the
