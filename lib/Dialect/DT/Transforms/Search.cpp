@@ -313,8 +313,9 @@ struct Window {
   /// What the window is as a program, but for the shardings at its edge
   /// and the pins inside: its ops (names, attributes and types by
   /// identity, as MLIR uniques them; properties by hash; operands by
-  /// position), the free values it makes again, and its exits. Windows of
-  /// equal shape and edge are the same program (a model's layers).
+  /// position), the free values it makes again, its loop's bounds and what
+  /// it carries, and its exits. Windows of equal shape and edge are the
+  /// same program (a model's layers).
   std::vector<uintptr_t> shape;
   /// The position in `shape` of each value the window reads or makes.
   DenseMap<Value, uintptr_t> ids;
