@@ -20,6 +20,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 
+#include <array>
 #include <functional>
 #include <map>
 #include <vector>
@@ -324,6 +325,11 @@ struct Window {
     Operation *def = value.getDefiningOp();
     return def && llvm::is_contained(ops, def);
   }
+  /// The bounds of the loop the window runs a copy of.
+  std::array<Value, 3> bounds() const {
+    scf::ForOp copied = loop;
+    return {copied.getLowerBound(), copied.getUpperBound(), copied.getStep()};
+  }
 };
 } // namespace
 
@@ -409,8 +415,7 @@ static void describe(Window &window) {
   for (Value input : window.inputs)
     name(input);
   if (scf::ForOp loop = window.loop) {
-    for (Value bound :
-         {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()}) {
+    for (Value bound : window.bounds()) {
       describeFree(bound);
       shape.push_back(ids.lookup(bound));
     }
@@ -538,8 +543,7 @@ static Window windowAround(Value value) {
   if (scf::ForOp loop = window.loop) {
     for (unsigned k : window.carried)
       input(loop.getInitArgs()[k]);
-    for (Value bound :
-         {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
+    for (Value bound : window.bounds())
       input(bound);
   }
   for (Operation *op : window.ops)
@@ -623,9 +627,9 @@ static OwningOpRef<ModuleOp> windowModule(ModuleOp module, const Window &window,
     SmallVector<Value> inits;
     for (unsigned k : window.carried)
       inits.push_back(made(loop.getInitArgs()[k]));
+    auto [lower, upper, step] = window.bounds();
     auto copy = scf::ForOp::create(
-        builder, loop.getLoc(), made(loop.getLowerBound()),
-        made(loop.getUpperBound()), made(loop.getStep()), inits,
+        builder, loop.getLoc(), made(lower), made(upper), made(step), inits,
         [](OpBuilder &builder, Location loc, Value, ValueRange carried) {
           scf::YieldOp::create(builder, loc, carried);
         });
@@ -705,10 +709,10 @@ SmallVector<Pin> PlanSearch::runWindowed() {
   for (const Candidate &candidate : candidates) {
     Entry &entry = entries.emplace_back();
     Window &window = entry.window = windowAround(candidate.value);
-    if (window.loop)
-      entry.runs = runsPerCall(window.loop).value_or(1);
-    else if (!window.ops.empty())
-      entry.runs = runsPerCall(window.ops.front()).value_or(1);
+    if (!window.ops.empty())
+      entry.runs = runsPerCall(window.loop ? window.loop.getOperation()
+                                           : window.ops.front())
+                       .value_or(1);
   }
   // The shardings at a window's edge, in and out, and the pins inside
   // it, by position.
