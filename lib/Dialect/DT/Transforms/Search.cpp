@@ -452,8 +452,9 @@ static bool holdsWindows(Block *block) {
 
 /// The window around `value`: empty when a block that holds windows does
 /// not make it or read it in an op a window can hold (no calls or
-/// terminators; of the ops with regions, linalg's, and loops and branches
-/// small enough to fit in a window with room to spare, with no call).
+/// terminators; of the ops with regions, linalg's, and loops (scf.for,
+/// scf.while) and branches small enough to fit in a window with room to
+/// spare, with no call).
 static Window windowAround(Value value) {
   Block *block = value.getParentBlock();
   if (!holdsWindows(block))
@@ -465,7 +466,8 @@ static Window windowAround(Value value) {
         llvm::any_of(top->getResults(), isFree))
       return nullptr;
     if (top->getNumRegions() && !isa<linalg::LinalgOp>(top) &&
-        (!isa<scf::ForOp, scf::IfOp>(top) || opsIn(top) > kWindowOps / 2 ||
+        (!isa<scf::ForOp, scf::IfOp, scf::WhileOp>(top) ||
+         opsIn(top) > kWindowOps / 2 ||
          top->walk([](func::CallOp) { return WalkResult::interrupt(); })
              .wasInterrupted()))
       return nullptr;

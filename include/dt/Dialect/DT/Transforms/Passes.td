@@ -125,16 +125,17 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
     before, and every value again only when none of those saves). When a
     first round would not fit in the budget, it searches by windows
     (`windows=false` turns that off): each pin is priced on the ops within
-    3 use-def steps of its value in its block (small loops and branches
-    whole), as a function whose arguments come and whose results leave as
-    the plan has them (in a loop's body, inside a copy of the loop that
-    carries what they read and make the next of, so a pin may change what
-    a loop carries; windows that are the same program, as a model's layers
-    are, are propagated once); the pins that save, in windows that do not
-    overlap, are kept together when the whole plan with them is cheaper
-    (else the half that saved most, and so on), and a round reprices only
-    the windows whose edges changed. The program is then propagated with
-    the pins found; `explain` says what the search priced and pinned.
+    3 use-def steps of its value in its block (small loops, scf.while
+    too, and branches whole), as a function whose arguments come and whose
+    results leave as the plan has them (in a loop's body, inside a copy of
+    the loop that carries what they read and make the next of, so a pin
+    may change what a loop carries; windows that are the same program, as
+    a model's layers are, are propagated once); the pins that save, in
+    windows that do not overlap, are kept together when the whole plan
+    with them is cheaper (else the half that saved most, and so on), and a
+    round reprices only the windows whose edges changed. The program is
+    then propagated with the pins found; `explain` says what the search
+    priced and pinned.
 
     With `explain`, each op decided by its sharding rule gets a remark per
     mesh axis: the choice made, as the placements of its tensor operands
