@@ -275,10 +275,9 @@ LogicalResult Simulator::run(func::FuncOp global, func::FuncOp local) {
     }
     for (size_t r = 0; r < coords.size(); ++r) {
       Operation *copy = b.clone(op, ranks[r]);
+      // (The walk visits the copy itself too.)
       SmallVector<AxisIndexOp> indices;
       copy->walk([&](AxisIndexOp index) { indices.push_back(index); });
-      if (auto index = dyn_cast<AxisIndexOp>(copy))
-        indices.push_back(index);
       for (AxisIndexOp index : indices) {
         OpBuilder at(index);
         int64_t axis = *mesh.getAxisIndex(index.getAxis());
