@@ -17,7 +17,9 @@ each run counted, plus compute per rank: what the search prices), and
 prints windows / whole per program: how many are at or below the whole
 search, the geometric mean, the worst and the best (below 1: windows found
 a cheaper plan, which a greedy search of whole plans can miss too). The
-rules alone (search=0) are printed beside them.
+rules alone (search=0) are printed beside them, and dt-opt's time under
+each (the programs are small: windows do not pay off here in time, only
+in programs too large to search whole).
 
 Target: geometric mean of windows / whole <= 1.10 (TARGET below; 1.072 on
 the default seed when this bench was written). --show N prints the N worst
@@ -36,6 +38,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -53,24 +56,26 @@ def load_generator():
 def price(dt_opt, text, options):
     """The modelled seconds of `text`'s plan under dt-propagate=`options`
     (every function's collectives and compute), or None when dt-opt
-    rejects it."""
+    rejects it; and dt-opt's wall time."""
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write(text)
         path = f.name
+    began = time.perf_counter()
     try:
         proc = subprocess.run(
             [dt_opt, path, "-dt-normalize-tensor-ops", f"-dt-propagate={options}", "-dt-insert-redistribute",
              "-dt-cost-report=json=true", "-o", os.devnull],
             capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
-        return None
+        return None, 600
     finally:
         os.unlink(path)
+    wall = time.perf_counter() - began
     start = proc.stdout.find("[")
     if proc.returncode != 0 or start < 0:
-        return None
+        return None, wall
     reports, _ = json.JSONDecoder().raw_decode(proc.stdout, start)
-    return sum(r["total"]["seconds"] + r["compute_per_rank"]["seconds"] for r in reports)
+    return sum(r["total"]["seconds"] + r["compute_per_rank"]["seconds"] for r in reports), wall
 
 
 def geometric_mean(ratios):
@@ -104,7 +109,9 @@ def main():
                 for name, options in configs.items()}
 
     with ThreadPoolExecutor(args.jobs) as pool:
-        prices = dict(zip(programs, pool.map(judge, programs)))
+        judged = dict(zip(programs, pool.map(judge, programs)))
+    prices = {seed: {name: v[0] for name, v in p.items()} for seed, p in judged.items()}
+    walls = {name: sum(p[name][1] for p in judged.values()) for name in configs}
     priced = {seed: p for seed, p in prices.items()
               if all(v is not None and v > 0 for v in p.values())}
     if not priced:
@@ -123,6 +130,8 @@ def main():
           f"geometric mean {mean:.3f} (target <= {TARGET:.2f}), "
           f"worst {worst[1]:.3f} (seed {worst[0]}), best {best[1]:.3f} (seed {best[0]})")
     print(f"  rules / whole:   geometric mean {geometric_mean(rules):.3f}, worst {max(rules):.3f}")
+    print(f"  dt-opt's time over all the programs: rules {walls['rules']:.1f} s, "
+          f"windows {walls['windows']:.1f} s, whole plans {walls['whole']:.1f} s")
     for seed, ratio in sorted(windows.items(), key=lambda item: -item[1])[:args.show]:
         p = priced[seed]
         print(f"  seed {seed}: windows / whole {ratio:.3f}: rules {p['rules'] * 1e6:.1f} us, "
