@@ -75,17 +75,17 @@ inline constexpr unsigned kWindowSteps = 3;
 /// A program too large for a first round of whole plans is searched by
 /// windows (`windows`): each value's window is the ops of its block (a
 /// function's entry block, an scf.for's body or an scf.if's branch) within
-/// kWindowSteps use-def steps of it (small loops and branches whole), a
-/// function of its own whose arguments come, and whose results leave, as
-/// the plan has them (in a loop's body, inside a copy of the loop that
-/// carries what they read and make the next of). A pin is priced on its
-/// window alone, against the value pinned as the plan has it, so a round
-/// costs what one whole plan costs times the window's share of the
-/// program; pins whose windows do not overlap are then kept together if
-/// the whole plan with them is cheaper (fewer of them, the ones that saved
-/// most, until it is). A round reprices only the windows whose edges the
-/// last pins changed, and windows that are the same program (the layers of
-/// a model) are propagated once.
+/// kWindowSteps use-def steps of it (small loops, scf.while too, and
+/// branches whole), a function of its own whose arguments come, and whose
+/// results leave, as the plan has them (in a loop's body, inside a copy of
+/// the loop that carries what they read and make the next of). A pin is
+/// priced on its window alone, against the value pinned as the plan has
+/// it, so a round costs what one whole plan costs times the window's share
+/// of the program; pins whose windows do not overlap are then kept
+/// together if the whole plan with them is cheaper (fewer of them, the
+/// ones that saved most, until it is). A round reprices only the windows
+/// whose edges the last pins changed, and windows that are the same
+/// program (the layers of a model) are propagated once.
 class PlanSearch {
 public:
   PlanSearch(ModuleOp module, StringRef topology, bool combine, unsigned budget,
