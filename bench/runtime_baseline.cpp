@@ -4,6 +4,12 @@
 //                                        w2: HxK; prints seconds per call
 //                                        (min and mean) for the same OpenBLAS
 //                                        sgemm calls dt makes, on one thread.
+//   dt-bench-baseline conv N H W C F KH KW REPEAT
+//                                        y = conv(x, w), NHWC/HWCF, stride 1,
+//                                        no padding: an im2col loop and one
+//                                        OpenBLAS sgemm on one thread (the
+//                                        textbook CPU convolution); prints
+//                                        seconds per call (min and mean).
 //   dt-bench-baseline memcpy BYTES REPEAT  prints the best memcpy bandwidth.
 //   dt-bench-baseline rows N REPEAT      out = x * y + x - y over N floats,
 //                                        one loop; prints seconds per call
@@ -30,10 +36,12 @@ double now() {
 }
 
 [[noreturn]] void usage(const std::string &why) {
-  std::fprintf(stderr,
-               "dt-bench-baseline: %s\nusage: dt-bench-baseline mlp M K H "
-               "REPEAT | memcpy BYTES REPEAT | rows N REPEAT\n",
-               why.c_str());
+  std::fprintf(
+      stderr,
+      "dt-bench-baseline: %s\nusage: dt-bench-baseline mlp M K H REPEAT"
+      " | conv N H W C F KH KW REPEAT | memcpy BYTES REPEAT"
+      " | rows N REPEAT\n",
+      why.c_str());
   std::exit(2);
 }
 
@@ -106,6 +114,36 @@ int mlp(long m, long k, long h, int repeat) {
       [&] { return y[0]; });
 }
 
+int conv(long n, long h, long w, long c, long f, long kh, long kw, int repeat) {
+  openblas_set_num_threads(1);
+  if (kh > h || kw > w)
+    usage("the window must fit in the image");
+  long oh = h - kh + 1, ow = w - kw + 1, rows = n * oh * ow,
+       depth = kh * kw * c;
+  float *x = alignedFloats(n * h * w, c), *filter = alignedFloats(depth, f),
+        *col = alignedFloats(rows, depth), *y = alignedFloats(rows, f);
+  for (long i = 0; i < n * h * w * c; ++i)
+    x[i] = static_cast<float>((i % 13) - 6) / 8;
+  for (long i = 0; i < depth * f; ++i)
+    filter[i] = static_cast<float>((i % 7) - 3) / 16;
+  return timeCalls(
+      repeat,
+      [&] {
+        // col[(b, i, j), (p, q, ch)] = x[b, i + p, j + q, ch]: each row a
+        // patch, copied a window row (kw * c contiguous floats) at a time.
+        float *out = col;
+        for (long b = 0; b < n; ++b)
+          for (long i = 0; i < oh; ++i)
+            for (long j = 0; j < ow; ++j)
+              for (long p = 0; p < kh; ++p, out += kw * c)
+                std::memcpy(out, x + ((b * h + i + p) * w + j) * c,
+                            kw * c * sizeof(float));
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, f, depth,
+                    1.0f, col, depth, filter, f, 0.0f, y, f);
+      },
+      [&] { return y[rows / 2 * f]; });
+}
+
 int rows(long n, int repeat) {
   float *x = alignedFloats(n, 1), *y = alignedFloats(n, 1),
         *out = alignedFloats(n, 1);
@@ -144,6 +182,14 @@ int main(int argc, char **argv) {
          h = positive(argv[4], "H"), repeat = positive(argv[5], "REPEAT");
     return mlp(m, k, h, repeat);
   }
+  if (argc == 10 && !std::strcmp(argv[1], "conv")) {
+    long sizes[7];
+    const char *names[7] = {"N", "H", "W", "C", "F", "KH", "KW"};
+    for (int i = 0; i < 7; ++i)
+      sizes[i] = positive(argv[2 + i], names[i]);
+    return conv(sizes[0], sizes[1], sizes[2], sizes[3], sizes[4], sizes[5],
+                sizes[6], positive(argv[9], "REPEAT"));
+  }
   if (argc == 4 && !std::strcmp(argv[1], "memcpy")) {
     long bytes = positive(argv[2], "BYTES"),
          repeat = positive(argv[3], "REPEAT");
@@ -153,5 +199,5 @@ int main(int argc, char **argv) {
     long n = positive(argv[2], "N"), repeat = positive(argv[3], "REPEAT");
     return rows(n, repeat);
   }
-  usage("expected mlp, memcpy or rows and their numbers");
+  usage("expected mlp, conv, memcpy or rows and their numbers");
 }

@@ -76,7 +76,8 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
                                          StringRef matmulLibrary) {
   // Upstream passes are named by their textual form, which is their stable
   // interface across LLVM releases.
-  return ("func.func(convert-elementwise-to-linalg),dt-generalize-elementwise,"
+  return ("dt-convolutions-to-matmuls,"
+          "func.func(convert-elementwise-to-linalg),dt-generalize-elementwise,"
           "dt-widen-half-sums,dt-guard-integer-division,"
           "func.func(dt-fuse-elementwise,canonicalize),"
           "dt-unshare-fills,dt-read-only-arguments,"

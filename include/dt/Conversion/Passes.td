@@ -145,6 +145,47 @@ def GeneralizeElementwisePass : Pass<"dt-generalize-elementwise", "ModuleOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def ConvolutionsToMatmulsPass : Pass<"dt-convolutions-to-matmuls", "ModuleOp"> {
+  let summary = "Turns float convolutions into an im2col copy and a matmul the libraries compute";
+  let description = [{
+    A convolution (`linalg.conv_2d_nhwc_hwcf`, `conv_2d_nchw_fchw`,
+    `conv_1d_nwc_wcf`, `conv_3d_*`, or a generic of that shape) on static
+    tensors that multiplies and accumulates floats becomes a matmul of its
+    input's patches by its filter: with M the output's batch and image
+    dims, N its channel and K the filter's window and input-channel dims,
+    `out[M, N] += col[M, K] * filter[K, N]`, where `col` is a copy of the
+    input's patches (im2col: a `linalg.generic` that reads the input with
+    the convolution's own indexing map, strides and dilations included).
+    The contraction is then one BLAS or cuBLASLt call
+    (`dt-convert-matmul-to-blas`). M and K are taken in the order the output
+    and the filter hold them, so both are matrices by a collapse of their
+    dims; only an output whose channel is not its last dim (NCHW) is
+    transposed, to NHWC and back. Depthwise convolutions, poolings, integer
+    convolutions and those whose `col` would take more than `max-col-bytes`
+    stay as they are (loops). Runs on tensors, before bufferization.
+
+    ```mlir
+    %c = linalg.conv_2d_nhwc_hwcf {strides = dense<1> : tensor<2xi64>, ...}
+        ins(%x, %w : tensor<8x34x34x64xf32>, tensor<3x3x64x64xf32>)
+        outs(%z : tensor<8x32x32x64xf32>) -> tensor<8x32x32x64xf32>
+    // becomes
+    %col = linalg.generic {maps = [(n, h, w, kh, kw, c) -> (n, h + kh, w + kw, c),
+                                   identity]} ins(%x) outs(%e : tensor<8x32x32x3x3x64xf32>)
+    %a = tensor.collapse_shape %col [[0, 1, 2], [3, 4, 5]] : ... into tensor<8192x576xf32>
+    %b = tensor.collapse_shape %w [[0, 1, 2], [3]] : ... into tensor<576x64xf32>
+    %o = tensor.collapse_shape %z [[0, 1, 2], [3]] : ... into tensor<8192x64xf32>
+    %p = linalg.generic {maps = [(m, n, k) -> (m, k), (m, n, k) -> (k, n),
+                                 (m, n, k) -> (m, n)]} ins(%a, %b) outs(%o)  // a matmul
+    %c = tensor.expand_shape %p [[0, 1, 2], [3]] : ... into tensor<8x32x32x64xf32>
+    ```
+  }];
+  let options = [
+    Option<"maxColBytes", "max-col-bytes", "int64_t", "int64_t(1) << 30",
+           "The largest im2col copy made (bytes); a larger convolution stays loops">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
 def WidenHalfSumsPass : Pass<"dt-widen-half-sums", "ModuleOp"> {
   let summary = "Accumulates 16-bit floating-point sums in f32, rounding once";
   let description = [{

@@ -182,9 +182,22 @@ double mlir::dt::redistributionSeconds(const MeshInfo &mesh,
   return seconds;
 }
 
+/// Whether `op` is a convolution that multiplies and accumulates (not a
+/// pooling): as much work per point as a contraction.
+static bool isMultiplyAccumulateConvolution(linalg::LinalgOp op) {
+  return linalg::isaConvolutionOpInterface(op) &&
+         linalg::detail::isContractionBody(
+             *op.getBlock(), [](Operation *multiply, Operation *add) {
+               return (isa<arith::MulFOp>(multiply) &&
+                       isa<arith::AddFOp>(add)) ||
+                      (isa<arith::MulIOp>(multiply) && isa<arith::AddIOp>(add));
+             });
+}
+
 OpWork mlir::dt::estimateWork(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp || !linalg::isaContractionOpInterface(linalgOp))
+  if (!linalgOp || (!linalg::isaContractionOpInterface(linalgOp) &&
+                    !isMultiplyAccumulateConvolution(linalgOp)))
     return OpWork();
   OpWork work;
   // A multiply and an add per point of the iteration space.

@@ -132,8 +132,9 @@ struct OpWork {
 };
 
 /// What `op` computes, for contractions (matmul, batch_matmul, generics that
-/// multiply and accumulate) with static loops: two flops per point of the
-/// iteration space. Other ops count as no work: elementwise ops, reductions
+/// multiply and accumulate) and convolutions that multiply and accumulate
+/// (not poolings), with static loops: two flops per point of the iteration
+/// space. Other ops count as no work: elementwise ops, reductions
 /// and data movement read and write each element once, at a memory
 /// bandwidth ten times the links', so whether they run split or replicated
 /// weighs little beside the collectives around them; counting them would

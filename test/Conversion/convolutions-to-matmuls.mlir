@@ -1,0 +1,100 @@
+// dt-convolutions-to-matmuls: a float convolution becomes an im2col copy of
+// its input's patches (the convolution's own input map, strides and
+// dilations included) and a contraction of one m, n and k, which
+// dt-convert-matmul-to-blas makes a library call. Depthwise convolutions,
+// poolings and integer convolutions stay; so does one whose im2col copy
+// would pass max-col-bytes.
+// RUN: dt-opt %s -dt-convolutions-to-matmuls | FileCheck %s
+// RUN: dt-opt %s -dt-convolutions-to-matmuls=max-col-bytes=4096 | FileCheck %s --check-prefix=SMALL
+// And through the CPU lowering, each rewritten one is one BLAS call:
+// RUN: dt-opt %s -dt-lower-to-cpu | FileCheck %s --check-prefix=BLAS
+
+// CHECK-DAG: #[[STRIDED:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 2 + d3 * 2, d2 * 3 + d4, d5)>
+// CHECK-DAG: #[[NCHW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d1 + d4, d2 + d5)>
+// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[KN:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[NK:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// NHWC/HWCF, strided and dilated: col[n, h, w, kh, kw, c], the filter and
+// output collapsed as they are.
+// CHECK-LABEL: func.func @nhwc
+// CHECK-SAME: (%[[X:.*]]: tensor<4x11x11x6xf32>, %[[W:.*]]: tensor<3x2x6x8xf32>, %[[O:.*]]: tensor<4x4x3x8xf32>)
+// CHECK: %[[COL:.*]] = linalg.generic {indexing_maps = [#[[STRIDED]], #{{.*}}]{{.*}} ins(%[[X]] : tensor<4x11x11x6xf32>) outs(%{{.*}} : tensor<4x4x3x3x2x6xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]] : f32
+// CHECK: %[[CA:.*]] = tensor.collapse_shape %[[COL]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<4x4x3x3x2x6xf32> into tensor<48x36xf32>
+// CHECK: %[[CB:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0, 1, 2], [3]] : tensor<3x2x6x8xf32> into tensor<36x8xf32>
+// CHECK: %[[CC:.*]] = tensor.collapse_shape %[[O]] {{\[\[}}0, 1, 2], [3]] : tensor<4x4x3x8xf32> into tensor<48x8xf32>
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[A]], #[[KN]], #[[C]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[CA]], %[[CB]] : tensor<48x36xf32>, tensor<36x8xf32>) outs(%[[CC]] : tensor<48x8xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: %[[R:.*]] = tensor.expand_shape %[[P]] {{\[\[}}0, 1, 2], [3]] output_shape [4, 4, 3, 8] : tensor<48x8xf32> into tensor<4x4x3x8xf32>
+// CHECK: return %[[R]]
+// SMALL-LABEL: func.func @nhwc
+// SMALL: linalg.conv_2d_nhwc_hwcf
+// BLAS-LABEL: llvm.func @nhwc(
+// BLAS: call @dt_rt_matmul_f32
+func.func @nhwc(%x: tensor<4x11x11x6xf32>, %w: tensor<3x2x6x8xf32>, %o: tensor<4x4x3x8xf32>) -> tensor<4x4x3x8xf32> {
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<[2, 1]> : tensor<2xi64>, strides = dense<[2, 3]> : tensor<2xi64>}
+      ins(%x, %w : tensor<4x11x11x6xf32>, tensor<3x2x6x8xf32>) outs(%o : tensor<4x4x3x8xf32>) -> tensor<4x4x3x8xf32>
+  return %c : tensor<4x4x3x8xf32>
+}
+
+// NCHW/FCHW: the filter is [N, K] as it is; the output is transposed to
+// NHWC, accumulated into, and transposed back.
+// CHECK-LABEL: func.func @nchw
+// CHECK-SAME: (%[[X:.*]]: tensor<2x6x9x7xf32>, %[[W:.*]]: tensor<4x6x3x2xf32>, %[[O:.*]]: tensor<2x4x7x6xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[NCHW]], #{{.*}}]{{.*}} outs(%{{.*}} : tensor<2x7x6x6x3x2xf32>)
+// CHECK: %[[CB:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0], [1, 2, 3]] : tensor<4x6x3x2xf32> into tensor<4x36xf32>
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[O]] : tensor<2x4x7x6xf32>) outs(%{{.*}} : tensor<2x7x6x4xf32>) permutation = [0, 2, 3, 1]
+// CHECK: %[[CC:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0, 1, 2], [3]] : tensor<2x7x6x4xf32> into tensor<84x4xf32>
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[A]], #[[NK]], #[[C]]], {{.*}} ins(%{{.*}}, %[[CB]] : tensor<84x36xf32>, tensor<4x36xf32>) outs(%[[CC]] : tensor<84x4xf32>)
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[P]]
+// CHECK: %[[R:.*]] = linalg.transpose ins(%[[E]] : tensor<2x7x6x4xf32>) outs(%{{.*}} : tensor<2x4x7x6xf32>) permutation = [0, 3, 1, 2]
+// CHECK: return %[[R]]
+func.func @nchw(%x: tensor<2x6x9x7xf32>, %w: tensor<4x6x3x2xf32>, %o: tensor<2x4x7x6xf32>) -> tensor<2x4x7x6xf32> {
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x6x9x7xf32>, tensor<4x6x3x2xf32>) outs(%o : tensor<2x4x7x6xf32>) -> tensor<2x4x7x6xf32>
+  return %c : tensor<2x4x7x6xf32>
+}
+
+// A 1x1 convolution of stride 1 reads its input as it is: no copy.
+// CHECK-LABEL: func.func @pointwise
+// CHECK-SAME: (%[[X:.*]]: tensor<2x5x5x6xbf16>
+// CHECK-NOT: linalg.generic
+// CHECK: %[[CA:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1, 2], [3]] : tensor<2x5x5x6xbf16> into tensor<50x6xbf16>
+// CHECK: linalg.generic {indexing_maps = [#[[A]], #[[KN]], #[[C]]], {{.*}} ins(%[[CA]], %{{.*}} : tensor<50x6xbf16>, tensor<6x4xbf16>) outs(%{{.*}} : tensor<50x4xf32>)
+// CHECK: arith.extf
+// CHECK: arith.extf
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// BLAS-LABEL: llvm.func @pointwise(
+// BLAS: call @dt_rt_matmul_bf16_f32
+func.func @pointwise(%x: tensor<2x5x5x6xbf16>, %w: tensor<1x1x6x4xbf16>, %o: tensor<2x5x5x4xf32>) -> tensor<2x5x5x4xf32> {
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x5x5x6xbf16>, tensor<1x1x6x4xbf16>) outs(%o : tensor<2x5x5x4xf32>) -> tensor<2x5x5x4xf32>
+  return %c : tensor<2x5x5x4xf32>
+}
+
+// Left as they are: depthwise (no sum over input channels), pooling (no
+// multiply), integers (no library).
+// CHECK-LABEL: func.func @stay
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc
+// CHECK: linalg.pooling_nhwc_sum
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} tensor<2x5x5x3xi32>
+// CHECK-NOT: linalg.generic
+// BLAS-LABEL: llvm.func @stay(
+// BLAS-NOT: call @dt_rt_matmul
+// BLAS: llvm.return
+func.func @stay(%x: tensor<2x7x7x8xf32>, %dw: tensor<3x3x8xf32>, %o: tensor<2x5x5x8xf32>,
+                %win: tensor<3x3xf32>, %i: tensor<2x5x5x3xi32>, %iw: tensor<2x2x3x4xi32>,
+                %io: tensor<2x4x4x4xi32>) -> (tensor<2x5x5x8xf32>, tensor<2x5x5x8xf32>, tensor<2x4x4x4xi32>) {
+  %d = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %dw : tensor<2x7x7x8xf32>, tensor<3x3x8xf32>) outs(%o : tensor<2x5x5x8xf32>) -> tensor<2x5x5x8xf32>
+  %p = linalg.pooling_nhwc_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %win : tensor<2x7x7x8xf32>, tensor<3x3xf32>) outs(%o : tensor<2x5x5x8xf32>) -> tensor<2x5x5x8xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%i, %iw : tensor<2x5x5x3xi32>, tensor<2x2x3x4xi32>) outs(%io : tensor<2x4x4x4xi32>) -> tensor<2x4x4x4xi32>
+  return %d, %p, %c : tensor<2x5x5x8xf32>, tensor<2x5x5x8xf32>, tensor<2x4x4x4xi32>
+}
