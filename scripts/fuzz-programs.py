@@ -26,7 +26,11 @@ positive (a count, exact in every element type, so that the reference takes
 the same branch), selects by bool arguments whose combination (or, and,
 xor, perhaps reduced by or) may be a bool result, and dt.constrain to
 random shardings, returning the last value and up to two others nothing
-uses, with or without a sharding. Nothing
+uses, with or without a sharding. With --convolutions, convolutions too
+(1-D and 2-D, channels last or first, filters in each order the named ops
+have, random windows, strides and dilations): other programs than the
+same seeds make without, so the seeds that other tests and benches name
+keep their programs. Nothing
 about a program is chosen to suit dt: whatever the planner, the collectives,
 the partitioning or the code generation get wrong shows up as a verify
 failure, a crash or a rejected program.
@@ -371,6 +375,57 @@ class Program:
             out = rounded
         # Keep magnitudes near 1 so that tolerances stay meaningful.
         self.values.append((self.squash(out, shape), shape))
+
+    # (layout, rank, filter dims as (window dims, "c", "f") in order, whether
+    # the channel dim comes right after the batch dim)
+    CONVOLUTIONS = [
+        ("linalg.conv_1d_nwc_wcf", 3, ("w", "c", "f"), False),
+        ("linalg.conv_1d_ncw_fcw", 3, ("f", "c", "w"), True),
+        ("linalg.conv_2d_nhwc_hwcf", 4, ("w", "w", "c", "f"), False),
+        ("linalg.conv_2d_nhwc_fhwc", 4, ("f", "w", "w", "c"), False),
+        ("linalg.conv_2d_nchw_fchw", 4, ("f", "c", "w", "w"), True),
+    ]
+
+    def op_conv(self):
+        """A convolution (--convolutions) of a 3-D or 4-D value, with a
+        filter argument of random window, stride and dilation."""
+        op, rank, filter_dims, channels_first = self.rng.choice(self.CONVOLUTIONS)
+        value = self.pick(lambda s: len(s) == rank and self.rng.random() < 0.7)
+        if value:
+            name, shape = value
+        else:
+            shape = []
+            for _ in range(rank):
+                shape.append(self.dim(*shape))
+            name = self.new_arg(shape)
+        spatial = shape[2:] if channels_first else shape[1:-1]
+        channels = shape[1] if channels_first else shape[-1]
+        windows, strides, dilations, out_spatial = [], [], [], []
+        for extent in spatial:
+            window = self.rng.randint(1, min(3, extent))
+            dilation = self.rng.choice([1, 1, 2]) if (window - 1) * 2 < extent else 1
+            stride = self.rng.choice([1, 1, 2])
+            span = (window - 1) * dilation + 1
+            windows.append(window)
+            strides.append(stride)
+            dilations.append(dilation)
+            out_spatial.append((extent - span) // stride + 1)
+        filters = self.rng.choice(DIMS)
+        dims = iter(windows)
+        filter_shape = [next(dims) if d == "w" else channels if d == "c" else filters
+                        for d in filter_dims]
+        filt = self.new_arg(filter_shape)
+        out_shape = ([shape[0], filters] + out_spatial if channels_first
+                     else [shape[0]] + out_spatial + [filters])
+        init = self.filled(out_shape)
+        out = self.fresh()
+        n = len(spatial)
+        self.emit(
+            f"{out} = {op} {{dilations = dense<{dilations}> : tensor<{n}xi64>, "
+            f"strides = dense<{strides}> : tensor<{n}xi64>}} ins({name}, {filt} : "
+            f"{ttype(shape)}, {ttype(filter_shape)}) outs({init} : {ttype(out_shape)}) "
+            f"-> {ttype(out_shape)}")
+        self.values.append((self.squash(out, out_shape), out_shape))
 
     def op_transpose(self):
         v = self.pick(lambda s: len(s) >= 2)
@@ -1062,7 +1117,7 @@ class Program:
         self.emit(f"{out} = dt.constrain {name} to {sharding} : {ttype(shape)}")
         self.values.append((out, shape))
 
-    def generate(self, nops):
+    def generate(self, nops, convolutions=False):
         first = []
         for _ in range(self.rng.choice([1, 2, 2, 2, 3])):
             first.append(self.dim(*first))
@@ -1100,7 +1155,7 @@ class Program:
             (self.op_two_outputs, 1),
             (self.op_lookup, 1),
             (self.op_constrain, 4),
-        ]
+        ] + ([(self.op_conv, 4)] if convolutions else [])
         funcs = [f for f, w in ops for _ in range(w)]
         for _ in range(nops):
             self.rng.choice(funcs)()
@@ -1158,13 +1213,14 @@ OUT_OF_BOUNDS_MARK = "// may index out of bounds"
 OUT_OF_BOUNDS_ERROR = re.compile(r"rank \d+: index -?\d+ is out of bounds \[0, \d+\)|the single-device reference: index")
 
 
-def program(seed):
-    """The program of `seed` and its number of ranks."""
+def program(seed, convolutions=False):
+    """The program of `seed` and its number of ranks (with convolutions
+    among its ops: another program)."""
     global ELEMENT
     rng = random.Random(seed)
     ELEMENT = rng.choice(["f32"] * 6 + ["f64", "bf16", "f16", "i32", "i64"])
     prog = Program(rng)
-    text = prog.generate(rng.randint(2, 16))
+    text = prog.generate(rng.randint(2, 16), convolutions)
     if prog.may_index_out_of_bounds:
         text = OUT_OF_BOUNDS_MARK + "\n" + text
     ranks = 1
@@ -1232,13 +1288,15 @@ def main():
     parser.add_argument("--compile-args", default="", help="dt-compile's options, as --target=cuda --emulate-gpu")
     parser.add_argument("--mpirun", help="run under this mpirun command (-np is added) on the MPI backend")
     parser.add_argument("--compile-only", action="store_true", help="with --dt-compile: compile, run nothing")
+    parser.add_argument("--convolutions", action="store_true",
+                        help="convolutions among the ops (other programs than without)")
     parser.add_argument("--print", action="store_true")
     args = parser.parse_args()
 
     seeds = [args.seed * 100003 + i for i in range(args.programs)]
     if args.print:
         for seed in seeds:
-            text, ranks = program(seed)
+            text, ranks = program(seed, args.convolutions)
             print(f"// seed {seed}, {ranks} ranks\n{text}")
         return 0
     if not args.dt_run:
@@ -1246,7 +1304,7 @@ def main():
 
     counts = {"pass": 0, "bounds": 0, "wrong": 0, "error": 0, "crash": 0}
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        programs = {seed: program(seed) for seed in seeds}
+        programs = {seed: program(seed, args.convolutions) for seed in seeds}
         futures = {seed: pool.submit(run_one, args, seed, *programs[seed]) for seed in seeds}
         for seed in seeds:
             verdict, output = futures[seed].result()

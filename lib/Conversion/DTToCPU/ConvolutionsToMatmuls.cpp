@@ -178,27 +178,44 @@ void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
 
   // col[m..., k...] = input[map(m, k)]: the input's map over the loops of
   // m and k, renumbered (n reads nothing), without the loops of one trip
-  // (at 0), so that a 1x1 convolution of stride 1 reads its input as it is.
-  auto longer = [&](ArrayRef<unsigned> loops) {
-    SmallVector<unsigned> kept = llvm::filter_to_vector(
-        loops, [&](unsigned loop) { return ranges[loop] != 1; });
-    if (kept.empty())
-      kept.push_back(loops.front());
-    return kept;
-  };
-  SmallVector<unsigned> colLoops = longer(conv.m);
-  unsigned colM = colLoops.size();
-  colLoops.append(longer(conv.k));
-  SmallVector<AffineExpr> renumbered(op.getNumLoops(),
-                                     getAffineConstantExpr(0, ctx));
-  SmallVector<int64_t> colShape;
-  for (auto [i, loop] : llvm::enumerate(colLoops)) {
-    renumbered[loop] = getAffineDimExpr(i, ctx);
-    colShape.push_back(ranges[loop]);
-  }
-  AffineMap inputMap = maps[0].replaceDimsAndSymbols(
-      renumbered, {}, colLoops.size(), maps[0].getNumSymbols());
+  // (at 0), so that a 1x1 convolution of stride 1 reads its input as it is;
+  // with them where that would leave the input read along a dim at a loop
+  // alone, over less than its extent (a generic must span such a dim: a
+  // stride that skips the last rows of the image).
   auto inputType = cast<RankedTensorType>(input.getType());
+  SmallVector<unsigned> colLoops;
+  unsigned colM = 0;
+  SmallVector<int64_t> colShape;
+  AffineMap inputMap;
+  for (bool dropOnes : {true, false}) {
+    auto kept = [&](ArrayRef<unsigned> loops) {
+      SmallVector<unsigned> longer = llvm::filter_to_vector(
+          loops, [&](unsigned loop) { return !dropOnes || ranges[loop] != 1; });
+      if (longer.empty())
+        longer.push_back(loops.front());
+      return longer;
+    };
+    colLoops = kept(conv.m);
+    colM = colLoops.size();
+    colLoops.append(kept(conv.k));
+    SmallVector<AffineExpr> renumbered(op.getNumLoops(),
+                                       getAffineConstantExpr(0, ctx));
+    colShape.clear();
+    for (auto [i, loop] : llvm::enumerate(colLoops)) {
+      renumbered[loop] = getAffineDimExpr(i, ctx);
+      colShape.push_back(ranges[loop]);
+    }
+    inputMap = maps[0].replaceDimsAndSymbols(renumbered, {}, colLoops.size(),
+                                             maps[0].getNumSymbols());
+    bool spans =
+        llvm::all_of(llvm::enumerate(inputMap.getResults()), [&](auto result) {
+          auto dim = dyn_cast<AffineDimExpr>(result.value());
+          return !dim || colShape[dim.getPosition()] ==
+                             inputType.getDimSize(result.index());
+        });
+    if (spans)
+      break;
+  }
   Value col = input;
   if (!inputMap.isIdentity() || inputType.getShape() != ArrayRef(colShape)) {
     Value empty = tensor::EmptyOp::create(rewriter, loc, colShape,
