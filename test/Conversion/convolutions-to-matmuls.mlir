@@ -59,6 +59,25 @@ func.func @nchw(%x: tensor<2x6x9x7xf32>, %w: tensor<4x6x3x2xf32>, %o: tensor<2x4
   return %c : tensor<2x4x7x6xf32>
 }
 
+// Into zeros, NCHW: the zeros are made again as NHWC, not transposed.
+// CHECK-LABEL: func.func @nchw_zeros
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x7x6x4xf32>)
+// CHECK: %[[CC:.*]] = tensor.collapse_shape %[[Z]] {{\[\[}}0, 1, 2], [3]] : tensor<2x7x6x4xf32> into tensor<84x4xf32>
+// CHECK: linalg.generic {{.*}} outs(%[[CC]] : tensor<84x4xf32>)
+// CHECK: linalg.transpose
+// CHECK-NOT: linalg.transpose
+// CHECK: return
+// BLAS-LABEL: llvm.func @nchw_zeros(
+// BLAS: call @dt_rt_matmul_into_f32
+func.func @nchw_zeros(%x: tensor<2x6x9x7xf32>, %w: tensor<4x6x3x2xf32>) -> tensor<2x4x7x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x7x6xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x7x6xf32>) -> tensor<2x4x7x6xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x6x9x7xf32>, tensor<4x6x3x2xf32>) outs(%z : tensor<2x4x7x6xf32>) -> tensor<2x4x7x6xf32>
+  return %c : tensor<2x4x7x6xf32>
+}
+
 // A 1x1 convolution of stride 1 reads its input as it is: no copy.
 // CHECK-LABEL: func.func @pointwise
 // CHECK-SAME: (%[[X:.*]]: tensor<2x5x5x6xbf16>

@@ -19,6 +19,14 @@
 // CHECK: verify: PASS
 // MIXED-COUNT-4: : ok
 // MIXED: verify: PASS
+// dt-run --profile names what a convolution became: its im2col copy, its
+// matmul call and, for NCHW, the transpose of its product back (the bias
+// it accumulates into goes the other way first).
+// RUN: dt-compile --profile-kernels %s -o %t.so
+// RUN: dt-run %t.so --seed 3 --profile | FileCheck %s --check-prefix=PROFILE
+// PROFILE-DAG: convolution (
+// PROFILE-DAG: im2col (
+// PROFILE-DAG: {{^ +[0-9.]+ us \( +[0-9.]+ us\) +2 +[0-9.]+% +transpose \(}}
 // Each float convolution but the depthwise one is a matmul call:
 // RUN: dt-opt %s -dt-shard | dt-opt -dt-lower-to-cpu | FileCheck %s --check-prefix=LOWERED
 // LOWERED-COUNT-7: call @dt_rt_matmul

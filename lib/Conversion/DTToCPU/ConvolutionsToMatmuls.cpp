@@ -165,7 +165,11 @@ SmallVector<int64_t> moveBackFromEnd(unsigned to, unsigned rank) {
 void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
              const ConvAsMatmul &conv) {
   MLIRContext *ctx = op.getContext();
-  Location loc = op.getLoc();
+  // Named, so that dt-run --profile says what each kernel and call is.
+  auto named = [&](StringRef name) {
+    return NameLoc::get(StringAttr::get(ctx, name), op.getLoc());
+  };
+  Location loc = named("convolution");
   rewriter.setInsertionPoint(op);
   Value input = op.getDpsInputs()[0], filter = op.getDpsInputs()[1],
         init = op.getDpsInits()[0];
@@ -221,7 +225,7 @@ void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
     Value empty = tensor::EmptyOp::create(rewriter, loc, colShape,
                                           inputType.getElementType());
     col = linalg::GenericOp::create(
-              rewriter, loc, empty.getType(), input, empty,
+              rewriter, named("im2col"), empty.getType(), input, empty,
               {inputMap, rewriter.getMultiDimIdentityMap(colLoops.size())},
               parallel(colLoops.size()),
               [](OpBuilder &b, Location loc, ValueRange args) {
@@ -237,18 +241,33 @@ void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
   unsigned filterRank = numK + 1;
   bool filterNFirst = conv.nInFilter == 0 && filterRank > 1;
   if (!filterNFirst && conv.nInFilter != filterRank - 1)
-    filter =
-        transpose(rewriter, loc, filter, moveToEnd(conv.nInFilter, filterRank));
+    filter = transpose(rewriter, named("transpose"), filter,
+                       moveToEnd(conv.nInFilter, filterRank));
   filter = tensor::CollapseShapeOp::create(
       rewriter, loc, filter,
       filterNFirst ? twoGroups(1, filterRank) : twoGroups(numK, filterRank));
 
-  // The output as [M, N]: transposed there first when n is not its last dim.
+  // The output as [M, N]: transposed there first when n is not its last dim
+  // (a fill is made again in that shape: the usual zeros, or a bias of one
+  // value).
   unsigned outputRank = numM + 1;
   bool outputNLast = conv.nInOutput == outputRank - 1;
-  Value acc = outputNLast ? init
-                          : transpose(rewriter, loc, init,
-                                      moveToEnd(conv.nInOutput, outputRank));
+  Value acc = init;
+  if (!outputNLast) {
+    SmallVector<int64_t> toEnd = moveToEnd(conv.nInOutput, outputRank);
+    if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+      auto initType = cast<RankedTensorType>(init.getType());
+      Value empty = tensor::EmptyOp::create(
+          rewriter, loc,
+          llvm::map_to_vector(
+              toEnd, [&](int64_t d) { return initType.getDimSize(d); }),
+          initType.getElementType());
+      acc = linalg::FillOp::create(rewriter, loc, fill.getInputs(), empty)
+                .getResult(0);
+    } else {
+      acc = transpose(rewriter, named("transpose"), init, toEnd);
+    }
+  }
   auto accType = cast<RankedTensorType>(acc.getType());
   acc = tensor::CollapseShapeOp::create(rewriter, loc, acc,
                                         twoGroups(numM, outputRank));
@@ -272,7 +291,7 @@ void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
                                                matmul->getResult(0),
                                                twoGroups(numM, outputRank));
   if (!outputNLast)
-    result = transpose(rewriter, loc, result,
+    result = transpose(rewriter, named("transpose"), result,
                        moveBackFromEnd(conv.nInOutput, outputRank));
   rewriter.replaceOp(op, result);
 }

@@ -201,6 +201,10 @@ static bool sameKernel(func::FuncOp a, func::FuncOp b) {
 
 /// How a timed site is named: `what (file:line:col)`.
 static std::string siteName(StringRef what, Location loc) {
+  // A name the lowering gave the site (dt-convolutions-to-matmuls' im2col
+  // and convolution) says more than the op's.
+  if (auto named = dyn_cast<NameLoc>(loc))
+    what = named.getName().strref();
   std::string at = sourceLocation(loc);
   return at.empty() ? what.str() : (what + " (" + at + ")").str();
 }
