@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,15 @@ void *alignedBytes(size_t bytes) {
     std::exit(1);
   }
   return p;
+}
+
+/// The product of `factors`, or the usage line when it overflows.
+long product(std::initializer_list<long> factors) {
+  long result = 1;
+  for (long factor : factors)
+    if (__builtin_mul_overflow(result, factor, &result))
+      usage("the matrices' sizes overflow");
+  return result;
 }
 
 /// An a x b matrix of floats.
@@ -118,11 +128,11 @@ int conv(long n, long h, long w, long c, long f, long kh, long kw, int repeat) {
   openblas_set_num_threads(1);
   if (kh > h || kw > w)
     usage("the window must fit in the image");
-  long oh = h - kh + 1, ow = w - kw + 1, rows = n * oh * ow,
-       depth = kh * kw * c;
-  float *x = alignedFloats(n * h * w, c), *filter = alignedFloats(depth, f),
+  long oh = h - kh + 1, ow = w - kw + 1, pixels = product({n, h, w}),
+       rows = product({n, oh, ow}), depth = product({kh, kw, c});
+  float *x = alignedFloats(pixels, c), *filter = alignedFloats(depth, f),
         *col = alignedFloats(rows, depth), *y = alignedFloats(rows, f);
-  for (long i = 0; i < n * h * w * c; ++i)
+  for (long i = 0; i < pixels * c; ++i)
     x[i] = static_cast<float>((i % 13) - 6) / 8;
   for (long i = 0; i < depth * f; ++i)
     filter[i] = static_cast<float>((i % 7) - 3) / 16;
