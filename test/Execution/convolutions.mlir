@@ -4,10 +4,11 @@
 // against the single-device reference, sharded four ways on a 2x2 mesh:
 // batch (dp), output channels (tp), input channels (a partial sum over tp,
 // reduced after), and an NCHW output accumulated into a bias (the product
-// made as NHWC and transposed back). A filter's gradient written as a
-// generic is one too. @mixed: 16-bit convolutions (bf16 into f32, and bf16
-// throughout: summed in f32, rounded once), and a depthwise and an integer
-// one, which stay loops.
+// made as NHWC and transposed back); 3-D, and generics of a convolution's
+// shape: a filter's gradient, and a filter that holds its output channel
+// between its window dims (transposed first). @mixed: 16-bit convolutions
+// (bf16 into f32, and bf16 throughout: summed in f32, rounded once), and a
+// depthwise and an integer one, which stay loops.
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
 // RUN: %npy pattern-run %dt_run %s > %t.dtrun
 // RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.dtrun | FileCheck %s --check-prefix=COMPARE
@@ -15,7 +16,7 @@
 // RUN: dt-run %s --seed 3 --verify | FileCheck %s
 // RUN: dt-run %s --entry=mixed --seed 3 --verify | FileCheck %s --check-prefix=MIXED
 // RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --seed 3 --verify | FileCheck %s %}
-// CHECK-COUNT-5: : ok
+// CHECK-COUNT-7: : ok
 // CHECK: verify: PASS
 // MIXED-COUNT-4: : ok
 // MIXED: verify: PASS
@@ -29,7 +30,7 @@
 // PROFILE-DAG: {{^ +[0-9.]+ us \( +[0-9.]+ us\) +2 +[0-9.]+% +transpose \(}}
 // Each float convolution but the depthwise one is a matmul call:
 // RUN: dt-opt %s -dt-shard | dt-opt -dt-lower-to-cpu | FileCheck %s --check-prefix=LOWERED
-// LOWERED-COUNT-7: call @dt_rt_matmul
+// LOWERED-COUNT-9: call @dt_rt_matmul
 // LOWERED-NOT: call @dt_rt_matmul
 dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
 func.func @main(
@@ -39,9 +40,12 @@ func.func @main(
     %nchw: tensor<2x6x9x7xf32> {dt.name = "nchw", dt.sharding = #dt.sharding<@mesh, [S(0), R]>},
     %fchw: tensor<4x6x3x2xf32> {dt.name = "fchw", dt.sharding = #dt.sharding<@mesh, [R, R]>},
     %bias: tensor<4xf32> {dt.name = "bias", dt.sharding = #dt.sharding<@mesh, [R, R]>},
-    %dy: tensor<4x9x9x8xf32> {dt.name = "dy", dt.sharding = #dt.sharding<@mesh, [S(0), R]>})
+    %dy: tensor<4x9x9x8xf32> {dt.name = "dy", dt.sharding = #dt.sharding<@mesh, [S(0), R]>},
+    %vol: tensor<2x5x6x7x3xf32> {dt.name = "vol", dt.sharding = #dt.sharding<@mesh, [S(0), R]>},
+    %dhwcf: tensor<2x3x2x3x4xf32> {dt.name = "dhwcf", dt.sharding = #dt.sharding<@mesh, [R, S(4)]>},
+    %hfwc: tensor<3x4x2x6xf32> {dt.name = "hfwc", dt.sharding = #dt.sharding<@mesh, [R, R]>})
     -> (tensor<4x5x3x8xf32>, tensor<4x10x10x8xf32>, tensor<2x4x7x6xf32>, tensor<4x9x9x8xf32>,
-        tensor<3x3x6x8xf32>) {
+        tensor<3x3x6x8xf32>, tensor<2x4x2x3x4xf32>, tensor<4x9x10x4xf32>) {
   %zero = arith.constant 0.0 : f32
   // Strided and dilated, NHWC/HWCF: batch over dp, output channels over tp.
   %e0 = tensor.empty() : tensor<4x5x3x8xf32>
@@ -83,8 +87,28 @@ func.func @main(
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   } -> tensor<3x3x6x8xf32>
-  return %c0, %c1, %c2, %r3, %dw : tensor<4x5x3x8xf32>, tensor<4x10x10x8xf32>, tensor<2x4x7x6xf32>,
-      tensor<4x9x9x8xf32>, tensor<3x3x6x8xf32>
+  // 3-D, strided and dilated.
+  %e5 = tensor.empty() : tensor<2x4x2x3x4xf32>
+  %z5 = linalg.fill ins(%zero : f32) outs(%e5 : tensor<2x4x2x3x4xf32>) -> tensor<2x4x2x3x4xf32>
+  %c5 = linalg.conv_3d_ndhwc_dhwcf {dilations = dense<[1, 2, 1]> : tensor<3xi64>, strides = dense<[1, 1, 2]> : tensor<3xi64>}
+      ins(%vol, %dhwcf : tensor<2x5x6x7x3xf32>, tensor<2x3x2x3x4xf32>) outs(%z5 : tensor<2x4x2x3x4xf32>) -> tensor<2x4x2x3x4xf32>
+  // A generic whose filter holds the output channel between its window
+  // dims ([kh, f, kw, c]): transposed to [K, N] first.
+  %e6 = tensor.empty() : tensor<4x9x10x4xf32>
+  %z6 = linalg.fill ins(%zero : f32) outs(%e6 : tensor<4x9x10x4xf32>) -> tensor<4x9x10x4xf32>
+  %c6 = linalg.generic {
+      indexing_maps = [affine_map<(n, i, j, f, kh, kw, c) -> (n, i + kh, j + kw, c)>,
+                       affine_map<(n, i, j, f, kh, kw, c) -> (kh, f, kw, c)>,
+                       affine_map<(n, i, j, f, kh, kw, c) -> (n, i, j, f)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%img, %hfwc : tensor<4x11x11x6xf32>, tensor<3x4x2x6xf32>) outs(%z6 : tensor<4x9x10x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x9x10x4xf32>
+  return %c0, %c1, %c2, %r3, %dw, %c5, %c6 : tensor<4x5x3x8xf32>, tensor<4x10x10x8xf32>, tensor<2x4x7x6xf32>,
+      tensor<4x9x9x8xf32>, tensor<3x3x6x8xf32>, tensor<2x4x2x3x4xf32>, tensor<4x9x10x4xf32>
 }
 
 func.func @mixed(

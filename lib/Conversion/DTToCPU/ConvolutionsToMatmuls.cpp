@@ -25,7 +25,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::dt {
@@ -239,7 +238,7 @@ void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
   // The filter as [K, N] (n its last dim) or [N, K] (its first); else
   // transposed to [K..., N] first.
   unsigned filterRank = numK + 1;
-  bool filterNFirst = conv.nInFilter == 0 && filterRank > 1;
+  bool filterNFirst = conv.nInFilter == 0;
   if (!filterNFirst && conv.nInFilter != filterRank - 1)
     filter = transpose(rewriter, named("transpose"), filter,
                        moveToEnd(conv.nInFilter, filterRank));
