@@ -15,6 +15,7 @@
 // CHECK-DAG: #[[KN:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
 // CHECK-DAG: #[[NK:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
 // CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[KM:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
 
 // NHWC/HWCF, strided and dilated: col[n, h, w, kh, kw, c], the filter and
 // output collapsed as they are.
@@ -129,4 +130,29 @@ func.func @skips_rows(%x: tensor<6x3x8x1xf32>, %w: tensor<2x1x1x9xf32>, %o: tens
   %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>}
       ins(%x, %w : tensor<6x3x8x1xf32>, tensor<2x1x1x9xf32>) outs(%o : tensor<6x1x8x9xf32>) -> tensor<6x1x8x9xf32>
   return %c : tensor<6x1x8x9xf32>
+}
+
+// A filter's gradient (a generic of a convolution's shape: the window is
+// its output, the batch and image are summed): the image's channels are
+// its rows, so col is [K, M] = [n, i, j | kh, kw, c], copied along the
+// image's rows, and read transposed.
+// CHECK-LABEL: func.func @filter_gradient
+// CHECK: %[[COL:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x8x8x3x3x6xf32>)
+// CHECK: %[[CA:.*]] = tensor.collapse_shape %[[COL]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<4x8x8x3x3x6xf32> into tensor<256x54xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[KM]], #[[KN]], #[[C]]], {{.*}} ins(%[[CA]], %{{.*}} : tensor<256x54xf32>, tensor<256x5xf32>) outs(%{{.*}} : tensor<54x5xf32>)
+// BLAS-LABEL: llvm.func @filter_gradient(
+// BLAS: call @dt_rt_matmul_f32
+func.func @filter_gradient(%x: tensor<4x10x10x6xf32>, %dy: tensor<4x8x8x5xf32>, %o: tensor<3x3x6x5xf32>) -> tensor<3x3x6x5xf32> {
+  %dw = linalg.generic {
+      indexing_maps = [affine_map<(kh, kw, c, f, n, i, j) -> (n, i + kh, j + kw, c)>,
+                       affine_map<(kh, kw, c, f, n, i, j) -> (n, i, j, f)>,
+                       affine_map<(kh, kw, c, f, n, i, j) -> (kh, kw, c, f)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %dy : tensor<4x10x10x6xf32>, tensor<4x8x8x5xf32>) outs(%o : tensor<3x3x6x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<3x3x6x5xf32>
+  return %dw : tensor<3x3x6x5xf32>
 }

@@ -160,7 +160,10 @@ def ConvolutionsToMatmulsPass : Pass<"dt-convolutions-to-matmuls", "ModuleOp"> {
     (`dt-convert-matmul-to-blas`). M and K are taken in the order the output
     and the filter hold them, so both are matrices by a collapse of their
     dims; only an output whose channel is not its last dim (NCHW) is
-    transposed, to NHWC and back. Depthwise convolutions, poolings, integer
+    transposed, to NHWC and back. `col` is `[K, M]` instead, read
+    transposed, where the input's last dim is read at a row's loop (a
+    filter's gradient written as a generic: the image's channels are its
+    rows), so that the copy runs along the input's rows. Depthwise convolutions, poolings, integer
     convolutions and those whose `col` would take more than `max-col-bytes`
     stay as they are (loops). Runs on tensors, before bufferization.
 

@@ -14,7 +14,8 @@
 // M and K dims are taken in the order the output and the filter hold them,
 // so the output and filter are matrices by a collapse of their dims, and a
 // transpose is made only where the output channel sits between them (NCHW's
-// output: the product comes as NHWC and is transposed back). The
+// output: the product comes as NHWC and is transposed back). col is laid
+// out so that its copy runs along the input's rows. The
 // convolution's body (multiply, accumulate, with its casts) becomes the
 // contraction's as it is.
 //
@@ -185,9 +186,15 @@ void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
   // with them where that would leave the input read along a dim at a loop
   // alone, over less than its extent (a generic must span such a dim: a
   // stride that skips the last rows of the image).
+  // col is [M, K], or [K, M] where the input's last dim (the one it holds
+  // contiguous) is read at a row's loop alone (a filter's gradient: the
+  // image's channels are its rows), so that the copy reads the input along
+  // its rows; the library then reads col transposed.
   auto inputType = cast<RankedTensorType>(input.getType());
+  auto lastRead = dyn_cast<AffineDimExpr>(maps[0].getResults().back());
+  bool kFirst = lastRead && llvm::is_contained(conv.m, lastRead.getPosition());
   SmallVector<unsigned> colLoops;
-  unsigned colM = 0;
+  unsigned colFirst = 0;
   SmallVector<int64_t> colShape;
   AffineMap inputMap;
   for (bool dropOnes : {true, false}) {
@@ -198,9 +205,9 @@ void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
         longer.push_back(loops.front());
       return longer;
     };
-    colLoops = kept(conv.m);
-    colM = colLoops.size();
-    colLoops.append(kept(conv.k));
+    colLoops = kept(kFirst ? conv.k : conv.m);
+    colFirst = colLoops.size();
+    colLoops.append(kept(kFirst ? conv.m : conv.k));
     SmallVector<AffineExpr> renumbered(op.getNumLoops(),
                                        getAffineConstantExpr(0, ctx));
     colShape.clear();
@@ -233,7 +240,7 @@ void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
               ->getResult(0);
   }
   col = tensor::CollapseShapeOp::create(rewriter, loc, col,
-                                        twoGroups(colM, colLoops.size()));
+                                        twoGroups(colFirst, colLoops.size()));
 
   // The filter as [K, N] (n its last dim) or [N, K] (its first); else
   // transposed to [K..., N] first.
@@ -271,12 +278,12 @@ void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
   acc = tensor::CollapseShapeOp::create(rewriter, loc, acc,
                                         twoGroups(numM, outputRank));
 
-  // out[m, n] += col[m, k] * filter[k, n] (or filter[n, k]), with the
-  // convolution's own body.
+  // out[m, n] += col[m, k] (or col[k, m]) * filter[k, n] (or filter[n, k]),
+  // with the convolution's own body.
   AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
              k = getAffineDimExpr(2, ctx);
   SmallVector<AffineMap> matmulMaps = {
-      AffineMap::get(3, 0, {m, k}, ctx),
+      AffineMap::get(3, 0, kFirst ? ArrayRef{k, m} : ArrayRef{m, k}, ctx),
       AffineMap::get(3, 0, filterNFirst ? ArrayRef{n, k} : ArrayRef{k, n}, ctx),
       AffineMap::get(3, 0, {m, n}, ctx)};
   auto matmul = linalg::GenericOp::create(
