@@ -376,8 +376,9 @@ class Program:
         # Keep magnitudes near 1 so that tolerances stay meaningful.
         self.values.append((self.squash(out, shape), shape))
 
-    # (layout, rank, filter dims as (window dims, "c", "f") in order, whether
-    # the channel dim comes right after the batch dim)
+    # (op, rank of the image, the filter's dims in order: "w" a window dim,
+    # "c" the image's channels, "f" the filters; whether the image's channels
+    # come right after its batch dim)
     CONVOLUTIONS = [
         ("linalg.conv_1d_nwc_wcf", 3, ("w", "c", "f"), False),
         ("linalg.conv_1d_ncw_fcw", 3, ("f", "c", "w"), True),
