@@ -22,10 +22,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "dt/Conversion/Passes.h"
+#include "dt/Dialect/DT/Transforms/ShardingCost.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::dt {
@@ -58,14 +59,6 @@ std::optional<SmallVector<unsigned>> loopsOf(AffineMap map) {
   return loops;
 }
 
-/// Whether `body` multiplies and accumulates floats (with casts between).
-bool isFloatMultiplyAccumulate(Block &body) {
-  return linalg::detail::isContractionBody(
-      body, [](Operation *multiply, Operation *add) {
-        return isa<arith::MulFOp>(multiply) && isa<arith::AddFOp>(add);
-      });
-}
-
 /// `op` as a matmul, when it is a convolution of static float tensors that
 /// multiplies and accumulates, with one output channel and no depthwise
 /// dims (those stay loops), whose col matrix stays under `maxColBytes`.
@@ -79,8 +72,7 @@ std::optional<ConvAsMatmul> matchConvolution(linalg::LinalgOp op,
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 ||
       !llvm::all_of(op->getOperandTypes(), isStaticFloats) ||
-      !linalg::isaConvolutionOpInterface(op) || op.hasIndexSemantics() ||
-      !isFloatMultiplyAccumulate(*op.getBlock()))
+      op.hasIndexSemantics() || !isMultiplyAccumulateConvolution(op))
     return std::nullopt;
   FailureOr<linalg::ConvolutionDimensions> dims =
       linalg::inferConvolutionDims(op);
@@ -126,14 +118,21 @@ std::optional<ConvAsMatmul> matchConvolution(linalg::LinalgOp op,
   return conv;
 }
 
+/// An empty tensor of `value`'s type with its dims permuted: dim i is dim
+/// `permutation[i]` of `value`.
+Value emptyPermuted(OpBuilder &b, Location loc, Value value,
+                    ArrayRef<int64_t> permutation) {
+  auto type = cast<RankedTensorType>(value.getType());
+  return tensor::EmptyOp::create(b, loc,
+                                 applyPermutation(type.getShape(), permutation),
+                                 type.getElementType());
+}
+
 /// `value` permuted so that its dim i is the dim `permutation[i]` of
 /// `value` (linalg.transpose).
 Value transpose(OpBuilder &b, Location loc, Value value,
                 ArrayRef<int64_t> permutation) {
-  auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<int64_t> shape = llvm::map_to_vector(
-      permutation, [&](int64_t dim) { return type.getDimSize(dim); });
-  Value empty = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  Value empty = emptyPermuted(b, loc, value, permutation);
   return linalg::TransposeOp::create(b, loc, value, empty, permutation)
       ->getResult(0);
 }
@@ -146,19 +145,13 @@ SmallVector<ReassociationIndices> twoGroups(unsigned split, unsigned rank) {
 }
 
 /// The permutation that moves dim `from` of a tensor of `rank` dims to the
-/// end (or, inverted, from the end back to `from`).
+/// end (inverted, from the end back to `from`).
 SmallVector<int64_t> moveToEnd(unsigned from, unsigned rank) {
   SmallVector<int64_t> permutation;
   for (unsigned d = 0; d < rank; ++d)
     if (d != from)
       permutation.push_back(d);
   permutation.push_back(from);
-  return permutation;
-}
-SmallVector<int64_t> moveBackFromEnd(unsigned to, unsigned rank) {
-  SmallVector<int64_t> permutation;
-  for (unsigned d = 0; d < rank; ++d)
-    permutation.push_back(d < to ? d : d == to ? rank - 1 : d - 1);
   return permutation;
 }
 
@@ -262,13 +255,8 @@ void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
   if (!outputNLast) {
     SmallVector<int64_t> toEnd = moveToEnd(conv.nInOutput, outputRank);
     if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
-      auto initType = cast<RankedTensorType>(init.getType());
-      Value empty = tensor::EmptyOp::create(
-          rewriter, loc,
-          llvm::map_to_vector(
-              toEnd, [&](int64_t d) { return initType.getDimSize(d); }),
-          initType.getElementType());
-      acc = linalg::FillOp::create(rewriter, loc, fill.getInputs(), empty)
+      acc = linalg::FillOp::create(rewriter, loc, fill.getInputs(),
+                                   emptyPermuted(rewriter, loc, init, toEnd))
                 .getResult(0);
     } else {
       acc = transpose(rewriter, named("transpose"), init, toEnd);
@@ -297,8 +285,9 @@ void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
                                                matmul->getResult(0),
                                                twoGroups(numM, outputRank));
   if (!outputNLast)
-    result = transpose(rewriter, named("transpose"), result,
-                       moveBackFromEnd(conv.nInOutput, outputRank));
+    result = transpose(
+        rewriter, named("transpose"), result,
+        invertPermutationVector(moveToEnd(conv.nInOutput, outputRank)));
   rewriter.replaceOp(op, result);
 }
 

@@ -182,12 +182,11 @@ double mlir::dt::redistributionSeconds(const MeshInfo &mesh,
   return seconds;
 }
 
-/// Whether `op` is a convolution that multiplies and accumulates (not a
-/// pooling): as much work per point as a contraction.
-static bool isMultiplyAccumulateConvolution(linalg::LinalgOp op) {
-  return linalg::isaConvolutionOpInterface(op) &&
+bool mlir::dt::isMultiplyAccumulateConvolution(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && linalg::isaConvolutionOpInterface(linalgOp) &&
          linalg::detail::isContractionBody(
-             *op.getBlock(), [](Operation *multiply, Operation *add) {
+             *linalgOp.getBlock(), [](Operation *multiply, Operation *add) {
                return (isa<arith::MulFOp>(multiply) &&
                        isa<arith::AddFOp>(add)) ||
                       (isa<arith::MulIOp>(multiply) && isa<arith::AddIOp>(add));

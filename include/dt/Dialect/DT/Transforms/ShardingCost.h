@@ -131,6 +131,11 @@ struct OpWork {
   unsigned elementBits = 32;
 };
 
+/// Whether `op` is a convolution that multiplies and accumulates (floats or
+/// integers; not a pooling): as much work per point as a contraction, and a
+/// matmul of its input's patches (dt-convolutions-to-matmuls).
+bool isMultiplyAccumulateConvolution(Operation *op);
+
 /// What `op` computes, for contractions (matmul, batch_matmul, generics that
 /// multiply and accumulate) and convolutions that multiply and accumulate
 /// (not poolings), with static loops: two flops per point of the iteration
