@@ -19,11 +19,14 @@ that brings the ranks together. The
 device line comes from an f32 and a bf16 matmul and an elementwise add run
 on every rank at once, so a rank's rates are what it gets while the others
 compute too, and the memory is the machine's divided among the ranks it
-holds (--ranks-per-machine).
+holds (--ranks-per-machine). The cache line comes from the same add on
+vectors that fit in half of a core's L2 cache (its size from getconf, or
+--cache-bytes): the rate at which the small buffers a bucket of gradients
+copies move.
 
 Usage: scripts/calibrate-topology.py --mesh dp=2,tp=2 [--backend threads|mpi]
            [--mpirun "mpirun --oversubscribe"] [--out FILE] [--rounds 3]
-           [--repeat 6] [--sizes 4096,65536,...] [--quick]
+           [--repeat 6] [--sizes 4096,65536,...] [--cache-bytes N] [--quick]
        scripts/calibrate-topology.py --fit FILE.json   (fit given points)
 """
 
@@ -127,7 +130,7 @@ class Runner:
     def __init__(self, args, ranks, workdir):
         self.args, self.ranks, self.workdir = args, ranks, workdir
 
-    def run(self, name, text, profile):
+    def run(self, name, text, profile, repeat=None):
         src = os.path.join(self.workdir, name + ".mlir")
         lib = os.path.join(self.workdir, name + ".so")
         with open(src, "w") as f:
@@ -138,7 +141,7 @@ class Runner:
         if proc.returncode != 0:
             sys.exit(f"calibrate: dt-compile failed on {src}:\n{proc.stderr[-3000:]}")
         cmd = [self.args.dt_run, lib, "--seed", "0", "--repeat",
-               str(self.args.repeat), "--backend", self.args.backend]
+               str(repeat or self.args.repeat), "--backend", self.args.backend]
         if profile:
             cmd.append("--profile")
         if self.args.backend == "mpi":
@@ -163,6 +166,24 @@ def profile_rows(output):
             seconds = float(m.group(1)) * UNITS[m.group(2)] / int(m.group(3))
             rows.append((m.group(4), m.group(5), seconds))
     return rows
+
+
+def l2_cache_bytes():
+    """A core's L2 cache in bytes (glibc's getconf, then sysfs), or None."""
+    try:
+        out = subprocess.run(["getconf", "LEVEL2_CACHE_SIZE"], capture_output=True,
+                             text=True).stdout.strip()
+        if out.isdigit() and int(out) > 0:
+            return int(out)
+    except OSError:
+        pass
+    try:
+        with open("/sys/devices/system/cpu/cpu0/cache/index2/size") as f:
+            text = f.read().strip()
+        units = {"K": 1 << 10, "M": 1 << 20}
+        return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def seconds_per_call(output):
@@ -269,6 +290,8 @@ def main():
                         help="the device's matmuls are N x N x N")
     parser.add_argument("--add", type=int, default=4 << 20,
                         help="elements of the device's add")
+    parser.add_argument("--cache-bytes", type=int,
+                        help="a core's cache (default: its L2, from getconf)")
     parser.add_argument("--ranks-per-machine", type=int,
                         help="ranks sharing this machine's memory (default: all)")
     parser.add_argument("--timeout", type=float, default=600)
@@ -334,21 +357,35 @@ def main():
                              f"  {fitted * 1e6:9.1f} us")
             lines.append(format_link(name, alpha, bandwidth))
 
-        def rate(kind, size, work):
+        def rate(kind, size, work, repeat=None):
             times = [seconds_per_call(runner.run(f"{kind}", compute_program(
-                axes, kind, size), False)) for _ in range(args.rounds)]
+                axes, kind, size), False, repeat)) for _ in range(args.rounds)]
             return work / min(times)
 
         n3 = args.matmul
         flops32 = rate("f32", n3, 2.0 * n3 ** 3)
         flops16 = rate("bf16", n3, 2.0 * n3 ** 3)
         memory_rate = rate("add", args.add, 3.0 * 4 * args.add)
+        cache = args.cache_bytes or l2_cache_bytes()
+        if cache:
+            # Three vectors in half the cache, called often enough to time.
+            elems = max(256, cache // 24 // 256 * 256)
+            cache_rate = rate("add", elems, 3.0 * 4 * elems,
+                              max(args.repeat, (64 << 20) // (12 * elems)))
         per_machine = args.ranks_per_machine or ranks
         memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / per_machine
     lines.append("# device  16-bit TFLOP/s  32-bit TFLOP/s  memory GB/s  memory GB "
                  "(per rank, all ranks computing)")
     lines.append(f"device    {flops16 / 1e12:.4g}  {flops32 / 1e12:.4g}  "
                  f"{memory_rate / 1e9:.4g}  {memory / 1e9:.4g}")
+    if not cache:
+        lines.append("# no cache line: a core's L2 size is unknown (give --cache-bytes)")
+    elif cache_rate <= memory_rate:
+        lines.append(f"# no cache line: adds within {cache} B ran at "
+                     f"{cache_rate / 1e9:.4g} GB/s, no faster than memory")
+    else:
+        lines.append("# cache  MB  GB/s (a core's L2; copies of data that fit move at this rate)")
+        lines.append(f"cache     {cache / 1e6:.4g}  {cache_rate / 1e9:.4g}")
     text = "\n".join(lines) + "\n"
     if args.out:
         tmp = args.out + ".tmp"

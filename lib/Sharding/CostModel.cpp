@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 
 namespace dt {
@@ -55,6 +56,31 @@ double DeviceModel::seconds(double flops, double bytes,
                   bytes / memoryBytesPerSecond);
 }
 
+double DeviceModel::copySeconds(double bytes) const {
+  double moved = 2 * bytes;
+  if (cacheBytesPerSecond <= 0)
+    return moved / memoryBytesPerSecond;
+  double cached = std::min(moved, cacheBytes);
+  return cached / cacheBytesPerSecond + (moved - cached) / memoryBytesPerSecond;
+}
+
+/// The rest of a line's fields as numbers, or none if one is not a number.
+static std::optional<std::vector<double>> numbersOf(std::istream &fields) {
+  std::vector<double> numbers;
+  for (std::string field; fields >> field;) {
+    char *end = nullptr;
+    numbers.push_back(std::strtod(field.c_str(), &end));
+    if (*end != '\0')
+      return std::nullopt;
+  }
+  return numbers;
+}
+
+static bool allPositive(const std::vector<double> &numbers) {
+  return std::all_of(numbers.begin(), numbers.end(),
+                     [](double x) { return x > 0 && std::isfinite(x); });
+}
+
 Topology Topology::defaults(Span<int64_t> meshShape, int64_t ranksPerNode) {
   Topology topology;
   topology.links_.resize(meshShape.size());
@@ -77,7 +103,7 @@ bool Topology::parse(std::string_view text, Span<std::string> axisNames,
                      std::string &error) {
   topology = defaults(meshShape);
   std::vector<bool> seen(axisNames.size(), false);
-  bool deviceSeen = false;
+  bool deviceSeen = false, cacheSeen = false;
   std::istringstream lines{std::string(text)};
   std::string line;
   for (int lineNumber = 1; std::getline(lines, line); ++lineNumber) {
@@ -91,31 +117,37 @@ bool Topology::parse(std::string_view text, Span<std::string> axisNames,
       return false;
     };
     std::string extra;
+    DeviceModel &device = topology.device_;
     if (name == "device") {
       // Three rates, then optionally the memory.
-      std::vector<double> numbers;
-      bool numeric = true;
-      for (std::string field; fields >> field;) {
-        char *end = nullptr;
-        numbers.push_back(std::strtod(field.c_str(), &end));
-        numeric &= *end == '\0';
-      }
-      if (!numeric || numbers.size() < 3 || numbers.size() > 4)
+      std::optional<std::vector<double>> numbers = numbersOf(fields);
+      if (!numbers || numbers->size() < 3 || numbers->size() > 4)
         return fail("expected 'device <16-bit TFLOP/s> <32-bit TFLOP/s> "
                     "<memory GB/s> [<memory GB>]', got '" +
                     line + "'");
       if (deviceSeen)
         return fail("the device is described twice");
-      if (!std::all_of(numbers.begin(), numbers.end(),
-                       [](double x) { return x > 0 && std::isfinite(x); }))
+      if (!allPositive(*numbers))
         return fail("the device's rates and memory must be > 0");
       deviceSeen = true;
-      DeviceModel &device = topology.device_;
-      device.flopsPerSecond16 = numbers[0] * 1e12;
-      device.flopsPerSecond32 = numbers[1] * 1e12;
-      device.memoryBytesPerSecond = numbers[2] * 1e9;
-      if (numbers.size() == 4)
-        device.memoryBytes = numbers[3] * 1e9;
+      device.flopsPerSecond16 = (*numbers)[0] * 1e12;
+      device.flopsPerSecond32 = (*numbers)[1] * 1e12;
+      device.memoryBytesPerSecond = (*numbers)[2] * 1e9;
+      if (numbers->size() == 4)
+        device.memoryBytes = (*numbers)[3] * 1e9;
+      continue;
+    }
+    if (name == "cache") {
+      std::optional<std::vector<double>> numbers = numbersOf(fields);
+      if (!numbers || numbers->size() != 2)
+        return fail("expected 'cache <MB> <GB/s>', got '" + line + "'");
+      if (cacheSeen)
+        return fail("the cache is described twice");
+      if (!allPositive(*numbers))
+        return fail("the cache's size and rate must be > 0");
+      cacheSeen = true;
+      device.cacheBytes = (*numbers)[0] * 1e6;
+      device.cacheBytesPerSecond = (*numbers)[1] * 1e9;
       continue;
     }
     double latencyMicros, gigabytesPerSecond;

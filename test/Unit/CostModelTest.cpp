@@ -82,6 +82,27 @@ TEST(CostModelTest, ParsesADevice) {
       Topology::parse("device 2 0.5 100 512", names, mesh, topology, error))
       << error;
   EXPECT_DOUBLE_EQ(topology.device().memoryBytes, 512e9);
+  // No cache unless a line says so.
+  EXPECT_EQ(topology.device().cacheBytes, 0);
+  ASSERT_TRUE(Topology::parse("cache 1.5 200\ndevice 2 0.5 100", names, mesh,
+                              topology, error))
+      << error;
+  EXPECT_DOUBLE_EQ(topology.device().cacheBytes, 1.5e6);
+  EXPECT_DOUBLE_EQ(topology.device().cacheBytesPerSecond, 200e9);
+  EXPECT_DOUBLE_EQ(topology.device().memoryBytesPerSecond, 100e9);
+}
+
+TEST(CostModelTest, CopiesThatFitTheCacheMoveAtItsRate) {
+  dt::DeviceModel device{100e12, 10e12, 1e11};
+  // No cache: 1 MB read and written at 100 GB/s, 20 us.
+  EXPECT_DOUBLE_EQ(device.copySeconds(1e6), 20e-6);
+  device.cacheBytes = 4e6;
+  device.cacheBytesPerSecond = 4e11;
+  // 2 MB moved, all in a 4 MB cache at 400 GB/s: 5 us.
+  EXPECT_DOUBLE_EQ(device.copySeconds(1e6), 5e-6);
+  // 10 MB moved: 4 MB at the cache's rate (10 us), 6 MB at the memory's
+  // (60 us).
+  EXPECT_DOUBLE_EQ(device.copySeconds(5e6), 70e-6);
 }
 
 TEST(CostModelTest, DeviceTimeIsTheSlowerSide) {
@@ -125,6 +146,14 @@ TEST(CostModelTest, RejectsBadDescriptions) {
        "topology line 1: the device's rates and memory must be > 0"},
       {"device 1 1 1 inf",
        "topology line 1: the device's rates and memory must be > 0"},
+      {"cache 1", "topology line 1: expected 'cache <MB> <GB/s>', got "
+                  "'cache 1'"},
+      {"cache 1 2 3", "topology line 1: expected 'cache <MB> <GB/s>', got "
+                      "'cache 1 2 3'"},
+      {"cache 1 fast", "topology line 1: expected 'cache <MB> <GB/s>', got "
+                       "'cache 1 fast'"},
+      {"cache 1 2\ncache 1 2", "topology line 2: the cache is described twice"},
+      {"cache 0 200", "topology line 1: the cache's size and rate must be > 0"},
   };
   for (const Case &c : cases) {
     Topology topology;

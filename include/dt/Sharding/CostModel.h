@@ -54,12 +54,18 @@ double ringSeconds(CollectiveKind kind, int64_t groupSize, double bytes,
 
 /// The speed and memory of one device. Defaults: an H200 (dense bf16/f16
 /// tensor-core and plain f32 rates, HBM3e bandwidth, at what real kernels
-/// reach; 141 GB of memory).
+/// reach; 141 GB of memory), with no cache: every byte a copy moves goes at
+/// the memory's rate unless a topology description says what the cache
+/// holds and how fast.
 struct DeviceModel {
   double flopsPerSecond16 = 800e12;
   double flopsPerSecond32 = 60e12;
   double memoryBytesPerSecond = 4e12;
   double memoryBytes = 141e9;
+  /// The cache a copy of data just made stays in (a CPU core's L2, a GPU's
+  /// L2), and its rate; 0: none.
+  double cacheBytes = 0;
+  double cacheBytesPerSecond = 0;
 
   /// The rate for elements of `elementBits` bits: 16-bit and narrower use
   /// tensor cores, wider types the f32 rate.
@@ -69,6 +75,12 @@ struct DeviceModel {
   /// Seconds for `flops` on elements of `elementBits` bits that move `bytes`
   /// to and from memory: the slower of the two.
   double seconds(double flops, double bytes, unsigned elementBits) const;
+  /// Seconds to copy `bytes`, each read and written once, from data that
+  /// was just made: of the `2 bytes` the source and the destination span,
+  /// the part that fits in the cache moves at its rate, the rest at the
+  /// memory's (the small buffers a bucket of gradients copies stay in the
+  /// cache, several times faster than a large tensor's copy).
+  double copySeconds(double bytes) const;
 };
 
 /// The links of every axis of one mesh, and the device at each rank.
@@ -87,10 +99,11 @@ public:
   ///   # comment
   ///   <axis name> <latency in microseconds> <bandwidth in GB/s>
   ///   device <16-bit TFLOP/s> <32-bit TFLOP/s> <memory GB/s> [<memory GB>]
+  ///   cache <MB> <GB/s>
   ///
-  /// On a malformed line, an unknown or repeated axis (or device line), or a
-  /// non-positive number, returns false and sets `error` to a message naming
-  /// the line.
+  /// On a malformed line, an unknown or repeated axis (or device or cache
+  /// line), or a non-positive number, returns false and sets `error` to a
+  /// message naming the line.
   static bool parse(std::string_view text, Span<std::string> axisNames,
                     Span<int64_t> meshShape, Topology &topology,
                     std::string &error);

@@ -87,7 +87,7 @@ double Bucket::lostOverlap(ArrayRef<std::pair<Operation *, double>> members,
 double Bucket::seconds() const {
   if (members.size() == 1)
     return collectiveSeconds(bytes);
-  return collectiveSeconds(bytes) + copySeconds(device, copyBytes) +
+  return collectiveSeconds(bytes) + device.copySeconds(copyBytes) +
          lostOverlap(readies, ready);
 }
 
@@ -100,7 +100,7 @@ Bucket::Refusal Bucket::refusal(const BucketCandidate &c, double *combined,
   SmallVector<std::pair<Operation *, double>> joined(readies);
   joined.push_back({c.ready, collectiveSeconds(c.bytes)});
   double together = collectiveSeconds(bytes + c.bytes) +
-                    copySeconds(device, copyBytes + c.copied) +
+                    device.copySeconds(copyBytes + c.copied) +
                     lostOverlap(joined, laterReady(ready, c.ready));
   double separate = seconds() + collectiveSeconds(c.bytes);
   if (combined)

@@ -150,10 +150,6 @@ double mlir::dt::axisTransitionSeconds(const MeshInfo &mesh, unsigned axis,
   return ::dt::ringSeconds(kind, n, bytes, link);
 }
 
-double mlir::dt::copySeconds(const ::dt::DeviceModel &device, double bytes) {
-  return 2 * bytes / device.memoryBytesPerSecond;
-}
-
 double mlir::dt::joinedAllReduceSeconds(const MeshInfo &mesh, unsigned axis,
                                         RankedTensorType type,
                                         ArrayRef<Placement> placements) {
@@ -165,7 +161,7 @@ double mlir::dt::joinedAllReduceSeconds(const MeshInfo &mesh, unsigned axis,
                 link.bytesPerSecond;
   // The input is copied into the combined buffer once; the results are
   // views of it.
-  return std::min(alone, wire + copySeconds(mesh.topology.device(), bytes));
+  return std::min(alone, wire + mesh.topology.device().copySeconds(bytes));
 }
 
 double mlir::dt::redistributionSeconds(const MeshInfo &mesh,

@@ -415,7 +415,9 @@ def CombineCollectivesPass : Pass<"dt-combine-collectives", "ModuleOp"> {
     when the alpha-beta model says that is cheaper: each collective pays its
     latency (the `(n-1)` or `2(n-1)` message steps of its group's link), and
     combining pays copies into and out of one buffer (every byte read and
-    written at the device's memory bandwidth). This is DDP's gradient
+    written at the device's memory bandwidth, or at its cache's for the
+    part of the copy that fits there: the topology's `cache` line). This is
+    DDP's gradient
     bucketing (all_reduce) and FSDP's (the weights' all_gathers, the
     gradients' reduce_scatters), decided by the model.
 

@@ -103,9 +103,6 @@ double axisTransitionSeconds(const MeshInfo &mesh, unsigned axis,
                              ArrayRef<::dt::Placement> placements,
                              ::dt::Placement from, ::dt::Placement to);
 
-/// Seconds to copy `bytes` on `device`: each byte read and written once.
-double copySeconds(const ::dt::DeviceModel &device, double bytes);
-
 /// Estimated seconds an all_reduce of mesh axis `axis` of a tensor of
 /// `type` (the other axes as in `placements`) adds when it runs in one call
 /// with others of its group (dt-combine-collectives): its bytes on the wire
