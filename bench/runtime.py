@@ -70,6 +70,15 @@ by side in one run, printing ratios against the targets.
    baseline conv), each keeping its best call over ROUNDS turns. Target:
    dt / hand-written <= 1.25. Before the rewrite, the convolution's seven
    loops took 181 ms a call here, against 7.8 ms after.
+12. Run to run: 8 all_gathers of 4 KiB on dp=2 (threads), one after
+   another, in PROCESSES dt-run processes of 20 calls each. Target: the
+   slowest process's best call / the fastest process's <= 2 (a process
+   whose ranks share a CPU is slow at every call). The scheduler put both
+   ranks of a process on one CPU in about half the runs here; before a rank
+   moved off a shared CPU (runtime/lib/Threads.cpp) such a process stayed
+   there, 40 times slower (890 us a call against 21 us at best): in three
+   runs of the item the slowest process was 44-45 times the fastest,
+   against 1.2-1.4 after.
 
 5-7 compare two compilations of one program: dt-bench-pair (bench/pair.cpp)
 calls the two in alternating turns in one process on the same buffers, and
@@ -278,6 +287,25 @@ COLLECTIVES = [("all_reduce", "P(sum)", "R"),
 
 ROUNDS = 3  # turns taken by the all_reduce and the memcpy
 RANK = re.compile(r"rank (\d+): ([\d.]+) us per call \(min ([\d.]+) us")
+
+
+def gathers(count, elements):
+    """`count` all_gathers, one after another, of `elements` f32 on dp=2."""
+    tensor = f"tensor<{elements}xf32>"
+    args = ", ".join(f"%x{i}: {tensor} {{dt.sharding = #dt.sharding<@mesh, [S(0)]>}}"
+                     for i in range(count))
+    results = ", ".join(f"{tensor} {{dt.sharding = #dt.sharding<@mesh, [R]>}}"
+                        for _ in range(count))
+    values = ", ".join(f"%x{i}" for i in range(count))
+    types = ", ".join(tensor for _ in range(count))
+    return f'''dt.mesh @mesh = <["dp" = 2]>
+func.func @main({args}) -> ({results}) {{
+  return {values} : {types}
+}}
+'''
+
+
+PROCESSES = 30  # dt-run processes of item 12
 
 
 def build_tools(build, needed=("dt-compile", "dt-run", "dt-bench-pair", "dt-bench-baseline")):
@@ -512,7 +540,17 @@ def main():
               f"{conv_best*1e3:.2f} ms ({flops/conv_best/1e9:.1f} GFLOP/s), hand-written im2col "
               f"+ sgemm min {conv_hand*1e3:.2f} ms ({flops/conv_hand/1e9:.1f} GFLOP/s)")
 
-        print("\nratios (measured side by side in this run; 1-4 and 8-11 best of the calls, 5-7 median of paired turns)")
+        gathers_so = compile_program(tools, tmp, "gathers", gathers(8, 1024),
+                                     ["--combine-collectives=false"])
+        process_bests = sorted(time_program(tools, gathers_so, 20)[1]
+                               for _ in range(PROCESSES))
+        print(f"8 all_gathers of 4 KiB on dp=2 (threads), {PROCESSES} processes of 20 calls, "
+              f"each's best call: fastest {process_bests[0]*1e6:.1f} us, median "
+              f"{process_bests[len(process_bests) // 2]*1e6:.1f} us, slowest "
+              f"{process_bests[-1]*1e6:.1f} us")
+
+        print("\nratios (measured side by side in this run; 1-4 and 8-11 best of the calls, "
+              "5-7 median of paired turns, 12 across processes)")
         ratio = one_best / hand_best
         check("dt 1 rank / hand-written", f"{ratio:.3f}", "<= 1.15", ratio <= 1.15)
         speedup = one_best / two_best
@@ -538,6 +576,9 @@ def main():
         conv_ratio = conv_best / conv_hand
         check("convolution: dt / hand-written im2col", f"{conv_ratio:.2f}", "<= 1.25",
               conv_ratio <= 1.25)
+        spread = process_bests[-1] / process_bests[0]
+        check("slowest process / fastest (8 all_gathers)", f"{spread:.2f}", "<= 2",
+              spread <= 2)
     return 1 if failures else 0
 
 
