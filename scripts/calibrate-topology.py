@@ -306,6 +306,8 @@ def main():
     if not args.mesh:
         parser.error("--mesh is required")
     axes = parse_mesh(args.mesh)
+    if args.cache_bytes is not None and args.cache_bytes <= 0:
+        sys.exit(f"calibrate: --cache-bytes must be > 0, got {args.cache_bytes}")
     for tool in (args.dt_run, args.dt_compile):
         if not os.access(tool, os.X_OK):
             sys.exit(f"calibrate: {tool} is not an executable (build dt first, "
