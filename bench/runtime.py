@@ -262,20 +262,30 @@ func.func @main(%x: tensor<{TOKENS}xf32> {{dt.sharding = #dt.sharding<@mesh, [R]
 '''
 
 
-def gradients(count, side):
-    """`count` partial sums over dp=2, each side x side f32, made replicated."""
-    tensor = f"tensor<{side}x{side}xf32>"
-    args = ", ".join(f"%g{i}: {tensor} {{dt.sharding = #dt.sharding<@mesh, [P(sum)]>}}"
+def made_replicated(count, tensor, placement):
+    """`count` tensors of type `tensor`, `placement` over dp=2, each made
+    replicated by its own collective."""
+    args = ", ".join(f"%x{i}: {tensor} {{dt.sharding = #dt.sharding<@mesh, [{placement}]>}}"
                      for i in range(count))
     results = ", ".join(f"{tensor} {{dt.sharding = #dt.sharding<@mesh, [R]>}}"
                         for _ in range(count))
-    values = ", ".join(f"%g{i}" for i in range(count))
+    values = ", ".join(f"%x{i}" for i in range(count))
     types = ", ".join(tensor for _ in range(count))
     return f'''dt.mesh @mesh = <["dp" = 2]>
 func.func @main({args}) -> ({results}) {{
   return {values} : {types}
 }}
 '''
+
+
+def gradients(count, side):
+    """`count` partial sums over dp=2, each side x side f32, made replicated."""
+    return made_replicated(count, f"tensor<{side}x{side}xf32>", "P(sum)")
+
+
+def gathers(count, elements):
+    """`count` all_gathers, one after another, of `elements` f32 on dp=2."""
+    return made_replicated(count, f"tensor<{elements}xf32>", "S(0)")
 
 
 # The collectives timed against memcpy; only the all_reduce has a target.
@@ -287,22 +297,6 @@ COLLECTIVES = [("all_reduce", "P(sum)", "R"),
 
 ROUNDS = 3  # turns taken by the all_reduce and the memcpy
 RANK = re.compile(r"rank (\d+): ([\d.]+) us per call \(min ([\d.]+) us")
-
-
-def gathers(count, elements):
-    """`count` all_gathers, one after another, of `elements` f32 on dp=2."""
-    tensor = f"tensor<{elements}xf32>"
-    args = ", ".join(f"%x{i}: {tensor} {{dt.sharding = #dt.sharding<@mesh, [S(0)]>}}"
-                     for i in range(count))
-    results = ", ".join(f"{tensor} {{dt.sharding = #dt.sharding<@mesh, [R]>}}"
-                        for _ in range(count))
-    values = ", ".join(f"%x{i}" for i in range(count))
-    types = ", ".join(tensor for _ in range(count))
-    return f'''dt.mesh @mesh = <["dp" = 2]>
-func.func @main({args}) -> ({results}) {{
-  return {values} : {types}
-}}
-'''
 
 
 PROCESSES = 30  # dt-run processes of item 12
