@@ -64,23 +64,6 @@ double DeviceModel::copySeconds(double bytes) const {
   return cached / cacheBytesPerSecond + (moved - cached) / memoryBytesPerSecond;
 }
 
-/// The rest of a line's fields as numbers, or none if one is not a number.
-static std::optional<std::vector<double>> numbersOf(std::istream &fields) {
-  std::vector<double> numbers;
-  for (std::string field; fields >> field;) {
-    char *end = nullptr;
-    numbers.push_back(std::strtod(field.c_str(), &end));
-    if (*end != '\0')
-      return std::nullopt;
-  }
-  return numbers;
-}
-
-static bool allPositive(const std::vector<double> &numbers) {
-  return std::all_of(numbers.begin(), numbers.end(),
-                     [](double x) { return x > 0 && std::isfinite(x); });
-}
-
 Topology Topology::defaults(Span<int64_t> meshShape, int64_t ranksPerNode) {
   Topology topology;
   topology.links_.resize(meshShape.size());
@@ -116,20 +99,46 @@ bool Topology::parse(std::string_view text, Span<std::string> axisNames,
       error = "topology line " + std::to_string(lineNumber) + ": " + what;
       return false;
     };
+    // The numbers of a `device` or `cache` line (`what`), seen once:
+    // between `least` and `most` of them, each > 0. Otherwise none, with
+    // `error` naming the line.
+    auto numbersOf =
+        [&](size_t least, size_t most, const std::string &usage,
+            const std::string &what, const std::string &positive,
+            bool &seenBefore) -> std::optional<std::vector<double>> {
+      std::vector<double> numbers;
+      bool numeric = true;
+      for (std::string field; fields >> field;) {
+        char *end = nullptr;
+        numbers.push_back(std::strtod(field.c_str(), &end));
+        numeric &= *end == '\0';
+      }
+      std::string wrong;
+      if (!numeric || numbers.size() < least || numbers.size() > most)
+        wrong = "expected '" + usage + "', got '" + line + "'";
+      else if (seenBefore)
+        wrong = "the " + what + " is described twice";
+      else if (!std::all_of(numbers.begin(), numbers.end(),
+                            [](double x) { return x > 0 && std::isfinite(x); }))
+        wrong = "the " + what + "'s " + positive + " must be > 0";
+      if (!wrong.empty()) {
+        fail(wrong);
+        return std::nullopt;
+      }
+      seenBefore = true;
+      return numbers;
+    };
     std::string extra;
     DeviceModel &device = topology.device_;
     if (name == "device") {
       // Three rates, then optionally the memory.
-      std::optional<std::vector<double>> numbers = numbersOf(fields);
-      if (!numbers || numbers->size() < 3 || numbers->size() > 4)
-        return fail("expected 'device <16-bit TFLOP/s> <32-bit TFLOP/s> "
-                    "<memory GB/s> [<memory GB>]', got '" +
-                    line + "'");
-      if (deviceSeen)
-        return fail("the device is described twice");
-      if (!allPositive(*numbers))
-        return fail("the device's rates and memory must be > 0");
-      deviceSeen = true;
+      std::optional<std::vector<double>> numbers =
+          numbersOf(3, 4,
+                    "device <16-bit TFLOP/s> <32-bit TFLOP/s> <memory GB/s> "
+                    "[<memory GB>]",
+                    "device", "rates and memory", deviceSeen);
+      if (!numbers)
+        return false;
       device.flopsPerSecond16 = (*numbers)[0] * 1e12;
       device.flopsPerSecond32 = (*numbers)[1] * 1e12;
       device.memoryBytesPerSecond = (*numbers)[2] * 1e9;
@@ -138,14 +147,10 @@ bool Topology::parse(std::string_view text, Span<std::string> axisNames,
       continue;
     }
     if (name == "cache") {
-      std::optional<std::vector<double>> numbers = numbersOf(fields);
-      if (!numbers || numbers->size() != 2)
-        return fail("expected 'cache <MB> <GB/s>', got '" + line + "'");
-      if (cacheSeen)
-        return fail("the cache is described twice");
-      if (!allPositive(*numbers))
-        return fail("the cache's size and rate must be > 0");
-      cacheSeen = true;
+      std::optional<std::vector<double>> numbers = numbersOf(
+          2, 2, "cache <MB> <GB/s>", "cache", "size and rate", cacheSeen);
+      if (!numbers)
+        return false;
       device.cacheBytes = (*numbers)[0] * 1e6;
       device.cacheBytesPerSecond = (*numbers)[1] * 1e9;
       continue;

@@ -93,7 +93,6 @@ private:
   /// The CPU each rank last arrived at a barrier on (-1: none yet); made
   /// under the mutex by the first publish, read without it after.
   std::unique_ptr<std::atomic<int>[]> cpus_;
-  int64_t ranks_ = 0;
 };
 
 absl::Status ThreadsBackend::publish(RankContext &rank, const Group &group,
@@ -108,9 +107,8 @@ absl::Status ThreadsBackend::publish(RankContext &rank, const Group &group,
       entry->out.resize(group.size());
     }
     if (!cpus_) {
-      ranks_ = rank.mesh().size();
-      cpus_ = std::make_unique<std::atomic<int>[]>(ranks_);
-      for (int64_t r = 0; r < ranks_; ++r)
+      cpus_ = std::make_unique<std::atomic<int>[]>(rank.mesh().size());
+      for (int64_t r = 0; r < rank.mesh().size(); ++r)
         cpus_[r].store(-1, std::memory_order_relaxed);
     }
     slot = entry.get();
@@ -169,7 +167,8 @@ static bool waitAwake(const std::atomic<uint64_t> &generation, uint64_t from,
 }
 
 void ThreadsBackend::leaveSharedCpu(RankContext &rank, const Group &group) {
-  if (!cpus_ || !usableCpuSet() || ranks_ > usableCpus())
+  int64_t ranks = rank.mesh().size();
+  if (!cpus_ || !usableCpuSet() || ranks > usableCpus())
     return;
   // Of the ranks that share a CPU, the lower ones stay: two that shared
   // one never both move (to the same free CPU).
@@ -185,7 +184,7 @@ void ThreadsBackend::leaveSharedCpu(RankContext &rank, const Group &group) {
     if (!CPU_ISSET(cpu, &*usableCpuSet()))
       continue;
     bool taken = false;
-    for (int64_t r = 0; r < ranks_ && !taken; ++r)
+    for (int64_t r = 0; r < ranks && !taken; ++r)
       taken = cpus_[r].load(std::memory_order_relaxed) == cpu;
     if (taken)
       continue;
