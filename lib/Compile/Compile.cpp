@@ -160,11 +160,13 @@ static LogicalResult buildLowering(OpPassManager &pm, StringRef entryPrefix,
                                    const CompileOptions &options,
                                    bool timeKernels = false) {
   if (options.target == Target::CPU)
-    return buildLowerToCPUPipeline(pm, entryPrefix, timeKernels);
+    return buildLowerToCPUPipeline(pm, entryPrefix, timeKernels,
+                                   options.fillBucketsInPlace);
   CUDATargetOptions cuda;
   cuda.arch = options.gpuArch;
   cuda.emulateOnCPU = options.emulateGPU;
   cuda.anySize = options.gpuKernelsAnySize;
+  cuda.fillBucketsInPlace = options.fillBucketsInPlace;
   return buildLowerToCUDAPipeline(pm, entryPrefix, cuda);
 }
 

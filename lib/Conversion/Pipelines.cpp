@@ -46,6 +46,11 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::desc("Time each loop nest and matmul for dt-run --profile "
                      "(dt-compile --profile-kernels)"),
       llvm::cl::init(false)};
+  Option<bool> fillBucketsInPlace{
+      *this, "fill-buckets-in-place",
+      llvm::cl::desc("Let the ops that make a combined collective's members "
+                     "write them into its buffer (dt-fill-buckets-in-place)"),
+      llvm::cl::init(true)};
 };
 struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
   Option<std::string> entryPrefix{
@@ -70,13 +75,15 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
 };
 } // namespace
 
-/// The part both targets share: tensors -> buffers with out-params, freed
-/// by ownership, matmuls as library calls, and the C entry points.
+/// The part both targets share: tensors -> buffers with out-params (a
+/// bucket's members made in it, `fillBucketsInPlace`), freed by ownership,
+/// matmuls as library calls, and the C entry points.
 static std::string bufferizationPipeline(StringRef entryPrefix,
-                                         StringRef matmulLibrary) {
+                                         StringRef matmulLibrary,
+                                         bool fillBucketsInPlace) {
   // Upstream passes are named by their textual form, which is their stable
   // interface across LLVM releases.
-  return ("dt-convolutions-to-matmuls,"
+  return (llvm::Twine("dt-convolutions-to-matmuls,"
           "func.func(convert-elementwise-to-linalg),dt-generalize-elementwise,"
           "dt-widen-half-sums,dt-guard-integer-division,"
           "func.func(dt-fuse-elementwise,canonicalize),"
@@ -86,7 +93,8 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
           "function-boundary-type-conversion=identity-layout-map},"
           "dt-distinct-result-buffers,"
           "buffer-results-to-out-params{hoist-static-allocs "
-          "modify-public-functions},"
+          "modify-public-functions},") +
+          (fillBucketsInPlace ? "dt-fill-buckets-in-place," : "") +
           // buffer-deallocation-pipeline, with deallocs of several buffers
           // lowered without upstream's helper, whose bookkeeping buffers
           // would be device memory on the CUDA target.
@@ -120,12 +128,13 @@ static constexpr const char *kCPUTail =
 
 LogicalResult mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm,
                                                 StringRef entryPrefix,
-                                                bool timeKernels) {
+                                                bool timeKernels,
+                                                bool fillBucketsInPlace) {
   pm.addPass(createLowerAxisIndexPass());
   pm.addPass(createWidenPredicateCollectivesPass());
   pm.addPass(createDecomposeAggregatesPass());
   std::string pipeline =
-      bufferizationPipeline(entryPrefix, "blas") +
+      bufferizationPipeline(entryPrefix, "blas", fillBucketsInPlace) +
       ",dt-split-reductions,dt-free-after-last-use,dt-outline-kernels" +
       (timeKernels ? "{time=1}" : "") + kCPUTail;
   return parsePassPipeline(pipeline, pm);
@@ -174,7 +183,8 @@ mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
                         "},dt-pack-device-buffers";
   if (target.emulateOnCPU)
     return parsePassPipeline(
-        bufferizationPipeline(entryPrefix, "blas") + kernels +
+        bufferizationPipeline(entryPrefix, "blas", target.fillBucketsInPlace) +
+            kernels +
             ",dt-emulate-gpu-on-cpu,dt-outline-kernels" + kCPUTail,
         pm);
   // dt-compile checks --gpu-arch before it builds this; a pipeline option
@@ -189,7 +199,9 @@ mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
   // (upstream's NVVM target would otherwise ask for PTX 6.0, older than any
   // SM dt compiles for).
   std::string pipeline =
-      bufferizationPipeline(entryPrefix, "cublaslt") + kernels +
+      bufferizationPipeline(entryPrefix, "cublaslt",
+                            target.fillBucketsInPlace) +
+      kernels +
       ",convert-complex-to-standard,canonicalize,"
       "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
       "dt-merge-gpu-modules,dt-lower-bounds-checks,"
@@ -206,7 +218,8 @@ void mlir::dt::registerDTConversionPipelines() {
       "C entry points, for the CPU target",
       [](OpPassManager &pm, const LowerToCPUOptions &options) {
         (void)buildLowerToCPUPipeline(pm, options.entryPrefix,
-                                      options.timeKernels);
+                                      options.timeKernels,
+                                      options.fillBucketsInPlace);
       });
   PassPipelineRegistration<LowerToCUDAOptions>(
       "dt-lower-to-cuda",

@@ -32,6 +32,17 @@
 // APART-NEXT: all_reduce on [dp] sum
 // APART-NEXT: collectives:
 // APART: verify: PASS
+// The four gradients are made in the combined buffer
+// (dt-fill-buckets-in-place): the step's one copy left is the loss's, out
+// of the reduced buffer into its result. Without, each is copied in.
+// RUN: dt-compile --plan-search=0 %s --emit=spmd-mlir -o - | FileCheck %s --check-prefix=INPLACE
+// INPLACE-COUNT-1: llvm.intr.memcpy
+// INPLACE-NOT: llvm.intr.memcpy
+// RUN: dt-compile --plan-search=0 --fill-buckets-in-place=false %s --emit=spmd-mlir -o - | FileCheck %s --check-prefix=COPIED
+// COPIED-COUNT-5: llvm.intr.memcpy
+// COPIED-NOT: llvm.intr.memcpy
+// RUN: dt-compile --plan-search=0 --fill-buckets-in-place=false %s -o %t.copied.so
+// RUN: dt-run %t.copied.so --seed 0 --verify | FileCheck %s --check-prefix=EMU
 // The profile names the combined call after its first member, with how many it combines.
 // VERIFY: all_reduce on [dp] sum ({{.*}}combined-gradients.mlir:{{[0-9]+}}:{{[0-9]+}}, 4 combined)
 // VERIFY: verify: PASS

@@ -5,11 +5,13 @@
 // the reason: windows that do not overlap, an input that is that call's
 // result, or a call that would cost more. (The run fails: @global's error.)
 // RUN: not dt-opt %s -split-input-file -dt-combine-collectives=explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
-// EXPLAIN: combine-collectives.mlir:35:9: remark: 2 x all_reduce on ["dp"] in one call: 6.1 us against 12.0 us apart
-// EXPLAIN: combine-collectives.mlir:101:8: remark: all_reduce on ["dp"] not in one call with the one at combine-collectives.mlir:99:8: that call's result is read before this one's input is ready
-// EXPLAIN: combine-collectives.mlir:116:8: remark: all_reduce on ["dp"] not in one call with the one at combine-collectives.mlir:115:8: it reads that call's result
-// EXPLAIN: combine-collectives.mlir:164:9: remark: all_reduce on ["dp"] not in one call with the one at combine-collectives.mlir:163:9: one call would take {{[0-9.]+}} us against {{[0-9.]+}} us apart
-// EXPLAIN: combine-collectives.mlir:254:9: remark: 2 x all_gather on ["dp"] in one call: 9.0 us against 18.0 us apart
+// EXPLAIN: combine-collectives.mlir:37:9: remark: 2 x all_reduce on ["dp"] in one call: 6.1 us against 12.0 us apart (1 made in its buffer)
+// EXPLAIN: combine-collectives.mlir:103:8: remark: all_reduce on ["dp"] not in one call with the one at combine-collectives.mlir:101:8: that call's result is read before this one's input is ready
+// EXPLAIN: combine-collectives.mlir:118:8: remark: all_reduce on ["dp"] not in one call with the one at combine-collectives.mlir:117:8: it reads that call's result
+// EXPLAIN: combine-collectives.mlir:168:9: remark: all_reduce on ["dp"] not in one call with the one at combine-collectives.mlir:167:9: one call would take {{[0-9.]+}} us against {{[0-9.]+}} us apart
+// EXPLAIN: combine-collectives.mlir:258:9: remark: 2 x all_gather on ["dp"] in one call: 9.0 us against 18.0 us apart
+// EXPLAIN: combine-collectives.mlir:286:9: remark: 2 x all_reduce on ["dp"] in one call: 99.2 us against 105.2 us apart (2 made in its buffer)
+// EXPLAIN: combine-collectives.mlir:297:9: remark: all_reduce on ["dp"] not in one call with the one at combine-collectives.mlir:296:9: one call would take 116.0 us against 105.2 us apart
 
 // Two gradients' all_reduces, each latency-bound (16 KiB and 128 B on
 // dp = 2), become one, right after the last input is made (later than
@@ -121,7 +123,8 @@ func.func @chained(%a: tensor<8xf32>) -> tensor<8xf32> {
 
 // Two 1 MiB gradients on dp = 2, the second made by a 1 GFLOP matmul after
 // the first is ready. On the CPU target a collective holds its rank until
-// it ends, so one call beats two (6 us of latency saved, 1 us of copies).
+// it ends, so one call beats two (6 us of latency saved, under 2 us of
+// copies).
 // Where collectives run beside compute (CUDA, `overlap`), the first one's
 // all_reduce (9 us) hides behind the matmul (18 us); combining would make it
 // wait for the second gradient: they stay apart there.
@@ -149,8 +152,9 @@ func.func @overlapped(%g: tensor<512x512xf32>, %x: tensor<512x2048xf32>, %y: ten
 // -----
 
 // 16 MiB gradients: copying one into a shared buffer (8 us at the default
-// device's memory bandwidth, read and write) costs more than the latency
-// it saves (6 us: 2 message steps of 3 us on dp = 2), so they stay apart;
+// device's memory bandwidth, read and write), and its result out into the
+// returned one, costs more than the latency it saves (6 us: 2 message
+// steps of 3 us on dp = 2), so they stay apart;
 // the two small ones combine, where the first of them was.
 dt.mesh @mesh = <["dp" = 2]>
 // CHECK-LABEL: func.func @large_stay_apart
@@ -258,4 +262,38 @@ func.func @fsdp(%a: tensor<2x8xf32>, %b: tensor<1x4xf32>, %c: tensor<2x3xf32>,
   %rb = dt.reduce_scatter %gb on @mesh ["dp"] sum dim 0 : tensor<4x4xf32> -> tensor<1x4xf32>
   %rc = dt.reduce_scatter %gc on @mesh ["dp"] sum dim 0 : tensor<6x2xf32> -> tensor<2x2xf32>
   return %wa, %wb, %wc, %ra, %rb, %rc : tensor<8x8xf32>, tensor<4x4xf32>, tensor<2x12xf32>, tensor<2x8xf32>, tensor<1x4xf32>, tensor<2x2xf32>
+}
+
+// -----
+
+// 16 MiB gradients the step makes (math.exp stands for a matmul) and reads
+// reduced (an update) cost no copies: dt-fill-buckets-in-place makes each
+// in the combined buffer, and the update reads its slice. One call saves a
+// latency for nothing, at any size. Returned, the same gradients stay
+// apart: each would be copied out of the combined buffer into the
+// caller's, where apart the all_reduce writes it there.
+dt.mesh @mesh = <["dp" = 2]>
+// CHECK-LABEL: func.func @large_made
+// CHECK: tensor.concat
+// CHECK-NEXT: dt.all_reduce %{{.*}} {dt.combined = 2 : i64} : tensor<8388608xf32> -> tensor<8388608xf32>
+// CHECK-LABEL: func.func @large_made_returned
+// CHECK-NOT: tensor.concat
+// CHECK: return
+func.func @large_made(%a: tensor<2048x2048xf32>, %b: tensor<2048x2048xf32>, %w: tensor<2048x2048xf32>)
+    -> (tensor<2048x2048xf32>, tensor<2048x2048xf32>) {
+  %ga = math.exp %a : tensor<2048x2048xf32>
+  %gb = math.exp %b : tensor<2048x2048xf32>
+  %ra = dt.all_reduce %ga on @mesh ["dp"] sum : tensor<2048x2048xf32> -> tensor<2048x2048xf32>
+  %rb = dt.all_reduce %gb on @mesh ["dp"] sum : tensor<2048x2048xf32> -> tensor<2048x2048xf32>
+  %ua = arith.subf %w, %ra : tensor<2048x2048xf32>
+  %ub = arith.subf %w, %rb : tensor<2048x2048xf32>
+  return %ua, %ub : tensor<2048x2048xf32>, tensor<2048x2048xf32>
+}
+func.func @large_made_returned(%a: tensor<2048x2048xf32>, %b: tensor<2048x2048xf32>)
+    -> (tensor<2048x2048xf32>, tensor<2048x2048xf32>) {
+  %ga = math.exp %a : tensor<2048x2048xf32>
+  %gb = math.exp %b : tensor<2048x2048xf32>
+  %ra = dt.all_reduce %ga on @mesh ["dp"] sum : tensor<2048x2048xf32> -> tensor<2048x2048xf32>
+  %rb = dt.all_reduce %gb on @mesh ["dp"] sum : tensor<2048x2048xf32> -> tensor<2048x2048xf32>
+  return %ra, %rb : tensor<2048x2048xf32>, tensor<2048x2048xf32>
 }

@@ -12,8 +12,11 @@
 // Three partial gradients of a data-parallel step, read only by the
 // return: one all_reduce on dp=4 of 16 KiB + 16 KiB + 1 KiB. Alone, each
 // pays 6 x 3 us of latency (ring, 2 (n-1) steps) and its bytes: 18.1, 18.1
-// and 18.0 us; together 18 us + 49.5 KiB / 360 GB/s + copies (33 KiB read
-// and written at 4 TB/s): 18.2 us, where the three alone total 54.1 us.
+// and 18.0 us; together 18 us + 49.5 KiB / 360 GB/s + copies (the 33 KiB
+// of results out of the combined buffer into the returned ones, read and
+// written at 4 TB/s; the step makes each gradient for its all_reduce, so
+// dt-fill-buckets-in-place makes it in the buffer, no copy in): 18.2 us,
+// where the three alone total 54.1 us.
 // CHECK-LABEL: dt-cost-report @grads on @mesh [dp=4]
 // CHECK-NEXT: # op change collective axis bytes/rank time
 // CHECK-NEXT: 1 dt.redistribute (cost-report-calls.mlir:{{[0-9]+}}) P(sum) -> R all_reduce dp 24.0 KiB 18.1 us (one call for 3, combined: 18.2 us)

@@ -87,6 +87,12 @@ llvm::cl::opt<unsigned> planSearch(
     "plan-search", llvm::cl::desc(planSearchHelp),
     llvm::cl::init(mlir::dt::CompileOptions().planSearch),
     llvm::cl::cat(options));
+llvm::cl::opt<bool> fillBucketsInPlace(
+    "fill-buckets-in-place",
+    llvm::cl::desc("Let the ops that make a combined collective's members "
+                   "write them into its buffer, instead of copying them in "
+                   "(default: on)"),
+    llvm::cl::init(true), llvm::cl::cat(options));
 llvm::cl::opt<bool> exchange(
     "exchange",
     llvm::cl::desc("Let a redistribution move just the parts each rank lacks, "
@@ -332,6 +338,7 @@ int main(int argc, char **argv) {
   options.boundsChecks = boundsChecks;
   options.combineCollectives = combineCollectives;
   options.exchange = exchange;
+  options.fillBucketsInPlace = fillBucketsInPlace;
   options.planSearch = planSearch;
   options.explain = explain;
   options.gpuKernelsAnySize = gpuKernelsAnySize;

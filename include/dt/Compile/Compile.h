@@ -40,6 +40,9 @@ struct CompileOptions {
   /// Combine collectives of one group where the cost model says it is
   /// cheaper (dt-combine-collectives).
   bool combineCollectives = true;
+  /// Let the ops that make a combined collective's members write them into
+  /// its buffer (dt-fill-buckets-in-place).
+  bool fillBucketsInPlace = true;
   /// Let redistributions change layouts point to point (dt.exchange) where
   /// that moves less.
   bool exchange = true;

@@ -31,10 +31,12 @@ void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);
 
 /// `dt-lower-to-cpu`: local program on tensors -> LLVM dialect, with entry
 /// points named `<entryPrefix><function>`, each loop nest and matmul timed
-/// for dt-run --profile when `timeKernels`. Needs the upstream passes
+/// for dt-run --profile when `timeKernels`, a combined collective's members
+/// made in its buffer when `fillBucketsInPlace`. Needs the upstream passes
 /// registered (registerAllDTPasses).
 LogicalResult buildLowerToCPUPipeline(OpPassManager &pm, StringRef entryPrefix,
-                                      bool timeKernels = false);
+                                      bool timeKernels = false,
+                                      bool fillBucketsInPlace = true);
 
 /// What `dt-lower-to-cuda` compiles kernels for.
 struct CUDATargetOptions {
@@ -51,6 +53,9 @@ struct CUDATargetOptions {
   /// the emulation always makes): on a GPU, runs the kernels the emulation
   /// checked at the tests' small sizes.
   bool anySize = false;
+  /// A combined collective's members made in its buffer
+  /// (dt-fill-buckets-in-place).
+  bool fillBucketsInPlace = true;
 };
 
 /// `dt-lower-to-cuda`: local program on tensors -> LLVM dialect host code

@@ -698,6 +698,43 @@ def KeepRowLoopsPass : Pass<"dt-keep-row-loops", "ModuleOp"> {
   ];
 }
 
+def FillBucketsInPlacePass : Pass<"dt-fill-buckets-in-place", "ModuleOp"> {
+  let summary = "Lets the ops that make a bucket's members write them into the bucket";
+  let description = [{
+    After bufferization, a combined collective's bucket (a `tensor.concat`
+    of its members, dt-combine-collectives) is a fresh buffer that each
+    member is copied into. A member that is a temporary of the same block
+    (a gradient a matmul made), touched by nothing after its copy, becomes
+    its run of the bucket instead: the ops that make it write the bucket
+    in place and the copy goes (PyTorch DDP's gradients as bucket views,
+    found by the compiler). The bucket becomes bytes (its allocation moved
+    up to before its first member's) and the bucket and those members
+    views of them, with the types they had, so no user changes.
+
+    A member stays a copy when its run does not start at a multiple of 64
+    bytes (its own allocation's alignment), when it is an argument or a
+    view of something else, or when an op between its allocation and its
+    copy touches the bucket other than a copy into another run (the run
+    must hold nothing anyone reads, as the fresh allocation held nothing).
+
+    ```mlir
+    %g = memref.alloc() {alignment = 64 : i64} : memref<16x256xf32>
+    linalg.matmul ins(%a, %b : ...) outs(%g : memref<16x256xf32>)
+    %flat = memref.collapse_shape %g [[0, 1]] : memref<16x256xf32> into memref<4096xf32>
+    %bucket = memref.alloc() {alignment = 64 : i64} : memref<4352xf32>
+    %run = memref.subview %bucket[0] [4096] [1] : memref<4352xf32> to memref<4096xf32, strided<[1]>>
+    memref.copy %flat, %run : memref<4096xf32> to memref<4096xf32, strided<[1]>>
+    // becomes
+    %bytes = memref.alloc() {alignment = 64 : i64} : memref<17408xi8>
+    %g = memref.view %bytes[%c0][] : memref<17408xi8> to memref<16x256xf32>
+    linalg.matmul ins(%a, %b : ...) outs(%g : memref<16x256xf32>)
+    %bucket = memref.view %bytes[%c0][] : memref<17408xi8> to memref<4352xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def FreeAfterLastUsePass : Pass<"dt-free-after-last-use", "ModuleOp"> {
   let summary = "Frees each temporary right after the last op that touches it";
   let description = [{

@@ -2,6 +2,13 @@
 
 #include "dt/Dialect/DT/Transforms/Buckets.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::dt;
 
@@ -31,6 +38,24 @@ Operation *mlir::dt::firstUseIn(Block &block, Value value) {
   for (Operation *user : value.getUsers())
     first = earlierUse(first, block.findAncestorOpInBlock(*user));
   return first;
+}
+
+void BucketCandidate::setCopies(Block &block, Value input, double inBytes,
+                                Value result, double outBytes) {
+  Operation *def = input.getDefiningOp();
+  fillable = kind != ::dt::CollectiveKind::ReduceScatter && def &&
+             def->getBlock() == &block && input.hasOneUse() &&
+             !def->hasTrait<OpTrait::ConstantLike>() &&
+             !isa<RegionBranchOpInterface, CallOpInterface,
+                  tensor::ExtractSliceOp, tensor::CollapseShapeOp,
+                  tensor::ExpandShapeOp, tensor::CastOp, tensor::BitcastOp,
+                  tensor::ReshapeOp>(def);
+  bool returned = llvm::any_of(result.getUsers(), [](Operation *user) {
+    return isa<func::ReturnOp>(user);
+  });
+  copiedIn = inBytes;
+  copiedOut =
+      kind == ::dt::CollectiveKind::AllGather || returned ? outBytes : 0;
 }
 
 bool mlir::dt::isCombinable(::dt::CollectiveKind kind,
@@ -100,7 +125,8 @@ Bucket::Refusal Bucket::refusal(const BucketCandidate &c, double *combined,
   SmallVector<std::pair<Operation *, double>> joined(readies);
   joined.push_back({c.ready, collectiveSeconds(c.bytes)});
   double together = collectiveSeconds(bytes + c.bytes) +
-                    device.copySeconds(copyBytes + c.copied) +
+                    device.copySeconds(copyBytes + c.copiedOut +
+                                       (madeInBufferBy(c) ? 0 : c.copiedIn)) +
                     lostOverlap(joined, laterReady(ready, c.ready));
   double separate = seconds() + collectiveSeconds(c.bytes);
   if (combined)
@@ -108,6 +134,10 @@ Bucket::Refusal Bucket::refusal(const BucketCandidate &c, double *combined,
   if (apart)
     *apart = separate;
   return together < separate ? Refusal::None : Refusal::Costlier;
+}
+
+bool Bucket::madeInBufferBy(const BucketCandidate &c) const {
+  return c.fillable && std::fmod(inputBytes, kBucketRunAlignment) == 0;
 }
 
 void Bucket::add(const BucketCandidate &c) {
@@ -121,7 +151,10 @@ void Bucket::add(const BucketCandidate &c) {
   members.push_back(c.op);
   readies.push_back({c.ready, collectiveSeconds(c.bytes)});
   bytes += c.bytes;
-  copyBytes += c.copied;
+  bool made = madeInBufferBy(c);
+  madeInBuffer += made;
+  copyBytes += c.copiedOut + (made ? 0 : c.copiedIn);
+  inputBytes += c.copiedIn;
   ready = laterReady(ready, c.ready);
   firstUse = earlierUse(firstUse, c.firstUse);
 }

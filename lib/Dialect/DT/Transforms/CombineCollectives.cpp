@@ -118,7 +118,6 @@ struct CombineCollectivesPass
         continue;
       if (overlap && !timeline)
         timeline.emplace(block, mesh->topology.device());
-      bool gather = *kind == ::dt::CollectiveKind::AllGather;
       BucketCandidate candidate;
       candidate.key = {op.getName().getAsOpaquePointer(), meshRef, axesAttr,
                        op.getAttr("reduction"), outType.getElementType()};
@@ -127,11 +126,9 @@ struct CombineCollectivesPass
       candidate.groupSize = group.size;
       candidate.link = mesh->topology.groupLink(group.axes);
       candidate.device = mesh->topology.device();
-      // A gather's result is copied out of the combined one (its column
-      // block is not contiguous); the others' slices are views.
       candidate.bytes = localRingBytes(*kind, inType, outType, group.size);
-      candidate.copied =
-          tensorBytes(inType) + (gather ? tensorBytes(outType) : 0.0);
+      candidate.setCopies(block, input, tensorBytes(inType), result,
+                          tensorBytes(outType));
       candidate.ready = readyIn(block, input);
       candidate.firstUse = firstUseIn(block, result);
       candidate.timeline = overlap ? &*timeline : nullptr;
@@ -168,6 +165,8 @@ struct CombineCollectivesPass
       remark << bucket.members.size() << " x " << describe(first)
              << " in one call: " << formatSeconds(bucket.seconds())
              << " against " << formatSeconds(apart) << " apart";
+      if (bucket.madeInBuffer)
+        remark << " (" << bucket.madeInBuffer << " made in its buffer)";
     }
     for (const Bucketing::Apart &kept : bucketing.kept()) {
       InFlightDiagnostic remark = emitRemark(kept.op->getLoc());

@@ -156,7 +156,10 @@ public:
     c.link = mesh.topology.groupLink(group.axes);
     c.device = mesh.topology.device();
     c.bytes = bytes;
-    c.copied = gather ? bytes / static_cast<double>(group.size) + bytes : bytes;
+    double piece = bytes / static_cast<double>(group.size);
+    bool scatter = kind == ::dt::CollectiveKind::ReduceScatter;
+    c.setCopies(block, op->getOperand(0), gather ? piece : bytes,
+                op->getResult(0), gather ? bytes : scatter ? piece : bytes);
     c.ready = readyIn(block, op->getOperand(0));
     c.firstUse = firstUseIn(block, op->getResult(0));
     rows.push_back({row, &block, blocks[&block].offer(c)});

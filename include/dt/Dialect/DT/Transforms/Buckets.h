@@ -4,7 +4,8 @@
 // collectives of one kind in one block whose windows (from the op that makes
 // the input ready to the first op that reads the result) overlap run as one
 // call when the alpha-beta model says the latencies saved outweigh the
-// copies into and out of the combined buffer.
+// copies into and out of the combined buffer (none into it for an input
+// made there: dt-fill-buckets-in-place).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 #include "mlir/IR/Block.h"
 
 #include <tuple>
+#include <vector>
 
 namespace mlir::dt {
 
@@ -35,6 +37,11 @@ Operation *readyIn(Block &block, Value value);
 
 /// The op of `block` that holds the first use of `value` (null: none).
 Operation *firstUseIn(Block &block, Value value);
+
+/// Where a member's run in a combined buffer must start, in bytes, for
+/// dt-fill-buckets-in-place to make the member there (the alignment
+/// bufferization gives every allocation).
+constexpr int64_t kBucketRunAlignment = 64;
 
 /// Whether a collective of `kind` whose local input has `inShape` can share
 /// a call: any all_reduce; a gather or a reduce_scatter along `dim`, `even`
@@ -75,14 +82,29 @@ struct BucketCandidate {
   ::dt::AxisLink link;
   ::dt::DeviceModel device;
   /// What the ring formula counts (the tensor the group gathers or
-  /// reduces), and the bytes copied into and out of a combined buffer.
-  double bytes = 0, copied = 0;
+  /// reduces), and the bytes a combined buffer costs it (setCopies).
+  double bytes = 0, copiedIn = 0, copiedOut = 0;
+  /// The input can be made in the combined buffer if its run starts
+  /// aligned.
+  bool fillable = false;
   /// The op of the block that makes the input ready (null: before the
   /// block) and the first that reads the result (null: none).
   Operation *ready = nullptr, *firstUse = nullptr;
   /// With a timeline, a member that starts later than its input is ready
   /// loses the compute in between (up to its own time) it would overlap.
   const ComputeTimeline *timeline = nullptr;
+
+  /// Sets the copies a combined buffer costs this collective of `kind`
+  /// in `block`, whose `input` and `result` have `inBytes` and `outBytes`
+  /// on a rank. In: the input, unless dt-fill-buckets-in-place can make it
+  /// in the buffer (`fillable`: an all_reduce's or all_gather's input that
+  /// an op of the block makes for it alone, writing a buffer of its own:
+  /// not a view, a constant, a call or a loop's result). Out: a gather's
+  /// result (its column block is not contiguous), and any result the
+  /// function returns (apart, the collective writes the caller's buffer;
+  /// combined, its slice is copied there); other results are views.
+  void setCopies(Block &block, Value input, double inBytes, Value result,
+                 double outBytes);
 };
 
 /// Collectives that run as one call.
@@ -96,7 +118,11 @@ struct Bucket {
   /// The op that makes the last input ready (null: all come from before the
   /// block), and the first that reads a result (null: none does).
   Operation *ready = nullptr, *firstUse = nullptr;
-  double bytes = 0, copyBytes = 0;
+  /// The ring formula's bytes; the bytes copied; and the inputs' bytes,
+  /// where the next member's run starts.
+  double bytes = 0, copyBytes = 0, inputBytes = 0;
+  /// How many members dt-fill-buckets-in-place will make in the buffer.
+  int64_t madeInBuffer = 0;
   /// The group's size, link and devices, from the first member.
   int64_t groupSize = 1;
   ::dt::AxisLink link;
@@ -122,6 +148,10 @@ struct Bucket {
   Refusal refusal(const BucketCandidate &c, double *combined = nullptr,
                   double *apart = nullptr) const;
   void add(const BucketCandidate &c);
+
+private:
+  /// Whether `c`, as the next member, would be made in the buffer.
+  bool madeInBufferBy(const BucketCandidate &c) const;
 };
 
 /// Forms the buckets of one block from its collectives, offered in program
@@ -143,7 +173,7 @@ public:
   ArrayRef<Apart> kept() const { return apart; }
 
 private:
-  SmallVector<Bucket> all;
+  std::vector<Bucket> all;
   DenseMap<BucketKey, size_t> open;
   SmallVector<Apart> apart;
 };

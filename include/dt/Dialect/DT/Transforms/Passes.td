@@ -414,10 +414,13 @@ def CombineCollectivesPass : Pass<"dt-combine-collectives", "ModuleOp"> {
     their inputs flattened and concatenated, its result cut back into each,
     when the alpha-beta model says that is cheaper: each collective pays its
     latency (the `(n-1)` or `2(n-1)` message steps of its group's link), and
-    combining pays copies into and out of one buffer (every byte read and
+    combining pays the copies the lowering leaves (every byte read and
     written at the device's memory bandwidth, or at its cache's for the
-    part of the copy that fits there: the topology's `cache` line). This is
-    DDP's gradient
+    part of the copy that fits there: the topology's `cache` line): an
+    input into the buffer, unless an op of the block makes it for this
+    collective alone (dt-fill-buckets-in-place then makes it in the
+    buffer); a gather's result out; and any result the function returns,
+    out into the caller's buffer. This is DDP's gradient
     bucketing (all_reduce) and FSDP's (the weights' all_gathers, the
     gradients' reduce_scatters), decided by the model.
 
@@ -464,8 +467,9 @@ def CombineCollectivesPass : Pass<"dt-combine-collectives", "ModuleOp"> {
            "Collectives run beside compute (the CUDA target): count the "
            "overlap a combined member loses">,
     Option<"explain", "explain", "bool", /*default=*/"false",
-           "Emit a remark per combined call, and per collective kept apart "
-           "from an open bucket with the reason">
+           "Emit a remark per combined call (with how many members are made "
+           "in its buffer), and per collective kept apart from an open "
+           "bucket with the reason">
   ];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
   let statistics = [
