@@ -85,7 +85,7 @@ by side in one run, printing ratios against the targets.
    --explain) and applied to their weights, compiled as dt does (each
    gradient made in its run of the bucket: dt-fill-buckets-in-place) and
    with --fill-buckets-in-place=false (each copied in). Target: in place /
-   copied <= 0.95 (0.88-0.90 when added).
+   copied <= 0.95 (0.87-0.90 when added).
 
 5-7 and 13 compare two compilations of one program: dt-bench-pair (bench/pair.cpp)
 calls the two in alternating turns in one process on the same buffers, and
