@@ -712,8 +712,10 @@ def FillBucketsInPlacePass : Pass<"dt-fill-buckets-in-place", "ModuleOp"> {
     views of them, with the types they had, so no user changes.
 
     A member stays a copy when its run does not start at a multiple of 64
-    bytes (its own allocation's alignment), when it is an argument or a
-    view of something else, or when an op between its allocation and its
+    bytes (its own allocation's alignment; dt-combine-collectives lays the
+    members that are whole multiples of 64 bytes first, so only the second
+    and later of the others can miss), when it is an argument or a view of
+    something else, or when an op between its allocation and its
     copy touches the bucket other than a copy into another run (the run
     must hold nothing anyone reads, as the fresh allocation held nothing).
 

@@ -7,6 +7,7 @@
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -136,8 +137,22 @@ Bucket::Refusal Bucket::refusal(const BucketCandidate &c, double *combined,
   return together < separate ? Refusal::None : Refusal::Costlier;
 }
 
+/// Whether `bytes` is a whole number of runs' alignment.
+static bool isEvenRun(double bytes) {
+  return std::fmod(bytes, kBucketRunAlignment) == 0;
+}
+
+SmallVector<Operation *> mlir::dt::bucketLayout(ArrayRef<Operation *> members) {
+  SmallVector<Operation *> layout(members);
+  std::stable_partition(layout.begin(), layout.end(), [](Operation *op) {
+    return isEvenRun(
+        tensorBytes(cast<RankedTensorType>(op->getOperand(0).getType())));
+  });
+  return layout;
+}
+
 bool Bucket::madeInBufferBy(const BucketCandidate &c) const {
-  return c.fillable && std::fmod(inputBytes, kBucketRunAlignment) == 0;
+  return c.fillable && (isEvenRun(c.copiedIn) || !unevenMember);
 }
 
 void Bucket::add(const BucketCandidate &c) {
@@ -154,7 +169,7 @@ void Bucket::add(const BucketCandidate &c) {
   bool made = madeInBufferBy(c);
   madeInBuffer += made;
   copyBytes += c.copiedOut + (made ? 0 : c.copiedIn);
-  inputBytes += c.copiedIn;
+  unevenMember |= !isEvenRun(c.copiedIn);
   ready = laterReady(ready, c.ready);
   firstUse = earlierUse(firstUse, c.firstUse);
 }

@@ -226,13 +226,19 @@ struct CombineCollectivesPass
       b.setInsertionPointAfter(ready);
     Location loc = b.getFusedLoc(llvm::to_vector(llvm::map_range(
         bucket.members, [](Operation *op) { return op->getLoc(); })));
+    // Inputs laid back to back go in the order that starts the most runs
+    // aligned (for dt-fill-buckets-in-place).
+    SmallVector<Operation *> members =
+        bucket.kind == ::dt::CollectiveKind::ReduceScatter
+            ? SmallVector<Operation *>(bucket.members)
+            : bucketLayout(bucket.members);
     SmallVector<Value> results;
     switch (bucket.kind) {
     case ::dt::CollectiveKind::AllReduce:
-      results = combineReduces(b, loc, bucket.members);
+      results = combineReduces(b, loc, members);
       break;
     case ::dt::CollectiveKind::AllGather:
-      results = combineGathers(b, loc, bucket.members, bucket.groupSize);
+      results = combineGathers(b, loc, members, bucket.groupSize);
       break;
     case ::dt::CollectiveKind::ReduceScatter:
       results = combineScatters(b, loc, bucket.members, bucket.groupSize);
@@ -240,7 +246,7 @@ struct CombineCollectivesPass
     case ::dt::CollectiveKind::AllToAll:
       llvm_unreachable("all_to_all is never combined");
     }
-    for (auto [op, result] : llvm::zip_equal(bucket.members, results)) {
+    for (auto [op, result] : llvm::zip_equal(members, results)) {
       op->getResult(0).replaceAllUsesWith(result);
       op->erase();
     }

@@ -43,6 +43,12 @@ Operation *firstUseIn(Block &block, Value value);
 /// bufferization gives every allocation).
 constexpr int64_t kBucketRunAlignment = 64;
 
+/// The order of a combined all_reduce's or all_gather's members in its
+/// buffer: those whose inputs are a whole number of kBucketRunAlignment
+/// bytes first, then the others, each in program order. Every run of the
+/// first kind starts aligned, and so does the first of the others.
+SmallVector<Operation *> bucketLayout(ArrayRef<Operation *> members);
+
 /// Whether a collective of `kind` whose local input has `inShape` can share
 /// a call: any all_reduce; a gather or a reduce_scatter along `dim`, `even`
 /// (every rank's piece the same size; a reduce_scatter's input dim a
@@ -118,9 +124,11 @@ struct Bucket {
   /// The op that makes the last input ready (null: all come from before the
   /// block), and the first that reads a result (null: none does).
   Operation *ready = nullptr, *firstUse = nullptr;
-  /// The ring formula's bytes; the bytes copied; and the inputs' bytes,
-  /// where the next member's run starts.
-  double bytes = 0, copyBytes = 0, inputBytes = 0;
+  double bytes = 0, copyBytes = 0;
+  /// Whether a member's input is not a whole number of runs' alignment
+  /// (kBucketRunAlignment): the buffer lays those after the others, so the
+  /// first of them starts aligned and the later ones need not.
+  bool unevenMember = false;
   /// How many members dt-fill-buckets-in-place will make in the buffer.
   int64_t madeInBuffer = 0;
   /// The group's size, link and devices, from the first member.

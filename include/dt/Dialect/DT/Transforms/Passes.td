@@ -431,6 +431,11 @@ def CombineCollectivesPass : Pass<"dt-combine-collectives", "ModuleOp"> {
     holds each tensor's gather in a column block; a reduce_scatter's inputs
     are cut into one row per member and laid side by side.
 
+    An all_reduce's or all_gather's inputs go into the buffer whole
+    multiples of 64 bytes first, then the others, each in program order:
+    every run but the second and later of the others starts at a multiple
+    of 64 bytes, where a member can be made in place.
+
     Each collective can run between the op that makes its input ready and
     the first op that reads its result; a collective joins a bucket when
     those windows still overlap. The combined collective goes where the
