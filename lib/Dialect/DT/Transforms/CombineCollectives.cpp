@@ -241,7 +241,7 @@ struct CombineCollectivesPass
       results = combineGathers(b, loc, members, bucket.groupSize);
       break;
     case ::dt::CollectiveKind::ReduceScatter:
-      results = combineScatters(b, loc, bucket.members, bucket.groupSize);
+      results = combineScatters(b, loc, members, bucket.groupSize);
       break;
     case ::dt::CollectiveKind::AllToAll:
       llvm_unreachable("all_to_all is never combined");
