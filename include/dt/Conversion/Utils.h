@@ -68,6 +68,11 @@ bool touchesAny(Operation *op, const llvm::SmallPtrSetImpl<Value> &aliases);
 /// and uses one of them.
 bool mayAccessAny(Operation *op, const llvm::SmallPtrSetImpl<Value> &aliases);
 
+/// Whether a buffer of `type` can be placed anywhere by a pass that moves
+/// or shares temporaries: a static shape with the identity layout, of
+/// whole-byte integer or float elements, in the default memory space.
+bool isPlainBufferType(MemRefType type);
+
 /// A temporary of a block: allocated in the block, freed once there, with
 /// the positions in the block of the first and the last op that touches it
 /// through any view.

@@ -59,17 +59,6 @@ struct Member {
   Run run;
 };
 
-/// Whether `alloc` makes a buffer this pass can put elsewhere: a static
-/// shape with the identity layout, of whole-byte elements, in the default
-/// memory space.
-bool isPlainAllocation(memref::AllocOp alloc) {
-  MemRefType type = alloc.getType();
-  return type.hasStaticShape() && type.getLayout().isIdentity() &&
-         !type.getMemorySpace() && type.getElementType().isIntOrFloat() &&
-         type.getElementTypeBitWidth() % 8 == 0 &&
-         alloc.getSymbolOperands().empty();
-}
-
 /// The bucket `copy` writes a run of, with the run: its target is a static
 /// unit-stride subview of a one-dimensional allocation of `block`.
 std::optional<std::pair<memref::AllocOp, Run>> bucketRun(memref::CopyOp copy,
@@ -78,8 +67,8 @@ std::optional<std::pair<memref::AllocOp, Run>> bucketRun(memref::CopyOp copy,
   if (!subview)
     return std::nullopt;
   auto bucket = subview.getSource().getDefiningOp<memref::AllocOp>();
-  if (!bucket || bucket->getBlock() != &block || !isPlainAllocation(bucket) ||
-      bucket.getType().getRank() != 1)
+  if (!bucket || bucket->getBlock() != &block ||
+      !isPlainBufferType(bucket.getType()) || bucket.getType().getRank() != 1)
     return std::nullopt;
   ArrayRef<int64_t> offsets = subview.getStaticOffsets(),
                     sizes = subview.getStaticSizes(),
@@ -104,11 +93,6 @@ memref::AllocOp reshapedAllocation(Value value) {
   return {};
 }
 
-/// The op of `block` that is or holds `op`, if any.
-Operation *inBlock(Block &block, Operation *op) {
-  return block.findAncestorOpInBlock(*op);
-}
-
 /// `copy` as a member of the bucket it writes, if its source is a
 /// temporary of `block` that can be its run (the file comment).
 std::optional<std::pair<memref::AllocOp, Member>>
@@ -120,7 +104,8 @@ memberOf(memref::CopyOp copy, Block &block,
     return std::nullopt;
   auto [bucket, run] = *target;
   memref::AllocOp alloc = reshapedAllocation(copy.getSource());
-  if (!alloc || alloc->getBlock() != &block || !isPlainAllocation(alloc) ||
+  if (!alloc || alloc->getBlock() != &block ||
+      !isPlainBufferType(alloc.getType()) ||
       alloc.getType().getElementType() != bucket.getType().getElementType() ||
       alloc.getType().getNumElements() != run.size)
     return std::nullopt;
@@ -134,7 +119,7 @@ memberOf(memref::CopyOp copy, Block &block,
   addBufferViews(alloc.getMemref(), views);
   for (Value view : views)
     for (Operation *user : view.getUsers()) {
-      Operation *op = inBlock(block, user);
+      Operation *op = block.findAncestorOpInBlock(*user);
       if (!op || (op != copy && at.lookup(op) >= to))
         return std::nullopt;
     }
@@ -145,7 +130,7 @@ memberOf(memref::CopyOp copy, Block &block,
   addBufferViews(bucket.getMemref(), bucketViews);
   for (Value view : bucketViews)
     for (Operation *user : view.getUsers()) {
-      Operation *op = inBlock(block, user);
+      Operation *op = block.findAncestorOpInBlock(*user);
       if (!op)
         return std::nullopt;
       int64_t position = at.lookup(op);

@@ -35,16 +35,18 @@ namespace mlir::dt {
 using namespace mlir;
 using namespace mlir::dt;
 
+bool mlir::dt::isPlainBufferType(MemRefType type) {
+  return type.hasStaticShape() && type.getLayout().isIdentity() &&
+         !type.getMemorySpace() && type.getElementType().isIntOrFloat() &&
+         type.getElementTypeBitWidth() % 8 == 0;
+}
+
 std::optional<BlockTemporary>
 mlir::dt::blockTemporary(Operation *alloc, TypedValue<MemRefType> buffer,
                          Block &block, const DenseMap<Operation *, int64_t> &at,
                          llvm::function_ref<bool(Operation *)> isFree,
                          llvm::function_ref<Operation *(Operation *)> doneAt) {
-  MemRefType type = buffer.getType();
-  if (alloc->getBlock() != &block || !type.hasStaticShape() ||
-      !type.getLayout().isIdentity() || type.getMemorySpace() ||
-      !type.getElementType().isIntOrFloat() ||
-      type.getElementTypeBitWidth() % 8 != 0)
+  if (alloc->getBlock() != &block || !isPlainBufferType(buffer.getType()))
     return std::nullopt;
   llvm::SmallPtrSet<Value, 16> views;
   addBufferViews(buffer, views);
