@@ -16,6 +16,16 @@
 // RUN: %npy print %t.emu/result0.npy | FileCheck %s --check-prefix=SUMS
 // RUN: dt-run %s --entry cancel --seed 186 --verify | FileCheck %s --check-prefix=CANCEL
 // RUN: dt-run %t.emu.so --entry cancel --seed 186 --verify | FileCheck %s --check-prefix=CANCEL
+// RUN: dt-run %s --entry uneven --seed 0 --verify --output-dir %t.uneven | FileCheck %s --check-prefix=UNEVEN
+// RUN: %npy print %t.uneven/result0.npy | FileCheck %s --check-prefix=TOTAL
+// RUN: %npy print %t.uneven/result1.npy | FileCheck %s --check-prefix=TOTAL
+// RUN: dt-run %t.emu.so --entry uneven --seed 0 --verify --output-dir %t.emu.uneven | FileCheck %s --check-prefix=UNEVEN
+// RUN: %npy print %t.emu.uneven/result0.npy | FileCheck %s --check-prefix=TOTAL
+// RUN: %npy print %t.emu.uneven/result1.npy | FileCheck %s --check-prefix=TOTAL
+// RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --entry uneven --seed 0 --verify --output-dir %t.mpi.uneven | FileCheck %s --check-prefix=UNEVEN %}
+// RUN: %if mpi %{ %npy print %t.mpi.uneven/result1.npy | FileCheck %s --check-prefix=TOTAL %}
+// UNEVEN: verify: PASS
+// TOTAL: {{^}}16512.0{{$}}
 // CHECK: dt-run: main on 4 ranks
 // CHECK: result #0 (sums) 6 f32: {{.*}}: ok
 // CHECK: verify: PASS
@@ -100,4 +110,27 @@ func.func @cancel(
   %v6 = linalg.matvec ins(%v2, %a1 : tensor<5x8xbf16>, tensor<8xbf16>) outs(%v5 : tensor<5xbf16>) -> tensor<5xbf16>
   %v7 = math.tanh %v6 : tensor<5xbf16>
   return %v7 : tensor<5xbf16>
+}
+
+// 1030x16 ones split over 4 ranks by rows, unevenly (258, 258, 258 and 256
+// rows): each rank sums over its shard, whose padding rows the sum masks
+// with a select. 16480 rounds to 16512 in bf16; accumulated in bf16, each
+// rank's sum stalled at 256 and the partial result added up to 1024 (found
+// by scripts/fuzz-programs.py --training-steps: a loss 5% short). Reduced
+// (the plan gathers first), and returned as a partial sum that dt-run adds
+// up.
+func.func @uneven(%x: tensor<1030x16xbf16> {dt.sharding = #dt.sharding<@mesh, [S(0)]>})
+    -> (tensor<bf16> {dt.sharding = #dt.sharding<@mesh, [R]>},
+        tensor<bf16> {dt.sharding = #dt.sharding<@mesh, [P(sum)]>}) {
+  %zero = arith.constant 0.0 : bf16
+  // x * 0 + 1: ones, made on each rank from its shard.
+  %zeros = arith.constant dense<0.0> : tensor<1030x16xbf16>
+  %unit = arith.constant dense<1.0> : tensor<1030x16xbf16>
+  %nothing = arith.mulf %x, %zeros : tensor<1030x16xbf16>
+  %ones = arith.addf %nothing, %unit : tensor<1030x16xbf16>
+  %e = tensor.empty() : tensor<bf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<bf16>) -> tensor<bf16>
+  %sum = linalg.reduce { arith.addf } ins(%ones : tensor<1030x16xbf16>) outs(%z : tensor<bf16>) dimensions = [0, 1]
+  %partial = linalg.reduce { arith.addf } ins(%ones : tensor<1030x16xbf16>) outs(%z : tensor<bf16>) dimensions = [0, 1]
+  return %sum, %partial : tensor<bf16>, tensor<bf16>
 }

@@ -194,8 +194,9 @@ def WidenHalfSumsPass : Pass<"dt-widen-half-sums", "ModuleOp"> {
   let description = [{
     A linalg op on tensors that sums into an f16 or bf16 init (its body
     adds each term to the init's block argument with `arith.addf` and
-    yields that sum, and at least one of its loops is a reduction)
-    accumulates in f32 instead: its init is widened (a fill of the widened
+    yields that sum, or a select between that sum and the block argument:
+    `dt-partition`'s mask of the padding rows of an uneven shard; and at
+    least one of its loops is a reduction) accumulates in f32 instead: its init is widened (a fill of the widened
     scalar, when the init was a fill), the body adds the term extended to
     f32, and the f32 result is rounded once, elementwise, into a fresh
     16-bit tensor. Named ops (`linalg.reduce`, `matvec`, `vecmat`, `dot`)

@@ -15,6 +15,9 @@
 // becomes an f32 init (a fill of the widened value, when %z was a fill,
 // else %z widened), the same body with `%acc` in f32 and `%v` extended, and
 // an elementwise rounding of the f32 result into a fresh 16-bit tensor.
+// The sum may also be yielded through a select that keeps `%acc` where a
+// condition fails (`select %valid, %s, %acc`): dt-partition's mask of the
+// padding rows of an uneven shard.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,23 +40,50 @@ using namespace mlir;
 using namespace mlir::dt;
 
 namespace {
-/// Whether `init` of `op` is a 16-bit float that the body only adds to:
-/// the init's block argument has one use, an `arith.addf` whose result is
-/// yielded as the init's result and used nowhere else.
-bool isHalfSum(linalg::LinalgOp op, OpOperand &init) {
+/// The ops by which a body accumulates into one init: an `arith.addf` of
+/// the init's block argument, and perhaps a select between that sum and
+/// the argument.
+struct HalfSum {
+  arith::AddFOp add;
+  arith::SelectOp select;
+};
+
+/// How the body of `op` accumulates `init`, if `init` is a 16-bit float
+/// that the body only adds to: the init's block argument is used by an
+/// `arith.addf` alone, or by that and a select whose other value is the
+/// sum (the argument kept where the select's condition says), and the sum
+/// (or the select) is yielded as the init's result and used nowhere else.
+std::optional<HalfSum> matchHalfSum(linalg::LinalgOp op, OpOperand &init) {
   auto type = dyn_cast<FloatType>(getElementTypeOrSelf(init.get()));
   if (!type || type.getWidth() != 16)
-    return false;
+    return std::nullopt;
   BlockArgument acc = op.getMatchingBlockArgument(&init);
-  if (!acc.hasOneUse())
-    return false;
-  auto add = dyn_cast<arith::AddFOp>(*acc.getUsers().begin());
-  if (!add || !add->hasOneUse())
-    return false;
-  OpOperand &yielded = *add->getUses().begin();
-  return isa<linalg::YieldOp>(yielded.getOwner()) &&
-         yielded.getOperandNumber() ==
-             init.getOperandNumber() - op.getNumDpsInputs();
+  HalfSum sum;
+  for (Operation *user : acc.getUsers()) {
+    if (auto add = dyn_cast<arith::AddFOp>(user); add && !sum.add)
+      sum.add = add;
+    else if (auto select = dyn_cast<arith::SelectOp>(user);
+             select && !sum.select)
+      sum.select = select;
+    else
+      return std::nullopt;
+  }
+  if (!sum.add || !sum.add->hasOneUse())
+    return std::nullopt;
+  Operation *result = sum.add;
+  if (sum.select) {
+    Value other = sum.select.getTrueValue() == acc ? sum.select.getFalseValue()
+                                                   : sum.select.getTrueValue();
+    if (other != sum.add.getResult() || !sum.select->hasOneUse())
+      return std::nullopt;
+    result = sum.select;
+  }
+  OpOperand &yielded = *result->getUses().begin();
+  if (!isa<linalg::YieldOp>(yielded.getOwner()) ||
+      yielded.getOperandNumber() !=
+          init.getOperandNumber() - op.getNumDpsInputs())
+    return std::nullopt;
+  return sum;
 }
 
 /// A tensor shaped like `value` (and with its encoding), of `elementType`,
@@ -103,9 +133,9 @@ Value widenInit(OpBuilder &b, Location loc, Value init, Type wide) {
   return convertElements(b, loc, init, wide);
 }
 
-/// Rewrites `op`, whose inits at `sums` accumulate by addf (isHalfSum),
+/// Rewrites `op`, whose inits at `sums` accumulate by addf (matchHalfSum),
 /// to accumulate those in f32 and round each result once.
-void widen(linalg::LinalgOp op, ArrayRef<unsigned> sums) {
+void widen(linalg::LinalgOp op, ArrayRef<std::pair<unsigned, HalfSum>> sums) {
   IRRewriter rewriter(op->getContext());
   rewriter.setInsertionPoint(op);
   Location loc = op->getLoc();
@@ -120,7 +150,7 @@ void widen(linalg::LinalgOp op, ArrayRef<unsigned> sums) {
   }
   SmallVector<Value> inits = generic.getDpsInits();
   SmallVector<Type> resultTypes(generic->getResultTypes());
-  for (unsigned i : sums) {
+  for (unsigned i : llvm::make_first_range(sums)) {
     inits[i] = widenInit(rewriter, loc, inits[i], f32);
     resultTypes[i] = inits[i].getType();
   }
@@ -132,12 +162,25 @@ void widen(linalg::LinalgOp op, ArrayRef<unsigned> sums) {
       [&](OpBuilder &b, Location l, ValueRange args) {
         IRMapping mapping;
         mapping.map(body.getArguments(), args);
-        // Each accumulating addf, with the init argument it adds to.
+        // Each accumulating addf, with the init argument it adds to, and
+        // the selects that keep an argument: selects of f32 values now.
         llvm::DenseMap<Operation *, unsigned> accumulators;
-        for (unsigned i : sums)
-          accumulators[*body.getArgument(numInputs + i).getUsers().begin()] =
-              numInputs + i;
+        llvm::SmallPtrSet<Operation *, 2> selects;
+        for (auto [i, sum] : sums) {
+          accumulators[sum.add] = numInputs + i;
+          if (sum.select)
+            selects.insert(sum.select);
+        }
         for (Operation &nested : body.without_terminator()) {
+          if (selects.contains(&nested)) {
+            auto select = cast<arith::SelectOp>(nested);
+            mapping.map(select.getResult(),
+                        arith::SelectOp::create(
+                            b, l, mapping.lookup(select.getCondition()),
+                            mapping.lookup(select.getTrueValue()),
+                            mapping.lookup(select.getFalseValue())));
+            continue;
+          }
           auto it = accumulators.find(&nested);
           if (it == accumulators.end()) {
             b.clone(nested, mapping);
@@ -162,7 +205,7 @@ void widen(linalg::LinalgOp op, ArrayRef<unsigned> sums) {
       });
   wide->setDiscardableAttrs(generic->getDiscardableAttrDictionary());
   SmallVector<Value> results(wide->getResults());
-  for (unsigned i : sums)
+  for (unsigned i : llvm::make_first_range(sums))
     results[i] = convertElements(
         rewriter, loc, results[i],
         getElementTypeOrSelf(generic.getDpsInits()[i].getType()));
@@ -172,15 +215,18 @@ void widen(linalg::LinalgOp op, ArrayRef<unsigned> sums) {
 struct WidenHalfSumsPass
     : public mlir::dt::impl::WidenHalfSumsPassBase<WidenHalfSumsPass> {
   void runOnOperation() override {
-    SmallVector<std::pair<linalg::LinalgOp, SmallVector<unsigned>>> work;
+    SmallVector<
+        std::pair<linalg::LinalgOp, SmallVector<std::pair<unsigned, HalfSum>>>>
+        work;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (!op.hasPureTensorSemantics() || op.getNumReductionLoops() == 0 ||
           isLibraryGemm(op))
         return;
-      SmallVector<unsigned> sums;
+      SmallVector<std::pair<unsigned, HalfSum>> sums;
       for (OpOperand &init : op.getDpsInitsMutable())
-        if (isHalfSum(op, init))
-          sums.push_back(init.getOperandNumber() - op.getNumDpsInputs());
+        if (std::optional<HalfSum> sum = matchHalfSum(op, init))
+          sums.push_back(
+              {init.getOperandNumber() - op.getNumDpsInputs(), *sum});
       if (!sums.empty())
         work.emplace_back(op, std::move(sums));
     });
