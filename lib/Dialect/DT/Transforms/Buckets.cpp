@@ -41,16 +41,19 @@ Operation *mlir::dt::firstUseIn(Block &block, Value value) {
   return first;
 }
 
+bool mlir::dt::isMadeForItsCollective(Value input) {
+  Operation *def = input.getDefiningOp();
+  return def && input.hasOneUse() && !def->hasTrait<OpTrait::ConstantLike>() &&
+         !isa<RegionBranchOpInterface, CallOpInterface, tensor::ExtractSliceOp,
+              tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp,
+              tensor::BitcastOp, tensor::ReshapeOp>(def);
+}
+
 void BucketCandidate::setCopies(Block &block, Value input, double inBytes,
                                 Value result, double outBytes) {
-  Operation *def = input.getDefiningOp();
-  fillable = kind != ::dt::CollectiveKind::ReduceScatter && def &&
-             def->getBlock() == &block && input.hasOneUse() &&
-             !def->hasTrait<OpTrait::ConstantLike>() &&
-             !isa<RegionBranchOpInterface, CallOpInterface,
-                  tensor::ExtractSliceOp, tensor::CollapseShapeOp,
-                  tensor::ExpandShapeOp, tensor::CastOp, tensor::BitcastOp,
-                  tensor::ReshapeOp>(def);
+  fillable = kind != ::dt::CollectiveKind::ReduceScatter &&
+             isMadeForItsCollective(input) &&
+             input.getDefiningOp()->getBlock() == &block;
   bool returned = llvm::any_of(result.getUsers(), [](Operation *user) {
     return isa<func::ReturnOp>(user);
   });

@@ -4,6 +4,7 @@
 
 #include "dt/Dialect/DT/IR/DTOps.h"
 #include "dt/Dialect/DT/IR/Locations.h"
+#include "dt/Dialect/DT/Transforms/Buckets.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -152,16 +153,20 @@ double mlir::dt::axisTransitionSeconds(const MeshInfo &mesh, unsigned axis,
 
 double mlir::dt::joinedAllReduceSeconds(const MeshInfo &mesh, unsigned axis,
                                         RankedTensorType type,
-                                        ArrayRef<Placement> placements) {
+                                        ArrayRef<Placement> placements,
+                                        bool madeForIt, bool returned) {
   int64_t n = mesh.shape[axis];
   double bytes = groupBytes(mesh, axis, type, placements);
   const ::dt::AxisLink &link = mesh.topology.link(axis);
   double alone = ::dt::ringSeconds(CollectiveKind::AllReduce, n, bytes, link);
   double wire = ::dt::ringBytesPerRank(CollectiveKind::AllReduce, n, bytes) /
                 link.bytesPerSecond;
-  // The input is copied into the combined buffer once; the results are
-  // views of it.
-  return std::min(alone, wire + mesh.topology.device().copySeconds(bytes));
+  // An input made in the buffer is not copied in (an odd-sized one may be,
+  // laid after the others: counted as copied); a result is a view of the
+  // buffer unless the function returns it.
+  bool madeInBuffer = madeForIt && std::fmod(bytes, kBucketRunAlignment) == 0;
+  double copied = (madeInBuffer ? 0 : bytes) + (returned ? bytes : 0);
+  return std::min(alone, wire + mesh.topology.device().copySeconds(copied));
 }
 
 double mlir::dt::redistributionSeconds(const MeshInfo &mesh,

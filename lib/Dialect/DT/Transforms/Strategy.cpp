@@ -1,6 +1,8 @@
 //===- Strategy.cpp - Choosing an op's sharding strategy ------------------===//
 
 #include "dt/Dialect/DT/Transforms/Strategy.h"
+#include "dt/Dialect/DT/Transforms/Buckets.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -50,13 +52,21 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
   // On equal cost, moving a result beats moving an operand: communication
   // happens as late as possible, where values tend to be smaller (after
   // reductions) and more of it can be merged.
-  auto move = [&](unsigned axis, RankedTensorType type,
-                  ArrayRef<Placement> placements, Placement from, Placement to,
-                  double localCost, Value partner) {
-    // An all_reduce that shares a call with `partner`'s costs no latency.
+  // Moving `value` for `user` (null: for its readers, not decided yet).
+  auto move = [&](Value value, Operation *user, unsigned axis,
+                  RankedTensorType type, ArrayRef<Placement> placements,
+                  Placement from, Placement to, double localCost,
+                  Value partner) {
+    // An all_reduce that shares a call with `partner`'s costs no latency,
+    // and its copies as the bucket will have them.
+    auto isReturn = [](Operation *op) { return isa<func::ReturnOp>(op); };
+    bool returned =
+        user ? isReturn(user) : llvm::any_of(value.getUsers(), isReturn);
     double seconds =
-        partner ? joinedAllReduceSeconds(mesh, axis, type, placements)
-                : axisTransitionSeconds(mesh, axis, type, placements, from, to);
+        partner
+            ? joinedAllReduceSeconds(mesh, axis, type, placements,
+                                     isMadeForItsCollective(value), returned)
+            : axisTransitionSeconds(mesh, axis, type, placements, from, to);
     return from == to ? seconds : seconds + localCost;
   };
   // The value whose all_reduce reducing `value` from `from` to `to` for
@@ -152,8 +162,9 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
           continue;
         Placement from = current.getPlacements()[axis];
         Value partner = joins(operands[i], op, axis, from, wanted);
-        double seconds = move(axis, type, current.getPlacements(), from, wanted,
-                              kLocalMoveSeconds, partner);
+        double seconds =
+            move(operands[i], op, axis, type, current.getPlacements(), from,
+                 wanted, kLocalMoveSeconds, partner);
         // A collective another user needs anyway is shared: only its local
         // part is this op's.
         bool shared =
@@ -204,8 +215,8 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
             Value partner = joins(result, nullptr, axis, produced, to);
             if (partner)
               joinedReductionOf = partner;
-            cost += move(axis, type, request.getPlacements(), produced, to,
-                         kLocalMoveSeconds / 2, partner);
+            cost += move(result, nullptr, axis, type, request.getPlacements(),
+                         produced, to, kLocalMoveSeconds / 2, partner);
           }
         // Look one step ahead for a result nobody has asked for yet: a
         // partial result will most likely have to be reduced (most ops are
@@ -220,8 +231,8 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
               joins(result, nullptr, axis, produced, Placement::replicate());
           if (partner)
             joinedReductionOf = partner;
-          guessed[j] = move(axis, type, {}, produced, Placement::replicate(), 0,
-                            partner) /
+          guessed[j] = move(result, nullptr, axis, type, {}, produced,
+                            Placement::replicate(), 0, partner) /
                        runsPerLaterMoveOf[j];
           cost += guessed[j];
         }

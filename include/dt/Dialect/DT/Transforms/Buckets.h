@@ -43,6 +43,13 @@ Operation *firstUseIn(Block &block, Value value);
 /// bufferization gives every allocation).
 constexpr int64_t kBucketRunAlignment = 64;
 
+/// Whether `input`, as the only operand of a collective that combines it,
+/// can be made in the combined buffer (dt-fill-buckets-in-place): an op
+/// makes it for that collective alone, writing a buffer of its own (not a
+/// view, a constant, a call or a loop's result). Where its run starts is
+/// the layout's concern (bucketLayout).
+bool isMadeForItsCollective(Value input);
+
 /// The order of a combined all_reduce's or all_gather's members in its
 /// buffer: those whose inputs are a whole number of kBucketRunAlignment
 /// bytes first, then the others, each in program order. Every run of the

@@ -106,11 +106,16 @@ double axisTransitionSeconds(const MeshInfo &mesh, unsigned axis,
 /// Estimated seconds an all_reduce of mesh axis `axis` of a tensor of
 /// `type` (the other axes as in `placements`) adds when it runs in one call
 /// with others of its group (dt-combine-collectives): its bytes on the wire
-/// and the copies into and out of the combined buffer, but no latency of
-/// its own. Never more than the all_reduce on its own.
+/// and the copies the combined buffer costs, as the bucket model counts
+/// them (Buckets.h), but no latency of its own. The copy in, unless the
+/// input is `madeForIt` (isMadeForItsCollective) and a whole number of
+/// runs (dt-fill-buckets-in-place makes it in the buffer); the copy out
+/// when the result is `returned` (into the caller's buffer). Never more
+/// than the all_reduce on its own.
 double joinedAllReduceSeconds(const MeshInfo &mesh, unsigned axis,
                               RankedTensorType type,
-                              ArrayRef<::dt::Placement> placements);
+                              ArrayRef<::dt::Placement> placements,
+                              bool madeForIt, bool returned);
 
 /// Estimated seconds to move a tensor of `type` from `from` to `to`, one
 /// mesh axis after another.
