@@ -44,10 +44,12 @@ argument buffer computed the second call from its own output).
 
 Every program must pass --verify, except that a program whose lookup reads
 its table at raw ids (marked on its first line) may instead end with dt's
-bounds error, counted as "out of bounds as expected", and that a 16-bit
-program (f16 or bf16 throughout) may round past --verify's tolerance (the
-distributed program rounds each split contraction's partial sums once more;
-a training step's gradients compound that): such a program is run again on
+bounds error, counted as "out of bounds as expected", and that a float
+program in one precision (f16, bf16 or f32 throughout) may round past
+--verify's tolerance (the distributed program rounds each split
+contraction's partial sums once more, a training step's gradients compound
+that, and a small gradient summed from large terms has few correct digits
+in any order): such a program is run again on
 one rank and spelled in f64 on the same inputs, and counted "as accurate as
 the reference" when each distributed result is within ROUNDING_FACTOR of the
 single-device result's distance from the f64 one (norm-wise, plus one unit
@@ -1231,7 +1233,9 @@ TRANSPOSED_B = ("affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -
 
 class TrainingStep(Program):
     """A training step of a random MLP, written out as a framework's
-    autodiff would: the forward pass (matmul, bias, tanh or none), the
+    autodiff would: the forward pass (matmul, bias, tanh or none, perhaps a
+    residual connection; the activations perhaps with a sequence dim,
+    collapsed into rows for each matmul and expanded after), the
     gradient of a squared loss, the backward pass (weight gradients x^T dz,
     bias gradients as sums over the batch, input gradients dz w^T; the
     transposes as linalg.transpose or as a matmul's indexing maps) and an
@@ -1255,10 +1259,11 @@ class TrainingStep(Program):
         self.args.append((name, shape, sharding, ELEMENT))
         return name
 
-    def data_sharding(self):
-        """The batch split on m0 (mostly), the features perhaps on m1."""
+    def data_sharding(self, rank):
+        """The batch split on m0 (mostly), the sequence or the features
+        perhaps on m1."""
         split = ["S(0)"] * 4 + ["R"]
-        model = ["R", "R", "S(1)"]
+        model = ["R", "R"] + [f"S({d})" for d in range(1, rank)]
         return self.placements(*[self.rng.choice(split if i == 0 else model) for i in range(len(self.mesh))])
 
     def parameter_sharding(self, rank):
@@ -1303,15 +1308,38 @@ class TrainingStep(Program):
         return out
 
     def add_bias(self, name, shape, bias):
+        """`bias` added along the last dim of `name`."""
         out = self.fresh()
         t = ttype(shape)
-        maps = "affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>"
-        self.emit(f'{out} = linalg.generic {{indexing_maps = [{maps}], iterator_types = ["parallel", "parallel"]}} '
-                  f"ins({name}, {bias} : {t}, {ttype(shape[1:])}) outs({name} : {t}) {{")
+        loops = ", ".join(f"d{i}" for i in range(len(shape)))
+        maps = (f"affine_map<({loops}) -> ({loops})>, affine_map<({loops}) -> (d{len(shape) - 1})>, "
+                f"affine_map<({loops}) -> ({loops})>")
+        self.emit(f"{out} = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{parallel(len(shape))}]}} "
+                  f"ins({name}, {bias} : {t}, {ttype(shape[-1:])}) outs({name} : {t}) {{")
         self.emit(f"    ^bb0(%x: {ELEMENT}, %b: {ELEMENT}, %o: {ELEMENT}):")
         self.emit(f"      %r = arith.addf %x, %b : {ELEMENT}")
         self.emit(f"      linalg.yield %r : {ELEMENT}")
         self.emit(f"  }} -> {t}")
+        return out
+
+    def flat(self, name, width):
+        """Activations of `width` features as a matrix of rows: with a
+        sequence dim, (batch, seq, width) collapsed to (batch * seq, width),
+        as frameworks feed a linear layer."""
+        if len(self.rows) == 1:
+            return name
+        out = self.fresh()
+        self.emit(f"{out} = tensor.collapse_shape {name} [[0, 1], [2]] : "
+                  f"{ttype(self.rows + [width])} into {ttype([self.rows[0] * self.rows[1], width])}")
+        return out
+
+    def unflat(self, name, width):
+        """flat's inverse."""
+        if len(self.rows) == 1:
+            return name
+        out = self.fresh()
+        self.emit(f"{out} = tensor.expand_shape {name} [[0, 1], [2]] output_shape {self.rows + [width]} : "
+                  f"{ttype([self.rows[0] * self.rows[1], width])} into {ttype(self.rows + [width])}")
         return out
 
     def generate(self, nops=None, convolutions=False):
@@ -1320,62 +1348,78 @@ class TrainingStep(Program):
         layers = rng.randint(1, 5)
         widths = [rng.choice(WIDTHS) for _ in range(layers + 1)]
         batch = rng.choice([4, 6, 8, 16, 32, 64])
-        x = self.arg([batch, widths[0]], self.data_sharding())
-        target = self.arg([batch, widths[-1]], self.data_sharding())
-        params = []  # (weight, bias or None, whether a tanh follows)
+        # Now and then a sequence dim: activations (batch, seq, features).
+        self.rows = [batch] if rng.random() < 0.6 else [rng.choice([2, 4, 8]), rng.choice([3, 4, 8, 16])]
+        count = self.rows[0] * (self.rows[1] if len(self.rows) > 1 else 1)
+        rows = self.rows
+        x = self.arg(rows + [widths[0]], self.data_sharding(len(rows) + 1))
+        target = self.arg(rows + [widths[-1]], self.data_sharding(len(rows) + 1))
+        params = []  # (weight, bias or None, whether a tanh follows, whether a residual adds)
         for i in range(layers):
             shape = [widths[i], widths[i + 1]]
             w = self.arg(shape, self.parameter_sharding(2))
             b = self.arg(shape[1:], self.parameter_sharding(1)) if rng.random() < 0.8 else None
-            params.append((w, b, i < layers - 1 or rng.random() < 0.5))
+            act = i < layers - 1 or rng.random() < 0.5
+            residual = widths[i] == widths[i + 1] and rng.random() < 0.5
+            params.append((w, b, act, residual))
 
-        # Forward: h[i + 1] = act(h[i] w[i] + b[i]).
-        h = [x]
-        for i, (w, b, act) in enumerate(params):
-            shape = [batch, widths[i + 1]]
-            z = self.matmul((h[i], [batch, widths[i]]), (w, [widths[i], widths[i + 1]]), shape)
+        # Forward: a[i + 1] = act(h[i] w[i] + b[i]); h[i + 1] = a[i + 1], plus
+        # h[i] with a residual connection.
+        h, a = [x], [x]
+        for i, (w, b, act, residual) in enumerate(params):
+            shape = rows + [widths[i + 1]]
+            z = self.matmul((self.flat(h[i], widths[i]), [count, widths[i]]),
+                            (w, [widths[i], widths[i + 1]]), [count, widths[i + 1]])
+            z = self.unflat(z, widths[i + 1])
             if b:
                 z = self.add_bias(z, shape, b)
             if act:
                 t = self.fresh()
                 self.emit(f"{t} = math.tanh {z} : {ttype(shape)}")
                 z = t
-            h.append(z)
+            a.append(z)
+            h.append(self.elementwise("arith.addf", z, h[i], shape) if residual else z)
 
         # The gradient of the mean squared error, and the loss itself.
-        out_shape = [batch, widths[-1]]
+        out_shape = rows + [widths[-1]]
         diff = self.elementwise("arith.subf", h[-1], target, out_shape)
-        dy = self.elementwise("arith.mulf", diff, self.splat(f"{1.0 / batch:.6e}", out_shape), out_shape)
+        dy = self.elementwise("arith.mulf", diff, self.splat(f"{1.0 / count:.6e}", out_shape), out_shape)
         results = []
         if rng.random() < 0.5:
             square = self.elementwise("arith.mulf", diff, diff, out_shape)
-            results.append((self.sum_rows(square, out_shape, [0, 1]), [], ELEMENT))
+            results.append((self.sum_rows(square, out_shape, list(range(len(out_shape)))), [], ELEMENT))
 
         # Backward, last layer first.
         grads = []  # (parameter, its gradient, shape), in the order made
         for i in reversed(range(layers)):
-            w, b, act = params[i]
-            shape = [batch, widths[i + 1]]
+            w, b, act, residual = params[i]
+            shape = rows + [widths[i + 1]]
             dz = dy
             if act:  # tanh' = 1 - tanh^2
-                square = self.elementwise("arith.mulf", h[i + 1], h[i + 1], shape)
+                square = self.elementwise("arith.mulf", a[i + 1], a[i + 1], shape)
                 slope = self.elementwise("arith.subf", self.splat("1.0", shape), square, shape)
                 dz = self.elementwise("arith.mulf", dy, slope, shape)
             w_shape = [widths[i], widths[i + 1]]
+            h_flat, dz_flat = self.flat(h[i], widths[i]), self.flat(dz, widths[i + 1])
             if rng.random() < 0.5:
-                dw = self.matmul((h[i], [batch, widths[i]]), (dz, shape), w_shape, TRANSPOSED_A)
+                dw = self.matmul((h_flat, [count, widths[i]]), (dz_flat, [count, widths[i + 1]]), w_shape,
+                                 TRANSPOSED_A)
             else:
-                dw = self.matmul((self.transposed(h[i], [batch, widths[i]]), w_shape[:1] + [batch]),
-                                 (dz, shape), w_shape)
+                dw = self.matmul((self.transposed(h_flat, [count, widths[i]]), [widths[i], count]),
+                                 (dz_flat, [count, widths[i + 1]]), w_shape)
             grads.append((w, dw, w_shape))
             if b:
-                grads.append((b, self.sum_rows(dz, shape, [0]), w_shape[1:]))
+                grads.append((b, self.sum_rows(dz, shape, list(range(len(rows)))), w_shape[1:]))
             if i > 0:
-                in_shape = [batch, widths[i]]
+                in_flat = [count, widths[i]]
                 if rng.random() < 0.5:
-                    dy = self.matmul((dz, shape), (w, w_shape), in_shape, TRANSPOSED_B)
+                    back = self.matmul((dz_flat, [count, widths[i + 1]]), (w, w_shape), in_flat, TRANSPOSED_B)
                 else:
-                    dy = self.matmul((dz, shape), (self.transposed(w, w_shape), w_shape[::-1]), in_shape)
+                    back = self.matmul((dz_flat, [count, widths[i + 1]]),
+                                       (self.transposed(w, w_shape), w_shape[::-1]), in_flat)
+                back = self.unflat(back, widths[i])
+                # Through a residual connection the gradient also passes as it is.
+                dy = self.elementwise("arith.addf", back, dy, rows + [widths[i]]) if residual else back
 
         # The update of each parameter.
         for param, grad, shape in grads:
@@ -1385,7 +1429,8 @@ class TrainingStep(Program):
                 continue
             lr = self.splat("1.000000e-01", shape)
             if kind == "momentum":
-                buffer = self.arg(shape, self.args[[a[0] for a in self.args].index(param)][2])
+                sharding = next(arg[2] for arg in self.args if arg[0] == param)
+                buffer = self.arg(shape, sharding)
                 decayed = self.elementwise("arith.mulf", buffer, self.splat("9.000000e-01", shape), shape)
                 grad = self.elementwise("arith.addf", decayed, grad, shape)
                 results.append((grad, shape, ELEMENT))
@@ -1420,23 +1465,23 @@ def program(seed, convolutions=False, training_steps=False):
     return text, ranks
 
 
-HALF_ARGUMENT = re.compile(r"%a0: tensor<[0-9x]*(bf16|f16)>")
-# How much further from the f64 result a 16-bit program's distributed result
+ROUNDED_ARGUMENT = re.compile(r"%a0: tensor<[0-9x]*(bf16|f16|f32)>")
+# How much further from the f64 result a program's distributed result
 # may be than its single-device one (norm-wise, plus one unit in the last
 # place of the largest value): each contraction split over ranks rounds its
 # partial sums once more, and the gradients of a step compound that.
 ROUNDING_FACTOR = 4
-UNIT = {"bf16": 2.0**-8, "f16": 2.0**-11}
+UNIT = {"bf16": 2.0**-8, "f16": 2.0**-11, "f32": 2.0**-24}
 
 
 def as_accurate_as_reference(args, text, seed, distributed, tmp):
-    """Whether a 16-bit program that failed --verify is as accurate as its
-    single-device reference all the same: both against the program spelled
-    in f64 on the same inputs. Returns (verdict, report)."""
+    """Whether a bf16, f16 or f32 program that failed --verify is as
+    accurate as its single-device reference all the same: both against the
+    program spelled in f64 on the same inputs. Returns (verdict, report)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import npy
 
-    element = HALF_ARGUMENT.search(text).group(1)
+    element = ROUNDED_ARGUMENT.search(text).group(1)
     one_rank = re.sub(r'^(dt\.mesh @mesh = <\[.*)$',
                       lambda m: re.sub(r'= \d+', "= 1", m.group(1)), text, count=1, flags=re.M)
     signature = re.search(r"func\.func @main\(\n    (.*?)\)\n    -> \(", text, re.S).group(1)
@@ -1444,7 +1489,7 @@ def as_accurate_as_reference(args, text, seed, distributed, tmp):
     inputs = (one_rank.splitlines()[0 if not text.startswith("//") else 1] + "\n"
               f"func.func @main(\n    {signature})\n    -> ({', '.join(t for _, t in names)}) {{\n"
               f"  return {', '.join(n for n, _ in names)} : {', '.join(t for _, t in names)}\n}}\n")
-    wide = one_rank.replace("bf16", "f64").replace("f16", "f64")
+    wide = one_rank.replace("bf16", "f64").replace("f16", "f64").replace("f32", "f64")
     files = {}
     for name, program in [("one_rank", one_rank), ("inputs", inputs), ("wide", wide)]:
         files[name] = os.path.join(tmp, f"{name}.mlir")
@@ -1524,9 +1569,9 @@ def run_one(args, seed, text, ranks):
             return "crash", "timed out after 180 s"
         output = proc.stdout.decode(errors="replace") + proc.stderr.decode(errors="replace")
         if proc.returncode != 0 and "verify: FAIL" in output:
-            # A 16-bit program (not mixing precisions) may round past the
+            # A program in one precision below f64 may round past the
             # tolerance and still be as accurate as the reference.
-            if not HALF_ARGUMENT.search(text) or "truncf" in text or "extf" in text:
+            if not ROUNDED_ARGUMENT.search(text) or "truncf" in text or "extf" in text:
                 return "wrong", output
             widened = os.path.join(tmp, "widened")
             os.makedirs(widened)

@@ -23,7 +23,10 @@ if "--output-dir" in sys.argv and os.path.basename(program) == "program.mlir" an
     with open(path, "r+b") as f:
         data = f.read()
         start = data.index(b"\n") + 1  # the header ends with a newline
-        bf16 = b"'<V2'" in data[:start]
+        header = data[:start]
         f.seek(start)
         # 64.0 in bf16 is 0x4280; in f16, 0x5400.
-        f.write(struct.pack("<H", 0x4280 if bf16 else 0x5400))
+        if b"'<f4'" in header:
+            f.write(struct.pack("<f", 64.0))
+        else:
+            f.write(struct.pack("<H", 0x4280 if b"'<V2'" in header else 0x5400))
