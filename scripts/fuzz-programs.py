@@ -49,16 +49,16 @@ program in one precision (f16, bf16 or f32 throughout) may round past
 --verify's tolerance (the distributed program rounds each split
 contraction's partial sums once more, a training step's gradients compound
 that, and a small gradient summed from large terms has few correct digits
-in any order): such a program is run again on
-one rank and spelled in f64 on the same inputs, and counted "as accurate as
-the reference" when each distributed result is within ROUNDING_FACTOR of the
-single-device result's distance from the f64 one (norm-wise, plus one unit
-in the last place of the largest value). A failure, a crash (a
-signal or an exit code other than 0 and 1), a run without a verdict, or an
-error (exit 1) is reported, and the program is written to --out with
-dt-run's output, so that it can be minimized into a regression test. Errors are counted apart:
-a program the generator wrote is valid, so each one is a limitation to look
-at, but not a wrong answer.
+in any order): such a program is run again on one rank and spelled in f64
+on the same inputs, and counted "as accurate as the reference" when each
+distributed result is within ROUNDING_FACTOR of the single-device result's
+distance from the f64 one (norm-wise, plus one unit in the last place of
+the largest value). A failure, a crash (a signal or an exit code other
+than 0 and 1), a run without a verdict, or an error (exit 1) is reported,
+and the program is written to --out with dt-run's output, so that it can
+be minimized into a regression test. Errors are counted apart: a program
+the generator wrote is valid, so each one is a limitation to look at, but
+not a wrong answer.
 
 Usage: fuzz-programs.py --dt-run PATH [--programs N] [--seed S] [--out DIR]
                         [--jobs J] [--dt-run-args "ARGS"]
@@ -73,6 +73,7 @@ Usage: fuzz-programs.py --dt-run PATH [--programs N] [--seed S] [--out DIR]
 """
 
 import argparse
+import math
 import os
 import random
 import re
@@ -1267,6 +1268,8 @@ class TrainingStep(Program):
         return self.placements(*[self.rng.choice(split if i == 0 else model) for i in range(len(self.mesh))])
 
     def parameter_sharding(self, rank):
+        """Replicated on m0 (mostly: data parallelism) or split (sharded
+        parameters); on m1 replicated or split along any dim."""
         data = ["R"] * 5 + [f"S({self.rng.randrange(rank)})"]
         model = ["R"] + [f"S({d})" for d in range(rank)]
         return self.placements(*[self.rng.choice(data if i == 0 else model) for i in range(len(self.mesh))])
@@ -1350,8 +1353,8 @@ class TrainingStep(Program):
         batch = rng.choice([4, 6, 8, 16, 32, 64])
         # Now and then a sequence dim: activations (batch, seq, features).
         self.rows = [batch] if rng.random() < 0.6 else [rng.choice([2, 4, 8]), rng.choice([3, 4, 8, 16])]
-        count = self.rows[0] * (self.rows[1] if len(self.rows) > 1 else 1)
         rows = self.rows
+        count = math.prod(rows)  # the rows of each matmul
         x = self.arg(rows + [widths[0]], self.data_sharding(len(rows) + 1))
         target = self.arg(rows + [widths[-1]], self.data_sharding(len(rows) + 1))
         params = []  # (weight, bias or None, whether a tanh follows, whether a residual adds)
