@@ -1,10 +1,10 @@
 //===- Strategy.cpp - Choosing an op's sharding strategy ------------------===//
 
 #include "dt/Dialect/DT/Transforms/Strategy.h"
-#include "dt/Dialect/DT/Transforms/Buckets.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include "dt/Dialect/DT/Transforms/Buckets.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
