@@ -1,4 +1,4 @@
-//===- JoinedAllReduceTest.cpp - Propagation's price of a joined all_reduce ===//
+//===- JoinedAllReduceTest.cpp - The price of a joined all_reduce ---------===//
 //
 // joinedAllReduceSeconds prices an all_reduce that shares a call with
 // another as the bucket will have it: the bytes on the wire, the copy in
@@ -59,7 +59,8 @@ TEST_F(JoinedAllReduceTest, CountsTheCopiesTheBucketKeeps) {
   EXPECT_DOUBLE_EQ(joined({1024, 1024}, true, false), wire(bytes));
   // Not made for it (a view, an argument, a value read elsewhere too):
   // copied in.
-  EXPECT_DOUBLE_EQ(joined({1024, 1024}, false, false), wire(bytes) + copy(bytes));
+  EXPECT_DOUBLE_EQ(joined({1024, 1024}, false, false),
+                   wire(bytes) + copy(bytes));
   // Returned: copied out into the caller's buffer, made in place or not.
   EXPECT_DOUBLE_EQ(joined({1024, 1024}, true, true), wire(bytes) + copy(bytes));
   EXPECT_DOUBLE_EQ(joined({1024, 1024}, false, true),
