@@ -118,7 +118,7 @@ func.func @sum_and_max(%x: tensor<8x64xbf16>, %s: tensor<8xbf16>, %m: tensor<8xb
 
 // dt-partition's sum over an uneven shard: the padding rows keep the
 // accumulator through a select. Widened too, the select now of f32 values
-// (a bf16 sum of 258 ones per rank stalled at 256; found by
+// (a bf16 sum over a rank's rows stalled at 256; found by
 // scripts/fuzz-programs.py --training-steps, a loss of 1024 squares on 3
 // ranks 5% short).
 // CHECK-LABEL: func.func @masked_sum
