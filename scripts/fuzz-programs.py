@@ -45,20 +45,20 @@ argument buffer computed the second call from its own output).
 Every program must pass --verify, except that a program whose lookup reads
 its table at raw ids (marked on its first line) may instead end with dt's
 bounds error, counted as "out of bounds as expected", and that a float
-program in one precision (f16, bf16 or f32 throughout) may round past
---verify's tolerance (the distributed program rounds each split
+program (its first argument f16, bf16 or f32; mixed precisions too) may
+round past --verify's tolerance (the distributed program rounds each split
 contraction's partial sums once more, a training step's gradients compound
-that, and a small gradient summed from large terms has few correct digits
-in any order): such a program is run again on one rank and spelled in f64
-on the same inputs, and counted "as accurate as the reference" when each
-distributed result is within ROUNDING_FACTOR of the single-device result's
-distance from the f64 one (norm-wise, plus one unit in the last place of
-the largest value). A failure, a crash (a signal or an exit code other
-than 0 and 1), a run without a verdict, or an error (exit 1) is reported,
-and the program is written to --out with dt-run's output, so that it can
-be minimized into a regression test. Errors are counted apart: a program
-the generator wrote is valid, so each one is a limitation to look at, but
-not a wrong answer.
+that, and a small gradient summed from large terms has few correct digits in
+any order): such a program is run again on one rank and spelled in f64 (its
+float conversions the identity) on the same inputs, and counted "as accurate
+as the reference" when each distributed result is within ROUNDING_FACTOR of
+the single-device result's distance from the f64 one (norm-wise, plus one
+unit in the last place of the largest value). A failure, a crash (a signal
+or an exit code other than 0 and 1), a run without a verdict, or an error
+(exit 1) is reported, and the program is written to --out with dt-run's
+output, so that it can be minimized into a regression test. Errors are
+counted apart: a program the generator wrote is valid, so each one is a
+limitation to look at, but not a wrong answer.
 
 Usage: fuzz-programs.py --dt-run PATH [--programs N] [--seed S] [--out DIR]
                         [--jobs J] [--dt-run-args "ARGS"]
@@ -1255,9 +1255,9 @@ class TrainingStep(Program):
     def placements(self, *choices):
         return "#dt.sharding<@mesh, [" + ", ".join(choices) + "]>"
 
-    def arg(self, shape, sharding):
+    def arg(self, shape, sharding, element=None):
         name = f"%a{len(self.args)}"
-        self.args.append((name, shape, sharding, ELEMENT))
+        self.args.append((name, shape, sharding, element or ELEMENT))
         return name
 
     def data_sharding(self, rank):
@@ -1289,14 +1289,24 @@ class TrainingStep(Program):
                   f"outs({empty} : {ttype(shape[::-1])}) permutation = [1, 0]")
         return out
 
-    def elementwise(self, op, lhs, rhs, shape):
+    def elementwise(self, op, lhs, rhs, shape, element=None):
         out = self.fresh()
-        self.emit(f"{out} = {op} {lhs}, {rhs} : {ttype(shape)}")
+        self.emit(f"{out} = {op} {lhs}, {rhs} : {ttype(shape, element)}")
         return out
 
-    def splat(self, value, shape):
+    def splat(self, value, shape, element=None):
         out = self.fresh()
-        self.emit(f"{out} = arith.constant dense<{value}> : {ttype(shape)}")
+        self.emit(f"{out} = arith.constant dense<{value}> : {ttype(shape, element)}")
+        return out
+
+    def cast(self, name, shape, source, target):
+        """`name` converted elementwise from `source` to `target` (extf
+        or truncf), or `name` itself when they are the same."""
+        if source == target:
+            return name
+        out = self.fresh()
+        op = "arith.extf" if target == "f32" else "arith.truncf"
+        self.emit(f"{out} = {op} {name} : {ttype(shape, source)} to {ttype(shape, target)}")
         return out
 
     def sum_rows(self, name, shape, dims):
@@ -1357,14 +1367,24 @@ class TrainingStep(Program):
         count = math.prod(rows)  # the rows of each matmul
         x = self.arg(rows + [widths[0]], self.data_sharding(len(rows) + 1))
         target = self.arg(rows + [widths[-1]], self.data_sharding(len(rows) + 1))
+        # Mixed precision, now and then, in 16-bit steps: f32 master
+        # parameters, rounded to the step's type for the forward and
+        # backward passes, updated in f32 by the gradients widened.
+        master = ELEMENT if ELEMENT not in ("bf16", "f16") or rng.random() < 0.6 else "f32"
         params = []  # (weight, bias or None, whether a tanh follows, whether a residual adds)
         for i in range(layers):
             shape = [widths[i], widths[i + 1]]
-            w = self.arg(shape, self.parameter_sharding(2))
-            b = self.arg(shape[1:], self.parameter_sharding(1)) if rng.random() < 0.8 else None
+            w = self.arg(shape, self.parameter_sharding(2), master)
+            b = self.arg(shape[1:], self.parameter_sharding(1), master) if rng.random() < 0.8 else None
             act = i < layers - 1 or rng.random() < 0.5
             residual = widths[i] == widths[i + 1] and rng.random() < 0.5
             params.append((w, b, act, residual))
+        # The parameters as the passes read them.
+        working = {}
+        for i, (w, b, _, _) in enumerate(params):
+            working[w] = self.cast(w, [widths[i], widths[i + 1]], master, ELEMENT)
+            if b:
+                working[b] = self.cast(b, [widths[i + 1]], master, ELEMENT)
 
         # Forward: a[i + 1] = act(h[i] w[i] + b[i]); h[i + 1] = a[i + 1], plus
         # h[i] with a residual connection.
@@ -1372,10 +1392,10 @@ class TrainingStep(Program):
         for i, (w, b, act, residual) in enumerate(params):
             shape = rows + [widths[i + 1]]
             z = self.matmul((self.flat(h[i], widths[i]), [count, widths[i]]),
-                            (w, [widths[i], widths[i + 1]]), [count, widths[i + 1]])
+                            (working[w], [widths[i], widths[i + 1]]), [count, widths[i + 1]])
             z = self.unflat(z, widths[i + 1])
             if b:
-                z = self.add_bias(z, shape, b)
+                z = self.add_bias(z, shape, working[b])
             if act:
                 t = self.fresh()
                 self.emit(f"{t} = math.tanh {z} : {ttype(shape)}")
@@ -1415,30 +1435,33 @@ class TrainingStep(Program):
                 grads.append((b, self.sum_rows(dz, shape, list(range(len(rows)))), w_shape[1:]))
             if i > 0:
                 in_flat = [count, widths[i]]
+                w16 = working[w]
                 if rng.random() < 0.5:
-                    back = self.matmul((dz_flat, [count, widths[i + 1]]), (w, w_shape), in_flat, TRANSPOSED_B)
+                    back = self.matmul((dz_flat, [count, widths[i + 1]]), (w16, w_shape), in_flat, TRANSPOSED_B)
                 else:
                     back = self.matmul((dz_flat, [count, widths[i + 1]]),
-                                       (self.transposed(w, w_shape), w_shape[::-1]), in_flat)
+                                       (self.transposed(w16, w_shape), w_shape[::-1]), in_flat)
                 back = self.unflat(back, widths[i])
                 # Through a residual connection the gradient also passes as it is.
                 dy = self.elementwise("arith.addf", back, dy, rows + [widths[i]]) if residual else back
 
-        # The update of each parameter.
+        # The update of each parameter, in the master parameters' type.
         for param, grad, shape in grads:
             kind = rng.choice(["gradient", "sgd", "sgd", "momentum"])
             if kind == "gradient":
                 results.append((grad, shape, ELEMENT))
                 continue
-            lr = self.splat("1.000000e-01", shape)
+            grad = self.cast(grad, shape, ELEMENT, master)
+            lr = self.splat("1.000000e-01", shape, master)
             if kind == "momentum":
                 sharding = next(arg[2] for arg in self.args if arg[0] == param)
-                buffer = self.arg(shape, sharding)
-                decayed = self.elementwise("arith.mulf", buffer, self.splat("9.000000e-01", shape), shape)
-                grad = self.elementwise("arith.addf", decayed, grad, shape)
-                results.append((grad, shape, ELEMENT))
-            step = self.elementwise("arith.mulf", grad, lr, shape)
-            results.append((self.elementwise("arith.subf", param, step, shape), shape, ELEMENT))
+                buffer = self.arg(shape, sharding, master)
+                decay = self.splat("9.000000e-01", shape, master)
+                decayed = self.elementwise("arith.mulf", buffer, decay, shape, master)
+                grad = self.elementwise("arith.addf", decayed, grad, shape, master)
+                results.append((grad, shape, master))
+            step = self.elementwise("arith.mulf", grad, lr, shape, master)
+            results.append((self.elementwise("arith.subf", param, step, shape, master), shape, master))
         return self.text(results)
 
 
@@ -1469,6 +1492,8 @@ def program(seed, convolutions=False, training_steps=False):
 
 
 ROUNDED_ARGUMENT = re.compile(r"%a0: tensor<[0-9x]*(bf16|f16|f32)>")
+# A float conversion, spelled in f64 on both sides.
+CONVERSION = re.compile(r"(%[\w#]+) = arith\.(?:extf|truncf) (%[\w#]+) : \S+ to (\S+)")
 # How much further from the f64 result a program's distributed result
 # may be than its single-device one (norm-wise, plus one unit in the last
 # place of the largest value): each contraction split over ranks rounds its
@@ -1492,7 +1517,10 @@ def as_accurate_as_reference(args, text, seed, distributed, tmp):
     inputs = (one_rank.splitlines()[0 if not text.startswith("//") else 1] + "\n"
               f"func.func @main(\n    {signature})\n    -> ({', '.join(t for _, t in names)}) {{\n"
               f"  return {', '.join(n for n, _ in names)} : {', '.join(t for _, t in names)}\n}}\n")
+    # Every float in f64; a conversion between two of them (now f64 to
+    # f64, which arith rejects) becomes the identity max(x, x).
     wide = one_rank.replace("bf16", "f64").replace("f16", "f64").replace("f32", "f64")
+    wide = CONVERSION.sub(r"\1 = arith.maximumf \2, \2 : \3", wide)
     files = {}
     for name, program in [("one_rank", one_rank), ("inputs", inputs), ("wide", wide)]:
         files[name] = os.path.join(tmp, f"{name}.mlir")
@@ -1572,9 +1600,9 @@ def run_one(args, seed, text, ranks):
             return "crash", "timed out after 180 s"
         output = proc.stdout.decode(errors="replace") + proc.stderr.decode(errors="replace")
         if proc.returncode != 0 and "verify: FAIL" in output:
-            # A program in one precision below f64 may round past the
-            # tolerance and still be as accurate as the reference.
-            if not ROUNDED_ARGUMENT.search(text) or "truncf" in text or "extf" in text:
+            # A program whose floats are narrower than f64 may round past
+            # the tolerance and still be as accurate as the reference.
+            if not ROUNDED_ARGUMENT.search(text):
                 return "wrong", output
             widened = os.path.join(tmp, "widened")
             os.makedirs(widened)
