@@ -1503,6 +1503,20 @@ ROUNDING_FACTOR = 4
 UNIT = {"bf16": 2.0**-8, "f16": 2.0**-11, "f32": 2.0**-24}
 
 
+def distance(values, exact):
+    """The largest |value - exact|, infinite where one is NaN or infinite
+    and the other is not the same."""
+    worst = 0.0
+    for a, b in zip(values, exact):
+        if a == b or (math.isnan(a) and math.isnan(b)):
+            continue
+        d = abs(a - b)
+        if not math.isfinite(d):
+            return math.inf
+        worst = max(worst, d)
+    return worst
+
+
 def as_accurate_as_reference(args, text, seed, distributed, tmp):
     """Whether a program whose floats are narrower than f64 (its first
     argument bf16, f16 or f32, mixed precisions too) that failed --verify is
@@ -1559,9 +1573,8 @@ def as_accurate_as_reference(args, text, seed, distributed, tmp):
     while os.path.exists(os.path.join(tmp, "exact", f"result{k}.npy")):
         exact, got, ref = (npy.values(os.path.join(tmp, d, f"result{k}.npy"))
                            for d in ("exact", "distributed", "reference"))
-        scale = max((abs(x) for x in exact), default=0.0)
-        err_got = max((abs(a - b) for a, b in zip(got, exact)), default=0.0)
-        err_ref = max((abs(a - b) for a, b in zip(ref, exact)), default=0.0)
+        scale = max((abs(x) for x in exact if math.isfinite(x)), default=0.0)
+        err_got, err_ref = distance(got, exact), distance(ref, exact)
         fine = err_got <= ROUNDING_FACTOR * err_ref + UNIT[element] * scale
         ok = ok and fine
         report.append(f"  result #{k}: against f64 (max {scale:.3g}), distributed max abs err {err_got:.3g}, "
