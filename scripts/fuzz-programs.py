@@ -176,7 +176,11 @@ class Program:
                 placements.append("R")
             else:
                 placements.append(f"S({self.rng.randrange(rank)})")
-        return "#dt.sharding<@mesh, [" + ", ".join(placements) + "]>"
+        return self.placements(*placements)
+
+    def placements(self, *choices):
+        """The sharding of these placements, one per mesh axis."""
+        return "#dt.sharding<@mesh, [" + ", ".join(choices) + "]>"
 
     def new_arg(self, shape):
         name = f"%a{len(self.args)}"
@@ -1251,9 +1255,6 @@ class TrainingStep(Program):
     puts in one call and dt-fill-buckets-in-place makes in their bucket,
     with members of every kind: whole 64-byte runs and not, made by a
     matmul or a reduction, returned or read by the update."""
-
-    def placements(self, *choices):
-        return "#dt.sharding<@mesh, [" + ", ".join(choices) + "]>"
 
     def arg(self, shape, sharding, element=None):
         name = f"%a{len(self.args)}"

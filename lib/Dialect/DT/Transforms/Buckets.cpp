@@ -140,22 +140,21 @@ Bucket::Refusal Bucket::refusal(const BucketCandidate &c, double *combined,
   return together < separate ? Refusal::None : Refusal::Costlier;
 }
 
-/// Whether `bytes` is a whole number of runs' alignment.
-static bool isEvenRun(double bytes) {
+bool mlir::dt::isWholeRuns(double bytes) {
   return std::fmod(bytes, kBucketRunAlignment) == 0;
 }
 
 SmallVector<Operation *> mlir::dt::bucketLayout(ArrayRef<Operation *> members) {
   SmallVector<Operation *> layout(members);
   std::stable_partition(layout.begin(), layout.end(), [](Operation *op) {
-    return isEvenRun(
+    return isWholeRuns(
         tensorBytes(cast<RankedTensorType>(op->getOperand(0).getType())));
   });
   return layout;
 }
 
 bool Bucket::madeInBufferBy(const BucketCandidate &c) const {
-  return c.fillable && (isEvenRun(c.copiedIn) || !unevenMember);
+  return c.fillable && (isWholeRuns(c.copiedIn) || !unevenMember);
 }
 
 void Bucket::add(const BucketCandidate &c) {
@@ -172,7 +171,7 @@ void Bucket::add(const BucketCandidate &c) {
   bool made = madeInBufferBy(c);
   madeInBuffer += made;
   copyBytes += c.copiedOut + (made ? 0 : c.copiedIn);
-  unevenMember |= !isEvenRun(c.copiedIn);
+  unevenMember |= !isWholeRuns(c.copiedIn);
   ready = laterReady(ready, c.ready);
   firstUse = earlierUse(firstUse, c.firstUse);
 }

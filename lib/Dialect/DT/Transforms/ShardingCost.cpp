@@ -164,7 +164,7 @@ double mlir::dt::joinedAllReduceSeconds(const MeshInfo &mesh, unsigned axis,
   // An input made in the buffer is not copied in (an odd-sized one may be,
   // laid after the others: counted as copied); a result is a view of the
   // buffer unless the function returns it.
-  bool madeInBuffer = madeForIt && std::fmod(bytes, kBucketRunAlignment) == 0;
+  bool madeInBuffer = madeForIt && isWholeRuns(bytes);
   double copied = (madeInBuffer ? 0 : bytes) + (returned ? bytes : 0);
   return std::min(alone, wire + mesh.topology.device().copySeconds(copied));
 }

@@ -58,15 +58,18 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
                   Placement from, Placement to, double localCost,
                   Value partner) {
     // An all_reduce that shares a call with `partner`'s costs no latency,
-    // and its copies as the bucket will have them.
-    auto isReturn = [](Operation *op) { return isa<func::ReturnOp>(op); };
-    bool returned =
-        user ? isReturn(user) : llvm::any_of(value.getUsers(), isReturn);
+    // and its copies as the bucket will have them (asked only then: most
+    // moves have no partner).
+    auto joined = [&] {
+      auto isReturn = [](Operation *op) { return isa<func::ReturnOp>(op); };
+      bool returned =
+          user ? isReturn(user) : llvm::any_of(value.getUsers(), isReturn);
+      return joinedAllReduceSeconds(mesh, axis, type, placements,
+                                    isMadeForItsCollective(value), returned);
+    };
     double seconds =
-        partner
-            ? joinedAllReduceSeconds(mesh, axis, type, placements,
-                                     isMadeForItsCollective(value), returned)
-            : axisTransitionSeconds(mesh, axis, type, placements, from, to);
+        partner ? joined()
+                : axisTransitionSeconds(mesh, axis, type, placements, from, to);
     return from == to ? seconds : seconds + localCost;
   };
   // The value whose all_reduce reducing `value` from `from` to `to` for

@@ -43,6 +43,10 @@ Operation *firstUseIn(Block &block, Value value);
 /// bufferization gives every allocation).
 constexpr int64_t kBucketRunAlignment = 64;
 
+/// Whether `bytes` is a whole number of kBucketRunAlignment: a member of
+/// that size leaves the next run aligned.
+bool isWholeRuns(double bytes);
+
 /// Whether `input`, as the only operand of a collective that combines it,
 /// can be made in the combined buffer (dt-fill-buckets-in-place): an op
 /// makes it for that collective alone, writing a buffer of its own (not a
