@@ -523,6 +523,25 @@ def StripShardingsPass : Pass<"dt-strip-shardings", "ModuleOp"> {
   }];
 }
 
+def WidenToF64Pass : Pass<"dt-widen-to-f64", "ModuleOp"> {
+  let summary = "Spells a program's floats in f64: the yardstick of its rounding";
+  let description = [{
+    Every float type narrower than f64 (f32, f16, bf16, the f8 types)
+    becomes f64: in function signatures, op results, block arguments and
+    attributes; a constant keeps its value (each narrow value is exact in
+    f64). A conversion between two floats becomes the identity and is
+    erased. What remains computes what the program means with rounding
+    far below its own: dt-compile's f64 reference (`--wide-reference`), by
+    which `dt-run --verify` tells a distributed result that only rounds
+    differently from one that is wrong (docs/Runtime.md).
+
+    A program that reinterprets a narrow float's bits (`arith.bitcast`,
+    `tensor.bitcast`), holds narrow floats in a resource blob, or declares
+    an external function over narrow floats has no f64 spelling and is
+    rejected, naming the op.
+  }];
+}
+
 def InsertBoundsChecksPass : Pass<"dt-insert-bounds-checks", "ModuleOp"> {
   let summary = "Checks each tensor access whose index may fall outside its tensor";
   let description = [{
