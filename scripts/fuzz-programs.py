@@ -1492,6 +1492,8 @@ def program(seed, convolutions=False, training_steps=False):
     return text, ranks
 
 
+# What dt-run --verify prints when it judged results against f64.
+DT_RUN_JUDGED = "against the program in f64 (the same inputs):"
 ROUNDED_ARGUMENT = re.compile(r"%a0: tensor<[0-9x]*(bf16|f16|f32)>")
 # A float conversion, spelled in f64 on both sides.
 CONVERSION = re.compile(r"(%[\w#]+) = arith\.(?:extf|truncf) (%[\w#]+) : \S+ to (\S+)")
@@ -1620,16 +1622,25 @@ def run_one(args, seed, text, ranks):
         except subprocess.TimeoutExpired:
             return "crash", "timed out after 180 s"
         output = proc.stdout.decode(errors="replace") + proc.stderr.decode(errors="replace")
-        if proc.returncode != 0 and "verify: FAIL" in output:
+        # dt-run's own judge of a result past the tolerance against the
+        # program in f64 (dt-widen-to-f64) ran, and passed the program or not.
+        judged = DT_RUN_JUDGED in output
+        passed = proc.returncode == 0 and "verify: PASS" in output
+        if (proc.returncode != 0 and "verify: FAIL" in output) or (passed and judged):
             # A program whose floats are narrower than f64 may round past
-            # the tolerance and still be as accurate as the reference.
+            # the tolerance and still be as accurate as the reference: this
+            # judge, which spells the program in f64 by itself, must agree
+            # with dt-run's where that ran.
             if not ROUNDED_ARGUMENT.search(text):
                 return "wrong", output
             widened = os.path.join(tmp, "widened")
             os.makedirs(widened)
             verdict, report = as_accurate_as_reference(args, text, seed, command + [path], widened)
-            return verdict, output + "against the program in f64 on the same inputs:\n" + report
-    if proc.returncode == 0 and "verify: PASS" in output:
+            output += "against the program in f64 on the same inputs (fuzz-programs' judge):\n" + report
+            if judged and (verdict == "rounding") != passed:
+                return "wrong", output + "\nthe two judges disagree"
+            return verdict, output
+    if passed:
         return "pass", output
     if proc.returncode == 1 and text.startswith(OUT_OF_BOUNDS_MARK) and OUT_OF_BOUNDS_ERROR.search(output):
         return "bounds", output

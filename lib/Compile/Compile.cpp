@@ -221,6 +221,18 @@ static LogicalResult buildReferencePipeline(OpPassManager &pm,
   return buildLowering(pm, "dt_ref_", options);
 }
 
+/// The passes of the single-device program spelled in f64, lowered for the
+/// CPU whatever the target (dt-run runs it on the host).
+static LogicalResult buildWideReferencePipeline(OpPassManager &pm,
+                                                CompileOptions options) {
+  options.target = Target::CPU;
+  if (options.boundsChecks)
+    pm.addPass(createInsertBoundsChecksPass());
+  pm.addPass(createStripShardingsPass());
+  pm.addPass(createWidenToF64Pass());
+  return buildLowering(pm, "dt_wide_", options);
+}
+
 FailureOr<OwningOpRef<ModuleOp>>
 mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
                            std::string &description) {
@@ -256,20 +268,35 @@ mlir::dt::lowerReferenceProgram(ModuleOp module,
   return reference;
 }
 
+FailureOr<OwningOpRef<ModuleOp>>
+mlir::dt::lowerWideReferenceProgram(ModuleOp module,
+                                    const CompileOptions &options) {
+  TimingScope timing = timePhase(options, "f64 single-device program");
+  OwningOpRef<ModuleOp> wide(cast<ModuleOp>(module->clone()));
+  PassManager pm(module.getContext());
+  pm.enableTiming(timing);
+  if (failed(buildWideReferencePipeline(pm, options)) || failed(pm.run(*wide)))
+    return failure();
+  return wide;
+}
+
 namespace {
 /// Loads every dialect the pipelines of both programs depend on, as each
 /// PassManager::run does when it starts: before the two programs lower at
 /// once, since loading a dialect while another thread's passes run races
 /// with them.
 void loadPipelineDialects(MLIRContext *context, const CompileOptions &options) {
-  PassManager global(context), local(context), reference(context);
+  PassManager global(context), local(context), reference(context),
+      wide(context);
   buildGlobalPipeline(global, options);
   // A pipeline that fails to build fails again, with its error, when its
   // program lowers.
   (void)buildLocalPipeline(local, options);
   (void)buildReferencePipeline(reference, options);
+  if (options.wideReference)
+    (void)buildWideReferencePipeline(wide, options);
   DialectRegistry registry;
-  for (PassManager *pm : {&global, &local, &reference})
+  for (PassManager *pm : {&global, &local, &reference, &wide})
     pm->getDependentDialects(registry);
   context->appendDialectRegistry(registry);
   for (StringRef name : registry.getDialectNames())
@@ -377,9 +404,43 @@ void addDescription(llvm::Module &module, StringRef description) {
   b.CreateRet(llvm::ConstantInt::get(i32, DT_ABI_VERSION));
 }
 
+/// The unit roundoff of the narrowest float type `module` computes in
+/// (2^-8 for bf16, 2^-24 for f32); 0 when it has none narrower than f64.
+double unitRoundoff(ModuleOp module) {
+  unsigned precision = 0;
+  auto see = [&](Type type) {
+    auto element = dyn_cast<FloatType>(getElementTypeOrSelf(type));
+    if (element && element.getWidth() < 64) {
+      unsigned p =
+          llvm::APFloat::semanticsPrecision(element.getFloatSemantics());
+      precision = precision ? std::min(precision, p) : p;
+    }
+  };
+  module.walk([&](Operation *op) {
+    llvm::for_each(op->getResultTypes(), see);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        llvm::for_each(block.getArgumentTypes(), see);
+  });
+  return precision ? std::ldexp(1.0, -static_cast<int>(precision)) : 0;
+}
+
+/// Adds `double dt_unit_roundoff(void)`: what dt-run's judge against the
+/// f64 reference allows a result beyond the reference's own error.
+void addUnitRoundoff(llvm::Module &module, double unit) {
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *f64 = llvm::Type::getDoubleTy(ctx);
+  auto *fn = llvm::Function::Create(llvm::FunctionType::get(f64, false),
+                                    llvm::GlobalValue::ExternalLinkage,
+                                    "dt_unit_roundoff", module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  b.CreateRet(llvm::ConstantFP::get(f64, unit));
+}
+
 bool isEntryPoint(const llvm::Function &f) {
   return f.getName().starts_with("dt_spmd_") ||
-         f.getName().starts_with("dt_ref_");
+         f.getName().starts_with("dt_ref_") ||
+         f.getName().starts_with("dt_wide_");
 }
 } // namespace
 
@@ -387,17 +448,23 @@ FailureOr<std::unique_ptr<llvm::Module>>
 mlir::dt::translateToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
                           llvm::TargetMachine &targetMachine,
                           const CompileOptions &options) {
-  // The two programs lower at once, the reference program on a thread of
-  // its own: each is mostly one long function, which MLIR's own threads
-  // (one per function) cannot share out.
+  // The SPMD and reference programs lower at once, the reference program
+  // (then the f64 one, if asked for) on a thread of its own: each is mostly
+  // one long function, which MLIR's own threads (one per function) cannot
+  // share out.
   loadPipelineDialects(module.getContext(), options);
   HeldDiagnostics referenceDiagnostics(module.getContext());
-  FailureOr<OwningOpRef<ModuleOp>> reference = failure();
+  FailureOr<OwningOpRef<ModuleOp>> reference = failure(), wide = failure();
+  auto lowerReferences = [&] {
+    reference = lowerReferenceProgram(module, options);
+    if (succeeded(reference) && options.wideReference)
+      wide = lowerWideReferenceProgram(module, options);
+  };
   std::thread referenceThread;
   try {
     referenceThread = std::thread([&] {
       referenceDiagnostics.holdThisThread();
-      reference = lowerReferenceProgram(module, options);
+      lowerReferences();
     });
   } catch (const std::system_error &) {
     // No thread to be had (a limit on processes): one after the other.
@@ -408,26 +475,35 @@ mlir::dt::translateToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
   if (referenceThread.joinable())
     referenceThread.join();
   else if (succeeded(spmd))
-    reference = lowerReferenceProgram(module, options);
+    lowerReferences();
   referenceDiagnostics.release(/*emit=*/succeeded(spmd));
-  if (failed(spmd) || failed(reference))
+  if (failed(spmd) || failed(reference) ||
+      (options.wideReference && failed(wide)))
     return failure();
 
   TimingScope timing = timePhase(options, "translation to LLVM IR");
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(**spmd, llvmContext, "dt-artifact");
-  std::unique_ptr<llvm::Module> referenceModule =
-      translateModuleToLLVMIR(**reference, llvmContext, "dt-reference");
-  if (!llvmModule || !referenceModule)
+  SmallVector<std::unique_ptr<llvm::Module>> references;
+  references.push_back(
+      translateModuleToLLVMIR(**reference, llvmContext, "dt-reference"));
+  if (options.wideReference)
+    references.push_back(
+        translateModuleToLLVMIR(**wide, llvmContext, "dt-wide-reference"));
+  if (!llvmModule || llvm::is_contained(references, nullptr))
     return module.emitError("translation to LLVM IR failed");
   // Only the entry points are visible; the functions they call are the
-  // program's own, and the two programs' share names.
-  for (llvm::Module *m : {llvmModule.get(), referenceModule.get()})
+  // program's own, and the programs' share names.
+  for (llvm::Function &f : *llvmModule)
+    if (!f.isDeclaration() && !isEntryPoint(f))
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  for (std::unique_ptr<llvm::Module> &m : references) {
     for (llvm::Function &f : *m)
       if (!f.isDeclaration() && !isEntryPoint(f))
         f.setLinkage(llvm::GlobalValue::InternalLinkage);
-  if (llvm::Linker::linkModules(*llvmModule, std::move(referenceModule)))
-    return module.emitError("linking the reference program failed");
+    if (llvm::Linker::linkModules(*llvmModule, std::move(m)))
+      return module.emitError("linking a reference program failed");
+  }
   // The runtime's allocator returns fresh blocks, as malloc does: saying so
   // lets LLVM tell temporaries from the entry's buffers, hoist their reads
   // out of loops (a gather's ids out of the loop over a row) and vectorize.
@@ -436,6 +512,8 @@ mlir::dt::translateToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
     if (llvm::Function *alloc = llvmModule->getFunction(name))
       alloc->addRetAttr(llvm::Attribute::NoAlias);
   addDescription(*llvmModule, description);
+  if (options.wideReference)
+    addUnitRoundoff(*llvmModule, unitRoundoff(module));
 
   llvmModule->setDataLayout(targetMachine.createDataLayout());
   llvmModule->setTargetTriple(targetMachine.getTargetTriple());

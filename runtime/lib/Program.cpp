@@ -256,4 +256,16 @@ Artifact::referenceEntry(absl::string_view name) const {
   return lookup(absl::StrCat("dt_ref_", name));
 }
 
+absl::StatusOr<Artifact::EntryFn>
+Artifact::wideReferenceEntry(absl::string_view name) const {
+  return lookup(absl::StrCat("dt_wide_", name));
+}
+
+std::optional<double> Artifact::unitRoundoff() const {
+  void *fn = ::dlsym(handle_, "dt_unit_roundoff");
+  if (!fn)
+    return std::nullopt;
+  return reinterpret_cast<double (*)()>(fn)();
+}
+
 } // namespace dt::rt

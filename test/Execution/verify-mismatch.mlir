@@ -4,12 +4,18 @@
 // [1e8, 1, -1e8, 1] in f32, the first gives 0 and the second 1; row 1 is
 // small integers, exact either way.
 // dt-run says which result, how many elements, where the worst is and the
-// two values, and exits non-zero.
+// two values, and exits non-zero (--strict: the tolerance alone decides).
 // RUN: %npy pattern %t.x.npy 2,4 0=1e8 1=1 2=-1e8 3=1
-// RUN: not dt-run %s --input 0=%t.x.npy --verify | FileCheck %s
+// RUN: not dt-run %s --input 0=%t.x.npy --verify --strict | FileCheck %s
 // CHECK: result #0 2 f32: max abs err 1, {{.*}}: MISMATCH
 // CHECK-NEXT: 1 of 2 elements beyond tolerance; the worst at [0]: got 0, expected 1
 // CHECK: verify: FAIL
+// Without --strict, the judge against f64 (verify-f64-judge.mlir) passes
+// it: the exact sum is 2, the reference's 1 is no better than 0.
+// RUN: dt-run %s --input 0=%t.x.npy --verify | FileCheck %s --check-prefix=JUDGE
+// JUDGE: MISMATCH
+// JUDGE: result #0: max abs err 2, the single-device result's 1 (allowed: 4 x that + 2^-24 x max|f64| 2 = 4): as accurate as the reference
+// JUDGE-NEXT: verify: PASS (1 result beyond tolerance, as accurate as the reference against f64)
 // A tolerance that admits the difference passes.
 // RUN: dt-run %s --input 0=%t.x.npy --verify --atol=1 | FileCheck %s --check-prefix=LOOSE
 // LOOSE: result #0 2 f32: max abs err 1, {{.*}}: ok

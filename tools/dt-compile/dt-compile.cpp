@@ -73,6 +73,13 @@ llvm::cl::opt<bool> boundsChecks(
                    "against its tensor: an index outside fails the run with "
                    "a message instead of reading outside (default: on)"),
     llvm::cl::init(true), llvm::cl::cat(options));
+llvm::cl::opt<bool> wideReference(
+    "wide-reference",
+    llvm::cl::desc("Also compile the single-device program spelled in f64 "
+                   "(CPU code): dt-run --verify then tells a result beyond "
+                   "its dtype's tolerance that rounds as the reference does "
+                   "from one that is wrong (CPU target or --emulate-gpu)"),
+    llvm::cl::init(false), llvm::cl::cat(options));
 llvm::cl::opt<bool> combineCollectives(
     "combine-collectives",
     llvm::cl::desc("Combine collectives of one group and kind into one call "
@@ -342,11 +349,16 @@ int main(int argc, char **argv) {
   options.planSearch = planSearch;
   options.explain = explain;
   options.gpuKernelsAnySize = gpuKernelsAnySize;
+  options.wideReference = wideReference;
   if (emulateGPU && target != "cuda")
     return fail("--emulate-gpu goes with --target=cuda");
   if (profileKernels && target != "cpu")
     return fail("--profile-kernels times the CPU target's kernels; dt-run "
                 "--profile times a GPU's with events, in any CUDA artifact");
+  if (wideReference && target == "cuda" && !emulateGPU)
+    return fail("--wide-reference: the f64 reference is CPU code, which a "
+                "CUDA artifact's host side does not run; use it with "
+                "--target=cpu or --emulate-gpu");
   if (gpuKernelsAnySize && target != "cuda")
     return fail("--gpu-kernels-any-size goes with --target=cuda");
 

@@ -50,6 +50,8 @@ struct Flags {
   std::optional<uint64_t> seed;
   std::string outputDir;
   bool verify = false;
+  /// --verify: the tolerance alone decides; no judge against f64.
+  bool strict = false;
   bool describe = false;
   bool profile = false;
   /// The compile cache's directory; empty: none (--no-cache).
@@ -63,7 +65,7 @@ constexpr char kUsage[] =
     "usage: dt-run PROG.so|PROG.mlir [--backend=threads|mpi|nccl]\n"
     "              [--gpus=auto|one-per-rank|device-local] [--entry=NAME]\n"
     "              [--input=I=FILE.npy]... [--seed=N] [--output-dir=DIR]\n"
-    "              [--verify [--rtol=X] [--atol=X]] [--repeat=N]\n"
+    "              [--verify [--rtol=X] [--atol=X] [--strict]] [--repeat=N]\n"
     "              [--timeout=SECONDS] [--profile] [--describe] [--no-cache]\n"
     "  I is an argument's index or its dt.name. Arguments without --input\n"
     "  take seeded values (--seed). --profile times each collective of the\n"
@@ -73,6 +75,11 @@ constexpr char kUsage[] =
     "  under --profile; on GPUs, every artifact, with events on the streams\n"
     "  the work runs on). --describe prints the program\n"
     "  description (entries, meshes, arguments, results) and exits.\n"
+    "  --verify compares each result with the single-device reference's; a\n"
+    "  float result beyond its dtype's tolerance passes all the same when,\n"
+    "  against the program spelled in f64, it is as accurate as the\n"
+    "  reference's (dt-compile --wide-reference; a .mlir given here is\n"
+    "  compiled so when needed). --strict: the tolerance alone decides.\n"
     "  A .mlir program is compiled through the compile cache: the directory\n"
     "  $DT_CACHE_DIR (empty: no cache), else $XDG_CACHE_HOME/dt, else\n"
     "  ~/.cache/dt; --no-cache compiles afresh and keeps nothing.\n"
@@ -135,6 +142,8 @@ Flags parseFlags(int argc, char **argv) {
       flags.outputDir = *v;
     } else if (arg == "--verify") {
       flags.verify = true;
+    } else if (arg == "--strict") {
+      flags.strict = true;
     } else if (arg == "--describe") {
       flags.describe = true;
     } else if (arg == "--profile") {
@@ -172,6 +181,8 @@ Flags parseFlags(int argc, char **argv) {
   }
   if (flags.program.empty())
     usage("no program given");
+  if (flags.strict && !flags.verify)
+    usage("--strict goes with --verify");
   if (!noCache)
     flags.cacheDir = cacheDirectory();
   if (flags.backend != "threads" && flags.backend != "mpi" &&
@@ -209,10 +220,11 @@ absl::StatusOr<std::string> temporaryDirectory() {
 
 /// Compiles `source` with the dt-compile next to this executable into a
 /// fresh temporary directory, its kernels timed when `timed` (--profile on
-/// the CPU), through the compile cache in `cacheDir` unless it is empty;
-/// returns the artifact's path.
+/// the CPU), with the f64 reference when `wide`, through the compile cache
+/// in `cacheDir` unless it is empty; returns the artifact's path.
 absl::StatusOr<std::string> compile(const std::string &source, bool cuda,
-                                    bool timed, const std::string &cacheDir) {
+                                    bool timed, const std::string &cacheDir,
+                                    bool wide = false) {
   char self[4096];
   ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n <= 0)
@@ -233,6 +245,8 @@ absl::StatusOr<std::string> compile(const std::string &source, bool cuda,
                                    cuda ? "--target=cuda" : "--target=cpu"};
   if (timed)
     args.push_back("--profile-kernels");
+  if (wide)
+    args.push_back("--wide-reference");
   if (!cacheDir.empty())
     args.push_back(absl::StrCat("--cache-dir=", cacheDir));
   std::vector<char *> argv;
@@ -403,6 +417,89 @@ bool compareResult(const TensorSpec &spec, const HostTensor &got,
                 want.at(worst));
   }
   return ok;
+}
+
+/// A float narrower than f64: a dtype whose results the f64 judge takes.
+bool isNarrowFloat(DType dtype) {
+  return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16;
+}
+
+/// The largest |got - exact| over the elements; infinite where one holds a
+/// NaN or an infinity the other does not.
+double distance(const HostTensor &got, const HostTensor &exact) {
+  double worst = 0;
+  for (int64_t i = 0; i < exact.numElements(); ++i) {
+    double a = got.at(i), b = exact.at(i);
+    if (a == b || (std::isnan(a) && std::isnan(b)))
+      continue;
+    double d = std::fabs(a - b);
+    if (!std::isfinite(d))
+      return std::numeric_limits<double>::infinity();
+    worst = std::max(worst, d);
+  }
+  return worst;
+}
+
+/// How far a distributed result may be from the program spelled in f64, in
+/// multiples of the single-device result's own distance from it (plus one
+/// unit roundoff of the largest value): each split contraction rounds its
+/// partial sums once more, the backward pass compounds it, and a sum of
+/// large terms of either sign has few correct digits in any order. Over
+/// 750 random training steps (scripts/fuzz-programs.py) the largest ratio
+/// was 3.9.
+constexpr double kRoundingFactor = 4;
+
+/// The judge of results beyond their dtype's tolerance (`beyond`, float
+/// results narrower than f64): each passes when, against the f64 program
+/// `wide` run on the same inputs (widened exactly), it is within
+/// kRoundingFactor of the single-device result's distance plus `unit` (the
+/// unit roundoff of the narrowest float the program computes in) times the
+/// largest value. Prints a line per result; true when all pass.
+absl::StatusOr<bool> judgeAgainstF64(Artifact::EntryFn wide, double unit,
+                                     const EntrySpec &entry,
+                                     const std::vector<HostTensor> &args,
+                                     const std::vector<HostTensor> &got,
+                                     const std::vector<HostTensor> &want,
+                                     const std::vector<int> &beyond) {
+  // Floats widened (exactly); integers and bools as they are.
+  auto widened = [](const HostTensor &t) {
+    bool narrow = isNarrowFloat(t.dtype());
+    HostTensor wide(narrow ? DType::F64 : t.dtype(), t.shape());
+    if (!narrow)
+      std::memcpy(wide.data(), t.data(), t.byteSize());
+    else
+      for (int64_t i = 0; i < t.numElements(); ++i)
+        wide.set(i, t.at(i));
+    return wide;
+  };
+  std::vector<HostTensor> wideArgs, exact;
+  for (const HostTensor &arg : args)
+    wideArgs.push_back(widened(arg));
+  for (const TensorSpec &result : entry.results)
+    exact.emplace_back(isNarrowFloat(result.dtype) ? DType::F64 : result.dtype,
+                       result.shape);
+  if (absl::Status s = runReference(wide, wideArgs, exact); !s.ok())
+    return s;
+  bool all = true;
+  std::printf("against the program in f64 (the same inputs):\n");
+  for (int index : beyond) {
+    const HostTensor &f64 = exact[index];
+    double scale = 0;
+    for (int64_t i = 0; i < f64.numElements(); ++i)
+      if (std::isfinite(f64.at(i)))
+        scale = std::max(scale, std::fabs(f64.at(i)));
+    double errGot = distance(got[index], f64);
+    double errRef = distance(want[index], f64);
+    double bound = kRoundingFactor * errRef + unit * scale;
+    bool ok = errGot <= bound;
+    all = all && ok;
+    std::printf("  %s: max abs err %.3g, the single-device result's %.3g "
+                "(allowed: %g x that + 2^%d x max|f64| %.3g = %.3g): %s\n",
+                entry.results[index].label("result").c_str(), errGot, errRef,
+                kRoundingFactor, std::ilogb(unit), scale, bound,
+                ok ? "as accurate as the reference" : "LESS ACCURATE");
+  }
+  return all;
 }
 
 void printTiming(const RunStats &stats, const std::string &backend) {
@@ -700,6 +797,57 @@ void reportFaults() {
     ::sigaction(signal, &action, nullptr);
 }
 
+/// The f64 judge of the float results beyond tolerance (`beyond`): the
+/// artifact's f64 reference, or a .mlir given to dt-run (`compiledHere`)
+/// compiled again with one. False, with a line saying why, where there is
+/// none to run.
+bool judgeRounding(const Flags &flags, const Artifact &artifact,
+                   bool compiledHere, bool cuda, const EntrySpec &entry,
+                   const std::vector<HostTensor> &args,
+                   const std::vector<HostTensor> &got,
+                   const std::vector<HostTensor> &want,
+                   const std::vector<int> &beyond) {
+  if (cuda) {
+    std::printf("  (the judge against f64 runs CPU code, not with "
+                "--backend=nccl: --rtol/--atol widen the tolerance)\n");
+    return false;
+  }
+  absl::StatusOr<Artifact::EntryFn> wide =
+      artifact.wideReferenceEntry(entry.name);
+  const Artifact *judge = &artifact;
+  std::unique_ptr<Artifact> recompiled;
+  if (!wide.ok() && !compiledHere) {
+    std::printf("  (compiled with dt-compile --wide-reference, %s would have "
+                "these results judged against the program in f64)\n",
+                flags.program.c_str());
+    return false;
+  }
+  if (!wide.ok()) {
+    absl::StatusOr<std::string> compiled =
+        compile(flags.program, /*cuda=*/false, /*timed=*/false, flags.cacheDir,
+                /*wide=*/true);
+    absl::StatusOr<std::unique_ptr<Artifact>> opened =
+        compiled.ok() ? Artifact::open(*compiled) : compiled.status();
+    if (compiled.ok())
+      removeCompiled(*compiled);
+    if (opened.ok()) {
+      recompiled = std::move(*opened);
+      judge = recompiled.get();
+      wide = recompiled->wideReferenceEntry(entry.name);
+    } else {
+      wide = opened.status();
+    }
+  }
+  absl::StatusOr<bool> judged =
+      wide.ok() ? judgeAgainstF64(*wide, judge->unitRoundoff().value_or(0),
+                                  entry, args, got, want, beyond)
+                : wide.status();
+  if (!judged.ok())
+    std::printf("  (the judge against f64 did not run: %s)\n",
+                std::string(judged.status().message()).c_str());
+  return judged.value_or(false);
+}
+
 /// True when mpirun started this process.
 bool underMpirun() {
   for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
@@ -984,11 +1132,30 @@ int main(int argc, char **argv) {
     if (entry->results.empty())
       std::printf("  (entry %s has no results: nothing to compare)\n",
                   entry->name.c_str());
+    // The float results narrower than f64 beyond tolerance, for the judge;
+    // any other result beyond it fails the run.
+    std::vector<int> beyond;
+    bool wrong = false;
     for (const TensorSpec &result : entry->results)
       if (!compareResult(result, results[result.index], expected[result.index],
-                         flags))
-        exitCode = 1;
-    std::printf("verify: %s\n", exitCode == 0 ? "PASS" : "FAIL");
+                         flags)) {
+        if (isNarrowFloat(result.dtype))
+          beyond.push_back(result.index);
+        else
+          wrong = true;
+      }
+    bool pass = !wrong && beyond.empty();
+    bool rounding = !wrong && !beyond.empty() && !flags.strict &&
+                    judgeRounding(flags, **artifact, temporary, cuda, *entry,
+                                  globalArgs, results, expected, beyond);
+    if (rounding)
+      std::printf("verify: PASS (%zu result%s beyond tolerance, as accurate "
+                  "as the reference against f64)\n",
+                  beyond.size(), beyond.size() == 1 ? "" : "s");
+    else
+      std::printf("verify: %s\n", pass ? "PASS" : "FAIL");
+    if (!pass && !rounding)
+      exitCode = 1;
   }
   std::fflush(stdout);
   if (mpi)

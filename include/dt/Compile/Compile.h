@@ -3,7 +3,9 @@
 // What dt-compile does, as a library: the global annotated program becomes
 // one LLVM module holding the SPMD entries (dt-shard, then dt-lower-to-cpu or
 // dt-lower-to-cuda), the reference entries (dt-strip-shardings, then the same
-// lowering), and the program description the runtime reads (docs/Runtime.md).
+// lowering), on request the f64 reference entries (dt-widen-to-f64, then
+// dt-lower-to-cpu), and the program description the runtime reads
+// (docs/Runtime.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +39,10 @@ struct CompileOptions {
   /// Check every index the program computes from data against its tensor
   /// (dt-insert-bounds-checks); an index outside fails the run.
   bool boundsChecks = true;
+  /// Also lower the program spelled in f64 (dt-widen-to-f64), entries
+  /// `dt_wide_<name>`, by which dt-run --verify judges a result beyond its
+  /// dtype's tolerance. CPU code, so the CPU target only (or --emulate-gpu).
+  bool wideReference = false;
   /// Combine collectives of one group where the cost model says it is
   /// cheaper (dt-combine-collectives).
   bool combineCollectives = true;
@@ -88,6 +94,11 @@ lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
 /// `dt_ref_<name>`. `module` is not modified.
 FailureOr<OwningOpRef<ModuleOp>>
 lowerReferenceProgram(ModuleOp module, const CompileOptions &options);
+
+/// The single-device program spelled in f64 and lowered for the CPU,
+/// entries `dt_wide_<name>`. `module` is not modified.
+FailureOr<OwningOpRef<ModuleOp>>
+lowerWideReferenceProgram(ModuleOp module, const CompileOptions &options);
 
 /// The host's target machine, for `options.cpu`; null and `error` set when
 /// LLVM has no such target.

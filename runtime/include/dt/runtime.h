@@ -7,6 +7,8 @@
  *   void        dt_spmd_<entry>(void **buffers);   // one rank's program
  *   void        dt_ref_<entry>(void **buffers);    // the whole program, one
  *device
+ *   void        dt_wide_<entry>(void **buffers);   // the same in f64
+ *                                                  // (--wide-reference)
  *
  * `buffers` holds one pointer per argument, then one per result, each a
  * dense row-major array of the local (SPMD) or global (reference) shape. The

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,13 @@ public:
   /// The SPMD entry (`dt_spmd_<name>`) or the reference entry (`dt_ref_<name>`).
   absl::StatusOr<EntryFn> spmdEntry(absl::string_view name) const;
   absl::StatusOr<EntryFn> referenceEntry(absl::string_view name) const;
+  /// The reference spelled in f64 (`dt_wide_<name>`, CPU code, taking f64
+  /// buffers for the float arguments and results): NotFound unless the
+  /// artifact was compiled with --wide-reference.
+  absl::StatusOr<EntryFn> wideReferenceEntry(absl::string_view name) const;
+  /// The unit roundoff of the narrowest float the program computes in
+  /// (`dt_unit_roundoff`, written with the f64 reference); none without.
+  std::optional<double> unitRoundoff() const;
 
 private:
   Artifact(void *handle, std::string path, std::string description,
