@@ -518,6 +518,12 @@ LogicalResult FunctionPartitioner::localizeAttributes(Operation *op) {
     auto type = dyn_cast<RankedTensorType>(constant.getType());
     if (!dense || !type || dense.getType() == type)
       return success();
+    // Propagation gave the value its sharding too; a whole one (replicated)
+    // only drops it.
+    if (dense.getType().getShape() == type.getShape()) {
+      constant.setValueAttr(dense.reshape(type));
+      return success();
+    }
     if (!dense.isSplat())
       return op->emitOpError("is a sharded non-splat constant");
     constant.setValueAttr(DenseElementsAttr::get(
