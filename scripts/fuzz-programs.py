@@ -141,6 +141,9 @@ class Program:
         self.values = []  # (name, shape)
         self.masks = []  # bool values that may be returned: (name, shape)
         self.counter = 0
+        # Choices added since the seeds of the tests were chosen draw from a
+        # stream of their own, so that the programs keep their shape.
+        self.aux = random.Random(hash(rng.getstate()[1]))
 
     def dim(self, *others):
         """An extent for a new dim of a tensor whose other dims are
@@ -253,10 +256,29 @@ class Program:
             self.emit(f"{out} = {op} {name} : {ttype(shape)}")
         self.values.append((out, shape))
 
+    def dense_constant(self, shape):
+        """A constant of `shape` that is not a splat: each element its own
+        small number (an integer for integer programs)."""
+        def values(dims):
+            if not dims:
+                if integer():
+                    return str(self.aux.randint(-8, 8))
+                return repr(self.aux.randint(-64, 64) / 16)
+            return "[" + ", ".join(values(dims[1:]) for _ in range(dims[0])) + "]"
+        name = self.fresh()
+        self.emit(f"{name} = arith.constant dense<{values(shape)}> : {ttype(shape)}")
+        return name
+
     def op_binary(self):
         name, shape = self.pick(lambda s: True)
         other = self.pick(lambda s: s == shape and self.rng.random() < 0.8)
-        other_name = other[0] if other else self.new_arg(shape)
+        small = shape and math.prod(shape) <= 512
+        if small and self.aux.random() < (0.2 if other else 0.6):
+            other_name = self.dense_constant(shape)
+        elif other:
+            other_name = other[0]
+        else:
+            other_name = self.new_arg(shape)
         out = self.fresh()
         op = spelled(self.rng.choice(BINARY))
         self.emit(f"{out} = {op} {name}, {other_name} : {ttype(shape)}")
