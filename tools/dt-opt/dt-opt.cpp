@@ -11,15 +11,20 @@
 // reads the file, and the empty module printed for it is left out of the
 // output: nothing is printed for a chunk that does not parse.
 //
+// -mlir-pass-statistics prints dt's passes' statistics after MLIR's report
+// (dt/Support/Statistic.h says why MLIR's has none of them).
+//
 //===----------------------------------------------------------------------===//
 
 #include "dt/InitAll.h"
+#include "dt/Support/Statistic.h"
 #include "dt/Tools/ParserGuard.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/ToolUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -108,6 +113,14 @@ static LogicalResult runOnSafeChunks(const llvm::MemoryBuffer &input,
   return failure(failed(ran) || llvm::is_contained(blanked, true));
 }
 
+/// Whether -mlir-pass-statistics was given (an option of MLIR's pass
+/// manager).
+static bool passStatisticsRequested() {
+  auto options = llvm::cl::getRegisteredOptions();
+  auto it = options.find("mlir-pass-statistics");
+  return it != options.end() && it->second->getNumOccurrences() > 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   dt::registerAllDTPasses();
@@ -144,14 +157,15 @@ int main(int argc, char **argv) {
     llvm::errs() << error << "\n";
     return 1;
   }
-  if (hazards) {
-    LogicalResult ran =
-        runOnSafeChunks(*input, sourceMgr, registry, config, output->os());
+  LogicalResult ran =
+      hazards
+          ? runOnSafeChunks(*input, sourceMgr, registry, config, output->os())
+          : MlirOptMain(output->os(), std::move(input), registry, config);
+  // The chunks that ran printed their output even when another failed.
+  if (hazards || succeeded(ran))
     output->keep();
-    return failed(ran);
-  }
-  if (failed(MlirOptMain(output->os(), std::move(input), registry, config)))
-    return 1;
-  output->keep();
-  return 0;
+  // After MLIR's report, which has nothing of dt's passes.
+  if (passStatisticsRequested())
+    dt::printStatistics(llvm::errs());
+  return failed(ran);
 }

@@ -80,9 +80,6 @@ def GuardIntegerDivisionPass : Pass<"dt-guard-integer-division", "ModuleOp"> {
     %r = arith.remsi %x, %s : i64
     ```
   }];
-  let statistics = [
-    Statistic<"numGuarded", "guarded", "Divisions given a divisor guard">
-  ];
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
@@ -334,11 +331,6 @@ def ConvertMatmulToBlasPass : Pass<"dt-convert-matmul-to-blas", "ModuleOp"> {
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::func::FuncDialect",
                            "mlir::memref::MemRefDialect"];
-  let statistics = [
-    Statistic<"numBlasCalls", "blas-calls", "Matmuls that became library calls">,
-    Statistic<"numOverwrites", "overwrites", "Zero fills the library's beta = 0 replaced">,
-    Statistic<"numEpilogues", "epilogues", "Elementwise ops that became a GEMM epilogue">,
-  ];
 }
 
 def SplitDeallocationsPass : Pass<"dt-split-deallocations", "ModuleOp"> {
@@ -364,9 +356,6 @@ def SplitDeallocationsPass : Pass<"dt-split-deallocations", "ModuleOp"> {
     bufferization.dealloc (%b : memref<8xf32>) if (%cb)
     ```
   }];
-  let statistics = [
-    Statistic<"numSplit", "split", "Deallocs split into one per buffer">,
-  ];
 }
 
 def SeparateEntryBlocksPass : Pass<"dt-separate-entry-blocks", "ModuleOp"> {
@@ -393,9 +382,6 @@ def SeparateEntryBlocksPass : Pass<"dt-separate-entry-blocks", "ModuleOp"> {
            "Entry blocks with more operations than this are separated">,
   ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
-  let statistics = [
-    Statistic<"numSeparated", "separated", "Entry blocks separated">,
-  ];
 }
 
 def LowerDeallocationsPass : Pass<"dt-lower-deallocations", "ModuleOp"> {
@@ -455,10 +441,6 @@ def ApproximateMathPass : Pass<"dt-approximate-math", "ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::math::MathDialect",
                            "mlir::vector::VectorDialect"];
-  let statistics = [
-    Statistic<"numApproximated", "approximated",
-              "Math ops replaced by a polynomial approximation">
-  ];
 }
 
 def ExpandBF16TruncationPass : Pass<"dt-expand-bf16-truncation", "ModuleOp"> {
@@ -535,9 +517,6 @@ def SplitReductionsPass : Pass<"dt-split-reductions", "ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect",
                            "mlir::memref::MemRefDialect"];
-  let statistics = [
-    Statistic<"numSplit", "split", "Reductions split into lanes">
-  ];
 }
 
 def OutlineKernelsPass : Pass<"dt-outline-kernels", "ModuleOp"> {
@@ -610,10 +589,6 @@ def OutlineKernelsPass : Pass<"dt-outline-kernels", "ModuleOp"> {
     Option<"time", "time", "bool", /*default=*/"false",
            "Bracket each kernel's call and each matmul's with dt_rt_clock() "
            "and dt_rt_kernel_done(start, site), for dt-run --profile">
-  ];
-  let statistics = [
-    Statistic<"numOutlined", "outlined", "Loop nests moved into functions">,
-    Statistic<"numMerged", "merged", "Kernels merged into the same one before them">
   ];
 }
 
@@ -695,9 +670,6 @@ def KeepRowLoopsPass : Pass<"dt-keep-row-loops", "ModuleOp"> {
     ```
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
-  let statistics = [
-    Statistic<"numKept", "kept", "Loops kept from unrolling before vectorization">
-  ];
 }
 
 def FillBucketsInPlacePass : Pass<"dt-fill-buckets-in-place", "ModuleOp"> {
@@ -835,9 +807,6 @@ def EmitEntryPointsPass : Pass<"dt-emit-entry-points", "ModuleOp"> {
            "Prefix of each entry point's name">,
   ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::func::FuncDialect"];
-  let statistics = [
-    Statistic<"numEntryPoints", "entry-points", "Entry points added">,
-  ];
 }
 
 //===----------------------------------------------------------------------===//

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dt/Conversion/Passes.h"
+#include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -42,6 +43,8 @@ static bool isApproximated(Operation *op) {
 namespace {
 struct ApproximateMathPass
     : public mlir::dt::impl::ApproximateMathPassBase<ApproximateMathPass> {
+  mlir::dt::Statistic numApproximated{
+      this, "approximated", "Math ops replaced by a polynomial approximation"};
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {

@@ -22,6 +22,7 @@
 
 #include "dt/Conversion/Passes.h"
 #include "dt/Conversion/Utils.h"
+#include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -297,6 +298,12 @@ std::optional<Epilogue> matchEpilogue(linalg::LinalgOp matmul,
 struct ConvertMatmulToBlasPass
     : public mlir::dt::impl::ConvertMatmulToBlasPassBase<
           ConvertMatmulToBlasPass> {
+  mlir::dt::Statistic numBlasCalls{this, "blas-calls",
+                                   "Matmuls that became library calls"};
+  mlir::dt::Statistic numOverwrites{
+      this, "overwrites", "Zero fills the library's beta = 0 replaced"};
+  mlir::dt::Statistic numEpilogues{
+      this, "epilogues", "Elementwise ops that became a GEMM epilogue"};
   using Base::Base;
 
   void runOnOperation() override {

@@ -8,6 +8,7 @@
 
 #include "dt/Conversion/Passes.h"
 #include "dt/Dialect/DT/IR/DTOps.h"
+#include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -57,6 +58,8 @@ Value buildDescriptor(OpBuilder &b, Location loc, MemRefType type,
 
 struct EmitEntryPointsPass
     : public mlir::dt::impl::EmitEntryPointsPassBase<EmitEntryPointsPass> {
+  mlir::dt::Statistic numEntryPoints{this, "entry-points",
+                                     "Entry points added"};
   using Base::Base;
 
   void runOnOperation() override {

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dt/Conversion/Passes.h"
+#include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -30,6 +31,8 @@ namespace {
 struct GuardIntegerDivisionPass
     : public mlir::dt::impl::GuardIntegerDivisionPassBase<
           GuardIntegerDivisionPass> {
+  mlir::dt::Statistic numGuarded{this, "guarded",
+                                 "Divisions given a divisor guard"};
   void runOnOperation() override {
     SmallVector<Operation *> divisions;
     getOperation().walk([&](Operation *op) {

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dt/Conversion/Passes.h"
+#include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -69,6 +70,8 @@ static bool storesAlongRows(scf::ForOp loop) {
 namespace {
 struct KeepRowLoopsPass
     : public mlir::dt::impl::KeepRowLoopsPassBase<KeepRowLoopsPass> {
+  mlir::dt::Statistic numKept{this, "kept",
+                              "Loops kept from unrolling before vectorization"};
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     // The name of llvm.br's property: the lowerings to cf and to LLVM copy

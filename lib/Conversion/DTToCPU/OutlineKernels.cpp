@@ -28,6 +28,7 @@
 #include "dt/Conversion/Utils.h"
 #include "dt/Dialect/DT/IR/DTDialect.h"
 #include "dt/Dialect/DT/IR/DTOps.h"
+#include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -212,6 +213,10 @@ static std::string siteName(StringRef what, Location loc) {
 namespace {
 struct OutlineKernelsPass
     : public mlir::dt::impl::OutlineKernelsPassBase<OutlineKernelsPass> {
+  mlir::dt::Statistic numOutlined{this, "outlined",
+                                  "Loop nests moved into functions"};
+  mlir::dt::Statistic numMerged{this, "merged",
+                                "Kernels merged into the same one before them"};
   using Base::Base;
 
   void runOnOperation() override {

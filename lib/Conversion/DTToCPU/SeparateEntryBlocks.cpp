@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dt/Conversion/Passes.h"
+#include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -24,6 +25,7 @@ namespace {
 struct SeparateEntryBlocksPass
     : public mlir::dt::impl::SeparateEntryBlocksPassBase<
           SeparateEntryBlocksPass> {
+  mlir::dt::Statistic numSeparated{this, "separated", "Entry blocks separated"};
   using SeparateEntryBlocksPassBase::SeparateEntryBlocksPassBase;
 
   void runOnOperation() override {

@@ -11,6 +11,7 @@
 
 #include "dt/Conversion/Passes.h"
 #include "dt/Conversion/Utils.h"
+#include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -44,6 +45,8 @@ bool freesDistinctAllocations(bufferization::DeallocOp op) {
 struct SplitDeallocationsPass
     : public mlir::dt::impl::SplitDeallocationsPassBase<
           SplitDeallocationsPass> {
+  mlir::dt::Statistic numSplit{this, "split",
+                               "Deallocs split into one per buffer"};
   void runOnOperation() override {
     SmallVector<bufferization::DeallocOp> split;
     getOperation().walk([&](bufferization::DeallocOp op) {

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dt/Conversion/Passes.h"
+#include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -356,6 +357,7 @@ static void split(const Splittable &s) {
 namespace {
 struct SplitReductionsPass
     : public mlir::dt::impl::SplitReductionsPassBase<SplitReductionsPass> {
+  mlir::dt::Statistic numSplit{this, "split", "Reductions split into lanes"};
   void runOnOperation() override {
     SmallVector<Splittable> reductions;
     getOperation().walk([&](linalg::GenericOp op) {

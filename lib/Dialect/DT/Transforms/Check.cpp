@@ -14,6 +14,7 @@
 #include "dt/Dialect/DT/IR/DTOps.h"
 #include "dt/Dialect/DT/Transforms/Passes.h"
 #include "dt/Dialect/DT/Transforms/Strategy.h"
+#include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AsmState.h"
@@ -100,6 +101,8 @@ static LogicalResult checkOp(Operation *op, const ShardingRule &rule,
 
 namespace {
 struct CheckPass : public mlir::dt::impl::CheckPassBase<CheckPass> {
+  mlir::dt::Statistic numOpsChecked{this, "ops-checked",
+                                    "Number of ops checked"};
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTableCollection symbolTables;

@@ -29,6 +29,7 @@
 #include "dt/Dialect/DT/IR/DTOps.h"
 #include "dt/Dialect/DT/Transforms/Buckets.h"
 #include "dt/Dialect/DT/Transforms/Passes.h"
+#include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -80,6 +81,11 @@ Value unflatten(OpBuilder &b, Location loc, Value flat, RankedTensorType type) {
 struct CombineCollectivesPass
     : public mlir::dt::impl::CombineCollectivesPassBase<
           CombineCollectivesPass> {
+  mlir::dt::Statistic numCombined{
+      this, "collectives-combined",
+      "Number of collectives that became part of a combined one"};
+  mlir::dt::Statistic numBuckets{this, "buckets",
+                                 "Number of combined collectives created"};
   using Base::Base;
 
   void runOnOperation() override {

@@ -10,6 +10,7 @@
 
 #include "dt/Dialect/DT/IR/DTOps.h"
 #include "dt/Dialect/DT/Transforms/Passes.h"
+#include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -73,6 +74,8 @@ bool provablyWithin(Value index, int64_t extent) {
 struct InsertBoundsChecksPass
     : public mlir::dt::impl::InsertBoundsChecksPassBase<
           InsertBoundsChecksPass> {
+  mlir::dt::Statistic numChecks{this, "checks", "Indices checked"};
+  mlir::dt::Statistic numProven{this, "proven", "Indices proven in range"};
   void runOnOperation() override {
     getOperation().walk([&](Operation *op) {
       if (auto extract = dyn_cast<tensor::ExtractOp>(op))

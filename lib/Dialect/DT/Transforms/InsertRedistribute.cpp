@@ -4,6 +4,7 @@
 #include "dt/Dialect/DT/IR/DTOps.h"
 #include "dt/Dialect/DT/Transforms/Passes.h"
 #include "dt/Dialect/DT/Transforms/Strategy.h"
+#include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -19,6 +20,8 @@ using namespace mlir::dt;
 namespace {
 struct InsertRedistributePass
     : public mlir::dt::impl::InsertRedistributePassBase<InsertRedistributePass> {
+  mlir::dt::Statistic numRedistributes{
+      this, "redistributes-inserted", "Number of dt.redistribute ops inserted"};
   using Base::Base;
 
   void runOnOperation() override {

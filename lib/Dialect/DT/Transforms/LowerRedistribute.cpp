@@ -5,6 +5,7 @@
 #include "dt/Dialect/DT/Transforms/ShardingCost.h"
 #include "dt/Sharding/Exchange.h"
 #include "dt/Sharding/Planner.h"
+#include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -246,6 +247,17 @@ reuseEarlierRedistributions(ArrayRef<RedistributeOp> redistributes,
 namespace {
 struct LowerRedistributePass
     : public mlir::dt::impl::LowerRedistributePassBase<LowerRedistributePass> {
+  mlir::dt::Statistic numRedistributes{this, "redistributes-lowered",
+                                       "Number of dt.redistribute ops lowered"};
+  mlir::dt::Statistic numCollectives{
+      this, "collectives-created",
+      "Number of collectives (communicating steps) created"};
+  mlir::dt::Statistic numMergedReductions{
+      this, "reductions-merged",
+      "Number of sums of two reductions turned into one reduction"};
+  mlir::dt::Statistic numReused{
+      this, "redistributions-reused",
+      "Number of redistributions started from an earlier one's result"};
   using Base::Base;
 
   void runOnOperation() override {

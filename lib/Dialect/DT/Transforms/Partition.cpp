@@ -22,6 +22,7 @@
 #include "dt/Dialect/DT/IR/DTOps.h"
 #include "dt/Dialect/DT/Transforms/Passes.h"
 #include "dt/Sharding/ShardLayout.h"
+#include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -648,6 +649,8 @@ LogicalResult mlir::dt::partitionFunction(func::FuncOp func, MeshOp mesh) {
 
 namespace {
 struct PartitionPass : public mlir::dt::impl::PartitionPassBase<PartitionPass> {
+  mlir::dt::Statistic numFunctions{this, "functions-partitioned",
+                                   "Number of functions partitioned"};
   void runOnOperation() override {
     SymbolTableCollection symbolTables;
     for (auto func : getOperation().getOps<func::FuncOp>()) {

@@ -18,6 +18,7 @@
 #include "dt/Dialect/DT/Transforms/Search.h"
 #include "dt/Dialect/DT/Transforms/ShardingCost.h"
 #include "dt/Dialect/DT/Transforms/Strategy.h"
+#include "dt/Support/Statistic.h"
 
 #include "mlir/Analysis/CallGraph.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -1470,6 +1471,19 @@ LogicalResult mlir::dt::propagateModule(ModuleOp module, MeshCache &meshes,
 namespace {
 struct PropagatePass
     : public mlir::dt::impl::PropagatePassBase<PropagatePass> {
+  mlir::dt::Statistic numPlansPriced{
+      this, "plans-priced", "Number of whole plans the plan search priced"};
+  mlir::dt::Statistic numPins{
+      this, "pins", "Number of values and arguments the plan search pinned"};
+  mlir::dt::Statistic numValuesDecided{
+      this, "values-decided", "Number of tensor values given a sharding"};
+  mlir::dt::Statistic numRedistributes{
+      this, "redistributes-inserted",
+      "Number of dt.redistribute ops inserted for op operands"};
+  mlir::dt::Statistic numSecondLooks{
+      this, "second-looks",
+      "Number of times an op priced its choices again as if its all_reduces "
+      "had partners (it waits when that changes them)"};
   using Base::Base;
 
   /// A remark at the first function with values the search could pin, on

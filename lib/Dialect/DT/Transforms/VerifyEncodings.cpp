@@ -2,6 +2,7 @@
 
 #include "dt/Dialect/DT/IR/DTOps.h"
 #include "dt/Dialect/DT/Transforms/Passes.h"
+#include "dt/Support/Statistic.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -12,6 +13,9 @@ namespace mlir::dt {
 namespace {
 struct VerifyEncodingsPass
     : public impl::VerifyEncodingsPassBase<VerifyEncodingsPass> {
+  mlir::dt::Statistic numFunctionsChecked{
+      this, "functions-checked",
+      "Number of functions on global tensors checked"};
   void runOnOperation() override {
     getOperation()->walk([&](FunctionOpInterface func) {
       if (isMeshedFunction(func))

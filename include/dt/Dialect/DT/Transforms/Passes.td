@@ -24,10 +24,6 @@ def VerifyEncodingsPass : Pass<"dt-verify-encodings", "ModuleOp"> {
     }
     ```
   }];
-  let statistics = [
-    Statistic<"numFunctionsChecked", "functions-checked",
-              "Number of functions on global tensors checked">
-  ];
 }
 
 def NormalizeTensorOpsPass : Pass<"dt-normalize-tensor-ops", "ModuleOp"> {
@@ -191,19 +187,6 @@ def PropagatePass : Pass<"dt-propagate", "ModuleOp"> {
            "When a first round of whole plans would not fit in the budget, "
            "search by windows: each pin priced on the ops around its value">
   ];
-  let statistics = [
-    Statistic<"numPlansPriced", "plans-priced",
-              "Number of whole plans the plan search priced">,
-    Statistic<"numPins", "pins",
-              "Number of values and arguments the plan search pinned">,
-    Statistic<"numValuesDecided", "values-decided",
-              "Number of tensor values given a sharding">,
-    Statistic<"numRedistributes", "redistributes-inserted",
-              "Number of dt.redistribute ops inserted for op operands">,
-    Statistic<"numSecondLooks", "second-looks",
-              "Number of times an op priced its choices again as if its "
-              "all_reduces had partners (it waits when that changes them)">
-  ];
 }
 
 def InsertRedistributePass : Pass<"dt-insert-redistribute", "ModuleOp"> {
@@ -231,10 +214,6 @@ def InsertRedistributePass : Pass<"dt-insert-redistribute", "ModuleOp"> {
            "File describing the links of mesh axes and the devices (see "
            "docs/Design.md)">
   ];
-  let statistics = [
-    Statistic<"numRedistributes", "redistributes-inserted",
-              "Number of dt.redistribute ops inserted">
-  ];
 }
 
 def CheckPass : Pass<"dt-check", "ModuleOp"> {
@@ -253,9 +232,6 @@ def CheckPass : Pass<"dt-check", "ModuleOp"> {
     %1 = math.exp %0 : tensor<8xf32, #dt.sharding<@mesh, [P(sum)]>>
     ```
   }];
-  let statistics = [
-    Statistic<"numOpsChecked", "ops-checked", "Number of ops checked">
-  ];
 }
 
 def CostReportPass : Pass<"dt-cost-report", "ModuleOp"> {
@@ -354,16 +330,6 @@ def LowerRedistributePass : Pass<"dt-lower-redistribute", "ModuleOp"> {
            "Let plans change a layout by point-to-point copies (dt.exchange) "
            "where that moves less">
   ];
-  let statistics = [
-    Statistic<"numRedistributes", "redistributes-lowered",
-              "Number of dt.redistribute ops lowered">,
-    Statistic<"numCollectives", "collectives-created",
-              "Number of collectives (communicating steps) created">,
-    Statistic<"numMergedReductions", "reductions-merged",
-              "Number of sums of two reductions turned into one reduction">,
-    Statistic<"numReused", "redistributions-reused",
-              "Number of redistributions started from an earlier one's result">
-  ];
 }
 
 def PartitionPass : Pass<"dt-partition", "ModuleOp"> {
@@ -400,10 +366,6 @@ def PartitionPass : Pass<"dt-partition", "ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
-  let statistics = [
-    Statistic<"numFunctions", "functions-partitioned",
-              "Number of functions partitioned">
-  ];
 }
 
 def CombineCollectivesPass : Pass<"dt-combine-collectives", "ModuleOp"> {
@@ -477,12 +439,6 @@ def CombineCollectivesPass : Pass<"dt-combine-collectives", "ModuleOp"> {
            "bucket with the reason">
   ];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
-  let statistics = [
-    Statistic<"numCombined", "collectives-combined",
-              "Number of collectives that became part of a combined one">,
-    Statistic<"numBuckets", "buckets",
-              "Number of combined collectives created">
-  ];
 }
 
 def PriceCollectivesPass : Pass<"dt-price-collectives", "ModuleOp"> {
@@ -565,10 +521,6 @@ def InsertBoundsChecksPass : Pass<"dt-insert-bounds-checks", "ModuleOp"> {
     whole tensor's: a vocab-parallel table's ids are checked against the
     vocabulary, not the rank's rows.
   }];
-  let statistics = [
-    Statistic<"numChecks", "checks", "Indices checked">,
-    Statistic<"numProven", "proven", "Indices proven in range">
-  ];
   let dependentDialects = ["::mlir::dt::DTDialect"];
 }
 
