@@ -212,25 +212,20 @@ static LogicalResult buildLocalPipeline(OpPassManager &pm,
   return buildLowering(pm, "dt_spmd_", options, options.profileKernels);
 }
 
-/// The passes of the single-device program.
+/// The passes of the single-device program; `wide`: spelled in f64 and
+/// lowered for the CPU whatever the target (dt-run runs it on the host).
 static LogicalResult buildReferencePipeline(OpPassManager &pm,
-                                            const CompileOptions &options) {
+                                            const CompileOptions &options,
+                                            bool wide = false) {
   if (options.boundsChecks)
     pm.addPass(createInsertBoundsChecksPass());
   pm.addPass(createStripShardingsPass());
-  return buildLowering(pm, "dt_ref_", options);
-}
-
-/// The passes of the single-device program spelled in f64, lowered for the
-/// CPU whatever the target (dt-run runs it on the host).
-static LogicalResult buildWideReferencePipeline(OpPassManager &pm,
-                                                CompileOptions options) {
-  options.target = Target::CPU;
-  if (options.boundsChecks)
-    pm.addPass(createInsertBoundsChecksPass());
-  pm.addPass(createStripShardingsPass());
+  if (!wide)
+    return buildLowering(pm, "dt_ref_", options);
   pm.addPass(createWidenToF64Pass());
-  return buildLowering(pm, "dt_wide_", options);
+  CompileOptions cpu = options;
+  cpu.target = Target::CPU;
+  return buildLowering(pm, "dt_wide_", cpu);
 }
 
 FailureOr<OwningOpRef<ModuleOp>>
@@ -256,28 +251,31 @@ mlir::dt::lowerSPMDProgram(ModuleOp module, const CompileOptions &options,
   return spmd;
 }
 
-FailureOr<OwningOpRef<ModuleOp>>
-mlir::dt::lowerReferenceProgram(ModuleOp module,
-                                const CompileOptions &options) {
-  TimingScope timing = timePhase(options, "single-device program");
+/// The single-device program lowered, or (`wide`) spelled in f64 and
+/// lowered for the CPU.
+static FailureOr<OwningOpRef<ModuleOp>>
+lowerReference(ModuleOp module, const CompileOptions &options, bool wide) {
+  TimingScope timing = timePhase(options, wide ? "f64 single-device program"
+                                               : "single-device program");
   OwningOpRef<ModuleOp> reference(cast<ModuleOp>(module->clone()));
   PassManager pm(module.getContext());
   pm.enableTiming(timing);
-  if (failed(buildReferencePipeline(pm, options)) || failed(pm.run(*reference)))
+  if (failed(buildReferencePipeline(pm, options, wide)) ||
+      failed(pm.run(*reference)))
     return failure();
   return reference;
 }
 
 FailureOr<OwningOpRef<ModuleOp>>
+mlir::dt::lowerReferenceProgram(ModuleOp module,
+                                const CompileOptions &options) {
+  return lowerReference(module, options, /*wide=*/false);
+}
+
+FailureOr<OwningOpRef<ModuleOp>>
 mlir::dt::lowerWideReferenceProgram(ModuleOp module,
                                     const CompileOptions &options) {
-  TimingScope timing = timePhase(options, "f64 single-device program");
-  OwningOpRef<ModuleOp> wide(cast<ModuleOp>(module->clone()));
-  PassManager pm(module.getContext());
-  pm.enableTiming(timing);
-  if (failed(buildWideReferencePipeline(pm, options)) || failed(pm.run(*wide)))
-    return failure();
-  return wide;
+  return lowerReference(module, options, /*wide=*/true);
 }
 
 namespace {
@@ -294,7 +292,7 @@ void loadPipelineDialects(MLIRContext *context, const CompileOptions &options) {
   (void)buildLocalPipeline(local, options);
   (void)buildReferencePipeline(reference, options);
   if (options.wideReference)
-    (void)buildWideReferencePipeline(wide, options);
+    (void)buildReferencePipeline(wide, options, /*wide=*/true);
   DialectRegistry registry;
   for (PassManager *pm : {&global, &local, &reference, &wide})
     pm->getDependentDialects(registry);
