@@ -3,7 +3,8 @@
 // dt-compile prog.mlir -o prog.so [--target=cpu|cuda] [--gpu-arch=sm_90]
 //            [--topology=FILE] [--explain]
 //            [--emit=so|llvm|spmd-mlir|description] [-O<n>] [--mcpu=CPU]
-//            [-jN] [--profile-kernels] [--mlir-timing] [--cache-dir=DIR]
+//            [-jN] [--profile-kernels] [--mlir-timing] [--mlir-pass-statistics]
+//            [--wide-reference] [--cache-dir=DIR]
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 #include "dt/Compile/CompileCache.h"
 #include "dt/Conversion/Passes.h"
 #include "dt/InitAll.h"
+#include "dt/Support/Statistic.h"
 #include "dt/Tools/ParserGuard.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -114,6 +116,11 @@ llvm::cl::opt<bool> explain(
     llvm::cl::desc("Say why: a remark for each op's sharding choice and each "
                    "redistribution's plan (stderr), and the cost report "
                    "(stdout)"),
+    llvm::cl::init(false), llvm::cl::cat(options));
+llvm::cl::opt<bool> passStatistics(
+    "mlir-pass-statistics",
+    llvm::cl::desc("Print what dt's passes counted, on stderr at the end, "
+                   "as dt-opt does (the cache does not serve such a compile)"),
     llvm::cl::init(false), llvm::cl::cat(options));
 llvm::cl::opt<std::string> cpu("mcpu",
                                llvm::cl::desc("Target CPU (default: native)"),
@@ -371,12 +378,19 @@ int main(int argc, char **argv) {
   }
   DefaultTimingManager timingManager;
   applyDefaultTimingManagerCLOptions(timingManager);
+  // On every way out, after the compile or its failure.
+  struct StatisticsAtExit {
+    ~StatisticsAtExit() {
+      if (passStatistics)
+        dt::printStatistics(llvm::errs());
+    }
+  } statisticsAtExit;
 
-  // A shared object the cache holds is copied. Timing and --explain's
-  // report are what such a compile is run for.
+  // A shared object the cache holds is copied. Timing, statistics and
+  // --explain's report are what such a compile is run for.
   std::string key;
   if (!cacheDir.empty() && emit == Emit::SharedObject && !explain &&
-      !timingManager.isEnabled())
+      !timingManager.isEnabled() && !passStatistics)
     key = cacheKey(llvm::ArrayRef<const char *>(argv, argc), *machine);
   std::optional<dt::CompileCache> cache;
   if (!key.empty()) {
