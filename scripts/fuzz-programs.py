@@ -1592,7 +1592,7 @@ def as_accurate_as_reference(args, text, seed, distributed, tmp):
                 npy.write(target, dict(header, descr="<f8"), struct.pack(f"<{len(values)}d", *values))
             widened += ["--input", f"{i}={target}"]
         run([args.dt_run, files["wide"]] + widened, "exact")
-    except (RuntimeError, subprocess.TimeoutExpired) as e:
+    except (RuntimeError, subprocess.TimeoutExpired, OSError) as e:
         return "wrong", f"the check against f64 did not run: {e}"
     report, ok, k = [], True, 0
     while os.path.exists(os.path.join(tmp, "exact", f"result{k}.npy")):
@@ -1643,6 +1643,10 @@ def run_one(args, seed, text, ranks):
             )
         except subprocess.TimeoutExpired:
             return "crash", "timed out after 180 s"
+        except OSError as e:
+            # A tool that cannot be executed (relinked mid-campaign): no
+            # verdict on the program, and the campaign goes on.
+            return "error", f"error: cannot run {e.filename}: {e.strerror}"
         output = proc.stdout.decode(errors="replace") + proc.stderr.decode(errors="replace")
         # dt-run's own judge of a result past the tolerance against the
         # program in f64 (dt-widen-to-f64) ran, and passed the program or not.
