@@ -144,6 +144,8 @@ class Program:
         # Choices added since the seeds of the tests were chosen draw from a
         # stream of their own, so that the programs keep their shape.
         self.aux = random.Random(hash(rng.getstate()[1]))
+        self.aux_body = []  # the lines of aux_op's ops, after the others
+        self.aux_results = []  # (name, shape) of aux_op's ops, returned
 
     def dim(self, *others):
         """An extent for a new dim of a tensor whose other dims are
@@ -268,6 +270,69 @@ class Program:
         name = self.fresh()
         self.emit(f"{name} = arith.constant dense<{values(shape)}> : {ttype(shape)}")
         return name
+
+    # --- ops of the auxiliary stream (aux_op) ---------------------------
+    def aux_op(self):
+        """An op the tests' seeds did not have, drawn from self.aux: its
+        operands values already made or constants (no new argument), its
+        lines after every other op's and its result returned, so that the
+        rest of the program is what the main stream made."""
+        main = self.rng, self.body, self.values
+        self.rng, self.body, self.values = self.aux, [], list(self.values)
+        try:
+            self.aux.choice([self.op_contract, self.op_elementwise])()
+            if len(self.values) > len(main[2]):
+                self.aux_body += self.body
+                self.aux_results.append(self.values[-1])
+        finally:
+            self.rng, self.body, self.values = main
+
+    def op_contract(self):
+        """linalg.contract of a 2-D value by another value or a constant of
+        its columns' extent, the right operand and the result in either dim
+        order."""
+        lhs = self.pick(lambda s: len(s) == 2)
+        if not lhs:
+            return
+        m, k = lhs[1]
+        n = self.rng.choice([1, 2, 3, 5, 8])
+        rhs_transposed, out_transposed = self.rng.random() < 0.5, self.rng.random() < 0.5
+        rhs_shape = [n, k] if rhs_transposed else [k, n]
+        other = self.pick(lambda s: s == rhs_shape)
+        if other and self.rng.random() < 0.5:
+            rhs = other[0]
+        elif k * n <= 512:
+            rhs = self.dense_constant(rhs_shape)
+        else:
+            return
+        shape = [n, m] if out_transposed else [m, n]
+        maps = ("[affine_map<(m, n, k) -> (m, k)>, "
+                f"affine_map<(m, n, k) -> {'(n, k)' if rhs_transposed else '(k, n)'}>, "
+                f"affine_map<(m, n, k) -> {'(n, m)' if out_transposed else '(m, n)'}>]")
+        init, out = self.filled(shape), self.fresh()
+        self.emit(f"{out} = linalg.contract indexing_maps = {maps} ins({lhs[0]}, {rhs} : "
+                  f"{ttype(lhs[1])}, {ttype(rhs_shape)}) outs({init} : {ttype(shape)}) -> {ttype(shape)}")
+        self.values.append((self.squash(out, shape), shape))
+
+    def op_elementwise(self):
+        """linalg.elementwise of a binary kind: a value and another value or
+        a constant."""
+        v = self.pick()
+        if not v:
+            return
+        other = self.pick(lambda s: s == v[1])
+        if math.prod(v[1]) <= 512 and (not other or self.rng.random() < 0.5):
+            other_name = self.dense_constant(v[1])
+        elif other:
+            other_name = other[0]
+        else:
+            return
+        kind = self.rng.choice(["add", "sub", "mul"])
+        empty, out = self.empty(v[1])
+        t = ttype(v[1])
+        self.emit(f"{out} = linalg.elementwise kind=#linalg.elementwise_kind<{kind}> "
+                  f"ins({v[0]}, {other_name} : {t}, {t}) outs({empty} : {t}) -> {t}")
+        self.values.append((self.squash(out, v[1]), v[1]))
 
     def op_binary(self):
         name, shape = self.pick(lambda s: True)
@@ -1200,6 +1265,8 @@ class Program:
         ] + ([(self.op_conv, 4)] if convolutions else [])
         funcs = [f for f, w in ops for _ in range(w)]
         for _ in range(nops):
+            if self.aux.random() < 0.15:
+                self.aux_op()
             self.rng.choice(funcs)()
         # The last value and up to two others nothing uses, so that little
         # of the program is dead.
@@ -1213,6 +1280,7 @@ class Program:
         if self.masks:
             n, s = self.rng.choice(self.masks)
             results.append((n, s, "i1"))
+        results += [(n, s, ELEMENT) for n, s in self.aux_results]
         return self.text(results)
 
     def text(self, results):
@@ -1240,7 +1308,7 @@ class Program:
                          "eighth": "0.125"}
         lines += [f"  %{name} = arith.constant {value} : {ELEMENT}" for name, value in constants.items()]
         lines += [f"  %c{i} = arith.constant {i} : index" for i in range(4)]
-        lines += self.body
+        lines += self.body + self.aux_body
         names = ", ".join(n for n, _, _ in results)
         types = ", ".join(ttype(s, e) for _, s, e in results)
         lines.append(f"  return {names} : {types}")
