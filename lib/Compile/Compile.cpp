@@ -492,13 +492,14 @@ mlir::dt::translateToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
     return module.emitError("translation to LLVM IR failed");
   // Only the entry points are visible; the functions they call are the
   // program's own, and the programs' share names.
-  for (llvm::Function &f : *llvmModule)
-    if (!f.isDeclaration() && !isEntryPoint(f))
-      f.setLinkage(llvm::GlobalValue::InternalLinkage);
-  for (std::unique_ptr<llvm::Module> &m : references) {
-    for (llvm::Function &f : *m)
+  auto internalize = [](llvm::Module &m) {
+    for (llvm::Function &f : m)
       if (!f.isDeclaration() && !isEntryPoint(f))
         f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  };
+  internalize(*llvmModule);
+  for (std::unique_ptr<llvm::Module> &m : references) {
+    internalize(*m);
     if (llvm::Linker::linkModules(*llvmModule, std::move(m)))
       return module.emitError("linking a reference program failed");
   }

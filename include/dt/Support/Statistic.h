@@ -34,11 +34,14 @@ struct StatisticEntry {
 
 /// Every statistic a pass of this process declared, in order; a deque, so
 /// that an entry never moves.
-inline std::deque<StatisticEntry> &statisticRegistry(std::mutex *&lock) {
-  static std::mutex mutex;
-  static std::deque<StatisticEntry> entries;
-  lock = &mutex;
-  return entries;
+struct StatisticRegistry {
+  std::mutex mutex;
+  std::deque<StatisticEntry> entries;
+};
+
+inline StatisticRegistry &statisticRegistry() {
+  static StatisticRegistry registry;
+  return registry;
 }
 } // namespace detail
 
@@ -47,17 +50,15 @@ class Statistic {
 public:
   /// Declared as a member of the pass `owner` (whose argument names it).
   Statistic(Pass *owner, const char *name, const char *description) {
-    std::mutex *lock;
-    std::deque<detail::StatisticEntry> &entries =
-        detail::statisticRegistry(lock);
-    std::lock_guard<std::mutex> guard(*lock);
+    detail::StatisticRegistry &registry = detail::statisticRegistry();
+    std::lock_guard<std::mutex> guard(registry.mutex);
     StringRef pass = owner->getArgument();
-    for (detail::StatisticEntry &entry : entries)
+    for (detail::StatisticEntry &entry : registry.entries)
       if (entry.pass == pass && entry.name == name) {
         value = &entry.value;
         return;
       }
-    detail::StatisticEntry &entry = entries.emplace_back();
+    detail::StatisticEntry &entry = registry.entries.emplace_back();
     entry.pass = pass.str();
     entry.name = name;
     entry.description = description;
@@ -81,12 +82,11 @@ private:
 /// Prints each statistic counted so far that is not 0, by pass, as LLVM's
 /// -stats does; nothing when there is none.
 inline void printStatistics(llvm::raw_ostream &os) {
-  std::mutex *lock;
-  std::deque<detail::StatisticEntry> &entries = detail::statisticRegistry(lock);
-  std::lock_guard<std::mutex> guard(*lock);
+  detail::StatisticRegistry &registry = detail::statisticRegistry();
+  std::lock_guard<std::mutex> guard(registry.mutex);
   SmallVector<const detail::StatisticEntry *> counted;
   size_t width = 0, passWidth = 0, nameWidth = 0;
-  for (const detail::StatisticEntry &entry : entries) {
+  for (const detail::StatisticEntry &entry : registry.entries) {
     if (entry.value.load() == 0)
       continue;
     counted.push_back(&entry);
