@@ -280,7 +280,8 @@ class Program:
         main = self.rng, self.body, self.values
         self.rng, self.body, self.values = self.aux, [], list(self.values)
         try:
-            self.aux.choice([self.op_contract, self.op_elementwise])()
+            self.aux.choice([self.op_contract, self.op_elementwise, self.op_strided_slice,
+                             self.op_pool])()
             if len(self.values) > len(main[2]):
                 self.aux_body += self.body
                 self.aux_results.append(self.values[-1])
@@ -312,6 +313,45 @@ class Program:
         init, out = self.filled(shape), self.fresh()
         self.emit(f"{out} = linalg.contract indexing_maps = {maps} ins({lhs[0]}, {rhs} : "
                   f"{ttype(lhs[1])}, {ttype(rhs_shape)}) outs({init} : {ttype(shape)}) -> {ttype(shape)}")
+        self.values.append((self.squash(out, shape), shape))
+
+    def op_strided_slice(self):
+        """extract_slice with strides; sometimes inserted back, strided, into
+        a value of the source's shape."""
+        name, shape = self.pick()
+        strides = [self.rng.randint(1, 3) for _ in shape]
+        sizes = [self.rng.randint(1, (n - 1) // st + 1) for n, st in zip(shape, strides)]
+        offsets = [self.rng.randint(0, n - 1 - (sz - 1) * st)
+                   for n, sz, st in zip(shape, sizes, strides)]
+        out = self.fresh()
+        self.emit(f"{out} = tensor.extract_slice {name}{offsets} {sizes} {strides} : "
+                  f"{ttype(shape)} to {ttype(sizes)}")
+        into = self.pick(lambda s: s == shape)
+        if self.rng.random() < 0.5:
+            inserted = self.fresh()
+            self.emit(f"{inserted} = tensor.insert_slice {out} into {into[0]}{offsets} {sizes} "
+                      f"{strides} : {ttype(sizes)} into {ttype(shape)}")
+            self.values.append((inserted, shape))
+        else:
+            self.values.append((out, sizes))
+
+    def op_pool(self):
+        """A 1-D pooling (sum; max too for floats) of a 3-D value read as
+        (batch, width, channels), a random window and stride."""
+        v = self.pick(lambda s: len(s) == 3)
+        if not v:
+            return
+        n, w, c = v[1]
+        window = self.rng.randint(1, min(w, 4))
+        stride = self.rng.randint(1, 3)
+        shape = [n, (w - window) // stride + 1, c]
+        kind = "sum" if integer() or self.rng.random() < 0.5 else "max"
+        init = self.filled(shape, "%zero" if kind == "sum" else "%ninf")
+        window_empty, out = self.fresh(), self.fresh()
+        self.emit(f"{window_empty} = tensor.empty() : {ttype([window])}")
+        self.emit(f"{out} = linalg.pooling_nwc_{kind} {{dilations = dense<1> : tensor<1xi64>, "
+                  f"strides = dense<{stride}> : tensor<1xi64>}} ins({v[0]}, {window_empty} : "
+                  f"{ttype(v[1])}, {ttype([window])}) outs({init} : {ttype(shape)}) -> {ttype(shape)}")
         self.values.append((self.squash(out, shape), shape))
 
     def op_elementwise(self):
