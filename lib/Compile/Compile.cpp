@@ -407,12 +407,11 @@ void addDescription(llvm::Module &module, StringRef description) {
 double unitRoundoff(ModuleOp module) {
   unsigned precision = 0;
   auto see = [&](Type type) {
-    auto element = dyn_cast<FloatType>(getElementTypeOrSelf(type));
-    if (element && element.getWidth() < 64) {
-      unsigned p =
-          llvm::APFloat::semanticsPrecision(element.getFloatSemantics());
-      precision = precision ? std::min(precision, p) : p;
-    }
+    if (!isNarrowerThanF64(type))
+      return;
+    unsigned p = llvm::APFloat::semanticsPrecision(
+        cast<FloatType>(getElementTypeOrSelf(type)).getFloatSemantics());
+    precision = precision ? std::min(precision, p) : p;
   };
   module.walk([&](Operation *op) {
     llvm::for_each(op->getResultTypes(), see);

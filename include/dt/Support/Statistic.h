@@ -73,7 +73,6 @@ public:
     value->fetch_add(n, std::memory_order_relaxed);
     return *this;
   }
-  uint64_t getValue() const { return value->load(std::memory_order_relaxed); }
 
 private:
   std::atomic<uint64_t> *value;

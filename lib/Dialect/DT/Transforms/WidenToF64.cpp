@@ -24,14 +24,14 @@ namespace mlir::dt {
 using namespace mlir;
 using namespace mlir::dt;
 
-namespace {
-bool isNarrowFloat(Type type) {
+bool mlir::dt::isNarrowerThanF64(Type type) {
   auto element = dyn_cast<FloatType>(getElementTypeOrSelf(type));
   return element && element.getWidth() < 64;
 }
 
+namespace {
 bool anyNarrowFloat(TypeRange types) {
-  return llvm::any_of(types, isNarrowFloat);
+  return llvm::any_of(types, isNarrowerThanF64);
 }
 
 /// Why `op` has no f64 spelling, or an empty string.
@@ -48,7 +48,7 @@ std::string whyNotWidenable(Operation *op) {
            "whose f64 version the program does not define";
   for (NamedAttribute attr : op->getAttrs())
     if (auto blob = dyn_cast<DenseResourceElementsAttr>(attr.getValue());
-        blob && isNarrowFloat(blob.getType()))
+        blob && isNarrowerThanF64(blob.getType()))
       return "holds floats narrower than f64 in a resource blob";
   return "";
 }
@@ -77,18 +77,18 @@ struct WidenToF64Pass
     };
     AttrTypeReplacer replacer;
     replacer.addReplacement([&](FloatType type) -> std::optional<Type> {
-      if (type.getWidth() < 64)
+      if (isNarrowerThanF64(type))
         return f64;
       return std::nullopt;
     });
     replacer.addReplacement([&](FloatAttr attr) -> std::optional<Attribute> {
-      if (!isNarrowFloat(attr.getType()))
+      if (!isNarrowerThanF64(attr.getType()))
         return std::nullopt;
       return FloatAttr::get(f64, widen(attr.getValue()));
     });
     replacer.addReplacement(
         [&](DenseFPElementsAttr attr) -> std::optional<Attribute> {
-          if (!isNarrowFloat(attr.getType()))
+          if (!isNarrowerThanF64(attr.getType()))
             return std::nullopt;
           return attr.mapValues(f64, [&](const APFloat &value) {
             return widen(value).bitcastToAPInt();

@@ -33,6 +33,10 @@ void buildShardPipeline(OpPassManager &pm, StringRef topologyFile = "",
 /// Partitions one function over `mesh` (what dt-partition does to each).
 LogicalResult partitionFunction(func::FuncOp func, MeshOp mesh);
 
+/// Whether `type` (or its element type) is a float narrower than f64: what
+/// dt-widen-to-f64 spells in f64.
+bool isNarrowerThanF64(Type type);
+
 /// Registers `dt-shard` with the pass registry.
 void registerDTPipelines();
 
