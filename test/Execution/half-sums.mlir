@@ -25,6 +25,16 @@
 // RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --entry uneven --seed 0 --verify --output-dir %t.mpi.uneven | FileCheck %s --check-prefix=UNEVEN %}
 // RUN: %if mpi %{ %npy print %t.mpi.uneven/result1.npy | FileCheck %s --check-prefix=TOTAL %}
 // UNEVEN: verify: PASS
+// RUN: dt-run %s --entry partial_mean --verify --output-dir %t.mean | FileCheck %s --check-prefix=MEAN
+// RUN: %npy print %t.mean/result0.npy | FileCheck %s --check-prefix=QUARTER
+// RUN: dt-run %t.emu.so --entry partial_mean --verify --output-dir %t.emu.mean | FileCheck %s --check-prefix=MEAN
+// RUN: %npy print %t.emu.mean/result0.npy | FileCheck %s --check-prefix=QUARTER
+// RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --entry partial_mean --verify --output-dir %t.mpi.mean | FileCheck %s --check-prefix=MEAN %}
+// RUN: %if mpi %{ %npy print %t.mpi.mean/result0.npy | FileCheck %s --check-prefix=QUARTER %}
+// RUN: dt-compile --target=cuda %s -o %t.cuda.so
+// MEAN: result #0 scalar f32: max abs err 0, max rel err 0 {{.*}}: ok
+// MEAN: verify: PASS
+// QUARTER: {{^}}0.25{{$}}
 // TOTAL: {{^}}16512.0{{$}}
 // CHECK: dt-run: main on 4 ranks
 // CHECK: result #0 (sums) 6 f32: {{.*}}: ok
@@ -133,4 +143,37 @@ func.func @uneven(%x: tensor<1030x16xbf16> {dt.sharding = #dt.sharding<@mesh, [S
   %sum = linalg.reduce { arith.addf } ins(%ones : tensor<1030x16xbf16>) outs(%z : tensor<bf16>) dimensions = [0, 1]
   %partial = linalg.reduce { arith.addf } ins(%ones : tensor<1030x16xbf16>) outs(%z : tensor<bf16>) dimensions = [0, 1]
   return %sum, %partial : tensor<bf16>, tensor<bf16>
+}
+
+// @partial_mean: a bf16 mean of 256, 1, 256, 1, -256, 0, -256, 0 split over
+// four ranks, its division by 8 made before the ranks add their parts
+// (the partial sum passes through it). Each part is 257 or -256; rounded
+// to bf16 on each rank (257 -> 256) the mean would be 0. The parts are
+// added up in f32 and rounded once (dt-widen-partial-sums): 2 / 8 = 0.25,
+// as the single device's f32 sum gives.
+func.func @partial_mean() -> (tensor<f32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
+  %zero = arith.constant 0.0 : bf16
+  %n = arith.constant 8.0 : bf16
+  %c = arith.constant dense<[256.0, 1.0, 256.0, 1.0, -256.0, 0.0, -256.0, 0.0]> : tensor<8xbf16>
+  %x = dt.constrain %c to #dt.sharding<@mesh, [S(0)]> : tensor<8xbf16>
+  %e = tensor.empty() : tensor<bf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<bf16>) -> tensor<bf16>
+  %s = linalg.reduce ins(%x : tensor<8xbf16>) outs(%z : tensor<bf16>) dimensions = [0]
+    (%a: bf16, %b: bf16) { %r = arith.addf %a, %b : bf16
+      linalg.yield %r : bf16 }
+  %m = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []}
+      ins(%s : tensor<bf16>) outs(%e : tensor<bf16>) {
+    ^bb0(%a: bf16, %o: bf16):
+      %d = arith.divf %a, %n : bf16
+      linalg.yield %d : bf16
+  } -> tensor<bf16>
+  %mp = dt.constrain %m to #dt.sharding<@mesh, [P(sum)]> : tensor<bf16>
+  %e2 = tensor.empty() : tensor<f32>
+  %f = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []}
+      ins(%mp : tensor<bf16>) outs(%e2 : tensor<f32>) {
+    ^bb0(%a: bf16, %o: f32):
+      %w = arith.extf %a : bf16 to f32
+      linalg.yield %w : f32
+  } -> tensor<f32>
+  return %f : tensor<f32>
 }

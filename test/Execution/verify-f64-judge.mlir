@@ -40,19 +40,29 @@
 // Under MPI, rank 0 judges (compiling the f64 reference alone).
 // RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --entry update --seed 1 --verify | FileCheck %s --check-prefix=UPDATE %}
 //
-// @cancels: a bf16 sum of 256, 1, 256, 1, -256, 0, -256, 0 split over four
-// ranks by rows, kept a partial sum (P(sum)) then made f32. The reference
-// sums in f32 (dt-widen-half-sums) and gets 2, exactly; each rank's part is
-// rounded to bf16 first (257 to 256), and the distributed sum is 0. That is
-// less accurate than the reference, not rounding alone: verify fails, and
-// says by how much.
-// RUN: %npy pattern %t.x.npy 4,2 0=256 1=1 2=256 3=1 4=-256 5=0 6=-256 7=0
+// @cancels: a bf16 matmul of [256, 1, 256, 1, -256, 0, -256, 0] by ones,
+// its k split over four ranks, kept a partial sum (P(sum)) then made f32.
+// The reference's library sums in f32 and gets 2, exactly; each rank's part
+// is rounded to bf16 first (257 to 256), and the distributed sum is 0. That
+// is less accurate than the reference, not rounding alone: verify fails,
+// and says by how much. (A matmul's parts are reduced in bf16: in f32 they
+// would double a gradient's bytes; dt-widen-partial-sums.)
+// RUN: %npy pattern %t.x.npy 1,8 0=256 1=1 2=256 3=1 4=-256 5=0 6=-256 7=0
 // RUN: not dt-run %s --entry cancels --input 0=%t.x.npy --verify | FileCheck %s --check-prefix=CANCELS
 // CANCELS: result #0 scalar f32: max abs err 2, {{.*}}: MISMATCH
 // CANCELS-NEXT: 1 of 1 elements beyond tolerance; the worst at []: got 0, expected 2
 // CANCELS-NEXT: against the program in f64 (the same inputs):
 // CANCELS-NEXT: result #0: max abs err 2, the single-device result's 0 (allowed: 4 x that + 2^-8 x max|f64| 2 = 0.00781): LESS ACCURATE
 // CANCELS-NEXT: verify: FAIL
+//
+// @sum_cancels: the same values summed by a reduction: its parts are added
+// up in f32 (dt-widen-partial-sums) and rounded once, as the reference's
+// sum is: 2 exactly, on threads and under MPI.
+// RUN: %npy pattern %t.y.npy 4,2 0=256 1=1 2=256 3=1 4=-256 5=0 6=-256 7=0
+// RUN: dt-run %s --entry sum_cancels --input 0=%t.y.npy --verify | FileCheck %s --check-prefix=SUM
+// RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --entry sum_cancels --input 0=%t.y.npy --verify | FileCheck %s --check-prefix=SUM %}
+// SUM: result #0 scalar f32: max abs err 0, max rel err 0 {{.*}}: ok
+// SUM-NEXT: verify: PASS
 
 dt.mesh @mesh = <["tp" = 4]>
 
@@ -75,7 +85,32 @@ func.func @update(%x: tensor<16x256xbf16> {dt.sharding = #dt.sharding<@mesh, [S(
   return %u : tensor<16x16xf32>
 }
 
-func.func @cancels(%x: tensor<4x2xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>})
+func.func @cancels(%x: tensor<1x8xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>})
+    -> (tensor<f32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
+  %zero = arith.constant 0.0 : bf16
+  %ones = arith.constant dense<1.0> : tensor<8x1xbf16>
+  %eb = tensor.empty() : tensor<1x8xbf16>
+  %xb = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<1x8xf32>) outs(%eb : tensor<1x8xbf16>) {
+    ^bb0(%in: f32, %o: bf16):
+      %v = arith.truncf %in : f32 to bf16
+      linalg.yield %v : bf16
+  } -> tensor<1x8xbf16>
+  %e = tensor.empty() : tensor<1x1xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<1x1xbf16>) -> tensor<1x1xbf16>
+  %p = linalg.matmul ins(%xb, %ones : tensor<1x8xbf16>, tensor<8x1xbf16>) outs(%z : tensor<1x1xbf16>) -> tensor<1x1xbf16>
+  %pp = dt.constrain %p to #dt.sharding<@mesh, [P(sum)]> : tensor<1x1xbf16>
+  %e2 = tensor.empty() : tensor<f32>
+  %f = linalg.generic {indexing_maps = [affine_map<() -> (0, 0)>, affine_map<() -> ()>], iterator_types = []}
+      ins(%pp : tensor<1x1xbf16>) outs(%e2 : tensor<f32>) {
+    ^bb0(%a: bf16, %o: f32):
+      %w = arith.extf %a : bf16 to f32
+      linalg.yield %w : f32
+  } -> tensor<f32>
+  return %f : tensor<f32>
+}
+
+func.func @sum_cancels(%x: tensor<4x2xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>})
     -> (tensor<f32> {dt.sharding = #dt.sharding<@mesh, [R]>}) {
   %zero = arith.constant 0.0 : bf16
   %e = tensor.empty() : tensor<bf16>

@@ -22,7 +22,8 @@
 // softmax has no other dim to move the work to). The mask leaves ranks
 // whose whole piece is -inf (partial max -inf, partial sum 0); of 3 columns
 // over 4 ranks one rank holds none (its max and sum stay at the fills' -inf
-// and 0); @scores is bf16.
+// and 0); @scores is bf16, its max reduced in bf16 and the parts of its
+// sum in f32 (dt-widen-partial-sums: as the single device's accumulator).
 // That is the rules' plan (search=0): without latency, the plan search
 // gathers @vectors' 3-column input for next to nothing instead.
 // RUN: echo "tp 0 100" > %t.topology
@@ -36,7 +37,7 @@
 // SPLIT-NOT: dt.all_
 // SPLIT-LABEL: func.func @scores
 // SPLIT: dt.all_reduce {{.*}} ["tp"] max : tensor<bf16>
-// SPLIT: dt.all_reduce {{.*}} ["tp"] sum : tensor<bf16>
+// SPLIT: dt.all_reduce {{.*}} ["tp"] sum : tensor<f32>
 // SPLIT-NOT: dt.all_
 //
 // The f32 entries against the upstream oracle (upstream's decomposition on

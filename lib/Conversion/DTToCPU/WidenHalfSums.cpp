@@ -23,13 +23,9 @@
 
 #include "dt/Conversion/Passes.h"
 #include "dt/Conversion/Utils.h"
+#include "dt/Dialect/DT/Transforms/HalfSums.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/IRMapping.h"
-#include "mlir/IR/PatternMatch.h"
 
 namespace mlir::dt {
 #define GEN_PASS_DEF_WIDENHALFSUMSPASS
@@ -40,178 +36,6 @@ using namespace mlir;
 using namespace mlir::dt;
 
 namespace {
-/// The ops by which a body accumulates into one init: an `arith.addf` of
-/// the init's block argument, and perhaps a select between that sum and
-/// the argument.
-struct HalfSum {
-  arith::AddFOp add;
-  arith::SelectOp select;
-};
-
-/// How the body of `op` accumulates `init`, if `init` is a 16-bit float
-/// that the body only adds to: the init's block argument is used by an
-/// `arith.addf` alone, or by that and a select whose other value is the
-/// sum (the argument kept where the select's condition says), and the sum
-/// (or the select) is yielded as the init's result and used nowhere else.
-std::optional<HalfSum> matchHalfSum(linalg::LinalgOp op, OpOperand &init) {
-  auto type = dyn_cast<FloatType>(getElementTypeOrSelf(init.get()));
-  if (!type || type.getWidth() != 16)
-    return std::nullopt;
-  BlockArgument acc = op.getMatchingBlockArgument(&init);
-  HalfSum sum;
-  for (Operation *user : acc.getUsers()) {
-    if (auto add = dyn_cast<arith::AddFOp>(user); add && !sum.add)
-      sum.add = add;
-    else if (auto select = dyn_cast<arith::SelectOp>(user);
-             select && !sum.select)
-      sum.select = select;
-    else
-      return std::nullopt;
-  }
-  if (!sum.add || !sum.add->hasOneUse())
-    return std::nullopt;
-  Operation *result = sum.add;
-  if (sum.select) {
-    Value other = sum.select.getTrueValue() == acc ? sum.select.getFalseValue()
-                                                   : sum.select.getTrueValue();
-    if (other != sum.add.getResult() || !sum.select->hasOneUse())
-      return std::nullopt;
-    result = sum.select;
-  }
-  OpOperand &yielded = *result->getUses().begin();
-  if (!isa<linalg::YieldOp>(yielded.getOwner()) ||
-      yielded.getOperandNumber() !=
-          init.getOperandNumber() - op.getNumDpsInputs())
-    return std::nullopt;
-  return sum;
-}
-
-/// A tensor shaped like `value` (and with its encoding), of `elementType`,
-/// with nothing in it.
-Value emptyLike(OpBuilder &b, Location loc, Value value, Type elementType) {
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, value);
-  return tensor::EmptyOp::create(
-      b, loc, sizes, elementType,
-      cast<RankedTensorType>(value.getType()).getEncoding());
-}
-
-/// `value` converted elementwise to `elementType` (extf or truncf) into a
-/// fresh tensor.
-Value convertElements(OpBuilder &b, Location loc, Value value,
-                      Type elementType) {
-  auto type = cast<RankedTensorType>(value.getType());
-  Value empty = emptyLike(b, loc, value, elementType);
-  SmallVector<AffineMap> maps(
-      2, b.getMultiDimIdentityMap(static_cast<unsigned>(type.getRank())));
-  SmallVector<utils::IteratorType> iterators(type.getRank(),
-                                             utils::IteratorType::parallel);
-  bool widen = cast<FloatType>(elementType).getWidth() >
-               cast<FloatType>(type.getElementType()).getWidth();
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{empty.getType()}, ValueRange{value},
-             ValueRange{empty}, maps, iterators,
-             [&](OpBuilder &nested, Location l, ValueRange args) {
-               Value converted = widen ? Value(arith::ExtFOp::create(
-                                             nested, l, elementType, args[0]))
-                                       : Value(arith::TruncFOp::create(
-                                             nested, l, elementType, args[0]));
-               linalg::YieldOp::create(nested, l, converted);
-             })
-      .getResult(0);
-}
-
-/// The f32 init a widened sum starts from: a fill of the widened scalar
-/// when `init` was a fill, else `init` widened.
-Value widenInit(OpBuilder &b, Location loc, Value init, Type wide) {
-  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
-    // A constant (a zero, typically) folds to the wide constant.
-    Value scalar =
-        b.createOrFold<arith::ExtFOp>(loc, wide, fill.getDpsInputs()[0]);
-    Value empty = emptyLike(b, loc, init, wide);
-    return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
-  }
-  return convertElements(b, loc, init, wide);
-}
-
-/// Rewrites `op`, whose inits at `sums` accumulate by addf (matchHalfSum),
-/// to accumulate those in f32 and round each result once.
-void widen(linalg::LinalgOp op, ArrayRef<std::pair<unsigned, HalfSum>> sums) {
-  IRRewriter rewriter(op->getContext());
-  rewriter.setInsertionPoint(op);
-  Location loc = op->getLoc();
-  Type f32 = rewriter.getF32Type();
-  auto generic = dyn_cast<linalg::GenericOp>(*op);
-  if (!generic) {
-    FailureOr<linalg::GenericOp> generalized =
-        linalg::generalizeNamedOp(rewriter, op);
-    if (failed(generalized))
-      return;
-    generic = *generalized;
-  }
-  SmallVector<Value> inits = generic.getDpsInits();
-  SmallVector<Type> resultTypes(generic->getResultTypes());
-  for (unsigned i : llvm::make_first_range(sums)) {
-    inits[i] = widenInit(rewriter, loc, inits[i], f32);
-    resultTypes[i] = inits[i].getType();
-  }
-  unsigned numInputs = generic.getNumDpsInputs();
-  Block &body = generic.getRegion().front();
-  auto wide = linalg::GenericOp::create(
-      rewriter, loc, resultTypes, generic.getDpsInputs(), inits,
-      generic.getIndexingMapsArray(), generic.getIteratorTypesArray(),
-      [&](OpBuilder &b, Location l, ValueRange args) {
-        IRMapping mapping;
-        mapping.map(body.getArguments(), args);
-        // Each accumulating addf, with the init argument it adds to, and
-        // the selects that keep an argument: selects of f32 values now.
-        llvm::DenseMap<Operation *, unsigned> accumulators;
-        llvm::SmallPtrSet<Operation *, 2> selects;
-        for (auto [i, sum] : sums) {
-          accumulators[sum.add] = numInputs + i;
-          if (sum.select)
-            selects.insert(sum.select);
-        }
-        for (Operation &nested : body.without_terminator()) {
-          if (selects.contains(&nested)) {
-            auto select = cast<arith::SelectOp>(nested);
-            mapping.map(select.getResult(),
-                        arith::SelectOp::create(
-                            b, l, mapping.lookup(select.getCondition()),
-                            mapping.lookup(select.getTrueValue()),
-                            mapping.lookup(select.getFalseValue())));
-            continue;
-          }
-          auto it = accumulators.find(&nested);
-          if (it == accumulators.end()) {
-            b.clone(nested, mapping);
-            continue;
-          }
-          // acc + x becomes acc32 + extf(x), in the body's operand order.
-          auto add = cast<arith::AddFOp>(nested);
-          bool accFirst = add.getLhs() == body.getArgument(it->second);
-          Value term = arith::ExtFOp::create(
-              b, l, f32,
-              mapping.lookup(accFirst ? add.getRhs() : add.getLhs()));
-          Value acc = args[it->second];
-          Value sum = arith::AddFOp::create(b, l, accFirst ? acc : term,
-                                            accFirst ? term : acc,
-                                            add.getFastmathAttr());
-          mapping.map(add.getResult(), sum);
-        }
-        SmallVector<Value> yielded;
-        for (Value v : body.getTerminator()->getOperands())
-          yielded.push_back(mapping.lookup(v));
-        linalg::YieldOp::create(b, l, yielded);
-      });
-  wide->setDiscardableAttrs(generic->getDiscardableAttrDictionary());
-  SmallVector<Value> results(wide->getResults());
-  for (unsigned i : llvm::make_first_range(sums))
-    results[i] = convertElements(
-        rewriter, loc, results[i],
-        getElementTypeOrSelf(generic.getDpsInits()[i].getType()));
-  rewriter.replaceOp(generic, results);
-}
-
 struct WidenHalfSumsPass
     : public mlir::dt::impl::WidenHalfSumsPassBase<WidenHalfSumsPass> {
   void runOnOperation() override {
@@ -230,8 +54,9 @@ struct WidenHalfSumsPass
       if (!sums.empty())
         work.emplace_back(op, std::move(sums));
     });
+    IRRewriter rewriter(&getContext());
     for (auto &[op, sums] : work)
-      widen(op, sums);
+      (void)widenHalfSums(rewriter, op, sums);
   }
 };
 } // namespace

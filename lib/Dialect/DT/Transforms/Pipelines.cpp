@@ -44,6 +44,7 @@ void mlir::dt::buildShardPipeline(OpPassManager &pm, StringRef topologyFile,
   // Identical collectives of one value (they are pure) become one.
   pm.addPass(createCSEPass());
   pm.addPass(createPartitionPass());
+  pm.addPass(createWidenPartialSumsPass());
   pm.addPass(createCombineCollectivesPass({topologyFile.str()}));
 }
 
@@ -53,6 +54,7 @@ void mlir::dt::registerDTPipelines() {
       "Global annotated program -> the SPMD program of one rank "
       "(normalize-tensor-ops, propagate, "
       "insert-redistribute, check, lower-redistribute, cse, partition, "
+      "widen-partial-sums, "
       "combine-collectives)",
       [](OpPassManager &pm, const ShardPipelineOptions &options) {
         buildShardPipeline(pm, options.topology, options.exchange,

@@ -23,7 +23,8 @@ namespace mlir::dt {
 #include "dt/Dialect/DT/Transforms/Passes.h.inc"
 
 /// The `dt-shard` pipeline: dt-propagate, dt-insert-redistribute, dt-check,
-/// dt-lower-redistribute, CSE (shares identical collectives), dt-partition.
+/// dt-lower-redistribute, CSE (shares identical collectives), dt-partition,
+/// dt-widen-partial-sums, dt-combine-collectives.
 /// `exchange`: whether plans may use dt.exchange; `search`: the most plans
 /// dt-propagate's plan search prices (0: none).
 void buildShardPipeline(OpPassManager &pm, StringRef topologyFile = "",

@@ -479,6 +479,51 @@ def StripShardingsPass : Pass<"dt-strip-shardings", "ModuleOp"> {
   }];
 }
 
+def WidenPartialSumsPass : Pass<"dt-widen-partial-sums", "ModuleOp"> {
+  let summary = "Adds up the ranks' parts of a 16-bit sum in f32, rounding once";
+  let description = [{
+    On the local program (after `dt-partition`): a `dt.all_reduce` or
+    `dt.reduce_scatter` (sum or avg) of f16 or bf16 whose input is a sum
+    that accumulates into a 16-bit init (a reduction, a column sum, a
+    norm; as `dt-widen-half-sums` matches one), perhaps through
+    elementwise generics linear in it (`addf`, `subf`, `mulf`, `divf`,
+    `negf`: a mean, a scaled loss), each value on the way used once,
+    reduces the parts in f32: the sum accumulates in f32, the generics
+    compute in f32 (what they combine it with extended), the collective
+    moves f32, and its result is rounded once to the 16-bit type.
+
+    The single-device program accumulates such a sum in f32 and rounds it
+    once (`dt-widen-half-sums`); rounded to 16 bits on each rank first,
+    the parts would lose what it keeps (257 is 256 in bf16: the parts 257,
+    257, -256, -256 add up to 0 instead of 2). The collective moves twice
+    the bytes; these are reductions' results, smaller than what they
+    reduce.
+
+    Contractions are left as they are: the library's matmul accumulates in
+    f32 and rounds once per rank, and reducing its result in f32 would
+    double the bytes of a data-parallel step's gradients (the choice
+    PyTorch's FSDP calls `reduce_dtype`).
+
+    ```mlir
+    %p = linalg.reduce ins(%x : tensor<16x32xbf16>) outs(%z : tensor<32xbf16>) dimensions = [0]
+      (%in: bf16, %acc: bf16) { %s = arith.addf %in, %acc : bf16
+                                linalg.yield %s : bf16 }
+    %r = dt.all_reduce %p on @mesh ["dp"] sum : tensor<32xbf16> -> tensor<32xbf16>
+    ```
+    becomes
+    ```mlir
+    %p = linalg.generic ... ins(%x : tensor<16x32xbf16>) outs(%z32 : tensor<32xf32>)
+      { %e = arith.extf %in : bf16 to f32
+        %s = arith.addf %e, %acc : f32 ... }
+    %r32 = dt.all_reduce %p on @mesh ["dp"] sum : tensor<32xf32> -> tensor<32xf32>
+    %r = linalg.generic ... { arith.truncf %in : f32 to bf16 ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def WidenToF64Pass : Pass<"dt-widen-to-f64", "ModuleOp"> {
   let summary = "Spells a program's floats in f64: the yardstick of its rounding";
   let description = [{

@@ -1,0 +1,57 @@
+//===- HalfSums.h - 16-bit float sums accumulated in f32 --------*- C++ -*-===//
+//
+// A linalg body that adds each term to a 16-bit float init rounds the
+// accumulator at every step. dt accumulates such a sum in f32 and rounds it
+// once: dt-widen-half-sums every sum the lowering meets, and
+// dt-widen-partial-sums a partial sum that ranks add up, which then stays in
+// f32 until they have.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DT_DIALECT_DT_TRANSFORMS_HALFSUMS_H
+#define DT_DIALECT_DT_TRANSFORMS_HALFSUMS_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <optional>
+
+namespace mlir::dt {
+
+/// The ops by which a body accumulates into one init: an `arith.addf` of
+/// the init's block argument, and perhaps a select between that sum and
+/// the argument (dt-partition's mask of an uneven shard's padding rows).
+struct HalfSum {
+  arith::AddFOp add;
+  arith::SelectOp select;
+};
+
+/// How the body of `op` accumulates `init`, if `init` is a 16-bit float
+/// that the body only adds to: the init's block argument is used by an
+/// `arith.addf` alone, or by that and a select whose other value is the
+/// sum, and the sum (or the select) is yielded as the init's result and
+/// used nowhere else.
+std::optional<HalfSum> matchHalfSum(linalg::LinalgOp op, OpOperand &init);
+
+/// A tensor shaped like `value` (and with its encoding), of `elementType`,
+/// with nothing in it.
+Value emptyLike(OpBuilder &b, Location loc, Value value, Type elementType);
+
+/// `value` converted elementwise to `elementType` (extf or truncf) into a
+/// fresh tensor.
+Value convertElements(OpBuilder &b, Location loc, Value value,
+                      Type elementType);
+
+/// Rewrites `op`, whose inits at `sums` (init index, how it accumulates)
+/// add up 16-bit floats, to accumulate those in f32: returns the new
+/// generic, whose results at `sums` are f32; `op`'s results are replaced by
+/// them, each sum rounded once into a fresh 16-bit tensor. Fails, changing
+/// nothing, when `op` has no generic form.
+FailureOr<linalg::GenericOp>
+widenHalfSums(RewriterBase &rewriter, linalg::LinalgOp op,
+              ArrayRef<std::pair<unsigned, HalfSum>> sums);
+
+} // namespace mlir::dt
+
+#endif // DT_DIALECT_DT_TRANSFORMS_HALFSUMS_H

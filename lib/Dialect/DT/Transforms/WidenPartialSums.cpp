@@ -1,0 +1,242 @@
+//===- WidenPartialSums.cpp - dt-widen-partial-sums -----------------------===//
+//
+// A 16-bit sum over a split dim is a partial sum: each rank adds up its
+// part, then a dt.all_reduce or dt.reduce_scatter adds the parts. Rounded to
+// 16 bits before that, each part loses what the single-device sum,
+// accumulated in f32 and rounded once (dt-widen-half-sums), keeps: 256 + 1
+// is 256 in bf16, so the parts 257, 257, -256, -256 add up to 0, not 2. The
+// parts stay in f32 until the ranks have added them:
+//
+//   %p = linalg.reduce ins(%x : tensor<16x32xbf16>) outs(%z : tensor<32xbf16>)
+//   %m = linalg.generic ins(%p, ...) { %d = arith.divf %in, %n : bf16 }
+//   %r = dt.all_reduce %m on @mesh ["dp"] sum : tensor<32xbf16> -> tensor<32xbf16>
+//
+// (a mean) becomes the sum accumulated in f32, the division in f32 (its
+// divisor extended), an all_reduce of f32, and one rounding of its result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dt/Dialect/DT/Transforms/HalfSums.h"
+#include "dt/Dialect/DT/Transforms/Passes.h"
+#include "dt/Support/Statistic.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::dt {
+#define GEN_PASS_DEF_WIDENPARTIALSUMSPASS
+#include "dt/Dialect/DT/Transforms/Passes.h.inc"
+} // namespace mlir::dt
+
+using namespace mlir;
+using namespace mlir::dt;
+
+namespace {
+
+/// An elementwise generic the partial value passes through: the op and the
+/// input that carries the partial value.
+struct Link {
+  linalg::GenericOp op;
+  unsigned input;
+};
+
+/// A partial sum and the way to its collective: the op that sums, which of
+/// its inits, how it accumulates, and the links after it, in order.
+struct PartialSum {
+  linalg::LinalgOp op;
+  unsigned init;
+  HalfSum how;
+  SmallVector<Link> links;
+};
+
+/// The ops a partial value may pass through: those linear in it.
+bool isLinearOp(Operation *op) {
+  return isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
+             arith::NegFOp>(op);
+}
+
+/// Whether `op` is an elementwise generic whose one result is computed
+/// from its input `input` by linear ops alone (isLinearOp), without
+/// reading its init, and of that input's element type.
+bool isLinearLink(linalg::GenericOp op, unsigned input) {
+  if (op.getNumReductionLoops() != 0 || op->getNumResults() != 1)
+    return false;
+  Block &body = op.getRegion().front();
+  if (!body.getArgument(op.getNumDpsInputs()).use_empty() ||
+      getElementTypeOrSelf(op.getDpsInputs()[input].getType()) !=
+          getElementTypeOrSelf(op->getResult(0).getType()))
+    return false;
+  llvm::SmallPtrSet<Value, 8> derived = {body.getArgument(input)};
+  for (Operation &nested : body.without_terminator()) {
+    if (llvm::none_of(nested.getOperands(),
+                      [&](Value v) { return derived.contains(v); }))
+      continue;
+    if (!isLinearOp(&nested))
+      return false;
+    derived.insert(nested.getResult(0));
+  }
+  return derived.contains(body.getTerminator()->getOperand(0));
+}
+
+/// The partial sum `value` is, through linear links, if every value on the
+/// way has one use (the next op's) and the sum accumulates a 16-bit init
+/// (matchHalfSum) and is not a contraction: the library's matmul already
+/// accumulates in f32 and rounds once per rank, and reducing its result
+/// in f32 would double the bytes of every data-parallel gradient.
+std::optional<PartialSum> matchPartialSum(Value value) {
+  auto result = dyn_cast<OpResult>(value);
+  if (!result || !result.hasOneUse())
+    return std::nullopt;
+  auto op = dyn_cast<linalg::LinalgOp>(result.getOwner());
+  if (!op || !op.hasPureTensorSemantics())
+    return std::nullopt;
+  if (op.getNumReductionLoops() > 0) {
+    if (linalg::isaContractionOpInterface(op))
+      return std::nullopt;
+    unsigned init = result.getResultNumber();
+    std::optional<HalfSum> how = matchHalfSum(op, *op.getDpsInitOperand(init));
+    if (!how)
+      return std::nullopt;
+    return PartialSum{op, init, *how, {}};
+  }
+  auto generic = dyn_cast<linalg::GenericOp>(*op);
+  if (!generic)
+    return std::nullopt;
+  for (unsigned input = 0, e = generic.getNumDpsInputs(); input < e; ++input) {
+    if (!isLinearLink(generic, input))
+      continue;
+    if (std::optional<PartialSum> sum =
+            matchPartialSum(generic.getDpsInputs()[input])) {
+      sum->links.push_back({generic, input});
+      return sum;
+    }
+  }
+  return std::nullopt;
+}
+
+/// `link` computed in f32 from `wide`, the f32 value of its partial input:
+/// every op that depends on it is made on f32 operands, the others it
+/// combines with extended.
+Value widenLink(RewriterBase &rewriter, Link link, Value wide) {
+  linalg::GenericOp op = link.op;
+  Location loc = op.getLoc();
+  Type f32 = rewriter.getF32Type();
+  SmallVector<Value> inputs = op.getDpsInputs();
+  inputs[link.input] = wide;
+  Value init = emptyLike(rewriter, loc, op->getResult(0), f32);
+  Block &body = op.getRegion().front();
+  auto widened = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{init.getType()}, inputs, ValueRange{init},
+      op.getIndexingMapsArray(), op.getIteratorTypesArray(),
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        IRMapping mapping;
+        mapping.map(body.getArguments(), args);
+        llvm::SmallPtrSet<Value, 8> derived = {body.getArgument(link.input)};
+        for (Operation &nested : body.without_terminator()) {
+          if (llvm::none_of(nested.getOperands(),
+                            [&](Value v) { return derived.contains(v); })) {
+            b.clone(nested, mapping);
+            continue;
+          }
+          SmallVector<Value> operands;
+          for (Value v : nested.getOperands())
+            operands.push_back(derived.contains(v)
+                                   ? mapping.lookup(v)
+                                   : b.createOrFold<arith::ExtFOp>(
+                                         l, f32, mapping.lookupOrDefault(v)));
+          OperationState state(l, nested.getName(), operands, {f32},
+                               nested.getAttrs());
+          mapping.map(nested.getResult(0), b.create(state)->getResult(0));
+          derived.insert(nested.getResult(0));
+        }
+        linalg::YieldOp::create(
+            b, l, mapping.lookupOrDefault(body.getTerminator()->getOperand(0)));
+      });
+  widened->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  return widened.getResult(0);
+}
+
+struct WidenPartialSumsPass
+    : public mlir::dt::impl::WidenPartialSumsPassBase<WidenPartialSumsPass> {
+  void runOnOperation() override {
+    SmallVector<std::pair<Operation *, PartialSum>> work;
+    getOperation().walk([&](Operation *op) {
+      ::dt::ReductionKind kind;
+      if (auto allReduce = dyn_cast<AllReduceOp>(op))
+        kind = allReduce.getReduction().getValue();
+      else if (auto reduceScatter = dyn_cast<ReduceScatterOp>(op))
+        kind = reduceScatter.getReduction().getValue();
+      else
+        return;
+      auto type = cast<RankedTensorType>(op->getOperand(0).getType());
+      if (type.getEncoding()) {
+        op->emitOpError("is still in global form: run dt-partition before "
+                        "dt-widen-partial-sums");
+        return signalPassFailure();
+      }
+      auto element = dyn_cast<FloatType>(type.getElementType());
+      if (!element || element.getWidth() != 16 ||
+          (kind != ::dt::ReductionKind::Sum && kind != ::dt::ReductionKind::Avg))
+        return;
+      if (std::optional<PartialSum> sum = matchPartialSum(op->getOperand(0)))
+        work.emplace_back(op, std::move(*sum));
+    });
+    IRRewriter rewriter(&getContext());
+    for (auto &[collective, sum] : work)
+      if (succeeded(widen(rewriter, collective, sum)))
+        ++widenedCollectives;
+  }
+
+  /// Sums `sum` in f32, its links and `collective` too, and rounds the
+  /// collective's result once; the 16-bit ops they replace are erased.
+  LogicalResult widen(RewriterBase &rewriter, Operation *collective,
+                      PartialSum &sum) {
+    Value narrowInit = sum.op.getDpsInits()[sum.init];
+    FailureOr<linalg::GenericOp> wide =
+        widenHalfSums(rewriter, sum.op, {{sum.init, sum.how}});
+    if (failed(wide))
+      return failure();
+    // The sum's old result is now its rounding, which the first link (or
+    // the collective) reads.
+    Value current = wide->getResult(sum.init);
+    SmallVector<Operation *> maybeDead = {narrowInit.getDefiningOp()};
+    for (Operation *user : current.getUsers())
+      maybeDead.push_back(user);
+    for (Link link : sum.links) {
+      rewriter.setInsertionPoint(link.op);
+      current = widenLink(rewriter, link, current);
+    }
+    rewriter.setInsertionPoint(collective);
+    Operation *widened = rewriter.clone(*collective);
+    widened->setOperand(0, current);
+    auto resultType = cast<RankedTensorType>(collective->getResultTypes()[0]);
+    widened->getResult(0).setType(resultType.clone(rewriter.getF32Type()));
+    Value rounded =
+        convertElements(rewriter, collective->getLoc(), widened->getResult(0),
+                        resultType.getElementType());
+    rewriter.replaceOp(collective, rounded);
+    for (Link link : llvm::reverse(sum.links))
+      rewriter.eraseOp(link.op);
+    eraseDead(rewriter, maybeDead);
+    return success();
+  }
+
+  /// Erases those of `ops` that nothing uses and that have no effect, and
+  /// then what only they used (the 16-bit sum's rounding, its init's fill).
+  static void eraseDead(RewriterBase &rewriter, SmallVector<Operation *> ops) {
+    while (!ops.empty()) {
+      Operation *op = ops.pop_back_val();
+      if (!op || !isOpTriviallyDead(op))
+        continue;
+      for (Value operand : op->getOperands())
+        ops.push_back(operand.getDefiningOp());
+      rewriter.eraseOp(op);
+    }
+  }
+
+  mlir::dt::Statistic widenedCollectives{
+      this, "widened-collectives",
+      "Partial 16-bit sums reduced across ranks in f32"};
+};
+} // namespace

@@ -1,0 +1,150 @@
+// RUN: dt-opt %s -split-input-file -dt-widen-partial-sums -verify-diagnostics | FileCheck %s
+
+dt.mesh @mesh = <["dp" = 4]>
+
+// A mean of a batch split over dp: each rank's column sums accumulate in
+// f32, are divided in f32 (the divisor extended), the all_reduce moves f32
+// and its result is rounded once. Nothing of the bf16 sum is left.
+// CHECK-LABEL: func.func @mean
+// CHECK-SAME: (%[[X:.*]]: tensor<16x32xbf16>) -> tensor<32xbf16>
+// CHECK-NOT: linalg.fill ins(%{{.*}} : bf16)
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<32xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<16x32xbf16>) outs(%[[FILL]] : tensor<32xf32>)
+// CHECK: ^bb0(%[[IN:.*]]: bf16, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[E:.*]] = arith.extf %[[IN]] : bf16 to f32
+// CHECK-NEXT: arith.addf %[[E]], %[[ACC]] : f32
+// CHECK: %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<32xf32>) outs(%{{.*}} : tensor<32xf32>)
+// CHECK: %[[N:.*]] = arith.constant 6.400000e+01 : f32
+// CHECK-NEXT: arith.divf %{{.*}}, %[[N]] : f32
+// CHECK: %[[R:.*]] = dt.all_reduce %[[MEAN]] on @mesh ["dp"] sum : tensor<32xf32> -> tensor<32xf32>
+// CHECK: %[[OUT:.*]] = linalg.generic {{.*}} ins(%[[R]] : tensor<32xf32>) outs(%{{.*}} : tensor<32xbf16>)
+// CHECK-NEXT: ^bb0(%[[V:.*]]: f32, %{{.*}}: bf16):
+// CHECK-NEXT: arith.truncf %[[V]] : f32 to bf16
+// CHECK-NEXT: linalg.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[OUT]] : tensor<32xbf16>
+func.func @mean(%x: tensor<16x32xbf16>) -> tensor<32xbf16> {
+  %zero = arith.constant 0.0 : bf16
+  %n = arith.constant 64.0 : bf16
+  %e = tensor.empty() : tensor<32xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<32xbf16>) -> tensor<32xbf16>
+  %s = linalg.reduce ins(%x : tensor<16x32xbf16>) outs(%z : tensor<32xbf16>) dimensions = [0]
+    (%a: bf16, %b: bf16) { %r = arith.addf %a, %b : bf16
+      linalg.yield %r : bf16 }
+  %m = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%s : tensor<32xbf16>) outs(%e : tensor<32xbf16>) {
+    ^bb0(%a: bf16, %o: bf16):
+      %d = arith.divf %a, %n : bf16
+      linalg.yield %d : bf16
+  } -> tensor<32xbf16>
+  %r = dt.all_reduce %m on @mesh ["dp"] sum : tensor<32xbf16> -> tensor<32xbf16>
+  return %r : tensor<32xbf16>
+}
+
+// Through a generic that scales the partial by another tensor (a weight
+// per column) and negates it, into a reduce_scatter: the weight is
+// extended, the partial's ops are f32.
+// CHECK-LABEL: func.func @scaled_scatter
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8x16xf16>, %[[W:.*]]: tensor<8x16xf16>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8x16xf32>)
+// CHECK: %[[SC:.*]] = linalg.generic {{.*}} ins(%[[SUM]], %[[W]] : tensor<8x16xf32>, tensor<8x16xf16>) outs(%{{.*}} : tensor<8x16xf32>)
+// CHECK-NEXT: ^bb0(%[[P:.*]]: f32, %[[WV:.*]]: f16, %{{.*}}: f32):
+// CHECK-NEXT: %[[WE:.*]] = arith.extf %[[WV]] : f16 to f32
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[P]], %[[WE]] : f32
+// CHECK-NEXT: %[[NEG:.*]] = arith.negf %[[M]] : f32
+// CHECK-NEXT: linalg.yield %[[NEG]] : f32
+// CHECK: %[[RS:.*]] = dt.reduce_scatter %[[SC]] on @mesh ["dp"] sum dim 0 : tensor<8x16xf32> -> tensor<2x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[RS]] : tensor<2x16xf32>) outs(%{{.*}} : tensor<2x16xf16>)
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @scaled_scatter(%x: tensor<4x8x16xf16>, %w: tensor<8x16xf16>) -> tensor<2x16xf16> {
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<8x16xf16>
+  %z = linalg.fill ins(%zero : f16) outs(%e : tensor<8x16xf16>) -> tensor<8x16xf16>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (i, j)>], iterator_types = ["reduction", "parallel", "parallel"]}
+      ins(%x : tensor<4x8x16xf16>) outs(%z : tensor<8x16xf16>) {
+    ^bb0(%a: f16, %acc: f16):
+      %r = arith.addf %acc, %a : f16
+      linalg.yield %r : f16
+  } -> tensor<8x16xf16>
+  %sc = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s, %w : tensor<8x16xf16>, tensor<8x16xf16>) outs(%e : tensor<8x16xf16>) {
+    ^bb0(%p: f16, %wv: f16, %o: f16):
+      %m = arith.mulf %p, %wv : f16
+      %n = arith.negf %m : f16
+      linalg.yield %n : f16
+  } -> tensor<8x16xf16>
+  %r = dt.reduce_scatter %sc on @mesh ["dp"] sum dim 0 : tensor<8x16xf16> -> tensor<2x16xf16>
+  return %r : tensor<2x16xf16>
+}
+
+// An average (P(avg)) is added up in f32 as well.
+// CHECK-LABEL: func.func @average
+// CHECK: dt.all_reduce %{{.*}} on @mesh ["dp"] avg : tensor<8xf32> -> tensor<8xf32>
+func.func @average(%x: tensor<8x4xbf16>) -> tensor<8xbf16> {
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<8xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<8xbf16>) -> tensor<8xbf16>
+  %s = linalg.reduce ins(%x : tensor<8x4xbf16>) outs(%z : tensor<8xbf16>) dimensions = [1]
+    (%a: bf16, %b: bf16) { %r = arith.addf %a, %b : bf16
+      linalg.yield %r : bf16 }
+  %r = dt.all_reduce %s on @mesh ["dp"] avg : tensor<8xbf16> -> tensor<8xbf16>
+  return %r : tensor<8xbf16>
+}
+
+// Left alone: a matmul's partial product (the library accumulates it in
+// f32 already; reducing it in f32 would double a gradient's bytes), a sum
+// something else reads too, a maximum, a partial passed through a
+// non-linear op, and an f32 sum.
+// CHECK-LABEL: func.func @left_alone
+// CHECK: dt.all_reduce %{{.*}} sum : tensor<8x8xbf16> -> tensor<8x8xbf16>
+// CHECK: dt.all_reduce %{{.*}} sum : tensor<8xbf16> -> tensor<8xbf16>
+// CHECK: dt.all_reduce %{{.*}} max : tensor<8xbf16> -> tensor<8xbf16>
+// CHECK: dt.all_reduce %{{.*}} sum : tensor<8xbf16> -> tensor<8xbf16>
+// CHECK: dt.all_reduce %{{.*}} sum : tensor<8xf32> -> tensor<8xf32>
+// CHECK-NOT: f32 to bf16
+func.func @left_alone(%x: tensor<8x4xbf16>, %y: tensor<4x8xbf16>, %x32: tensor<8x4xf32>)
+    -> (tensor<8x8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<8xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<8xbf16>) -> tensor<8xbf16>
+  %e2 = tensor.empty() : tensor<8x8xbf16>
+  %z2 = linalg.fill ins(%zero : bf16) outs(%e2 : tensor<8x8xbf16>) -> tensor<8x8xbf16>
+  %mm = linalg.matmul ins(%x, %y : tensor<8x4xbf16>, tensor<4x8xbf16>) outs(%z2 : tensor<8x8xbf16>) -> tensor<8x8xbf16>
+  %r0 = dt.all_reduce %mm on @mesh ["dp"] sum : tensor<8x8xbf16> -> tensor<8x8xbf16>
+  %s = linalg.reduce ins(%x : tensor<8x4xbf16>) outs(%z : tensor<8xbf16>) dimensions = [1]
+    (%a: bf16, %b: bf16) { %r = arith.addf %a, %b : bf16
+      linalg.yield %r : bf16 }
+  %r1 = dt.all_reduce %s on @mesh ["dp"] sum : tensor<8xbf16> -> tensor<8xbf16>
+  %mx = linalg.reduce ins(%x : tensor<8x4xbf16>) outs(%z : tensor<8xbf16>) dimensions = [1]
+    (%a: bf16, %b: bf16) { %r = arith.maximumf %a, %b : bf16
+      linalg.yield %r : bf16 }
+  %r2 = dt.all_reduce %mx on @mesh ["dp"] max : tensor<8xbf16> -> tensor<8xbf16>
+  %s2 = linalg.reduce ins(%x : tensor<8x4xbf16>) outs(%z : tensor<8xbf16>) dimensions = [1]
+    (%a: bf16, %b: bf16) { %r = arith.addf %a, %b : bf16
+      linalg.yield %r : bf16 }
+  %ex = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%s2 : tensor<8xbf16>) outs(%e : tensor<8xbf16>) {
+    ^bb0(%a: bf16, %o: bf16):
+      %d = math.exp %a : bf16
+      linalg.yield %d : bf16
+  } -> tensor<8xbf16>
+  %r3 = dt.all_reduce %ex on @mesh ["dp"] sum : tensor<8xbf16> -> tensor<8xbf16>
+  %e32 = tensor.empty() : tensor<8xf32>
+  %zero32 = arith.constant 0.0 : f32
+  %z32 = linalg.fill ins(%zero32 : f32) outs(%e32 : tensor<8xf32>) -> tensor<8xf32>
+  %s32 = linalg.reduce ins(%x32 : tensor<8x4xf32>) outs(%z32 : tensor<8xf32>) dimensions = [1]
+    (%a: f32, %b: f32) { %r = arith.addf %a, %b : f32
+      linalg.yield %r : f32 }
+  %r4 = dt.all_reduce %s32 on @mesh ["dp"] sum : tensor<8xf32> -> tensor<8xf32>
+  return %r0, %r1, %s, %r2, %r3, %r4 : tensor<8x8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xf32>
+}
+
+// -----
+
+dt.mesh @mesh = <["dp" = 2]>
+
+func.func @global(%x: tensor<8xbf16, #dt.sharding<@mesh, [P(sum)]>>) -> tensor<8xbf16, #dt.sharding<@mesh, [R]>> {
+  // expected-error @below {{is still in global form: run dt-partition before dt-widen-partial-sums}}
+  %r = dt.all_reduce %x on @mesh ["dp"] sum : tensor<8xbf16, #dt.sharding<@mesh, [P(sum)]>> -> tensor<8xbf16, #dt.sharding<@mesh, [R]>>
+  return %r : tensor<8xbf16, #dt.sharding<@mesh, [R]>>
+}
