@@ -91,6 +91,20 @@ func.func @average(%x: tensor<8x4xbf16>) -> tensor<8xbf16> {
   return %r : tensor<8xbf16>
 }
 
+// A matrix-vector product split along k is a sum like the others (the
+// library takes matmuls only): its parts are added up in f32.
+// CHECK-LABEL: func.func @matvec
+// CHECK: %[[MV:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8xf32>)
+// CHECK: dt.all_reduce %[[MV]] on @mesh ["dp"] sum : tensor<8xf32> -> tensor<8xf32>
+func.func @matvec(%a: tensor<8x4xbf16>, %v: tensor<4xbf16>) -> tensor<8xbf16> {
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<8xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<8xbf16>) -> tensor<8xbf16>
+  %p = linalg.matvec ins(%a, %v : tensor<8x4xbf16>, tensor<4xbf16>) outs(%z : tensor<8xbf16>) -> tensor<8xbf16>
+  %r = dt.all_reduce %p on @mesh ["dp"] sum : tensor<8xbf16> -> tensor<8xbf16>
+  return %r : tensor<8xbf16>
+}
+
 // Left alone: a matmul's partial product (the library accumulates it in
 // f32 already; reducing it in f32 would double a gradient's bytes), a sum
 // something else reads too, a maximum, a partial passed through a

@@ -9,7 +9,8 @@
 using namespace mlir;
 using namespace mlir::dt;
 
-std::optional<HalfSum> mlir::dt::matchHalfSum(linalg::LinalgOp op, OpOperand &init) {
+std::optional<HalfSum> mlir::dt::matchHalfSum(linalg::LinalgOp op,
+                                              OpOperand &init) {
   auto type = dyn_cast<FloatType>(getElementTypeOrSelf(init.get()));
   if (!type || type.getWidth() != 16)
     return std::nullopt;
@@ -42,7 +43,8 @@ std::optional<HalfSum> mlir::dt::matchHalfSum(linalg::LinalgOp op, OpOperand &in
   return sum;
 }
 
-Value mlir::dt::emptyLike(OpBuilder &b, Location loc, Value value, Type elementType) {
+Value mlir::dt::emptyLike(OpBuilder &b, Location loc, Value value,
+                          Type elementType) {
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, value);
   return tensor::EmptyOp::create(
       b, loc, sizes, elementType,
@@ -50,7 +52,7 @@ Value mlir::dt::emptyLike(OpBuilder &b, Location loc, Value value, Type elementT
 }
 
 Value mlir::dt::convertElements(OpBuilder &b, Location loc, Value value,
-                      Type elementType) {
+                                Type elementType) {
   auto type = cast<RankedTensorType>(value.getType());
   Value empty = emptyLike(b, loc, value, elementType);
   SmallVector<AffineMap> maps(

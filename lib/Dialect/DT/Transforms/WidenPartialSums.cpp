@@ -9,7 +9,8 @@
 //
 //   %p = linalg.reduce ins(%x : tensor<16x32xbf16>) outs(%z : tensor<32xbf16>)
 //   %m = linalg.generic ins(%p, ...) { %d = arith.divf %in, %n : bf16 }
-//   %r = dt.all_reduce %m on @mesh ["dp"] sum : tensor<32xbf16> -> tensor<32xbf16>
+//   %r = dt.all_reduce %m on @mesh ["dp"] sum : tensor<32xbf16> ->
+//   tensor<32xbf16>
 //
 // (a mean) becomes the sum accumulated in f32, the division in f32 (its
 // divisor extended), an all_reduce of f32, and one rounding of its result.
@@ -79,9 +80,20 @@ bool isLinearLink(linalg::GenericOp op, unsigned input) {
   return derived.contains(body.getTerminator()->getOperand(0));
 }
 
+/// Whether `op` is a contraction with rows and columns (a matmul, batched
+/// or not, in any dim order): what the library computes, accumulating in
+/// f32. A matrix-vector product or a dot is a sum like the others.
+bool isMatmul(linalg::LinalgOp op) {
+  if (!linalg::isaContractionOpInterface(op))
+    return false;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  return succeeded(dims) && !dims->m.empty() && !dims->n.empty();
+}
+
 /// The partial sum `value` is, through linear links, if every value on the
 /// way has one use (the next op's) and the sum accumulates a 16-bit init
-/// (matchHalfSum) and is not a contraction: the library's matmul already
+/// (matchHalfSum) and is not a matmul: the library's matmul already
 /// accumulates in f32 and rounds once per rank, and reducing its result
 /// in f32 would double the bytes of every data-parallel gradient.
 std::optional<PartialSum> matchPartialSum(Value value) {
@@ -92,7 +104,7 @@ std::optional<PartialSum> matchPartialSum(Value value) {
   if (!op || !op.hasPureTensorSemantics())
     return std::nullopt;
   if (op.getNumReductionLoops() > 0) {
-    if (linalg::isaContractionOpInterface(op))
+    if (isMatmul(op))
       return std::nullopt;
     unsigned init = result.getResultNumber();
     std::optional<HalfSum> how = matchHalfSum(op, *op.getDpsInitOperand(init));
@@ -177,7 +189,8 @@ struct WidenPartialSumsPass
       }
       auto element = dyn_cast<FloatType>(type.getElementType());
       if (!element || element.getWidth() != 16 ||
-          (kind != ::dt::ReductionKind::Sum && kind != ::dt::ReductionKind::Avg))
+          (kind != ::dt::ReductionKind::Sum &&
+           kind != ::dt::ReductionKind::Avg))
         return;
       if (std::optional<PartialSum> sum = matchPartialSum(op->getOperand(0)))
         work.emplace_back(op, std::move(*sum));

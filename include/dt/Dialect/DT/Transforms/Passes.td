@@ -499,10 +499,12 @@ def WidenPartialSumsPass : Pass<"dt-widen-partial-sums", "ModuleOp"> {
     the bytes; these are reductions' results, smaller than what they
     reduce.
 
-    Contractions are left as they are: the library's matmul accumulates in
-    f32 and rounds once per rank, and reducing its result in f32 would
-    double the bytes of a data-parallel step's gradients (the choice
-    PyTorch's FSDP calls `reduce_dtype`).
+    Matmuls (contractions with rows and columns, batched or not) are left
+    as they are: the library accumulates them in f32 and rounds once per
+    rank, and reducing their results in f32 would double the bytes of a
+    data-parallel step's gradients (the choice PyTorch's FSDP calls
+    `reduce_dtype`). A matrix-vector product or a dot is a sum like the
+    others.
 
     ```mlir
     %p = linalg.reduce ins(%x : tensor<16x32xbf16>) outs(%z : tensor<32xbf16>) dimensions = [0]
