@@ -26,15 +26,17 @@ func.func @row_sum(%x: tensor<8x64xbf16>) -> tensor<8xbf16> {
 }
 
 // A matrix-vector product into an init that is not a fill (an argument):
-// the init is widened elementwise; the product stays in f16, only the
-// accumulation widens.
+// the init is widened elementwise; the product is made in f32 from its
+// factors extended (exact, as the libraries' products are), then added.
 // CHECK-LABEL: func.func @matvec_into
 // CHECK: %[[Y32:.*]] = linalg.generic {{.*}} ins(%[[Y:.*]] : tensor<4xf16>) outs(%{{.*}} : tensor<4xf32>)
 // CHECK: arith.extf %{{.*}} : f16 to f32
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x16xf16>, tensor<16xf16>) outs(%[[Y32]] : tensor<4xf32>)
-// CHECK: %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : f16
-// CHECK-NEXT: %[[PW:.*]] = arith.extf %[[P]] : f16 to f32
-// CHECK-NEXT: arith.addf %{{.*}}, %[[PW]] : f32
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f16, %[[B:.*]]: f16, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[AW:.*]] = arith.extf %[[A]] : f16 to f32
+// CHECK-NEXT: %[[BW:.*]] = arith.extf %[[B]] : f16 to f32
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[AW]], %[[BW]] : f32
+// CHECK-NEXT: arith.addf %[[ACC]], %[[P]] : f32
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 func.func @matvec_into(%a: tensor<4x16xf16>, %x: tensor<16xf16>, %y: tensor<4xf16>) -> tensor<4xf16> {
   %r = linalg.matvec ins(%a, %x : tensor<4x16xf16>, tensor<16xf16>) outs(%y : tensor<4xf16>) -> tensor<4xf16>

@@ -54,6 +54,20 @@
 // CANCELS-NEXT: against the program in f64 (the same inputs):
 // CANCELS-NEXT: result #0: max abs err 2, the single-device result's 0 (allowed: 4 x that + 2^-8 x max|f64| 2 = 0.00781): LESS ACCURATE
 // CANCELS-NEXT: verify: FAIL
+// With --reduce-matmuls-in-f32 each rank's product is made in f32 and the
+// ranks reduce f32, rounded once: @cancels and @update match the
+// reference exactly (threads, the emulated CUDA lowering, MPI); the CUDA
+// target compiles it as cuBLASLt's mixed-precision calls.
+// RUN: dt-compile %s --reduce-matmuls-in-f32 -o %t.f32.so
+// RUN: dt-run %t.f32.so --entry cancels --input 0=%t.x.npy --verify | FileCheck %s --check-prefix=EXACT
+// RUN: dt-run %t.f32.so --entry update --seed 1 --verify | FileCheck %s --check-prefix=EXACT
+// RUN: %if mpi %{ %mpirun -np 4 dt-run %t.f32.so --backend=mpi --entry cancels --input 0=%t.x.npy --verify | FileCheck %s --check-prefix=EXACT %}
+// RUN: dt-compile %s --target=cuda --emulate-gpu --reduce-matmuls-in-f32 -o %t.f32.emu.so
+// RUN: dt-run %t.f32.emu.so --entry update --seed 1 --verify | FileCheck %s --check-prefix=EXACT
+// RUN: dt-compile %s --target=cuda --reduce-matmuls-in-f32 --emit=llvm -o - | FileCheck %s --check-prefix=CUBLAS
+// EXACT: result #0 {{.*}}: max abs err 0, max rel err 0 {{.*}}: ok
+// EXACT-NEXT: verify: PASS
+// CUBLAS: call {{.*}}@dt_rt_gpu_matmul_into_bf16_f32(
 //
 // @sum_cancels: the same values summed by a reduction: its parts are added
 // up in f32 (dt-widen-partial-sums) and rounded once, as the reference's

@@ -1,4 +1,5 @@
 // RUN: dt-opt %s -split-input-file -dt-widen-partial-sums -verify-diagnostics | FileCheck %s
+// RUN: dt-opt %s -split-input-file -dt-widen-partial-sums=matmuls=true -verify-diagnostics | FileCheck %s --check-prefix=MATMULS
 
 dt.mesh @mesh = <["dp" = 4]>
 
@@ -110,6 +111,19 @@ func.func @matvec(%a: tensor<8x4xbf16>, %v: tensor<4xbf16>) -> tensor<8xbf16> {
 // something else reads too, a maximum, a partial passed through a
 // non-linear op, and an f32 sum.
 // CHECK-LABEL: func.func @left_alone
+// With `matmuls` (dt-compile --reduce-matmuls-in-f32), the matmul's
+// product is made in f32 from its operands extended (the library's mixed
+// precision call) and reduced in f32; the others stay as they are.
+// MATMULS-LABEL: func.func @left_alone
+// MATMULS: %[[MM:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x4xbf16>, tensor<4x8xbf16>) outs(%{{.*}} : tensor<8x8xf32>)
+// MATMULS-NEXT: ^bb0(%[[A:.*]]: bf16, %[[B:.*]]: bf16, %[[ACC:.*]]: f32):
+// MATMULS-NEXT: %[[AW:.*]] = arith.extf %[[A]] : bf16 to f32
+// MATMULS-NEXT: %[[BW:.*]] = arith.extf %[[B]] : bf16 to f32
+// MATMULS-NEXT: %[[P:.*]] = arith.mulf %[[AW]], %[[BW]] : f32
+// MATMULS-NEXT: arith.addf %[[ACC]], %[[P]] : f32
+// MATMULS: dt.all_reduce %[[MM]] on @mesh ["dp"] sum : tensor<8x8xf32> -> tensor<8x8xf32>
+// MATMULS: dt.all_reduce %{{.*}} sum : tensor<8xbf16> -> tensor<8xbf16>
+// MATMULS: dt.all_reduce %{{.*}} max : tensor<8xbf16> -> tensor<8xbf16>
 // CHECK: dt.all_reduce %{{.*}} sum : tensor<8x8xbf16> -> tensor<8x8xbf16>
 // CHECK: dt.all_reduce %{{.*}} sum : tensor<8xbf16> -> tensor<8xbf16>
 // CHECK: dt.all_reduce %{{.*}} max : tensor<8xbf16> -> tensor<8xbf16>

@@ -82,6 +82,12 @@ llvm::cl::opt<bool> wideReference(
                    "its dtype's tolerance that rounds as the reference does "
                    "from one that is wrong (CPU target or --emulate-gpu)"),
     llvm::cl::init(false), llvm::cl::cat(options));
+llvm::cl::opt<bool> reduceMatmulsInF32(
+    "reduce-matmuls-in-f32",
+    llvm::cl::desc("Reduce the ranks' parts of a split 16-bit matmul in f32 "
+                   "and round once, as the single device's product (twice "
+                   "the bytes; other 16-bit sums always are)"),
+    llvm::cl::init(false), llvm::cl::cat(options));
 llvm::cl::opt<bool> combineCollectives(
     "combine-collectives",
     llvm::cl::desc("Combine collectives of one group and kind into one call "
@@ -351,6 +357,7 @@ int main(int argc, char **argv) {
   options.emulateGPU = emulateGPU;
   options.boundsChecks = boundsChecks;
   options.combineCollectives = combineCollectives;
+  options.reduceMatmulsInF32 = reduceMatmulsInF32;
   options.exchange = exchange;
   options.fillBucketsInPlace = fillBucketsInPlace;
   options.planSearch = planSearch;

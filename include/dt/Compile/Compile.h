@@ -43,6 +43,9 @@ struct CompileOptions {
   /// `dt_wide_<name>`, by which dt-run --verify judges a result beyond its
   /// dtype's tolerance. CPU code, so the CPU target only (or --emulate-gpu).
   bool wideReference = false;
+  /// Reduce a split matmul's partial product in f32 as well, not only the
+  /// other 16-bit sums (dt-widen-partial-sums{matmuls}).
+  bool reduceMatmulsInF32 = false;
   /// Combine collectives of one group where the cost model says it is
   /// cheaper (dt-combine-collectives).
   bool combineCollectives = true;

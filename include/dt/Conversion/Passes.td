@@ -195,8 +195,9 @@ def WidenHalfSumsPass : Pass<"dt-widen-half-sums", "ModuleOp"> {
     `dt-partition`'s mask of the padding rows of an uneven shard; and at
     least one of its loops is a reduction) accumulates in f32 instead: its
     init is widened (a fill of the widened scalar, when the init was a
-    fill), the body adds the term extended to f32 (a select keeps the f32
-    argument), and the f32 result is rounded once, elementwise, into a
+    fill), the body adds the term extended to f32 (a product of two
+    16-bit values multiplied in f32 from its factors extended; a select
+    keeps the f32 argument), and the f32 result is rounded once, elementwise, into a
     fresh 16-bit tensor. Named ops (`linalg.reduce`, `matvec`, `vecmat`, `dot`)
     become generics first. Matmuls that `dt-convert-matmul-to-blas` will
     give the library are left alone: the library already accumulates them

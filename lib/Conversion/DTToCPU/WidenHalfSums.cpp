@@ -13,8 +13,10 @@
 //       { %s = arith.addf %acc, %v : bf16; linalg.yield %s }
 //
 // becomes an f32 init (a fill of the widened value, when %z was a fill,
-// else %z widened), the same body with `%acc` in f32 and `%v` extended, and
-// an elementwise rounding of the f32 result into a fresh 16-bit tensor.
+// else %z widened), the same body with `%acc` in f32 and `%v` extended (a
+// term that is a product, `%v = arith.mulf %a, %b`, multiplied in f32 from
+// `%a` and `%b` extended: exact, as the libraries' products are), and an
+// elementwise rounding of the f32 result into a fresh 16-bit tensor.
 // The sum may also be yielded through a select that keeps `%acc` where a
 // condition fails (`select %valid, %s, %acc`): dt-partition's mask of the
 // padding rows of an uneven shard.

@@ -118,21 +118,43 @@ mlir::dt::widenHalfSums(RewriterBase &rewriter, linalg::LinalgOp op,
         mapping.map(body.getArguments(), args);
         // Each accumulating addf, with the init argument it adds to, and
         // the selects that keep an argument: selects of f32 values now.
+        // A term that is a product only the sum reads is multiplied in
+        // f32 (exact for 16-bit factors), as the library's matmuls do.
         llvm::DenseMap<Operation *, unsigned> accumulators;
-        llvm::SmallPtrSet<Operation *, 2> selects;
+        llvm::SmallPtrSet<Operation *, 2> selects, products;
         for (auto [i, sum] : sums) {
           accumulators[sum.add] = numInputs + i;
           if (sum.select)
             selects.insert(sum.select);
+          Value acc = body.getArgument(numInputs + i);
+          Value term =
+              sum.add.getLhs() == acc ? sum.add.getRhs() : sum.add.getLhs();
+          if (auto product = term.getDefiningOp<arith::MulFOp>();
+              product && product->getBlock() == &body && product->hasOneUse())
+            products.insert(product);
         }
         for (Operation &nested : body.without_terminator()) {
           if (selects.contains(&nested)) {
             auto select = cast<arith::SelectOp>(nested);
             mapping.map(select.getResult(),
                         arith::SelectOp::create(
-                            b, l, mapping.lookup(select.getCondition()),
-                            mapping.lookup(select.getTrueValue()),
-                            mapping.lookup(select.getFalseValue())));
+                            b, l,
+                            mapping.lookupOrDefault(select.getCondition()),
+                            mapping.lookupOrDefault(select.getTrueValue()),
+                            mapping.lookupOrDefault(select.getFalseValue())));
+            continue;
+          }
+          if (products.contains(&nested)) {
+            auto product = cast<arith::MulFOp>(nested);
+            auto widen = [&](Value v) -> Value {
+              return arith::ExtFOp::create(b, l, f32,
+                                           mapping.lookupOrDefault(v));
+            };
+            Value lhs = widen(product.getLhs());
+            Value rhs = widen(product.getRhs());
+            mapping.map(product.getResult(),
+                        arith::MulFOp::create(b, l, lhs, rhs,
+                                              product.getFastmathAttr()));
             continue;
           }
           auto it = accumulators.find(&nested);
@@ -143,9 +165,10 @@ mlir::dt::widenHalfSums(RewriterBase &rewriter, linalg::LinalgOp op,
           // acc + x becomes acc32 + extf(x), in the body's operand order.
           auto add = cast<arith::AddFOp>(nested);
           bool accFirst = add.getLhs() == body.getArgument(it->second);
-          Value term = arith::ExtFOp::create(
-              b, l, f32,
-              mapping.lookup(accFirst ? add.getRhs() : add.getLhs()));
+          Value term =
+              mapping.lookupOrDefault(accFirst ? add.getRhs() : add.getLhs());
+          if (term.getType() != f32)
+            term = arith::ExtFOp::create(b, l, f32, term);
           Value acc = args[it->second];
           Value sum = arith::AddFOp::create(b, l, accFirst ? acc : term,
                                             accFirst ? term : acc,
@@ -154,7 +177,7 @@ mlir::dt::widenHalfSums(RewriterBase &rewriter, linalg::LinalgOp op,
         }
         SmallVector<Value> yielded;
         for (Value v : body.getTerminator()->getOperands())
-          yielded.push_back(mapping.lookup(v));
+          yielded.push_back(mapping.lookupOrDefault(v));
         linalg::YieldOp::create(b, l, yielded);
       });
   wide->setDiscardableAttrs(generic->getDiscardableAttrDictionary());

@@ -93,10 +93,12 @@ bool isMatmul(linalg::LinalgOp op) {
 
 /// The partial sum `value` is, through linear links, if every value on the
 /// way has one use (the next op's) and the sum accumulates a 16-bit init
-/// (matchHalfSum) and is not a matmul: the library's matmul already
-/// accumulates in f32 and rounds once per rank, and reducing its result
-/// in f32 would double the bytes of every data-parallel gradient.
-std::optional<PartialSum> matchPartialSum(Value value) {
+/// (matchHalfSum) and is not a matmul unless `matmuls`: the library's
+/// matmul already accumulates in f32 and rounds once per rank, and reducing
+/// its result in f32 doubles the bytes of every data-parallel gradient.
+/// (Widened, a matmul multiplies in f32 from its factors extended: a
+/// mixed-precision product the library computes, writing f32.)
+std::optional<PartialSum> matchPartialSum(Value value, bool matmuls) {
   auto result = dyn_cast<OpResult>(value);
   if (!result || !result.hasOneUse())
     return std::nullopt;
@@ -104,7 +106,7 @@ std::optional<PartialSum> matchPartialSum(Value value) {
   if (!op || !op.hasPureTensorSemantics())
     return std::nullopt;
   if (op.getNumReductionLoops() > 0) {
-    if (isMatmul(op))
+    if (!matmuls && isMatmul(op))
       return std::nullopt;
     unsigned init = result.getResultNumber();
     std::optional<HalfSum> how = matchHalfSum(op, *op.getDpsInitOperand(init));
@@ -119,7 +121,7 @@ std::optional<PartialSum> matchPartialSum(Value value) {
     if (!isLinearLink(generic, input))
       continue;
     if (std::optional<PartialSum> sum =
-            matchPartialSum(generic.getDpsInputs()[input])) {
+            matchPartialSum(generic.getDpsInputs()[input], matmuls)) {
       sum->links.push_back({generic, input});
       return sum;
     }
@@ -171,6 +173,8 @@ Value widenLink(RewriterBase &rewriter, Link link, Value wide) {
 
 struct WidenPartialSumsPass
     : public mlir::dt::impl::WidenPartialSumsPassBase<WidenPartialSumsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     SmallVector<std::pair<Operation *, PartialSum>> work;
     getOperation().walk([&](Operation *op) {
@@ -192,7 +196,8 @@ struct WidenPartialSumsPass
           (kind != ::dt::ReductionKind::Sum &&
            kind != ::dt::ReductionKind::Avg))
         return;
-      if (std::optional<PartialSum> sum = matchPartialSum(op->getOperand(0)))
+      if (std::optional<PartialSum> sum =
+              matchPartialSum(op->getOperand(0), matmuls))
         work.emplace_back(op, std::move(*sum));
     });
     IRRewriter rewriter(&getContext());

@@ -504,7 +504,9 @@ def WidenPartialSumsPass : Pass<"dt-widen-partial-sums", "ModuleOp"> {
     rank, and reducing their results in f32 would double the bytes of a
     data-parallel step's gradients (the choice PyTorch's FSDP calls
     `reduce_dtype`). A matrix-vector product or a dot is a sum like the
-    others.
+    others. With `matmuls`, a matmul's partial product is widened too:
+    the library multiplies the 16-bit operands into an f32 result, which
+    the ranks reduce (`dt-compile --reduce-matmuls-in-f32`).
 
     ```mlir
     %p = linalg.reduce ins(%x : tensor<16x32xbf16>) outs(%z : tensor<32xbf16>) dimensions = [0]
@@ -521,6 +523,11 @@ def WidenPartialSumsPass : Pass<"dt-widen-partial-sums", "ModuleOp"> {
     %r = linalg.generic ... { arith.truncf %in : f32 to bf16 ... }
     ```
   }];
+  let options = [
+    Option<"matmuls", "matmuls", "bool", "false",
+           "Also a matmul's partial product: made in f32 by the library and "
+           "reduced in f32 (twice the bytes)">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
