@@ -43,6 +43,26 @@ func.func @matvec_into(%a: tensor<4x16xf16>, %x: tensor<16xf16>, %y: tensor<4xf1
   return %r : tensor<4xf16>
 }
 
+// A count: the body adds a value it captures from outside (the compiler
+// crashed on it), extended like any term: 300 ones are 300, not 256.
+// CHECK-LABEL: func.func @count
+// CHECK: ^bb0(%{{.*}}: bf16, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[ONE:.*]] = arith.extf %{{.*}} : bf16 to f32
+// CHECK-NEXT: arith.addf %[[ACC]], %[[ONE]] : f32
+func.func @count(%x: tensor<8x300xbf16>) -> tensor<8xbf16> {
+  %zero = arith.constant 0.0 : bf16
+  %one = arith.constant 1.0 : bf16
+  %e = tensor.empty() : tensor<8xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<8xbf16>) -> tensor<8xbf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x300xbf16>) outs(%z : tensor<8xbf16>) {
+    ^bb0(%in: bf16, %acc: bf16):
+      %s = arith.addf %acc, %one : bf16
+      linalg.yield %s : bf16
+  } -> tensor<8xbf16>
+  return %r : tensor<8xbf16>
+}
+
 // Left alone: a max (exact in any order), an f32 sum, a bf16 matmul the
 // library takes (it accumulates in f32 itself), an elementwise add into the
 // init (no reduction loop), and a body that uses its init beyond the add.
