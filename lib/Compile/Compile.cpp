@@ -203,7 +203,8 @@ static LogicalResult buildLocalPipeline(OpPassManager &pm,
                                         const CompileOptions &options) {
   pm.addPass(createPartitionPass());
   // A 16-bit sum's parts are added up in f32, as the single device's sum is.
-  pm.addPass(createWidenPartialSumsPass({options.reduceMatmulsInF32}));
+  pm.addPass(createWidenPartialSumsPass(
+      {options.reduceMatmulsInF32, options.explain}));
   if (options.combineCollectives)
     // On the CUDA target each collective runs beside the compute after it
     // (dt-overlap-collectives), an overlap combining can cost.

@@ -1,5 +1,13 @@
 // RUN: dt-opt %s -split-input-file -dt-widen-partial-sums -verify-diagnostics | FileCheck %s
 // RUN: dt-opt %s -split-input-file -dt-widen-partial-sums=matmuls=true -verify-diagnostics | FileCheck %s --check-prefix=MATMULS
+// With explain (dt-compile --explain), a remark at each collective widened:
+// RUN: not dt-opt %s -split-input-file -dt-widen-partial-sums="matmuls=true explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// EXPLAIN: remark: all_reduce of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 128 bytes a rank instead of 64
+// EXPLAIN: remark: reduce_scatter of the parts of this f16 sum in f32, rounded once after as the single device's sum is: 512 bytes a rank instead of 256
+// EXPLAIN: remark: all_reduce of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 32 bytes a rank instead of 16
+// EXPLAIN: remark: all_reduce of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 32 bytes a rank instead of 16
+// EXPLAIN: remark: all_reduce of the parts of this bf16 matmul in f32, rounded once after as the single device's product is: 256 bytes a rank instead of 128
+// EXPLAIN-NOT: remark
 
 dt.mesh @mesh = <["dp" = 4]>
 

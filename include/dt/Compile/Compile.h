@@ -60,9 +60,10 @@ struct CompileOptions {
   /// Topology file for the cost model (empty: the documented defaults).
   std::string topology;
   /// Say why: a remark per op's sharding choice (dt-propagate=explain), per
-  /// redistribution's plan (dt-lower-redistribute=explain) and per combined
-  /// call or collective kept apart (dt-combine-collectives=explain), and the
-  /// cost report of the global program on stdout.
+  /// redistribution's plan (dt-lower-redistribute=explain), per collective
+  /// of a 16-bit sum's parts in f32 (dt-widen-partial-sums=explain) and per
+  /// combined call or collective kept apart (dt-combine-collectives=explain),
+  /// and the cost report of the global program on stdout.
   bool explain = false;
   /// LLVM optimization level, 0-3.
   unsigned optLevel = 3;

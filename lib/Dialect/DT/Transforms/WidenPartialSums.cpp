@@ -201,9 +201,27 @@ struct WidenPartialSumsPass
         work.emplace_back(op, std::move(*sum));
     });
     IRRewriter rewriter(&getContext());
-    for (auto &[collective, sum] : work)
+    for (auto &[collective, sum] : work) {
+      if (explain)
+        explainWidening(collective, sum);
       if (succeeded(widen(rewriter, collective, sum)))
         ++widenedCollectives;
+    }
+  }
+
+  /// The remark of `explain` at `collective`, before it is widened.
+  static void explainWidening(Operation *collective, const PartialSum &sum) {
+    auto type = cast<RankedTensorType>(collective->getOperand(0).getType());
+    int64_t bytes = type.getNumElements() * 2;
+    bool matmul = isMatmul(sum.op);
+    std::string element;
+    llvm::raw_string_ostream(element) << type.getElementType();
+    InFlightDiagnostic remark = emitRemark(collective->getLoc());
+    remark << collective->getName().stripDialect() << " of the parts of this "
+           << element << " " << (matmul ? "matmul" : "sum")
+           << " in f32, rounded once after as the single device's "
+           << (matmul ? "product" : "sum") << " is: " << 2 * bytes
+           << " bytes a rank instead of " << bytes;
   }
 
   /// Sums `sum` in f32, its links and `collective` too, and rounds the

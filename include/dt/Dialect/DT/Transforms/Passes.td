@@ -527,6 +527,8 @@ def WidenPartialSumsPass : Pass<"dt-widen-partial-sums", "ModuleOp"> {
     Option<"matmuls", "matmuls", "bool", "false",
            "Also a matmul's partial product: made in f32 by the library and "
            "reduced in f32 (twice the bytes)">,
+    Option<"explain", "explain", "bool", "false",
+           "A remark at each collective that now reduces f32, with its bytes">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
