@@ -77,6 +77,11 @@ bool isLinearLink(linalg::GenericOp op, unsigned input) {
       return false;
     derived.insert(nested.getResult(0));
   }
+  // Read only by the body's own ops, not from a region within one.
+  for (Value v : derived)
+    for (Operation *user : v.getUsers())
+      if (user->getBlock() != &body)
+        return false;
   return derived.contains(body.getTerminator()->getOperand(0));
 }
 
