@@ -10,6 +10,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
@@ -17,6 +19,7 @@
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/Linker/Linker.h"
@@ -405,36 +408,105 @@ void addDescription(llvm::Module &module, StringRef description) {
   b.CreateRet(llvm::ConstantInt::get(i32, DT_ABI_VERSION));
 }
 
-/// The unit roundoff of the narrowest float type `module` computes in
-/// (2^-8 for bf16, 2^-24 for f32); 0 when it has none narrower than f64.
-double unitRoundoff(ModuleOp module) {
+/// The narrowest of the floats narrower than f64 among `types`, as the
+/// least precision (bits of significand) seen so far.
+struct NarrowestFloat {
   unsigned precision = 0;
-  auto see = [&](Type type) {
+
+  void see(Type type) {
     if (!isNarrowerThanF64(type))
       return;
     unsigned p = llvm::APFloat::semanticsPrecision(
         cast<FloatType>(getElementTypeOrSelf(type)).getFloatSemantics());
     precision = precision ? std::min(precision, p) : p;
-  };
+  }
+  /// Its unit roundoff (2^-8 for bf16, 2^-24 for f32); 0 for none.
+  double unitRoundoff() const {
+    return precision ? std::ldexp(1.0, -static_cast<int>(precision)) : 0;
+  }
+};
+
+/// The unit roundoff of the narrowest float `module` holds a value in.
+double unitRoundoff(ModuleOp module) {
+  NarrowestFloat narrowest;
   module.walk([&](Operation *op) {
-    llvm::for_each(op->getResultTypes(), see);
+    for (Type type : op->getResultTypes())
+      narrowest.see(type);
     for (Region &region : op->getRegions())
       for (Block &block : region)
-        llvm::for_each(block.getArgumentTypes(), see);
+        for (Type type : block.getArgumentTypes())
+          narrowest.see(type);
   });
-  return precision ? std::ldexp(1.0, -static_cast<int>(precision)) : 0;
+  return narrowest.unitRoundoff();
 }
 
-/// Adds `double dt_unit_roundoff(void)`: what dt-run's judge against the
-/// f64 reference allows a result beyond the reference's own error.
-void addUnitRoundoff(llvm::Module &module, double unit) {
+/// The unit roundoff of the narrowest float that `result`'s computation
+/// makes a value in: the ops it is made from, transitively (what their
+/// regions hold and use, the functions they call). An input's own type is
+/// not counted: both programs get the same values, and a bf16 input only
+/// extended to f32 is computed in f32.
+double unitRoundoff(Value result, SymbolTableCollection &symbols) {
+  NarrowestFloat narrowest;
+  SmallVector<Value> work = {result};
+  llvm::DenseSet<Value> seenValues;
+  llvm::DenseSet<Operation *> seenOps;
+  auto visit = [&](Operation *root) {
+    root->walk([&](Operation *op) {
+      if (!seenOps.insert(op).second)
+        return;
+      for (Type type : op->getResultTypes())
+        narrowest.see(type);
+      llvm::append_range(work, op->getOperands());
+      if (auto call = dyn_cast<CallOpInterface>(op))
+        if (Operation *callee = call.resolveCallableInTable(&symbols))
+          callee->walk([&](Operation *nested) {
+            for (Type type : nested->getResultTypes())
+              narrowest.see(type);
+          });
+    });
+  };
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    if (!seenValues.insert(value).second)
+      continue;
+    if (Operation *def = value.getDefiningOp())
+      visit(def);
+    else if (Operation *parent = value.getParentBlock()->getParentOp();
+             parent && !isa<FunctionOpInterface>(parent))
+      visit(parent); // A loop's or a body's argument: what the op holds.
+  }
+  return narrowest.unitRoundoff();
+}
+
+/// Adds `double dt_unit_roundoff(void)` (the program's narrowest float) and
+/// for each public function `<entry>` with results `const double
+/// dt_unit_roundoffs_<entry>[results]` (each result's, unitRoundoff): what
+/// dt-run's judge against the f64 reference allows a result beyond the
+/// reference's own error.
+void addUnitRoundoffs(llvm::Module &module, ModuleOp program) {
   llvm::LLVMContext &ctx = module.getContext();
   auto *f64 = llvm::Type::getDoubleTy(ctx);
   auto *fn = llvm::Function::Create(llvm::FunctionType::get(f64, false),
                                     llvm::GlobalValue::ExternalLinkage,
                                     "dt_unit_roundoff", module);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
-  b.CreateRet(llvm::ConstantFP::get(f64, unit));
+  b.CreateRet(llvm::ConstantFP::get(f64, unitRoundoff(program)));
+
+  SymbolTableCollection symbols;
+  for (auto func : program.getOps<func::FuncOp>()) {
+    if (!func.isPublic() || func.isExternal() || func.getNumResults() == 0)
+      continue;
+    auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
+    SmallVector<llvm::Constant *> units;
+    for (Value result : ret.getOperands())
+      units.push_back(
+          llvm::ConstantFP::get(f64, unitRoundoff(result, symbols)));
+    auto *type = llvm::ArrayType::get(f64, units.size());
+    new llvm::GlobalVariable(module, type, /*isConstant=*/true,
+                             llvm::GlobalValue::ExternalLinkage,
+                             llvm::ConstantArray::get(type, units),
+                             ("dt_unit_roundoffs_" + func.getName()).str());
+  }
 }
 
 bool isEntryPoint(const llvm::Function &f) {
@@ -514,7 +586,7 @@ mlir::dt::translateToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
       alloc->addRetAttr(llvm::Attribute::NoAlias);
   addDescription(*llvmModule, description);
   if (options.wideReference)
-    addUnitRoundoff(*llvmModule, unitRoundoff(module));
+    addUnitRoundoffs(*llvmModule, module);
 
   llvmModule->setDataLayout(targetMachine.createDataLayout());
   llvmModule->setTargetTriple(targetMachine.getTargetTriple());

@@ -261,7 +261,13 @@ Artifact::wideReferenceEntry(absl::string_view name) const {
   return lookup(absl::StrCat("dt_wide_", name));
 }
 
-std::optional<double> Artifact::unitRoundoff() const {
+std::optional<double> Artifact::unitRoundoff(const std::string &entry,
+                                             size_t result) const {
+  // One per result of the entry, which the description lists (dt-run asks
+  // for those only).
+  if (void *units =
+          ::dlsym(handle_, absl::StrCat("dt_unit_roundoffs_", entry).c_str()))
+    return static_cast<const double *>(units)[result];
   void *fn = ::dlsym(handle_, "dt_unit_roundoff");
   if (!fn)
     return std::nullopt;

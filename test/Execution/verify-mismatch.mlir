@@ -16,6 +16,10 @@
 // JUDGE: MISMATCH
 // JUDGE: result #0: max abs err 2, the single-device result's 1 (allowed: 4 x that + 2^-24 x max|f64| 2 = 4): as accurate as the reference
 // JUDGE-NEXT: verify: PASS (1 result beyond tolerance, as accurate as the reference against f64)
+// The unit roundoff is each result's: of the narrowest float its own
+// computation goes through (f32 here, 2^-24), not the program's (which
+// holds bf16 values in @with_bf16, 2^-8), alone or beside a bf16 result.
+// RUN: dt-run %s --entry with_bf16 --input 0=%t.x.npy --verify | FileCheck %s --check-prefix=JUDGE
 // A tolerance that admits the difference passes.
 // RUN: dt-run %s --input 0=%t.x.npy --verify --atol=1 | FileCheck %s --check-prefix=LOOSE
 // LOOSE: result #0 2 f32: max abs err 1, {{.*}}: ok
@@ -36,4 +40,19 @@ func.func @main(%x: tensor<2x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>})
     linalg.yield %r : f32
   } -> tensor<2xf32>
   return %s : tensor<2xf32>
+}
+
+func.func @with_bf16(%x: tensor<2x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>})
+    -> (tensor<2xf32> {dt.sharding = #dt.sharding<@mesh, [P(sum)]>},
+        tensor<2x4xbf16> {dt.sharding = #dt.sharding<@mesh, [S(1)]>}) {
+  %s = call @main(%x) : (tensor<2x4xf32>) -> tensor<2xf32>
+  %e = tensor.empty() : tensor<2x4xbf16>
+  %b = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<2x4xf32>) outs(%e : tensor<2x4xbf16>) {
+  ^bb0(%in: f32, %o: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<2x4xbf16>
+  return %s, %b : tensor<2xf32>, tensor<2x4xbf16>
 }

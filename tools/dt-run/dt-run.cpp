@@ -452,15 +452,14 @@ constexpr double kRoundingFactor = 4;
 /// The judge of results beyond their dtype's tolerance (`beyond`, float
 /// results narrower than f64): each passes when, against the f64 program
 /// `wide` run on the same inputs (widened exactly), it is within
-/// kRoundingFactor of the single-device result's distance plus `unit` (the
-/// unit roundoff of the narrowest float the program computes in) times the
-/// largest value. Prints a line per result; true when all pass.
-absl::StatusOr<bool> judgeAgainstF64(Artifact::EntryFn wide, double unit,
-                                     const EntrySpec &entry,
-                                     const std::vector<HostTensor> &args,
-                                     const std::vector<HostTensor> &got,
-                                     const std::vector<HostTensor> &want,
-                                     const std::vector<int> &beyond) {
+/// kRoundingFactor of the single-device result's distance plus its unit
+/// roundoff (of the narrowest float its computation goes through, from
+/// `artifact`) times the largest value. Prints a line per result; true
+/// when all pass.
+absl::StatusOr<bool> judgeAgainstF64(
+    Artifact::EntryFn wide, const Artifact &artifact, const EntrySpec &entry,
+    const std::vector<HostTensor> &args, const std::vector<HostTensor> &got,
+    const std::vector<HostTensor> &want, const std::vector<int> &beyond) {
   // Floats widened (exactly); integers and bools as they are.
   auto widened = [](const HostTensor &t) {
     bool narrow = isNarrowFloat(t.dtype());
@@ -490,6 +489,7 @@ absl::StatusOr<bool> judgeAgainstF64(Artifact::EntryFn wide, double unit,
         scale = std::max(scale, std::fabs(f64.at(i)));
     double errGot = distance(got[index], f64);
     double errRef = distance(want[index], f64);
+    double unit = artifact.unitRoundoff(entry.name, index).value_or(0);
     double bound = kRoundingFactor * errRef + unit * scale;
     bool ok = errGot <= bound;
     all = all && ok;
@@ -839,8 +839,7 @@ bool judgeRounding(const Flags &flags, const Artifact &artifact,
     }
   }
   absl::StatusOr<bool> judged =
-      wide.ok() ? judgeAgainstF64(*wide, judge->unitRoundoff().value_or(0),
-                                  entry, args, got, want, beyond)
+      wide.ok() ? judgeAgainstF64(*wide, *judge, entry, args, got, want, beyond)
                 : wide.status();
   if (!judged.ok())
     std::printf("  (the judge against f64 did not run: %s)\n",

@@ -77,9 +77,12 @@ public:
   /// buffers for the float arguments and results): NotFound unless the
   /// artifact was compiled with --wide-reference.
   absl::StatusOr<EntryFn> wideReferenceEntry(absl::string_view name) const;
-  /// The unit roundoff of the narrowest float the program computes in
-  /// (`dt_unit_roundoff`, written with the f64 reference); none without.
-  std::optional<double> unitRoundoff() const;
+  /// The unit roundoff of the narrowest float that result `result` of
+  /// `entry` is computed through (`dt_unit_roundoffs_<entry>`, written with
+  /// the f64 reference), or else of the narrowest float the program holds
+  /// a value in (`dt_unit_roundoff`); none without the f64 reference.
+  std::optional<double> unitRoundoff(const std::string &entry,
+                                     size_t result) const;
 
 private:
   Artifact(void *handle, std::string path, std::string description,
