@@ -206,19 +206,16 @@ struct WidenPartialSumsPass
         work.emplace_back(op, std::move(*sum));
     });
     IRRewriter rewriter(&getContext());
-    for (auto &[collective, sum] : work) {
-      if (explain)
-        explainWidening(collective, sum);
+    for (auto &[collective, sum] : work)
       if (succeeded(widen(rewriter, collective, sum)))
         ++widenedCollectives;
-    }
   }
 
-  /// The remark of `explain` at `collective`, before it is widened.
-  static void explainWidening(Operation *collective, const PartialSum &sum) {
+  /// The remark of `explain` at `collective`, the partial sum of a matmul
+  /// or not, as it is widened.
+  static void explainWidening(Operation *collective, bool matmul) {
     auto type = cast<RankedTensorType>(collective->getOperand(0).getType());
     int64_t bytes = type.getNumElements() * 2;
-    bool matmul = isMatmul(sum.op);
     std::string element;
     llvm::raw_string_ostream(element) << type.getElementType();
     InFlightDiagnostic remark = emitRemark(collective->getLoc());
@@ -234,10 +231,13 @@ struct WidenPartialSumsPass
   LogicalResult widen(RewriterBase &rewriter, Operation *collective,
                       PartialSum &sum) {
     Value narrowInit = sum.op.getDpsInits()[sum.init];
+    bool matmul = isMatmul(sum.op);
     FailureOr<linalg::GenericOp> wide =
         widenHalfSums(rewriter, sum.op, {{sum.init, sum.how}});
     if (failed(wide))
       return failure();
+    if (explain)
+      explainWidening(collective, matmul);
     // The sum's old result is now its rounding, which the first link (or
     // the collective) reads.
     Value current = wide->getResult(sum.init);
