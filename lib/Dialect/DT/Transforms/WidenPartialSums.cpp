@@ -57,6 +57,17 @@ bool isLinearOp(Operation *op) {
              arith::NegFOp>(op);
 }
 
+/// The values of `body` computed from its argument `input`, transitively
+/// (the argument among them), by the body's own ops.
+llvm::SmallPtrSet<Value, 8> valuesFrom(Block &body, unsigned input) {
+  llvm::SmallPtrSet<Value, 8> derived = {body.getArgument(input)};
+  for (Operation &op : body.without_terminator())
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value v) { return derived.contains(v); }))
+      derived.insert(op.getResults().begin(), op.getResults().end());
+  return derived;
+}
+
 /// Whether `op` is an elementwise generic whose one result is computed
 /// from its input `input` by linear ops alone (isLinearOp), without
 /// reading its init, and of that input's element type.
@@ -68,20 +79,15 @@ bool isLinearLink(linalg::GenericOp op, unsigned input) {
       getElementTypeOrSelf(op.getDpsInputs()[input].getType()) !=
           getElementTypeOrSelf(op->getResult(0).getType()))
     return false;
-  llvm::SmallPtrSet<Value, 8> derived = {body.getArgument(input)};
-  for (Operation &nested : body.without_terminator()) {
-    if (llvm::none_of(nested.getOperands(),
-                      [&](Value v) { return derived.contains(v); }))
-      continue;
-    if (!isLinearOp(&nested))
+  llvm::SmallPtrSet<Value, 8> derived = valuesFrom(body, input);
+  for (Value v : derived) {
+    if (Operation *def = v.getDefiningOp(); def && !isLinearOp(def))
       return false;
-    derived.insert(nested.getResult(0));
-  }
-  // Read only by the body's own ops, not from a region within one.
-  for (Value v : derived)
+    // Read only by the body's own ops, not from a region within one.
     for (Operation *user : v.getUsers())
       if (user->getBlock() != &body)
         return false;
+  }
   return derived.contains(body.getTerminator()->getOperand(0));
 }
 
@@ -151,9 +157,9 @@ Value widenLink(RewriterBase &rewriter, Link link, Value wide) {
       [&](OpBuilder &b, Location l, ValueRange args) {
         IRMapping mapping;
         mapping.map(body.getArguments(), args);
-        llvm::SmallPtrSet<Value, 8> derived = {body.getArgument(link.input)};
+        llvm::SmallPtrSet<Value, 8> derived = valuesFrom(body, link.input);
         for (Operation &nested : body.without_terminator()) {
-          if (llvm::none_of(nested.getOperands(),
+          if (llvm::none_of(nested.getResults(),
                             [&](Value v) { return derived.contains(v); })) {
             b.clone(nested, mapping);
             continue;
@@ -167,7 +173,6 @@ Value widenLink(RewriterBase &rewriter, Link link, Value wide) {
           OperationState state(l, nested.getName(), operands, {f32},
                                nested.getAttrs());
           mapping.map(nested.getResult(0), b.create(state)->getResult(0));
-          derived.insert(nested.getResult(0));
         }
         linalg::YieldOp::create(
             b, l, mapping.lookupOrDefault(body.getTerminator()->getOperand(0)));
