@@ -20,6 +20,24 @@
 // CHECK: verify: PASS
 // A bf16 table of constants added to rows split over tp.
 // RUN: dt-run %s --entry half --seed 1 --verify | FileCheck %s
+// A constant the user typed as split (5 rows over 4 ranks, uneven: 2, 1,
+// 1, 1 by [S(0), S(0)]) is made whole and sliced; it was refused. Typed
+// constants, splat or not, also broke the single-device program (the value
+// kept the sharding its result lost), an error dt-compile printed only
+// sometimes: the plan search's silenced diagnostics took the other thread's.
+// RUN: dt-opt %s -dt-strip-shardings | FileCheck %s --check-prefix=STRIP
+// STRIP-LABEL: func.func @typed
+// STRIP: arith.constant dense<{{.*}}> : tensor<5x2xf32>
+// STRIP: arith.constant dense<2.000000e+00> : tensor<5x2xf32>
+// RUN: dt-opt %s -dt-shard | FileCheck %s --check-prefix=TYPED
+// TYPED-LABEL: func.func @typed
+// TYPED: %[[C:.*]] = arith.constant dense<{{.*}}> : tensor<5x2xf32>
+// TYPED: %[[D:.*]] = dt.local_slice %[[C]] on @mesh ["dp"] dim 0 {extent = 5 : i64} : tensor<5x2xf32> -> tensor<3x2xf32>
+// TYPED: dt.local_slice %[[D]] on @mesh ["tp"] dim 0 {{.*}} : tensor<3x2xf32> -> tensor<2x2xf32>
+// TYPED-NOT: dt.all_gather
+// TYPED: return
+// RUN: dt-run %s --entry typed --seed 1 --verify | FileCheck %s
+// RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --entry typed --seed 1 --verify | FileCheck %s %}
 
 dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
 
@@ -49,4 +67,15 @@ func.func @half(%x: tensor<4x6xbf16> {dt.sharding = #dt.sharding<@mesh, [R, S(0)
   %e = tensor.empty() : tensor<4x6xbf16>
   %y = linalg.add ins(%x, %t : tensor<4x6xbf16>, tensor<4x6xbf16>) outs(%e : tensor<4x6xbf16>) -> tensor<4x6xbf16>
   return %y : tensor<4x6xbf16>
+}
+
+func.func @typed(%x: tensor<5x2xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(0)]>})
+    -> (tensor<5x2xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(0)]>}) {
+  %t = arith.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0], [9.0, 10.0]]>
+      : tensor<5x2xf32, #dt.sharding<@mesh, [S(0), S(0)]>>
+  %two = arith.constant dense<2.0> : tensor<5x2xf32, #dt.sharding<@mesh, [S(0), S(0)]>>
+  %e = tensor.empty() : tensor<5x2xf32>
+  %y = linalg.mul ins(%x, %t : tensor<5x2xf32>, tensor<5x2xf32, #dt.sharding<@mesh, [S(0), S(0)]>>) outs(%e : tensor<5x2xf32>) -> tensor<5x2xf32>
+  %z = linalg.add ins(%y, %two : tensor<5x2xf32>, tensor<5x2xf32, #dt.sharding<@mesh, [S(0), S(0)]>>) outs(%e : tensor<5x2xf32>) -> tensor<5x2xf32>
+  return %z : tensor<5x2xf32>
 }

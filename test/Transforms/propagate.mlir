@@ -650,3 +650,30 @@ func.func @gather_from_partial_min(%table: tensor<8x4xf32> {dt.sharding = #dt.sh
   } -> tensor<3x4xf32>
   return %rows : tensor<3x4xf32>
 }
+
+// -----
+
+// A dense constant or a tensor built from scalars is made whole on every rank
+// (its rule asks for replication). A type the user wrote on one is how the
+// value is held from there on: the op makes it replicated, keeping an
+// equal-value partial (P(max)), and a redistribute gives the user's sharding.
+// Both were refused ("has no sharding strategy that gives its result the
+// required placement"), though dt.constrain on the plain value was not.
+dt.mesh @mesh = <["x" = 2, "y" = 2]>
+// CHECK-DAG: #[[RR:.*]] = #dt.sharding<@mesh, [R, R]>
+// CHECK-DAG: #[[S0R:.*]] = #dt.sharding<@mesh, [S(0), R]>
+// CHECK-DAG: #[[S0MAX:.*]] = #dt.sharding<@mesh, [S(0), P(max)]>
+// CHECK-DAG: #[[RMAX:.*]] = #dt.sharding<@mesh, [R, P(max)]>
+// CHECK-LABEL: func.func @typed_whole_values
+// CHECK: %[[C:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32, #[[RR]]>
+// CHECK: dt.redistribute %[[C]] : tensor<4xf32, #[[RR]]> -> tensor<4xf32, #[[S0R]]>
+// CHECK: %[[F:.*]] = tensor.from_elements {{.*}} : tensor<4xf32, #[[RMAX]]>
+// CHECK: dt.redistribute %[[F]] : tensor<4xf32, #[[RMAX]]> -> tensor<4xf32, #[[S0MAX]]>
+func.func @typed_whole_values(%x: tensor<4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), R]>}, %s: f32)
+    -> (tensor<4xf32>, tensor<4xf32, #dt.sharding<@mesh, [S(0), P(max)]>>) {
+  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32, #dt.sharding<@mesh, [S(0), R]>>
+  %e = tensor.empty() : tensor<4xf32>
+  %y = linalg.add ins(%x, %c : tensor<4xf32>, tensor<4xf32, #dt.sharding<@mesh, [S(0), R]>>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %f = tensor.from_elements %s, %s, %s, %s : tensor<4xf32, #dt.sharding<@mesh, [S(0), P(max)]>>
+  return %y, %f : tensor<4xf32>, tensor<4xf32, #dt.sharding<@mesh, [S(0), P(max)]>>
+}

@@ -4,6 +4,7 @@
 #include "dt/Sharding/Exchange.h"
 #include "dt/Sharding/ShardLayout.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -59,6 +60,19 @@ static void printShardingAndType(OpAsmPrinter &printer, Operation *,
 
 #define GET_OP_CLASSES
 #include "dt/Dialect/DT/IR/DTOps.cpp.inc"
+
+bool mlir::dt::matchConstantValueType(Operation *op) {
+  auto constant = dyn_cast<arith::ConstantOp>(op);
+  auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
+                        : DenseElementsAttr();
+  auto type = constant ? dyn_cast<RankedTensorType>(constant.getType())
+                       : RankedTensorType();
+  if (!dense || !type || dense.getType().getShape() != type.getShape())
+    return false;
+  if (dense.getType() != type)
+    constant.setValueAttr(dense.reshape(type));
+  return true;
+}
 
 //===----------------------------------------------------------------------===//
 // Mesh lookup

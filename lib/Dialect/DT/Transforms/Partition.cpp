@@ -521,10 +521,8 @@ LogicalResult FunctionPartitioner::localizeAttributes(Operation *op) {
       return success();
     // Propagation gave the value its sharding too; a whole one (replicated)
     // only drops it.
-    if (dense.getType().getShape() == type.getShape()) {
-      constant.setValueAttr(dense.reshape(type));
+    if (matchConstantValueType(op))
       return success();
-    }
     if (!dense.isSplat())
       return op->emitOpError("is a sharded non-splat constant");
     constant.setValueAttr(DenseElementsAttr::get(

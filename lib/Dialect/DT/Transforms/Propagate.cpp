@@ -18,6 +18,7 @@
 #include "dt/Dialect/DT/Transforms/Search.h"
 #include "dt/Dialect/DT/Transforms/ShardingCost.h"
 #include "dt/Dialect/DT/Transforms/Strategy.h"
+#include "dt/Support/QuietDiagnostics.h"
 #include "dt/Support/Statistic.h"
 
 #include "mlir/Analysis/CallGraph.h"
@@ -349,6 +350,52 @@ static void rematerializeCheapValues(func::FuncOp func) {
     cloneForEachUse(empty);
 }
 
+/// A tensor whose values differ from element to element but are written
+/// into the program (a dense constant, a `tensor.from_elements`) is whole on
+/// every rank: its rule asks for replication. A type the user wrote on one
+/// still says how the value is held from there on, which a slice of the
+/// whole value gives: the op makes it replicated (or the equal-value partial
+/// the user wrote) and a `dt.redistribute` after it the user's sharding, as
+/// `dt.constrain` on the plain value would.
+static void redistributeTypedWholeValues(func::FuncOp func) {
+  auto madeWhole = [](Operation *op) {
+    if (isa<tensor::FromElementsOp>(op))
+      return true;
+    auto constant = dyn_cast<arith::ConstantOp>(op);
+    auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
+                          : DenseElementsAttr();
+    return dense && !dense.isSplat();
+  };
+  func.walk([&](Operation *op) {
+    if (!madeWhole(op))
+      return;
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    ShardingAttr sharding = getShardingEncoding(type);
+    if (!sharding)
+      return;
+    // Equal values on every rank are their own max and min.
+    auto producible = [](const Placement &p) {
+      return p.isReplicate() ||
+             (p.isPartial() && (p.reduction() == ReductionKind::Max ||
+                                p.reduction() == ReductionKind::Min));
+    };
+    SmallVector<Placement> whole;
+    for (const Placement &p : sharding.getPlacements())
+      whole.push_back(producible(p) ? p : Placement::replicate());
+    if (llvm::equal(whole, sharding.getPlacements()))
+      return;
+    auto wholeType = withSharding(
+        type, ShardingAttr::get(op->getContext(), sharding.getMesh(), whole));
+    OpBuilder builder(op->getContext());
+    builder.setInsertionPointAfter(op);
+    auto redistribute =
+        RedistributeOp::create(builder, op->getLoc(), type, op->getResult(0));
+    op->getResult(0).replaceAllUsesExcept(redistribute, redistribute);
+    op->getResult(0).setType(wholeType);
+    matchConstantValueType(op);
+  });
+}
+
 static bool hasTensors(Operation *op) {
   auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
   return llvm::any_of(op->getOperandTypes(), isTensor) ||
@@ -470,6 +517,7 @@ ShardingAttr mlir::dt::argumentSharding(BlockArgument arg) {
 }
 
 LogicalResult FunctionPropagation::seed() {
+  redistributeTypedWholeValues(func);
   rematerializeCheapValues(func);
   func.walk([&](Block *block) {
     int64_t position = 0;
@@ -725,8 +773,7 @@ std::optional<double> FunctionPropagation::leastOnAxis(Operation *op,
   StrategyContext known = contextFor(op, rule, informed, supposed);
   SmallVector<AxisDecision> decisions;
   // An op with no strategy says so when it decides.
-  ScopedDiagnosticHandler quiet(func.getContext(),
-                                [](Diagnostic &) { return success(); });
+  QuietDiagnostics quiet(func.getContext());
   if (failed(chooseStrategy(op, rule, mesh, known, &decisions)))
     return std::nullopt;
   double least = std::numeric_limits<double>::infinity();
@@ -1293,11 +1340,7 @@ LogicalResult FunctionPropagation::rewrite() {
 
   // Constants carry their type in their value too.
   for (Operation *op : ops)
-    if (auto constant = dyn_cast<arith::ConstantOp>(op))
-      if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
-        if (dense.getType() != constant.getType())
-          constant.setValueAttr(
-              dense.reshape(cast<ShapedType>(constant.getType())));
+    matchConstantValueType(op);
 
   // Every operand an op needs in another sharding gets its dt.redistribute:
   // upstream verifiers demand equal types (SameOperandsAndResultType,

@@ -10,6 +10,7 @@
 #include "dt/Dialect/DT/IR/DTOps.h"
 #include "dt/Dialect/DT/Transforms/ShardingCost.h"
 #include "dt/Dialect/DT/Transforms/Strategy.h"
+#include "dt/Support/QuietDiagnostics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -202,8 +203,7 @@ static double searchTie(double seconds) {
 SmallVector<Pin> PlanSearch::run() {
   // Whatever the search meets (a bad mesh, a program propagation rejects)
   // is the business of the real propagation after it, which reports it.
-  ScopedDiagnosticHandler quiet(module.getContext(),
-                                [](Diagnostic &) { return success(); });
+  QuietDiagnostics quiet(module.getContext());
   collectCandidates();
   auto roundOf = [](ArrayRef<Candidate> candidates) {
     size_t plans = 0;

@@ -56,6 +56,12 @@ MeshOp getFunctionMesh(FunctionOpInterface func,
 /// its signature. Every tensor inside such a function must keep an encoding.
 bool isMeshedFunction(FunctionOpInterface func);
 
+/// A dense `arith.constant` holds its type twice, in its result and in its
+/// value. After a pass changed the result type's encoding (not its shape),
+/// gives the value the same type; true when `op` is such a constant in step
+/// now, false for any other op or a shape that differs.
+bool matchConstantValueType(Operation *op);
+
 /// Emits an error at each op of a meshed function whose tensor operand,
 /// result or block argument has no dt sharding encoding (upstream rewrites
 /// such as canonicalize can drop encodings silently). Functions that are not
