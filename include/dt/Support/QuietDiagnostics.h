@@ -25,8 +25,9 @@ class QuietDiagnostics {
 public:
   explicit QuietDiagnostics(MLIRContext *context) : context(context) {
     uint64_t thread = llvm::get_threadid();
-    handler = context->getDiagEngine().registerHandler(
-        [thread](Diagnostic &) { return success(llvm::get_threadid() == thread); });
+    handler = context->getDiagEngine().registerHandler([thread](Diagnostic &) {
+      return success(llvm::get_threadid() == thread);
+    });
   }
   ~QuietDiagnostics() { context->getDiagEngine().eraseHandler(handler); }
   QuietDiagnostics(const QuietDiagnostics &) = delete;
