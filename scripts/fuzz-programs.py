@@ -64,12 +64,16 @@ Usage: fuzz-programs.py --dt-run PATH [--programs N] [--seed S] [--out DIR]
                         [--jobs J] [--dt-run-args "ARGS"]
                         [--convolutions | --training-steps]
                         [--dt-compile PATH [--compile-args "ARGS"]]
-                        [--mpirun "COMMAND"] [--compile-only] [--print]
+                        [--mpirun "COMMAND"] [--compile-only]
+                        [--typed DT_OPT] [--print]
   --dt-compile compiles each program first (--compile-args "--target=cuda
   --emulate-gpu" for the CUDA lowering's kernels run on the CPU;
   --compile-only stops there, for --target=cuda without a GPU); --mpirun
-  runs each on the MPI backend, one process per rank; --print writes the
-  programs to stdout instead of running them.
+  runs each on the MPI backend, one process per rank; --typed runs each
+  program in the typed form dt-opt gives it (-dt-normalize-tensor-ops
+  -dt-propagate -dt-insert-redistribute: every tensor typed with its
+  sharding, the user's pins then), which dt must take as its input too;
+  --print writes the programs to stdout instead of running them.
 """
 
 import argparse
@@ -1716,6 +1720,11 @@ def as_accurate_as_reference(args, text, seed, distributed, tmp):
     return ("rounding" if ok else "wrong"), "\n".join(report)
 
 
+# --typed: the passes that give a program its typed form (those of
+# dt-compile's global pipeline up to the redistributions).
+TYPED_PASSES = ["-dt-normalize-tensor-ops", "-dt-propagate", "-dt-insert-redistribute"]
+
+
 def run_one(args, seed, text, ranks):
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "program.mlir")
@@ -1725,6 +1734,21 @@ def run_one(args, seed, text, ranks):
         if args.mpirun:
             command = args.mpirun.split() + ["-np", str(ranks), args.dt_run, "--backend=mpi"]
         try:
+            if args.typed:
+                # The program as dt types it: every tensor with its
+                # sharding, dt.redistribute where it moves. dt takes its
+                # own output as input, with the user's types as pins.
+                typed = os.path.join(tmp, "typed.mlir")
+                proc = subprocess.run(
+                    [args.typed, path, "-o", typed] + TYPED_PASSES,
+                    capture_output=True,
+                    timeout=180,
+                )
+                if proc.returncode != 0:
+                    output = proc.stdout.decode(errors="replace") + proc.stderr.decode(errors="replace")
+                    verdict = "error" if proc.returncode == 1 and "error:" in output else "crash"
+                    return verdict, f"dt-opt: exit code {proc.returncode}\n{output}"
+                path = typed
             if args.dt_compile:
                 artifact = os.path.join(tmp, "program.so")
                 proc = subprocess.run(
@@ -1799,6 +1823,9 @@ def main():
                         help="convolutions among the ops (other programs than without)")
     parser.add_argument("--training-steps", action="store_true",
                         help="training steps of random MLPs instead (gradients to combine)")
+    parser.add_argument("--typed", metavar="DT_OPT",
+                        help="run each program as this dt-opt types it (every tensor typed, "
+                        "dt.redistribute where it moves), not as written")
     parser.add_argument("--print", action="store_true")
     args = parser.parse_args()
 
