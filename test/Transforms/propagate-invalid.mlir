@@ -67,11 +67,13 @@ func.func @negative_two_meshes(%x: tensor<8xf32> {dt.sharding = #dt.sharding<@a,
 
 // -----
 
-// A user-typed result that no strategy produces from the rule's choices.
+// A user-typed result that no strategy produces from the rule's choices;
+// the note says what the op can make instead.
 dt.mesh @mesh = <["tp" = 4]>
 func.func @negative_impossible_result(%x: tensor<4x8xf32> {dt.sharding = #dt.sharding<@mesh, [R]>}) -> tensor<4x8xf32, #dt.sharding<@mesh, [S(1)]>> {
   %e = tensor.empty() : tensor<4x8xf32, #dt.sharding<@mesh, [S(1)]>>
-  // expected-error @+1 {{has no sharding strategy that gives its result the required placement on mesh axis "tp"}}
+  // expected-error @+2 {{has no sharding strategy that gives its result the required placement on mesh axis "tp"}}
+  // expected-note @+1 {{it can make result #0 R or S(0) on this axis, not the S(1) its type says: type it so and put a dt.redistribute after it, or leave its sharding to propagation}}
   %0 = linalg.softmax dimension(1) ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32, #dt.sharding<@mesh, [S(1)]>>) -> tensor<4x8xf32, #dt.sharding<@mesh, [S(1)]>>
   return %0 : tensor<4x8xf32, #dt.sharding<@mesh, [S(1)]>>
 }

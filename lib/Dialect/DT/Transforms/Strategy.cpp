@@ -115,6 +115,10 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
       double gain = 0;
     };
     SmallVector<Candidate> allowedOptions;
+    // Per result the user typed, what the options kept only by that type
+    // would have made it on this axis: said when none makes it as typed.
+    SmallVector<SmallVector<Placement, 2>, 1> otherwiseMade(
+        op->getNumResults());
     AxisDecision decision{axis, {}, {}, {}, {}};
     // A replicated operand moves locally if at all: only the others' moves
     // are worth saying shared.
@@ -203,6 +207,8 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
         }
         if (j < known.fixedResults.size() && known.fixedResults[j] &&
             known.fixedResults[j].getPlacements()[axis] != produced) {
+          if (allowed && !llvm::is_contained(otherwiseMade[j], produced))
+            otherwiseMade[j].push_back(produced);
           allowed = false;
           if (explanation)
             ruledOut = llvm::formatv(
@@ -368,10 +374,24 @@ mlir::dt::chooseStrategy(Operation *op, const ShardingRule &rule,
       }
       best = pick->choice;
     }
-    if (!best)
-      return op->emitOpError("has no sharding strategy that gives its result "
-                             "the required placement on mesh axis \"")
-             << mesh.axisNames[axis] << "\"";
+    if (!best) {
+      InFlightDiagnostic diag =
+          op->emitOpError("has no sharding strategy that gives its result "
+                          "the required placement on mesh axis \"")
+          << mesh.axisNames[axis] << "\"";
+      for (auto [j, made] : llvm::enumerate(otherwiseMade))
+        if (!made.empty()) {
+          Diagnostic &note = diag.attachNote();
+          note << "it can make result #" << j << " ";
+          llvm::interleave(
+              made, note, [&](const Placement &p) { note << p.str(); }, " or ");
+          note << " on this axis, not the "
+               << known.fixedResults[j].getPlacements()[axis].str()
+               << " its type says: type it so and put a dt.redistribute "
+                  "after it, or leave its sharding to propagation";
+        }
+      return diag;
+    }
     if (best->kind == AxisChoice::Kind::ShardFactor)
       factorPieces[best->index] *= mesh.shape[axis];
     strategy.push_back(*best);
