@@ -31,6 +31,22 @@
 // RUN: %npy print %t.emu.mean/result0.npy | FileCheck %s --check-prefix=QUARTER
 // RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --entry partial_mean --verify --output-dir %t.mpi.mean | FileCheck %s --check-prefix=MEAN %}
 // RUN: %if mpi %{ %npy print %t.mpi.mean/result0.npy | FileCheck %s --check-prefix=QUARTER %}
+// RUN: dt-run %s --entry returned_sum --verify --output-dir %t.rsum | FileCheck %s --check-prefix=RSUM
+// RUN: %npy print %t.rsum/result0.npy > %t.rsum.values && %npy print %t.rsum/result1.npy >> %t.rsum.values && FileCheck %s --check-prefix=TWO-FOUR < %t.rsum.values
+// RUN: dt-run %t.emu.so --entry returned_sum --verify --output-dir %t.emu.rsum | FileCheck %s --check-prefix=RSUM
+// RUN: %npy print %t.emu.rsum/result0.npy > %t.emu.rsum.values && %npy print %t.emu.rsum/result1.npy >> %t.emu.rsum.values && FileCheck %s --check-prefix=TWO-FOUR < %t.emu.rsum.values
+// RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --entry returned_sum --verify --output-dir %t.mpi.rsum | FileCheck %s --check-prefix=RSUM %}
+// RUN: %if mpi %{ %npy print %t.mpi.rsum/result0.npy > %t.mpi.rsum.values && %npy print %t.mpi.rsum/result1.npy >> %t.mpi.rsum.values && FileCheck %s --check-prefix=TWO-FOUR < %t.mpi.rsum.values %}
+// RUN: dt-opt %s -dt-shard | FileCheck %s --check-prefix=RSUM-PLAN
+// RSUM-PLAN-LABEL: func.func @returned_sum
+// RSUM-PLAN: tensor.collapse_shape %{{.*}} [] : tensor<1xf32> into tensor<f32>
+// RSUM-PLAN: dt.all_reduce %{{.*}} sum {{.*}}: tensor<{{[0-9]+}}xf32>
+// RSUM-PLAN: return
+// RSUM: result #0 scalar bf16: max abs err 0, max rel err 0 {{.*}}: ok
+// RSUM: result #1 scalar bf16: max abs err 0, max rel err 0 {{.*}}: ok
+// RSUM: verify: PASS
+// TWO-FOUR: {{^}}2.0{{$}}
+// TWO-FOUR-NEXT: {{^}}4.0{{$}}
 // RUN: dt-compile --target=cuda %s -o %t.cuda.so
 // MEAN: result #0 scalar f32: max abs err 0, max rel err 0 {{.*}}: ok
 // MEAN: verify: PASS
@@ -176,4 +192,37 @@ func.func @partial_mean() -> (tensor<f32> {dt.sharding = #dt.sharding<@mesh, [R]
       linalg.yield %w : f32
   } -> tensor<f32>
   return %f : tensor<f32>
+}
+
+// The same parts summed into a bf16 result the function leaves free, after
+// a reshape. Returned as P(sum), each rank's part was rounded to bf16
+// before the caller added them: 0, where the single device gives 2 (verify:
+// FAIL, LESS ACCURATE). A free 16-bit result is now summed in the program,
+// and its parts are added in f32 through the reshape: #0, kept partial up to
+// the reshape, by an all_reduce the widening follows through it; #1, twice
+// the values (4; each part 514 rounds to 512), as the planner likes.
+func.func @returned_sum() -> (tensor<bf16>, tensor<bf16>) {
+  %zero = arith.constant 0.0 : bf16
+  %c = arith.constant dense<[256.0, 1.0, 256.0, 1.0, -256.0, 0.0, -256.0, 0.0]> : tensor<8xbf16>
+  %x = dt.constrain %c to #dt.sharding<@mesh, [S(0)]> : tensor<8xbf16>
+  %e = tensor.empty() : tensor<1xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<1xbf16>) -> tensor<1xbf16>
+  %s = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (0)>], iterator_types = ["reduction"]}
+      ins(%x : tensor<8xbf16>) outs(%z : tensor<1xbf16>) {
+    ^bb0(%a: bf16, %acc: bf16):
+      %r = arith.addf %a, %acc : bf16
+      linalg.yield %r : bf16
+  } -> tensor<1xbf16>
+  %sp = dt.constrain %s to #dt.sharding<@mesh, [P(sum)]> : tensor<1xbf16>
+  %l = tensor.collapse_shape %sp [] : tensor<1xbf16> into tensor<bf16>
+  %c2 = arith.constant dense<[512.0, 2.0, 512.0, 2.0, -512.0, 0.0, -512.0, 0.0]> : tensor<8xbf16>
+  %x2 = dt.constrain %c2 to #dt.sharding<@mesh, [S(0)]> : tensor<8xbf16>
+  %s2 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (0)>], iterator_types = ["reduction"]}
+      ins(%x2 : tensor<8xbf16>) outs(%z : tensor<1xbf16>) {
+    ^bb0(%a: bf16, %acc: bf16):
+      %r = arith.addf %a, %acc : bf16
+      linalg.yield %r : bf16
+  } -> tensor<1xbf16>
+  %l2 = tensor.collapse_shape %s2 [] : tensor<1xbf16> into tensor<bf16>
+  return %l, %l2 : tensor<bf16>, tensor<bf16>
 }

@@ -677,3 +677,46 @@ func.func @typed_whole_values(%x: tensor<4xf32> {dt.sharding = #dt.sharding<@mes
   %f = tensor.from_elements %s, %s, %s, %s : tensor<4xf32, #dt.sharding<@mesh, [S(0), P(max)]>>
   return %y, %f : tensor<4xf32>, tensor<4xf32, #dt.sharding<@mesh, [S(0), P(max)]>>
 }
+
+// -----
+
+// A result the function leaves free is returned as its value is held, but a
+// 16-bit float sum of parts is added up first: returned partial, each rank's
+// part would be rounded to 16 bits before the caller adds them (the
+// single-device sum rounds once). An f32 sum, or a bf16 max, is returned
+// as it is. (The sums are large enough that the plan keeps them partial
+// rather than gather x.)
+dt.mesh @mesh = <["dp" = 4]>
+// CHECK-DAG: #[[RR:.*]] = #dt.sharding<@mesh, [R]>
+// CHECK-DAG: #[[P:.*]] = #dt.sharding<@mesh, [P(sum)]>
+// CHECK-DAG: #[[MAX:.*]] = #dt.sharding<@mesh, [P(max)]>
+// CHECK-LABEL: func.func @free_half_sums
+// CHECK-SAME: -> (tensor<1024xbf16, #[[RR]]>, tensor<1024xf32, #[[P]]>, tensor<1024xbf16, #[[MAX]]>)
+// CHECK: %[[B:.*]] = linalg.reduce
+// CHECK: %[[F:.*]] = linalg.reduce
+// CHECK: %[[M:.*]] = linalg.reduce
+// CHECK: %[[BR:.*]] = dt.redistribute %[[B]] : tensor<1024xbf16, #[[P]]> -> tensor<1024xbf16, #[[RR]]>
+// CHECK: return %[[BR]], %[[F]], %[[M]]
+func.func @free_half_sums(%x: tensor<4096x1024xbf16> {dt.sharding = #dt.sharding<@mesh, [S(0)]>},
+                          %y: tensor<4096x1024xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)]>})
+    -> (tensor<1024xbf16>, tensor<1024xf32>, tensor<1024xbf16>) {
+  %zb = arith.constant 0.0 : bf16
+  %zf = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF80 : bf16
+  %eb = tensor.empty() : tensor<1024xbf16>
+  %fb = linalg.fill ins(%zb : bf16) outs(%eb : tensor<1024xbf16>) -> tensor<1024xbf16>
+  %b = linalg.reduce ins(%x : tensor<4096x1024xbf16>) outs(%fb : tensor<1024xbf16>) dimensions = [0]
+    (%a: bf16, %acc: bf16) { %r = arith.addf %a, %acc : bf16
+      linalg.yield %r : bf16 }
+  %ef = tensor.empty() : tensor<1024xf32>
+  %ff = linalg.fill ins(%zf : f32) outs(%ef : tensor<1024xf32>) -> tensor<1024xf32>
+  %f = linalg.reduce ins(%y : tensor<4096x1024xf32>) outs(%ff : tensor<1024xf32>) dimensions = [0]
+    (%a: f32, %acc: f32) { %r = arith.addf %a, %acc : f32
+      linalg.yield %r : f32 }
+  %em = tensor.empty() : tensor<1024xbf16>
+  %fm = linalg.fill ins(%ninf : bf16) outs(%em : tensor<1024xbf16>) -> tensor<1024xbf16>
+  %m = linalg.reduce ins(%x : tensor<4096x1024xbf16>) outs(%fm : tensor<1024xbf16>) dimensions = [0]
+    (%a: bf16, %acc: bf16) { %r = arith.maximumf %a, %acc : bf16
+      linalg.yield %r : bf16 }
+  return %b, %f, %m : tensor<1024xbf16>, tensor<1024xf32>, tensor<1024xbf16>
+}

@@ -6,6 +6,8 @@
 // EXPLAIN: remark: reduce_scatter of the parts of this f16 sum in f32, rounded once after as the single device's sum is: 512 bytes a rank instead of 256
 // EXPLAIN: remark: all_reduce of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 32 bytes a rank instead of 16
 // EXPLAIN: remark: all_reduce of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 32 bytes a rank instead of 16
+// EXPLAIN: remark: all_reduce of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 4 bytes a rank instead of 2
+// EXPLAIN: remark: all_reduce of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 8 bytes a rank instead of 4
 // EXPLAIN: remark: all_reduce of the parts of this bf16 matmul in f32, rounded once after as the single device's product is: 256 bytes a rank instead of 128
 // EXPLAIN-NOT: remark
 
@@ -112,6 +114,42 @@ func.func @matvec(%a: tensor<8x4xbf16>, %v: tensor<4xbf16>) -> tensor<8xbf16> {
   %p = linalg.matvec ins(%a, %v : tensor<8x4xbf16>, tensor<4xbf16>) outs(%z : tensor<8xbf16>) -> tensor<8xbf16>
   %r = dt.all_reduce %p on @mesh ["dp"] sum : tensor<8xbf16> -> tensor<8xbf16>
   return %r : tensor<8xbf16>
+}
+
+// Through moves of the elements (linear in them): a sum reshaped to a 0-D
+// loss before its all_reduce, and a slice of column sums expanded into rows
+// before theirs. The moves move f32.
+// CHECK-LABEL: func.func @through_moves
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1xf32>)
+// CHECK: %[[L:.*]] = tensor.collapse_shape %[[S]] [] : tensor<1xf32> into tensor<f32>
+// CHECK: dt.all_reduce %[[L]] on @mesh ["dp"] sum : tensor<f32> -> tensor<f32>
+// CHECK: %[[C:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<8x4xbf16>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: %[[SL:.*]] = tensor.extract_slice %[[C]][1] [2] [1] : tensor<4xf32> to tensor<2xf32>
+// CHECK: %[[EX:.*]] = tensor.expand_shape %[[SL]] {{\[\[}}0, 1]] output_shape [1, 2] : tensor<2xf32> into tensor<1x2xf32>
+// CHECK: dt.all_reduce %[[EX]] on @mesh ["dp"] sum : tensor<1x2xf32> -> tensor<1x2xf32>
+// CHECK-NOT: sum : tensor<{{.*}}bf16>
+// CHECK: return
+func.func @through_moves(%x: tensor<8x4xbf16>) -> (tensor<bf16>, tensor<1x2xbf16>) {
+  %zero = arith.constant 0.0 : bf16
+  %e1 = tensor.empty() : tensor<1xbf16>
+  %z1 = linalg.fill ins(%zero : bf16) outs(%e1 : tensor<1xbf16>) -> tensor<1xbf16>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0)>], iterator_types = ["reduction", "reduction"]}
+      ins(%x : tensor<8x4xbf16>) outs(%z1 : tensor<1xbf16>) {
+    ^bb0(%a: bf16, %acc: bf16):
+      %r = arith.addf %a, %acc : bf16
+      linalg.yield %r : bf16
+  } -> tensor<1xbf16>
+  %l = tensor.collapse_shape %s [] : tensor<1xbf16> into tensor<bf16>
+  %rl = dt.all_reduce %l on @mesh ["dp"] sum : tensor<bf16> -> tensor<bf16>
+  %e4 = tensor.empty() : tensor<4xbf16>
+  %z4 = linalg.fill ins(%zero : bf16) outs(%e4 : tensor<4xbf16>) -> tensor<4xbf16>
+  %c = linalg.reduce ins(%x : tensor<8x4xbf16>) outs(%z4 : tensor<4xbf16>) dimensions = [0]
+    (%a: bf16, %b: bf16) { %r = arith.addf %a, %b : bf16
+      linalg.yield %r : bf16 }
+  %sl = tensor.extract_slice %c[1] [2] [1] : tensor<4xbf16> to tensor<2xbf16>
+  %ex = tensor.expand_shape %sl [[0, 1]] output_shape [1, 2] : tensor<2xbf16> into tensor<1x2xbf16>
+  %rc = dt.all_reduce %ex on @mesh ["dp"] sum : tensor<1x2xbf16> -> tensor<1x2xbf16>
+  return %rl, %rc : tensor<bf16>, tensor<1x2xbf16>
 }
 
 // Left alone: a matmul's partial product (the library accumulates it in

@@ -396,6 +396,29 @@ static void redistributeTypedWholeValues(func::FuncOp func) {
   });
 }
 
+/// The sharding a result the user left free is returned in: the value's,
+/// but a 16-bit float sum of parts is added up in the program. Returned
+/// partial, each rank's part would be rounded to 16 bits before the caller
+/// adds them, where the single-device program rounds its f32 sum once
+/// (parts 257, 257, -256, -256 in bf16: 0, not 2); reduced in the program,
+/// dt-widen-partial-sums adds the parts in f32.
+static ShardingAttr freeResultSharding(Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  ShardingAttr sharding = getShardingEncoding(type);
+  if (!sharding || !isa<Float16Type, BFloat16Type>(type.getElementType()))
+    return sharding;
+  auto isSum = [](const Placement &p) {
+    return p.isPartial() && (p.reduction() == ReductionKind::Sum ||
+                             p.reduction() == ReductionKind::Avg);
+  };
+  if (llvm::none_of(sharding.getPlacements(), isSum))
+    return sharding;
+  SmallVector<Placement> added;
+  for (const Placement &p : sharding.getPlacements())
+    added.push_back(isSum(p) ? Placement::replicate() : p);
+  return ShardingAttr::get(sharding.getContext(), sharding.getMesh(), added);
+}
+
 static bool hasTensors(Operation *op) {
   auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
   return llvm::any_of(op->getOperandTypes(), isTensor) ||
@@ -1405,7 +1428,7 @@ LogicalResult FunctionPropagation::rewrite() {
         if (!isa<RankedTensorType>(operand.get().getType()))
           continue;
         if (!resultShardings[i])
-          resultShardings[i] = getShardingEncoding(operand.get().getType());
+          resultShardings[i] = freeResultSharding(operand.get());
         redistributeOperand(operand, resultShardings[i]);
       }
       continue;

@@ -14,6 +14,7 @@
 //
 // (a mean) becomes the sum accumulated in f32, the division in f32 (its
 // divisor extended), an all_reduce of f32, and one rounding of its result.
+// A reshape or a slice on the way moves f32 elements.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,12 +36,19 @@ using namespace mlir::dt;
 
 namespace {
 
-/// An elementwise generic the partial value passes through: the op and the
-/// input that carries the partial value.
+/// An op the partial value passes through: an elementwise generic linear
+/// in it, or a move of its elements (a reshape, a slice); and the operand
+/// that carries the partial value.
 struct Link {
-  linalg::GenericOp op;
+  Operation *op;
   unsigned input;
 };
+
+/// The ops that move a value's elements without computing: linear in it.
+bool isMove(Operation *op) {
+  return isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+             tensor::ExtractSliceOp>(op);
+}
 
 /// A partial sum and the way to its collective: the op that sums, which of
 /// its inits, how it accumulates, and the links after it, in order.
@@ -113,6 +121,13 @@ std::optional<PartialSum> matchPartialSum(Value value, bool matmuls) {
   auto result = dyn_cast<OpResult>(value);
   if (!result || !result.hasOneUse())
     return std::nullopt;
+  if (Operation *move = result.getOwner(); isMove(move)) {
+    std::optional<PartialSum> sum =
+        matchPartialSum(move->getOperand(0), matmuls);
+    if (sum)
+      sum->links.push_back({move, 0});
+    return sum;
+  }
   auto op = dyn_cast<linalg::LinalgOp>(result.getOwner());
   if (!op || !op.hasPureTensorSemantics())
     return std::nullopt;
@@ -141,12 +156,20 @@ std::optional<PartialSum> matchPartialSum(Value value, bool matmuls) {
 }
 
 /// `link` computed in f32 from `wide`, the f32 value of its partial input:
-/// every op that depends on it is made on f32 operands, the others it
-/// combines with extended.
+/// a move moves the f32 elements; in a generic, every op that depends on
+/// the partial value is made on f32 operands, the others it combines with
+/// extended.
 Value widenLink(RewriterBase &rewriter, Link link, Value wide) {
-  linalg::GenericOp op = link.op;
-  Location loc = op.getLoc();
   Type f32 = rewriter.getF32Type();
+  if (isMove(link.op)) {
+    Operation *moved = rewriter.clone(*link.op);
+    moved->setOperand(link.input, wide);
+    Value result = moved->getResult(0);
+    result.setType(cast<RankedTensorType>(result.getType()).clone(f32));
+    return result;
+  }
+  auto op = cast<linalg::GenericOp>(link.op);
+  Location loc = op.getLoc();
   SmallVector<Value> inputs = op.getDpsInputs();
   inputs[link.input] = wide;
   Value init = emptyLike(rewriter, loc, op->getResult(0), f32);
