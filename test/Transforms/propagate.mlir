@@ -2,6 +2,10 @@
 // RUN: dt-opt %s -split-input-file -dt-propagate=search=0 -dt-insert-redistribute -dt-check | FileCheck %s
 // Propagation is idempotent on its own output.
 // RUN: dt-opt %s -split-input-file -dt-propagate=search=0 | dt-opt -split-input-file -dt-propagate=search=0 -dt-check | FileCheck %s
+// Explained: a 16-bit sum of parts added up before it is returned.
+// RUN: dt-opt %s -split-input-file -dt-propagate="search=0 explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FREE
+// FREE: remark: result #0: [P(sum)] added up to [R] before it is returned: returned as a sum of parts, each rank's part would be rounded to bf16 before they are added
+// FREE-NOT: added up to
 
 // Megatron MLP, two layers (column-parallel, tanh, row-parallel, residual
 // add): exactly one all_reduce per MLP, no other collective.

@@ -1427,8 +1427,21 @@ LogicalResult FunctionPropagation::rewrite() {
         unsigned i = operand.getOperandNumber();
         if (!isa<RankedTensorType>(operand.get().getType()))
           continue;
-        if (!resultShardings[i])
+        if (!resultShardings[i]) {
           resultShardings[i] = freeResultSharding(operand.get());
+          ShardingAttr held = getShardingEncoding(operand.get().getType());
+          std::string element;
+          llvm::raw_string_ostream(element)
+              << getElementTypeOrSelf(operand.get().getType());
+          if (explain && resultShardings[i] != held)
+            emitRemark(ret.getLoc())
+                << "result #" << i << ": ["
+                << joinPlacements(held.getPlacements()) << "] added up to ["
+                << joinPlacements(resultShardings[i].getPlacements())
+                << "] before it is returned: returned as a sum of parts, "
+                   "each rank's part would be rounded to "
+                << element << " before they are added";
+        }
         redistributeOperand(operand, resultShardings[i]);
       }
       continue;
