@@ -1725,6 +1725,18 @@ def as_accurate_as_reference(args, text, seed, distributed, tmp):
 TYPED_PASSES = ["-dt-normalize-tensor-ops", "-dt-propagate", "-dt-insert-redistribute"]
 
 
+def tool_failure(name, command):
+    """Runs a step before dt-run (dt-opt, dt-compile): None when it
+    succeeds, else the verdict and its output (an error when it exits 1
+    with a message, a crash otherwise)."""
+    proc = subprocess.run(command, capture_output=True, timeout=180)
+    if proc.returncode == 0:
+        return None
+    output = proc.stdout.decode(errors="replace") + proc.stderr.decode(errors="replace")
+    verdict = "error" if proc.returncode == 1 and "error:" in output else "crash"
+    return verdict, f"{name}: exit code {proc.returncode}\n{output}"
+
+
 def run_one(args, seed, text, ranks):
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "program.mlir")
@@ -1739,27 +1751,16 @@ def run_one(args, seed, text, ranks):
                 # sharding, dt.redistribute where it moves. dt takes its
                 # own output as input, with the user's types as pins.
                 typed = os.path.join(tmp, "typed.mlir")
-                proc = subprocess.run(
-                    [args.typed, path, "-o", typed] + TYPED_PASSES,
-                    capture_output=True,
-                    timeout=180,
-                )
-                if proc.returncode != 0:
-                    output = proc.stdout.decode(errors="replace") + proc.stderr.decode(errors="replace")
-                    verdict = "error" if proc.returncode == 1 and "error:" in output else "crash"
-                    return verdict, f"dt-opt: exit code {proc.returncode}\n{output}"
+                failed = tool_failure("dt-opt", [args.typed, path, "-o", typed] + TYPED_PASSES)
+                if failed:
+                    return failed
                 path = typed
             if args.dt_compile:
                 artifact = os.path.join(tmp, "program.so")
-                proc = subprocess.run(
-                    [args.dt_compile, path, "-o", artifact] + args.compile_args.split(),
-                    capture_output=True,
-                    timeout=180,
-                )
-                if proc.returncode != 0:
-                    output = proc.stdout.decode(errors="replace") + proc.stderr.decode(errors="replace")
-                    verdict = "error" if proc.returncode == 1 and "error:" in output else "crash"
-                    return verdict, f"dt-compile: exit code {proc.returncode}\n{output}"
+                failed = tool_failure(
+                    "dt-compile", [args.dt_compile, path, "-o", artifact] + args.compile_args.split())
+                if failed:
+                    return failed
                 path = artifact
                 if args.compile_only:
                     return "pass", ""
