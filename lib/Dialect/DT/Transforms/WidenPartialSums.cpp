@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir::dt {
 #define GEN_PASS_DEF_WIDENPARTIALSUMSPASS
@@ -111,7 +112,8 @@ bool isMatmul(linalg::LinalgOp op) {
 }
 
 /// The partial sum `value` is, through linear links, if every value on the
-/// way has one use (the next op's) and the sum accumulates a 16-bit init
+/// way after the sum has one use (the next op's; the sum itself may have
+/// others, which read its rounding) and the sum accumulates a 16-bit init
 /// (matchHalfSum) and is not a matmul unless `matmuls`: the library's
 /// matmul already accumulates in f32 and rounds once per rank, and reducing
 /// its result in f32 doubles the bytes of every data-parallel gradient.
@@ -119,19 +121,10 @@ bool isMatmul(linalg::LinalgOp op) {
 /// mixed-precision product the library computes, writing f32.)
 std::optional<PartialSum> matchPartialSum(Value value, bool matmuls) {
   auto result = dyn_cast<OpResult>(value);
-  if (!result || !result.hasOneUse())
+  if (!result)
     return std::nullopt;
-  if (Operation *move = result.getOwner(); isMove(move)) {
-    std::optional<PartialSum> sum =
-        matchPartialSum(move->getOperand(0), matmuls);
-    if (sum)
-      sum->links.push_back({move, 0});
-    return sum;
-  }
   auto op = dyn_cast<linalg::LinalgOp>(result.getOwner());
-  if (!op || !op.hasPureTensorSemantics())
-    return std::nullopt;
-  if (op.getNumReductionLoops() > 0) {
+  if (op && op.hasPureTensorSemantics() && op.getNumReductionLoops() > 0) {
     if (!matmuls && isMatmul(op))
       return std::nullopt;
     unsigned init = result.getResultNumber();
@@ -140,8 +133,17 @@ std::optional<PartialSum> matchPartialSum(Value value, bool matmuls) {
       return std::nullopt;
     return PartialSum{op, init, *how, {}};
   }
-  auto generic = dyn_cast<linalg::GenericOp>(*op);
-  if (!generic)
+  if (!result.hasOneUse())
+    return std::nullopt;
+  if (Operation *move = result.getOwner(); isMove(move)) {
+    std::optional<PartialSum> sum =
+        matchPartialSum(move->getOperand(0), matmuls);
+    if (sum)
+      sum->links.push_back({move, 0});
+    return sum;
+  }
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(result.getOwner());
+  if (!generic || !generic.hasPureTensorSemantics())
     return std::nullopt;
   for (unsigned input = 0, e = generic.getNumDpsInputs(); input < e; ++input) {
     if (!isLinearLink(generic, input))
@@ -208,8 +210,12 @@ struct WidenPartialSumsPass
     : public mlir::dt::impl::WidenPartialSumsPassBase<WidenPartialSumsPass> {
   using Base::Base;
 
+  /// A partial sum's way to one of its collectives.
+  using Chain = std::pair<Operation *, PartialSum>;
+
   void runOnOperation() override {
-    SmallVector<std::pair<Operation *, PartialSum>> work;
+    // Per sum, the collectives its parts reach: the sum is widened once.
+    llvm::MapVector<Operation *, SmallVector<Chain, 1>> work;
     getOperation().walk([&](Operation *op) {
       ::dt::ReductionKind kind;
       if (auto allReduce = dyn_cast<AllReduceOp>(op))
@@ -231,12 +237,12 @@ struct WidenPartialSumsPass
         return;
       if (std::optional<PartialSum> sum =
               matchPartialSum(op->getOperand(0), matmuls))
-        work.emplace_back(op, std::move(*sum));
+        work[sum->op].emplace_back(op, std::move(*sum));
     });
     IRRewriter rewriter(&getContext());
-    for (auto &[collective, sum] : work)
-      if (succeeded(widen(rewriter, collective, sum)))
-        ++widenedCollectives;
+    for (auto &[sum, chains] : work)
+      if (succeeded(widen(rewriter, cast<linalg::LinalgOp>(sum), chains)))
+        widenedCollectives += chains.size();
   }
 
   /// The remark of `explain` at `collective`, the partial sum of a matmul
@@ -254,39 +260,48 @@ struct WidenPartialSumsPass
            << " bytes a rank instead of " << bytes;
   }
 
-  /// Sums `sum` in f32, its links and `collective` too, and rounds the
-  /// collective's result once; the 16-bit ops they replace are erased.
-  LogicalResult widen(RewriterBase &rewriter, Operation *collective,
-                      PartialSum &sum) {
-    Value narrowInit = sum.op.getDpsInits()[sum.init];
-    bool matmul = isMatmul(sum.op);
-    FailureOr<linalg::GenericOp> wide =
-        widenHalfSums(rewriter, sum.op, {{sum.init, sum.how}});
+  /// Sums `sum` in f32, and the links and the collective of each of
+  /// `chains`, and rounds each collective's result once; the 16-bit ops
+  /// they replace are erased. Other readers of the sum read it rounded.
+  LogicalResult widen(RewriterBase &rewriter, linalg::LinalgOp sum,
+                      ArrayRef<Chain> chains) {
+    SmallVector<std::pair<unsigned, HalfSum>> inits;
+    SmallVector<Operation *> maybeDead;
+    for (const auto &[collective, way] : chains)
+      if (llvm::none_of(inits,
+                        [&](auto &init) { return init.first == way.init; })) {
+        inits.push_back({way.init, way.how});
+        maybeDead.push_back(sum.getDpsInits()[way.init].getDefiningOp());
+      }
+    bool matmul = isMatmul(sum);
+    FailureOr<linalg::GenericOp> wide = widenHalfSums(rewriter, sum, inits);
     if (failed(wide))
       return failure();
-    if (explain)
-      explainWidening(collective, matmul);
-    // The sum's old result is now its rounding, which the first link (or
-    // the collective) reads.
-    Value current = wide->getResult(sum.init);
-    SmallVector<Operation *> maybeDead = {narrowInit.getDefiningOp()};
-    for (Operation *user : current.getUsers())
-      maybeDead.push_back(user);
-    for (Link link : sum.links) {
-      rewriter.setInsertionPoint(link.op);
-      current = widenLink(rewriter, link, current);
+    // The sum's old results are now their roundings, which the first link
+    // (or the collective) of each chain reads.
+    for (auto [init, how] : inits)
+      for (Operation *user : wide->getResult(init).getUsers())
+        maybeDead.push_back(user);
+    for (const auto &[collective, way] : chains) {
+      if (explain)
+        explainWidening(collective, matmul);
+      Value current = wide->getResult(way.init);
+      for (Link link : way.links) {
+        rewriter.setInsertionPoint(link.op);
+        current = widenLink(rewriter, link, current);
+      }
+      rewriter.setInsertionPoint(collective);
+      Operation *widened = rewriter.clone(*collective);
+      widened->setOperand(0, current);
+      auto resultType = cast<RankedTensorType>(collective->getResultTypes()[0]);
+      widened->getResult(0).setType(resultType.clone(rewriter.getF32Type()));
+      Value rounded =
+          convertElements(rewriter, collective->getLoc(), widened->getResult(0),
+                          resultType.getElementType());
+      rewriter.replaceOp(collective, rounded);
+      for (Link link : llvm::reverse(way.links))
+        rewriter.eraseOp(link.op);
     }
-    rewriter.setInsertionPoint(collective);
-    Operation *widened = rewriter.clone(*collective);
-    widened->setOperand(0, current);
-    auto resultType = cast<RankedTensorType>(collective->getResultTypes()[0]);
-    widened->getResult(0).setType(resultType.clone(rewriter.getF32Type()));
-    Value rounded =
-        convertElements(rewriter, collective->getLoc(), widened->getResult(0),
-                        resultType.getElementType());
-    rewriter.replaceOp(collective, rounded);
-    for (Link link : llvm::reverse(sum.links))
-      rewriter.eraseOp(link.op);
     eraseDead(rewriter, maybeDead);
     return success();
   }

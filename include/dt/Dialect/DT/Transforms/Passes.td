@@ -489,10 +489,13 @@ def WidenPartialSumsPass : Pass<"dt-widen-partial-sums", "ModuleOp"> {
     elementwise generics linear in it (`addf`, `subf`, `mulf`, `divf`,
     `negf`: a mean, a scaled loss) and moves of its elements
     (`tensor.collapse_shape`, `expand_shape`, `extract_slice`: a reshape
-    into a 0-D loss), each value on the way used once, reduces the parts in
-    f32: the sum accumulates in f32, the generics compute in f32 (what they
-    combine it with extended), the moves move f32, the collective moves
-    f32, and its result is rounded once to the 16-bit type.
+    into a 0-D loss), each value on the way after the sum used once,
+    reduces the parts in f32: the sum accumulates in f32, the generics
+    compute in f32 (what they combine it with extended), the moves move
+    f32, the collective moves f32, and its result is rounded once to the
+    16-bit type. A sum that several collectives reduce (CSE makes one of two
+    identical sums) is widened once for all of them; its other readers read
+    it rounded once.
 
     The single-device program accumulates such a sum in f32 and rounds it
     once (`dt-widen-half-sums`); rounded to 16 bits on each rank first,
