@@ -61,7 +61,7 @@ static void printShardingAndType(OpAsmPrinter &printer, Operation *,
 #define GET_OP_CLASSES
 #include "dt/Dialect/DT/IR/DTOps.cpp.inc"
 
-bool mlir::dt::matchConstantValueType(Operation *op) {
+bool mlir::dt::syncConstantValueType(Operation *op) {
   auto constant = dyn_cast<arith::ConstantOp>(op);
   auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
                         : DenseElementsAttr();

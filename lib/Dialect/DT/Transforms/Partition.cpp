@@ -521,7 +521,7 @@ LogicalResult FunctionPartitioner::localizeAttributes(Operation *op) {
       return success();
     // Propagation gave the value its sharding too; a whole one (replicated)
     // only drops it.
-    if (matchConstantValueType(op))
+    if (syncConstantValueType(op))
       return success();
     if (!dense.isSplat())
       return op->emitOpError("is a sharded non-splat constant");

@@ -392,7 +392,7 @@ static void redistributeTypedWholeValues(func::FuncOp func) {
         RedistributeOp::create(builder, op->getLoc(), type, op->getResult(0));
     op->getResult(0).replaceAllUsesExcept(redistribute, redistribute);
     op->getResult(0).setType(wholeType);
-    matchConstantValueType(op);
+    syncConstantValueType(op);
   });
 }
 
@@ -417,6 +417,25 @@ static ShardingAttr freeResultSharding(Value value) {
   for (const Placement &p : sharding.getPlacements())
     added.push_back(isSum(p) ? Placement::replicate() : p);
   return ShardingAttr::get(sharding.getContext(), sharding.getMesh(), added);
+}
+
+/// With `explain`: a remark at `ret` when its operand `i`, a free result,
+/// is returned in `returned` rather than as its value is held.
+static void explainFreeResult(func::ReturnOp ret, unsigned i,
+                              ShardingAttr returned) {
+  Value value = ret.getOperand(i);
+  ShardingAttr held = getShardingEncoding(value.getType());
+  if (returned == held)
+    return;
+  std::string element;
+  llvm::raw_string_ostream(element) << getElementTypeOrSelf(value.getType());
+  emitRemark(ret.getLoc()) << "result #" << i << ": ["
+                           << joinPlacements(held.getPlacements())
+                           << "] added up to ["
+                           << joinPlacements(returned.getPlacements())
+                           << "] before it is returned: returned as a sum of "
+                              "parts, each rank's part would be rounded to "
+                           << element << " before they are added";
 }
 
 static bool hasTensors(Operation *op) {
@@ -1363,7 +1382,7 @@ LogicalResult FunctionPropagation::rewrite() {
 
   // Constants carry their type in their value too.
   for (Operation *op : ops)
-    matchConstantValueType(op);
+    syncConstantValueType(op);
 
   // Every operand an op needs in another sharding gets its dt.redistribute:
   // upstream verifiers demand equal types (SameOperandsAndResultType,
@@ -1429,18 +1448,8 @@ LogicalResult FunctionPropagation::rewrite() {
           continue;
         if (!resultShardings[i]) {
           resultShardings[i] = freeResultSharding(operand.get());
-          ShardingAttr held = getShardingEncoding(operand.get().getType());
-          std::string element;
-          llvm::raw_string_ostream(element)
-              << getElementTypeOrSelf(operand.get().getType());
-          if (explain && resultShardings[i] != held)
-            emitRemark(ret.getLoc())
-                << "result #" << i << ": ["
-                << joinPlacements(held.getPlacements()) << "] added up to ["
-                << joinPlacements(resultShardings[i].getPlacements())
-                << "] before it is returned: returned as a sum of parts, "
-                   "each rank's part would be rounded to "
-                << element << " before they are added";
+          if (explain)
+            explainFreeResult(ret, i, resultShardings[i]);
         }
         redistributeOperand(operand, resultShardings[i]);
       }

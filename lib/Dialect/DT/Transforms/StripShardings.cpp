@@ -74,7 +74,7 @@ struct StripShardingsPass
       for (Value result : op->getResults())
         result.setType(stripEncoding(result.getType()));
       // A constant holds its type in its value too.
-      matchConstantValueType(op);
+      syncConstantValueType(op);
       for (Region &region : op->getRegions())
         for (Block &block : region)
           for (BlockArgument arg : block.getArguments())

@@ -60,7 +60,7 @@ bool isMeshedFunction(FunctionOpInterface func);
 /// value. After a pass changed the result type's encoding (not its shape),
 /// gives the value the same type; true when `op` is such a constant in step
 /// now, false for any other op or a shape that differs.
-bool matchConstantValueType(Operation *op);
+bool syncConstantValueType(Operation *op);
 
 /// Emits an error at each op of a meshed function whose tensor operand,
 /// result or block argument has no dt sharding encoding (upstream rewrites
