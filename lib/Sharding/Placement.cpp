@@ -38,11 +38,12 @@ std::string Placement::str() const {
   return "R";
 }
 
+bool isLinearReduction(ReductionKind kind) {
+  return kind == ReductionKind::Sum || kind == ReductionKind::Avg;
+}
+
 bool partialKindsCommute(ReductionKind a, ReductionKind b) {
-  auto linear = [](ReductionKind k) {
-    return k == ReductionKind::Sum || k == ReductionKind::Avg;
-  };
-  return a == b || (linear(a) && linear(b));
+  return a == b || (isLinearReduction(a) && isLinearReduction(b));
 }
 
 std::optional<Placement> parsePlacement(std::string_view text) {

@@ -89,6 +89,10 @@ std::string joinPlacements(const Range &placements,
   return text;
 }
 
+/// True for the reductions that add the ranks' parts (sum and avg, both
+/// linear); max and min instead pick one of equal or unequal values.
+bool isLinearReduction(ReductionKind kind);
+
 /// True when partial values of kinds `a` and `b` on two mesh axes reduce to
 /// the same global value in either order: sum and avg (both linear), or the
 /// same kind. Max after sum is not sum after max, so a sharding whose partial

@@ -350,6 +350,18 @@ static void rematerializeCheapValues(func::FuncOp func) {
     cloneForEachUse(empty);
 }
 
+/// `sharding` with the placements `replaced` picks replicated instead (the
+/// same attribute when it picks none).
+static ShardingAttr
+replicatedWhere(ShardingAttr sharding,
+                llvm::function_ref<bool(const Placement &)> replaced) {
+  SmallVector<Placement> placements;
+  for (const Placement &p : sharding.getPlacements())
+    placements.push_back(replaced(p) ? Placement::replicate() : p);
+  return ShardingAttr::get(sharding.getContext(), sharding.getMesh(),
+                           placements);
+}
+
 /// A tensor whose values differ from element to element but are written
 /// into the program (a dense constant, a `tensor.from_elements`) is whole on
 /// every rank: its rule asks for replication. A type the user wrote on one
@@ -374,18 +386,12 @@ static void redistributeTypedWholeValues(func::FuncOp func) {
     if (!sharding)
       return;
     // Equal values on every rank are their own max and min.
-    auto producible = [](const Placement &p) {
-      return p.isReplicate() ||
-             (p.isPartial() && (p.reduction() == ReductionKind::Max ||
-                                p.reduction() == ReductionKind::Min));
-    };
-    SmallVector<Placement> whole;
-    for (const Placement &p : sharding.getPlacements())
-      whole.push_back(producible(p) ? p : Placement::replicate());
-    if (llvm::equal(whole, sharding.getPlacements()))
+    ShardingAttr whole = replicatedWhere(sharding, [](const Placement &p) {
+      return p.isShard() || (p.isPartial() && isLinearReduction(p.reduction()));
+    });
+    if (whole == sharding)
       return;
-    auto wholeType = withSharding(
-        type, ShardingAttr::get(op->getContext(), sharding.getMesh(), whole));
+    auto wholeType = withSharding(type, whole);
     OpBuilder builder(op->getContext());
     builder.setInsertionPointAfter(op);
     auto redistribute =
@@ -407,16 +413,9 @@ static ShardingAttr freeResultSharding(Value value) {
   ShardingAttr sharding = getShardingEncoding(type);
   if (!sharding || !isa<Float16Type, BFloat16Type>(type.getElementType()))
     return sharding;
-  auto isSum = [](const Placement &p) {
-    return p.isPartial() && (p.reduction() == ReductionKind::Sum ||
-                             p.reduction() == ReductionKind::Avg);
-  };
-  if (llvm::none_of(sharding.getPlacements(), isSum))
-    return sharding;
-  SmallVector<Placement> added;
-  for (const Placement &p : sharding.getPlacements())
-    added.push_back(isSum(p) ? Placement::replicate() : p);
-  return ShardingAttr::get(sharding.getContext(), sharding.getMesh(), added);
+  return replicatedWhere(sharding, [](const Placement &p) {
+    return p.isPartial() && isLinearReduction(p.reduction());
+  });
 }
 
 /// With `explain`: a remark at `ret` when its operand `i`, a free result,
