@@ -447,7 +447,10 @@ double unitRoundoff(ModuleOp module) {
 /// extended to f32 is computed in f32.
 double unitRoundoff(Value result, SymbolTableCollection &symbols) {
   NarrowestFloat narrowest;
+  // The values whose making counts, and the ops whose every nested op
+  // counts (a function called on the way, and those it calls in turn).
   SmallVector<Value> work = {result};
+  SmallVector<Operation *> callees;
   llvm::DenseSet<Value> seenValues;
   llvm::DenseSet<Operation *> seenOps;
   auto visit = [&](Operation *root) {
@@ -459,13 +462,14 @@ double unitRoundoff(Value result, SymbolTableCollection &symbols) {
       llvm::append_range(work, op->getOperands());
       if (auto call = dyn_cast<CallOpInterface>(op))
         if (Operation *callee = call.resolveCallableInTable(&symbols))
-          callee->walk([&](Operation *nested) {
-            for (Type type : nested->getResultTypes())
-              narrowest.see(type);
-          });
+          callees.push_back(callee);
     });
   };
-  while (!work.empty()) {
+  while (!work.empty() || !callees.empty()) {
+    if (!callees.empty()) {
+      visit(callees.pop_back_val());
+      continue;
+    }
     Value value = work.pop_back_val();
     if (!seenValues.insert(value).second)
       continue;

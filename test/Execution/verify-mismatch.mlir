@@ -20,6 +20,14 @@
 // computation goes through (f32 here, 2^-24), not the program's (which
 // holds bf16 values in @with_bf16, 2^-8), alone or beside a bf16 result.
 // RUN: dt-run %s --entry with_bf16 --input 0=%t.x.npy --verify | FileCheck %s --check-prefix=JUDGE
+// The units dt-compile exports, per result: f32's for @main's sum and
+// @with_bf16's, bf16's for its rounded copy and for @through_calls, whose
+// f32 result goes through bf16 two calls down (the walk followed one call
+// and missed it: 2^-24).
+// RUN: dt-compile %s --wide-reference --emit=llvm -o - | FileCheck %s --check-prefix=UNITS
+// UNITS-DAG: @dt_unit_roundoffs_main = {{.*}} [1 x double] [double 0x3E70000000000000]
+// UNITS-DAG: @dt_unit_roundoffs_with_bf16 = {{.*}} [2 x double] [double 0x3E70000000000000, double 3.906250e-03]
+// UNITS-DAG: @dt_unit_roundoffs_through_calls = {{.*}} [1 x double] [double 3.906250e-03]
 // A tolerance that admits the difference passes.
 // RUN: dt-run %s --input 0=%t.x.npy --verify --atol=1 | FileCheck %s --check-prefix=LOOSE
 // LOOSE: result #0 2 f32: max abs err 1, {{.*}}: ok
@@ -55,4 +63,19 @@ func.func @with_bf16(%x: tensor<2x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(1
     linalg.yield %t : bf16
   } -> tensor<2x4xbf16>
   return %s, %b : tensor<2xf32>, tensor<2x4xbf16>
+}
+
+func.func private @round_to_bf16(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %h = arith.truncf %x : tensor<2x4xf32> to tensor<2x4xbf16>
+  %w = arith.extf %h : tensor<2x4xbf16> to tensor<2x4xf32>
+  return %w : tensor<2x4xf32>
+}
+func.func private @calls_round(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %y = call @round_to_bf16(%x) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+func.func @through_calls(%x: tensor<2x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>})
+    -> (tensor<2x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(1)]>}) {
+  %y = call @calls_round(%x) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
 }
