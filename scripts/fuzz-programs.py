@@ -975,10 +975,10 @@ class Program:
 
     def op_accumulate(self):
         """Gradient accumulation: an scf.for whose carry starts from a value
-        of the program and adds a product at each step: a matmul reducing
-        into the carry (its init), or an arith add or a linalg.generic add
-        of one; the carry may hold a partial sum through the loop, whatever
-        its init holds."""
+        of the program and adds a product at each step, or a column sum (a
+        bias gradient): a matmul or a reduction into the carry (its init),
+        or an arith add or a linalg.generic add of one; the carry may hold a
+        partial sum through the loop, whatever its init holds."""
         lhs = self.pick(lambda s: len(s) == 2)
         if not lhs:
             return
@@ -989,7 +989,9 @@ class Program:
         else:
             n = self.dim(m, k)
             rhs_name = self.new_arg([k, n])
-        shape = [m, n]
+        # Column sums of the right operand: a sum over its rows, k.
+        columns = not integer() and self.rng.random() < 0.35
+        shape = [n] if columns else [m, n]
         t = ttype(shape)
         init = self.pick(lambda s: s == shape)
         init_name = init[0] if init else self.new_arg(shape)
@@ -1001,16 +1003,29 @@ class Program:
         trips = f"%c{self.rng.randint(0, 3)}"
         operands = f"ins({lhs[0]}, {rhs_name} : {ttype(lhs[1])}, {ttype([k, n])})"
         self.emit(f"{loop} = scf.for %i{tag} = %c0 to {trips} step %c1 iter_args(%g{tag} = {init_name}) -> ({t}) {{")
+
+        def term(out, into):
+            if not columns:
+                self.emit(f"    {out} = linalg.matmul {operands} outs({into} : {t}) -> {t}")
+                return
+            self.emit(f"    {out} = linalg.reduce ins({rhs_name} : {ttype([k, n])}) outs({into} : {t}) dimensions = [0]")
+            self.emit(f"      (%in: {ELEMENT}, %acc: {ELEMENT}) {{")
+            self.emit(f"        %r = arith.addf %in, %acc : {ELEMENT}")
+            self.emit(f"        linalg.yield %r : {ELEMENT}")
+            self.emit("      }")
+
         if form == "into":
-            self.emit(f"    %y{tag} = linalg.matmul {operands} outs(%g{tag} : {t}) -> {t}")
+            term(f"%y{tag}", f"%g{tag}")
         else:
-            self.emit(f"    %p{tag} = linalg.matmul {operands} outs({zero} : {t}) -> {t}")
+            term(f"%p{tag}", zero)
         if form == "arith":
             self.emit(f"    %y{tag} = {spelled('arith.addf')} %g{tag}, %p{tag} : {t}")
         if form == "generic":
-            identity = "affine_map<(d0, d1) -> (d0, d1)>"
+            dims = ", ".join(f"d{i}" for i in range(len(shape)))
+            identity = f"affine_map<({dims}) -> ({dims})>"
+            parallel = ", ".join(['"parallel"'] * len(shape))
             self.emit(f"    %y{tag} = linalg.generic {{indexing_maps = [{identity}, {identity}, {identity}], "
-                      f'iterator_types = ["parallel", "parallel"]}} '
+                      f'iterator_types = [{parallel}]}} '
                       f"ins(%g{tag}, %p{tag} : {t}, {t}) outs({zero} : {t}) {{")
             self.emit(f"      ^bb0(%a: {ELEMENT}, %b: {ELEMENT}, %o: {ELEMENT}):")
             self.emit(f"        %s = {spelled('arith.addf')} %a, %b : {ELEMENT}")

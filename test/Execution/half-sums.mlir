@@ -43,6 +43,16 @@
 // RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --entry returned_twice --verify | FileCheck %s --check-prefix=RSUM %}
 // TWO-TWO: {{^}}2.0{{$}}
 // TWO-TWO-NEXT: {{^}}2.0{{$}}
+// RUN: dt-run %s --entry accumulated --verify --output-dir %t.acc | FileCheck %s --check-prefix=RSUM
+// RUN: %npy print %t.acc/result0.npy > %t.acc.values && %npy print %t.acc/result1.npy >> %t.acc.values && FileCheck %s --check-prefix=FOUR-FOUR < %t.acc.values
+// RUN: dt-run %t.emu.so --entry accumulated --verify | FileCheck %s --check-prefix=RSUM
+// RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --entry accumulated --verify | FileCheck %s --check-prefix=RSUM %}
+// FOUR-FOUR: {{^}}4.0{{$}}
+// FOUR-FOUR-NEXT: {{^}}4.0{{$}}
+// RUN: dt-opt %s -dt-shard | FileCheck %s --check-prefix=ACC-PLAN
+// ACC-PLAN-LABEL: func.func @accumulated
+// ACC-PLAN: scf.for {{.*}} -> (tensor<f32>, tensor<f32>)
+// ACC-PLAN: dt.all_reduce %{{.*}} on @mesh ["tp"] sum {dt.combined = 2 : i64} : tensor<2xf32>
 // RUN: dt-opt %s -dt-shard | FileCheck %s --check-prefix=RSUM-PLAN
 // RSUM-PLAN-LABEL: func.func @returned_sum
 // RSUM-PLAN: tensor.collapse_shape %{{.*}} [] : tensor<1xf32> into tensor<f32>
@@ -258,4 +268,36 @@ func.func @returned_twice() -> (tensor<bf16>, tensor<1xbf16>) {
   } -> tensor<1xbf16>
   %s2p = dt.constrain %s2 to #dt.sharding<@mesh, [P(sum)]> : tensor<1xbf16>
   return %l, %s2p : tensor<bf16>, tensor<1xbf16>
+}
+
+// Sums carried by a loop (a bias gradient accumulated over two
+// micro-batches, their rows split over the ranks), one accumulated into the
+// carry, one added to it: each rank's part of a micro-batch is 257, 257,
+// -256, -256, the sums 2 and 4. The loop carries them in f32, one
+// all_reduce adds both and they are rounded once after it; carried in bf16, each rank's running
+// part rounded 257 to 256 and 513 to 512 and the ranks added up to 0.
+func.func @accumulated() -> (tensor<bf16>, tensor<bf16>) {
+  %zero = arith.constant 0.0 : bf16
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c = arith.constant dense<[[256.0, 1.0, 256.0, 1.0, -128.0, -128.0, -128.0, -128.0],
+                             [256.0, 1.0, 256.0, 1.0, -128.0, -128.0, -128.0, -128.0]]> : tensor<2x8xbf16>
+  %x = dt.constrain %c to #dt.sharding<@mesh, [S(1)]> : tensor<2x8xbf16>
+  %e = tensor.empty() : tensor<bf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<bf16>) -> tensor<bf16>
+  %g:2 = scf.for %i = %c0 to %c2 step %c1 iter_args(%acc = %z, %acc2 = %z) -> (tensor<bf16>, tensor<bf16>) {
+    %xi = tensor.extract_slice %x[%i, 0] [1, 8] [1, 1] : tensor<2x8xbf16> to tensor<8xbf16>
+    %s = linalg.reduce ins(%xi : tensor<8xbf16>) outs(%acc : tensor<bf16>) dimensions = [0]
+      (%in: bf16, %a: bf16) { %r = arith.addf %in, %a : bf16
+        linalg.yield %r : bf16 }
+    %sp = dt.constrain %s to #dt.sharding<@mesh, [P(sum)]> : tensor<bf16>
+    %t = linalg.reduce ins(%xi : tensor<8xbf16>) outs(%z : tensor<bf16>) dimensions = [0]
+      (%in: bf16, %a: bf16) { %r = arith.addf %in, %a : bf16
+        linalg.yield %r : bf16 }
+    %n = arith.addf %acc2, %t : tensor<bf16>
+    %np = dt.constrain %n to #dt.sharding<@mesh, [P(sum)]> : tensor<bf16>
+    scf.yield %sp, %np : tensor<bf16>, tensor<bf16>
+  }
+  return %g#0, %g#1 : tensor<bf16>, tensor<bf16>
 }

@@ -10,6 +10,8 @@
 // EXPLAIN: remark: all_reduce of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 8 bytes a rank instead of 4
 // EXPLAIN: remark: all_reduce of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 32 bytes a rank instead of 16
 // EXPLAIN: remark: reduce_scatter of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 32 bytes a rank instead of 16
+// EXPLAIN-COUNT-4: remark: all_reduce of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 16 bytes a rank instead of 8; the loop carries it in f32, each rank's part rounded after the loop instead of at every iteration
+// EXPLAIN: remark: all_reduce of the parts of this bf16 matmul in f32, rounded once after as the single device's product is: 64 bytes a rank instead of 32; the loop carries it in f32, each rank's part rounded after the loop instead of at every iteration
 // EXPLAIN: remark: all_reduce of the parts of this bf16 matmul in f32, rounded once after as the single device's product is: 256 bytes a rank instead of 128
 // EXPLAIN-NOT: remark
 
@@ -181,6 +183,121 @@ func.func @read_thrice(%x: tensor<8x4xbf16>) -> (tensor<8xbf16>, tensor<2xbf16>,
   } -> tensor<8xbf16>
   %r2 = dt.reduce_scatter %sc on @mesh ["dp"] sum dim 0 : tensor<8xbf16> -> tensor<2xbf16>
   return %r1, %r2, %s : tensor<8xbf16>, tensor<2xbf16>, tensor<8xbf16>
+}
+
+// Sums a loop carries from iteration to iteration (gradients accumulated
+// over micro-batches), reduced after it: the loop carries them in f32 from
+// their inits widened. A column sum into the carry; a column sum into
+// zeros added to it, by arith and by a generic (each becomes the sum
+// accumulated into the carry); halved on the way, a link in the loop. The
+// first carry is also returned: read rounded after the loop.
+// CHECK-LABEL: func.func @carried
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8x4xbf16>, %[[INIT:.*]]: tensor<4xbf16>)
+// CHECK: %[[W:.*]] = linalg.generic {{.*}} ins(%[[INIT]] : tensor<4xbf16>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: arith.extf
+// CHECK: %[[Z1:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: %[[Z2:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: %[[Z3:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: %[[LOOP:.*]]:4 = scf.for %[[I:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[W]], %[[B:.*]] = %[[Z1]], %[[C:.*]] = %[[Z2]], %[[D:.*]] = %[[Z3]]) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+// CHECK-NOT: bf16 to f32
+// CHECK: %[[SA:.*]] = linalg.generic {{.*}} outs(%[[A]] : tensor<4xf32>)
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: %[[SB:.*]] = linalg.generic {{.*}} outs(%[[B]] : tensor<4xf32>)
+// CHECK: %[[SC:.*]] = linalg.generic {{.*}} outs(%[[C]] : tensor<4xf32>)
+// CHECK: %[[SD:.*]] = linalg.generic {{.*}} outs(%[[D]] : tensor<4xf32>)
+// CHECK: %[[HALF:.*]] = linalg.generic {{.*}} ins(%[[SD]] : tensor<4xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: scf.yield %[[SA]], %[[SB]], %[[SC]], %[[HALF]] : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+// CHECK: %[[ROUNDED:.*]] = linalg.generic {{.*}} ins(%[[LOOP]]#0 : tensor<4xf32>) outs(%{{.*}} : tensor<4xbf16>)
+// CHECK: dt.all_reduce %[[LOOP]]#0 on @mesh ["dp"] sum : tensor<4xf32> -> tensor<4xf32>
+// CHECK: dt.all_reduce %[[LOOP]]#1 on @mesh ["dp"] sum : tensor<4xf32> -> tensor<4xf32>
+// CHECK: dt.all_reduce %[[LOOP]]#2 on @mesh ["dp"] sum : tensor<4xf32> -> tensor<4xf32>
+// CHECK: dt.all_reduce %[[LOOP]]#3 on @mesh ["dp"] avg : tensor<4xf32> -> tensor<4xf32>
+// CHECK: return %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ROUNDED]]
+func.func @carried(%x: tensor<4x8x4xbf16>, %init: tensor<4xbf16>)
+    -> (tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : bf16
+  %half = arith.constant 0.5 : bf16
+  %e = tensor.empty() : tensor<4xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<4xbf16>) -> tensor<4xbf16>
+  %g:4 = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %init, %b = %z, %c = %z, %d = %z)
+      -> (tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>) {
+    %xi = tensor.extract_slice %x[%i, 0, 0] [1, 8, 4] [1, 1, 1] : tensor<4x8x4xbf16> to tensor<8x4xbf16>
+    %sa = linalg.reduce ins(%xi : tensor<8x4xbf16>) outs(%a : tensor<4xbf16>) dimensions = [0]
+      (%in: bf16, %acc: bf16) { %r = arith.addf %in, %acc : bf16
+        linalg.yield %r : bf16 }
+    %tb = linalg.reduce ins(%xi : tensor<8x4xbf16>) outs(%z : tensor<4xbf16>) dimensions = [0]
+      (%in: bf16, %acc: bf16) { %r = arith.addf %in, %acc : bf16
+        linalg.yield %r : bf16 }
+    %sb = arith.addf %b, %tb : tensor<4xbf16>
+    %tc = linalg.reduce ins(%xi : tensor<8x4xbf16>) outs(%z : tensor<4xbf16>) dimensions = [0]
+      (%in: bf16, %acc: bf16) { %r = arith.addf %in, %acc : bf16
+        linalg.yield %r : bf16 }
+    %sc = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+        ins(%tc, %c : tensor<4xbf16>, tensor<4xbf16>) outs(%e : tensor<4xbf16>) {
+      ^bb0(%p: bf16, %q: bf16, %o: bf16):
+        %s = arith.addf %q, %p : bf16
+        linalg.yield %s : bf16
+    } -> tensor<4xbf16>
+    %sd = linalg.reduce ins(%xi : tensor<8x4xbf16>) outs(%d : tensor<4xbf16>) dimensions = [0]
+      (%in: bf16, %acc: bf16) { %r = arith.addf %in, %acc : bf16
+        linalg.yield %r : bf16 }
+    %hd = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+        ins(%sd : tensor<4xbf16>) outs(%e : tensor<4xbf16>) {
+      ^bb0(%p: bf16, %o: bf16):
+        %s = arith.mulf %p, %half : bf16
+        linalg.yield %s : bf16
+    } -> tensor<4xbf16>
+    scf.yield %sa, %sb, %sc, %hd : tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>
+  }
+  %ra = dt.all_reduce %g#0 on @mesh ["dp"] sum : tensor<4xbf16> -> tensor<4xbf16>
+  %rb = dt.all_reduce %g#1 on @mesh ["dp"] sum : tensor<4xbf16> -> tensor<4xbf16>
+  %rc = dt.all_reduce %g#2 on @mesh ["dp"] sum : tensor<4xbf16> -> tensor<4xbf16>
+  %rd = dt.all_reduce %g#3 on @mesh ["dp"] avg : tensor<4xbf16> -> tensor<4xbf16>
+  return %ra, %rb, %rc, %rd, %g#0 : tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>
+}
+
+// Carries left alone: one the body reads twice (a running sum it also
+// scales), one that only passes a value through (nothing is added to it),
+// and a matmul accumulated into the carry (widened with `matmuls`).
+// CHECK-LABEL: func.func @carried_left_alone
+// CHECK: scf.for {{.*}} -> (tensor<4xbf16>, tensor<4xbf16>, tensor<4x4xbf16>)
+// CHECK-NOT: f32
+// CHECK: return
+// MATMULS-LABEL: func.func @carried_left_alone
+// MATMULS: scf.for {{.*}} -> (tensor<4xbf16>, tensor<4xbf16>, tensor<4x4xf32>)
+// MATMULS: dt.all_reduce %{{.*}}#0 on @mesh ["dp"] sum : tensor<4xbf16> -> tensor<4xbf16>
+// MATMULS: dt.all_reduce %{{.*}}#1 on @mesh ["dp"] sum : tensor<4xbf16> -> tensor<4xbf16>
+// MATMULS: dt.all_reduce %{{.*}}#2 on @mesh ["dp"] sum : tensor<4x4xf32> -> tensor<4x4xf32>
+func.func @carried_left_alone(%x: tensor<4x8x4xbf16>, %w: tensor<8x4xbf16>)
+    -> (tensor<4xbf16>, tensor<4xbf16>, tensor<4x4xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<4xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<4xbf16>) -> tensor<4xbf16>
+  %e2 = tensor.empty() : tensor<4x4xbf16>
+  %z2 = linalg.fill ins(%zero : bf16) outs(%e2 : tensor<4x4xbf16>) -> tensor<4x4xbf16>
+  %g:3 = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %z, %b = %z, %m = %z2)
+      -> (tensor<4xbf16>, tensor<4xbf16>, tensor<4x4xbf16>) {
+    %xi = tensor.extract_slice %x[%i, 0, 0] [1, 8, 4] [1, 1, 1] : tensor<4x8x4xbf16> to tensor<8x4xbf16>
+    %sa = linalg.reduce ins(%xi : tensor<8x4xbf16>) outs(%a : tensor<4xbf16>) dimensions = [0]
+      (%in: bf16, %acc: bf16) { %r = arith.addf %in, %acc : bf16
+        linalg.yield %r : bf16 }
+    %twice = arith.addf %sa, %a : tensor<4xbf16>
+    %sb = arith.mulf %b, %b : tensor<4xbf16>
+    %mi = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+        ins(%xi, %w : tensor<8x4xbf16>, tensor<8x4xbf16>) outs(%m : tensor<4x4xbf16>) -> tensor<4x4xbf16>
+    scf.yield %twice, %sb, %mi : tensor<4xbf16>, tensor<4xbf16>, tensor<4x4xbf16>
+  }
+  %ra = dt.all_reduce %g#0 on @mesh ["dp"] sum : tensor<4xbf16> -> tensor<4xbf16>
+  %rb = dt.all_reduce %g#1 on @mesh ["dp"] sum : tensor<4xbf16> -> tensor<4xbf16>
+  %rm = dt.all_reduce %g#2 on @mesh ["dp"] sum : tensor<4x4xbf16> -> tensor<4x4xbf16>
+  return %ra, %rb, %rm : tensor<4xbf16>, tensor<4xbf16>, tensor<4x4xbf16>
 }
 
 // Left alone: a matmul's partial product (the library accumulates it in

@@ -74,9 +74,8 @@ Value mlir::dt::convertElements(OpBuilder &b, Location loc, Value value,
       .getResult(0);
 }
 
-/// The f32 init a widened sum starts from: a fill of the widened scalar
-/// when `init` was a fill, else `init` widened.
-static Value widenInit(OpBuilder &b, Location loc, Value init, Type wide) {
+Value mlir::dt::widenInit(OpBuilder &b, Location loc, Value init) {
+  Type wide = b.getF32Type();
   if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
     // A constant (a zero, typically) folds to the wide constant.
     Value scalar =
@@ -89,7 +88,8 @@ static Value widenInit(OpBuilder &b, Location loc, Value init, Type wide) {
 
 FailureOr<linalg::GenericOp>
 mlir::dt::widenHalfSums(RewriterBase &rewriter, linalg::LinalgOp op,
-                        ArrayRef<std::pair<unsigned, HalfSum>> sums) {
+                        ArrayRef<std::pair<unsigned, HalfSum>> sums,
+                        ValueRange wideInits) {
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
   Location loc = op->getLoc();
@@ -104,8 +104,9 @@ mlir::dt::widenHalfSums(RewriterBase &rewriter, linalg::LinalgOp op,
   }
   SmallVector<Value> inits = generic.getDpsInits();
   SmallVector<Type> resultTypes(generic->getResultTypes());
-  for (unsigned i : llvm::make_first_range(sums)) {
-    inits[i] = widenInit(rewriter, loc, inits[i], f32);
+  for (auto [k, i] : llvm::enumerate(llvm::make_first_range(sums))) {
+    inits[i] = k < wideInits.size() ? wideInits[k]
+                                    : widenInit(rewriter, loc, inits[i]);
     resultTypes[i] = inits[i].getType();
   }
   unsigned numInputs = generic.getNumDpsInputs();

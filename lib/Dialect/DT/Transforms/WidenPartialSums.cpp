@@ -23,8 +23,11 @@
 #include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace mlir::dt {
@@ -37,9 +40,9 @@ using namespace mlir::dt;
 
 namespace {
 
-/// An op the partial value passes through: an elementwise generic linear
-/// in it, or a move of its elements (a reshape, a slice); and the operand
-/// that carries the partial value.
+/// An op the partial value passes through: an elementwise generic or arith
+/// op of tensors linear in it, or a move of its elements (a reshape, a
+/// slice); and the operand that carries the partial value.
 struct Link {
   Operation *op;
   unsigned input;
@@ -51,12 +54,35 @@ bool isMove(Operation *op) {
              tensor::ExtractSliceOp>(op);
 }
 
-/// A partial sum and the way to its collective: the op that sums, which of
-/// its inits, how it accumulates, and the links after it, in order.
-struct PartialSum {
+/// A 16-bit sum that accumulates into a zero fill: its op, which of its
+/// inits, and how it accumulates.
+struct Sum {
   linalg::LinalgOp op;
   unsigned init;
   HalfSum how;
+};
+
+/// One op of a loop body on the way from a carry to what the body yields:
+/// a sum accumulating into the carry (`op`'s init `operand`, `how` set), or
+/// a link with the carry as its input `operand`; `term`, for a link adding
+/// a sum of this iteration to the carry, that sum.
+struct Step {
+  Operation *op;
+  unsigned operand;
+  std::optional<HalfSum> how;
+  std::optional<Sum> term;
+};
+
+/// A partial sum and the way to its collective: the op that sums (a linalg
+/// op, or the scf.for that carries the sum from iteration to iteration),
+/// which of its inits or carries, how it accumulates (a linalg op) or the
+/// steps by which the loop's body adds to it (a loop), and the links after
+/// it, in order.
+struct PartialSum {
+  Operation *op;
+  unsigned init;
+  std::optional<HalfSum> how;
+  SmallVector<Step> steps;
   SmallVector<Link> links;
 };
 
@@ -100,6 +126,22 @@ bool isLinearLink(linalg::GenericOp op, unsigned input) {
   return derived.contains(body.getTerminator()->getOperand(0));
 }
 
+/// Whether `op` is a generic on tensors linear in its input `input`
+/// (isLinearLink).
+bool isLinkOf(Operation *op, unsigned input) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  return generic && generic.hasPureTensorSemantics() &&
+         input < generic.getNumDpsInputs() && isLinearLink(generic, input);
+}
+
+/// Whether `op` is an arith op on tensors linear in its operand `input`
+/// (isLinearOp, the numerator of a division), as dt-normalize-tensor-ops
+/// leaves an elementwise op of whole tensors.
+bool isLinearArith(Operation *op, unsigned input) {
+  return isLinearOp(op) && isa<RankedTensorType>(op->getResult(0).getType()) &&
+         (!isa<arith::DivFOp>(op) || input == 0);
+}
+
 /// Whether `op` is a contraction with rows and columns (a matmul, batched
 /// or not, in any dim order): what the library computes, accumulating in
 /// f32. A matrix-vector product or a dot is a sum like the others.
@@ -111,6 +153,97 @@ bool isMatmul(linalg::LinalgOp op) {
   return succeeded(dims) && !dims->m.empty() && !dims->n.empty();
 }
 
+/// Whether `op` adds its two operands elementwise, and nothing else: an
+/// arith.addf of tensors, or a generic adding its two inputs.
+bool isPlainAdd(Operation *link) {
+  if (isa<arith::AddFOp>(link))
+    return isa<RankedTensorType>(link->getResult(0).getType());
+  auto op = dyn_cast<linalg::GenericOp>(link);
+  if (!op || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0 ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return false;
+  Block &body = op.getRegion().front();
+  auto add = dyn_cast<arith::AddFOp>(body.front());
+  return add && body.getTerminator() == add->getNextNode() &&
+         body.getTerminator()->getOperand(0) == add.getResult() &&
+         llvm::is_contained(add->getOperands(), body.getArgument(0)) &&
+         llvm::is_contained(add->getOperands(), body.getArgument(1));
+}
+
+/// The sum `link` adds to its operand `input`, if `link` is a plain add
+/// (isPlainAdd) and its other operand a 16-bit sum of the same type, made
+/// in the same block, read by `link` alone, that accumulates into a zero
+/// fill and is not a matmul unless `matmuls`: `acc + sum(x)`, which is
+/// `sum(x)` accumulated into `acc`.
+std::optional<Sum> matchAddedSum(Operation *link, unsigned input,
+                                 bool matmuls) {
+  if (!isPlainAdd(link))
+    return std::nullopt;
+  Value acc = link->getOperand(input);
+  Value term = link->getOperand(1 - input);
+  auto op = term.getDefiningOp<linalg::LinalgOp>();
+  if (!op || op->getNumResults() != 1 || !term.hasOneUse() ||
+      op->getBlock() != link->getBlock() || !op.hasPureTensorSemantics() ||
+      op.getNumReductionLoops() == 0 || (!matmuls && isMatmul(op)) ||
+      term.getType() != acc.getType())
+    return std::nullopt;
+  OpOperand &init = *op.getDpsInitOperand(0);
+  auto fill = init.get().getDefiningOp<linalg::FillOp>();
+  if (!fill || !matchPattern(fill.getDpsInputs()[0], m_AnyZeroFloat()))
+    return std::nullopt;
+  std::optional<HalfSum> how = matchHalfSum(op, init);
+  if (!how)
+    return std::nullopt;
+  return Sum{op, 0, *how};
+}
+
+/// The steps by which the body of `loop` adds to its carry `index`, a
+/// 16-bit partial sum: from the carry's block argument to what the body
+/// yields for it, each value read once, by a sum accumulating into it or a
+/// linear link (a sum of this iteration added to it among them), at least
+/// one adding a sum that is not a matmul unless `matmuls`.
+std::optional<SmallVector<Step>> matchCarry(scf::ForOp loop, unsigned index,
+                                            bool matmuls) {
+  Value value = loop.getRegionIterArg(index);
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !isa<FloatType>(type.getElementType()) ||
+      type.getElementTypeBitWidth() != 16)
+    return std::nullopt;
+  SmallVector<Step> steps;
+  bool adds = false;
+  while (value.hasOneUse()) {
+    OpOperand &use = *value.getUses().begin();
+    Operation *user = use.getOwner();
+    if (isa<scf::YieldOp>(user)) {
+      if (user->getParentOp() != loop || use.getOperandNumber() != index ||
+          !adds)
+        return std::nullopt;
+      return steps;
+    }
+    if (user->getBlock() != loop.getBody() || user->getNumResults() != 1)
+      return std::nullopt;
+    auto op = dyn_cast<linalg::LinalgOp>(user);
+    unsigned input = use.getOperandNumber();
+    if (op && op.isDpsInit(&use)) {
+      std::optional<HalfSum> how = matchHalfSum(op, use);
+      if (!op.hasPureTensorSemantics() || !how || (!matmuls && isMatmul(op)))
+        return std::nullopt;
+      steps.push_back({user, 0, how, std::nullopt});
+      adds = true;
+    } else if (isLinearArith(user, input) || isLinkOf(user, input)) {
+      std::optional<Sum> term = matchAddedSum(user, input, matmuls);
+      adds |= term.has_value();
+      steps.push_back({user, input, std::nullopt, term});
+    } else {
+      return std::nullopt;
+    }
+    value = user->getResult(0);
+  }
+  return std::nullopt;
+}
+
 /// The partial sum `value` is, through linear links, if every value on the
 /// way after the sum has one use (the next op's; the sum itself may have
 /// others, which read its rounding) and the sum accumulates a 16-bit init
@@ -118,7 +251,8 @@ bool isMatmul(linalg::LinalgOp op) {
 /// matmul already accumulates in f32 and rounds once per rank, and reducing
 /// its result in f32 doubles the bytes of every data-parallel gradient.
 /// (Widened, a matmul multiplies in f32 from its factors extended: a
-/// mixed-precision product the library computes, writing f32.)
+/// mixed-precision product the library computes, writing f32.) The sum may
+/// be one an scf.for carries (matchCarry).
 std::optional<PartialSum> matchPartialSum(Value value, bool matmuls) {
   auto result = dyn_cast<OpResult>(value);
   if (!result)
@@ -131,7 +265,14 @@ std::optional<PartialSum> matchPartialSum(Value value, bool matmuls) {
     std::optional<HalfSum> how = matchHalfSum(op, *op.getDpsInitOperand(init));
     if (!how)
       return std::nullopt;
-    return PartialSum{op, init, *how, {}};
+    return PartialSum{op, init, how, {}, {}};
+  }
+  if (auto loop = dyn_cast<scf::ForOp>(result.getOwner())) {
+    unsigned carry = result.getResultNumber();
+    std::optional<SmallVector<Step>> steps = matchCarry(loop, carry, matmuls);
+    if (!steps)
+      return std::nullopt;
+    return PartialSum{loop, carry, std::nullopt, std::move(*steps), {}};
   }
   if (!result.hasOneUse())
     return std::nullopt;
@@ -142,15 +283,13 @@ std::optional<PartialSum> matchPartialSum(Value value, bool matmuls) {
       sum->links.push_back({move, 0});
     return sum;
   }
-  auto generic = dyn_cast_or_null<linalg::GenericOp>(result.getOwner());
-  if (!generic || !generic.hasPureTensorSemantics())
-    return std::nullopt;
-  for (unsigned input = 0, e = generic.getNumDpsInputs(); input < e; ++input) {
-    if (!isLinearLink(generic, input))
+  Operation *link = result.getOwner();
+  for (unsigned input = 0, e = link->getNumOperands(); input < e; ++input) {
+    if (!isLinearArith(link, input) && !isLinkOf(link, input))
       continue;
     if (std::optional<PartialSum> sum =
-            matchPartialSum(generic.getDpsInputs()[input], matmuls)) {
-      sum->links.push_back({generic, input});
+            matchPartialSum(link->getOperand(input), matmuls)) {
+      sum->links.push_back({link, input});
       return sum;
     }
   }
@@ -169,6 +308,18 @@ Value widenLink(RewriterBase &rewriter, Link link, Value wide) {
     Value result = moved->getResult(0);
     result.setType(cast<RankedTensorType>(result.getType()).clone(f32));
     return result;
+  }
+  if (!isa<linalg::GenericOp>(link.op)) {
+    // An arith op of tensors: of f32 tensors, the others extended.
+    SmallVector<Value> operands;
+    for (auto [i, operand] : llvm::enumerate(link.op->getOperands()))
+      operands.push_back(
+          i == link.input
+              ? wide
+              : convertElements(rewriter, link.op->getLoc(), operand, f32));
+    OperationState state(link.op->getLoc(), link.op->getName(), operands,
+                         {wide.getType()}, link.op->getAttrs());
+    return rewriter.create(state)->getResult(0);
   }
   auto op = cast<linalg::GenericOp>(link.op);
   Location loc = op.getLoc();
@@ -241,13 +392,14 @@ struct WidenPartialSumsPass
     });
     IRRewriter rewriter(&getContext());
     for (auto &[sum, chains] : work)
-      if (succeeded(widen(rewriter, cast<linalg::LinalgOp>(sum), chains)))
+      if (succeeded(widen(rewriter, sum, chains)))
         widenedCollectives += chains.size();
   }
 
   /// The remark of `explain` at `collective`, the partial sum of a matmul
-  /// or not, as it is widened.
-  static void explainWidening(Operation *collective, bool matmul) {
+  /// or not, carried by a loop or not, as it is widened.
+  static void explainWidening(Operation *collective, bool matmul,
+                              bool carried) {
     auto type = cast<RankedTensorType>(collective->getOperand(0).getType());
     int64_t bytes = type.getNumElements() * 2;
     std::string element;
@@ -258,34 +410,68 @@ struct WidenPartialSumsPass
            << " in f32, rounded once after as the single device's "
            << (matmul ? "product" : "sum") << " is: " << 2 * bytes
            << " bytes a rank instead of " << bytes;
+    if (carried)
+      remark << "; the loop carries it in f32, each rank's part rounded "
+                "after the loop instead of at every iteration";
+  }
+
+  /// Whether the partial sum `way` of `sum` adds matmuls' products.
+  static bool addsProducts(Operation *sum, const PartialSum &way) {
+    if (auto op = dyn_cast<linalg::LinalgOp>(sum))
+      return isMatmul(op);
+    return llvm::any_of(way.steps, [](const Step &step) {
+      if (step.term)
+        return isMatmul(step.term->op);
+      return step.how && isMatmul(cast<linalg::LinalgOp>(step.op));
+    });
   }
 
   /// Sums `sum` in f32, and the links and the collective of each of
   /// `chains`, and rounds each collective's result once; the 16-bit ops
   /// they replace are erased. Other readers of the sum read it rounded.
-  LogicalResult widen(RewriterBase &rewriter, linalg::LinalgOp sum,
+  LogicalResult widen(RewriterBase &rewriter, Operation *sum,
                       ArrayRef<Chain> chains) {
-    SmallVector<std::pair<unsigned, HalfSum>> inits;
+    // The f32 value of each init or carry the chains read, and what may be
+    // dead once they read it.
+    llvm::SmallDenseMap<unsigned, Value> wide;
     SmallVector<Operation *> maybeDead;
+    // Whether each chain reduces a matmul's product, for explain.
+    SmallVector<bool> products;
     for (const auto &[collective, way] : chains)
-      if (llvm::none_of(inits,
-                        [&](auto &init) { return init.first == way.init; })) {
-        inits.push_back({way.init, way.how});
-        maybeDead.push_back(sum.getDpsInits()[way.init].getDefiningOp());
+      products.push_back(addsProducts(sum, way));
+    if (auto loop = dyn_cast<scf::ForOp>(sum)) {
+      for (const auto &[collective, way] : chains)
+        if (!wide.count(way.init)) {
+          FailureOr<Value> carry =
+              widenCarry(rewriter, loop, way.init, way.steps, maybeDead);
+          if (failed(carry))
+            return failure();
+          wide[way.init] = *carry;
+        }
+    } else {
+      auto op = cast<linalg::LinalgOp>(sum);
+      SmallVector<std::pair<unsigned, HalfSum>> inits;
+      for (const auto &[collective, way] : chains)
+        if (llvm::none_of(inits,
+                          [&](auto &init) { return init.first == way.init; })) {
+          inits.push_back({way.init, *way.how});
+          maybeDead.push_back(op.getDpsInits()[way.init].getDefiningOp());
+        }
+      FailureOr<linalg::GenericOp> widened = widenHalfSums(rewriter, op, inits);
+      if (failed(widened))
+        return failure();
+      // The sum's old results are now their roundings, which the first link
+      // (or the collective) of each chain reads.
+      for (auto [init, how] : inits) {
+        wide[init] = widened->getResult(init);
+        llvm::append_range(maybeDead, widened->getResult(init).getUsers());
       }
-    bool matmul = isMatmul(sum);
-    FailureOr<linalg::GenericOp> wide = widenHalfSums(rewriter, sum, inits);
-    if (failed(wide))
-      return failure();
-    // The sum's old results are now their roundings, which the first link
-    // (or the collective) of each chain reads.
-    for (auto [init, how] : inits)
-      for (Operation *user : wide->getResult(init).getUsers())
-        maybeDead.push_back(user);
-    for (const auto &[collective, way] : chains) {
+    }
+    for (const auto &[chain, product] : llvm::zip_equal(chains, products)) {
+      const auto &[collective, way] = chain;
       if (explain)
-        explainWidening(collective, matmul);
-      Value current = wide->getResult(way.init);
+        explainWidening(collective, product, isa<scf::ForOp>(sum));
+      Value current = wide[way.init];
       for (Link link : way.links) {
         rewriter.setInsertionPoint(link.op);
         current = widenLink(rewriter, link, current);
@@ -306,15 +492,109 @@ struct WidenPartialSumsPass
     return success();
   }
 
+  /// Makes `loop` carry its carry `index` in f32: it starts from its init
+  /// widened, and `steps` add to it in f32 (a sum added to it accumulates
+  /// into it). Returns the loop's f32 result; its readers read it rounded
+  /// once after the loop. Fails, changing only named ops to their generic
+  /// form, when a sum has no generic form.
+  static FailureOr<Value> widenCarry(RewriterBase &rewriter, scf::ForOp loop,
+                                     unsigned index, ArrayRef<Step> steps,
+                                     SmallVector<Operation *> &maybeDead) {
+    // Named sums in their generic form first, so that widening them cannot
+    // fail half way.
+    SmallVector<Step> wideSteps(steps);
+    for (Step &step : wideSteps) {
+      linalg::LinalgOp op = step.term  ? step.term->op
+                            : step.how ? cast<linalg::LinalgOp>(step.op)
+                                       : nullptr;
+      if (!op || isa<linalg::GenericOp>(*op))
+        continue;
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::GenericOp> generalized =
+          linalg::generalizeNamedOp(rewriter, op);
+      if (failed(generalized))
+        return failure();
+      if (step.term)
+        step.term->op = *generalized;
+      else
+        step.op = *generalized;
+    }
+    Type f32 = rewriter.getF32Type();
+    Location loc = loop.getLoc();
+    BlockArgument carry = loop.getRegionIterArg(index);
+    // In the body, the carry's f32 value is first its conversion, which the
+    // carry itself replaces once it is f32.
+    rewriter.setInsertionPointToStart(loop.getBody());
+    Value entry = convertElements(rewriter, loc, carry, f32);
+    Value current = entry;
+    // A sum accumulating into `current`, which it replaces: its 16-bit
+    // result, now a rounding, may be dead once the old steps are.
+    auto accumulate = [&](linalg::LinalgOp op, unsigned init, HalfSum how) {
+      maybeDead.push_back(op.getDpsInits()[init].getDefiningOp());
+      linalg::GenericOp sum =
+          *widenHalfSums(rewriter, op, {{init, how}}, {current});
+      llvm::append_range(maybeDead, sum->getResult(init).getUsers());
+      current = sum->getResult(init);
+    };
+    for (Step &step : wideSteps) {
+      if (step.how) {
+        accumulate(cast<linalg::LinalgOp>(step.op), step.operand, *step.how);
+      } else if (step.term) {
+        // acc + sum(x) is sum(x) accumulated into acc.
+        rewriter.moveOpBefore(step.term->op, step.op);
+        accumulate(step.term->op, step.term->init, step.term->how);
+      } else {
+        rewriter.setInsertionPoint(step.op);
+        current = widenLink(rewriter, {step.op, step.operand}, current);
+      }
+    }
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    rewriter.modifyOpInPlace(yield, [&] { yield->setOperand(index, current); });
+    // The old links and adds, dead now, the last first.
+    for (Step &step : wideSteps)
+      if (!step.how)
+        maybeDead.push_back(step.op);
+
+    // The carry and the loop's result are f32 from here on.
+    auto narrow = cast<RankedTensorType>(carry.getType());
+    Value result = loop.getResult(index);
+    SmallVector<OpOperand *> readers = llvm::to_vector(
+        llvm::map_range(result.getUses(), [](OpOperand &use) { return &use; }));
+    carry.setType(narrow.clone(f32));
+    result.setType(carry.getType());
+    rewriter.replaceAllUsesWith(entry, carry);
+    auto conversion = entry.getDefiningOp<linalg::GenericOp>();
+    maybeDead.push_back(conversion.getDpsInits()[0].getDefiningOp());
+    rewriter.eraseOp(conversion);
+    rewriter.setInsertionPoint(loop);
+    Value init = loop.getInitArgs()[index];
+    maybeDead.push_back(init.getDefiningOp());
+    Value wideInit = widenInit(rewriter, loc, init);
+    rewriter.modifyOpInPlace(
+        loop, [&] { loop.getInitArgsMutable()[index].assign(wideInit); });
+    rewriter.setInsertionPointAfter(loop);
+    Value rounded =
+        convertElements(rewriter, loc, result, narrow.getElementType());
+    for (OpOperand *reader : readers)
+      rewriter.modifyOpInPlace(reader->getOwner(),
+                               [&] { reader->set(rounded); });
+    maybeDead.push_back(rounded.getDefiningOp());
+    return result;
+  }
+
   /// Erases those of `ops` that nothing uses and that have no effect, and
   /// then what only they used (the 16-bit sum's rounding, its init's fill).
+  /// `ops` may name one op more than once (a fill several sums start
+  /// from); each is erased once.
   static void eraseDead(RewriterBase &rewriter, SmallVector<Operation *> ops) {
+    llvm::SmallPtrSet<Operation *, 16> erased;
     while (!ops.empty()) {
       Operation *op = ops.pop_back_val();
-      if (!op || !isOpTriviallyDead(op))
+      if (!op || erased.contains(op) || !isOpTriviallyDead(op))
         continue;
       for (Value operand : op->getOperands())
         ops.push_back(operand.getDefiningOp());
+      erased.insert(op);
       rewriter.eraseOp(op);
     }
   }

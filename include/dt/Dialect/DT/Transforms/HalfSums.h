@@ -43,14 +43,21 @@ Value emptyLike(OpBuilder &b, Location loc, Value value, Type elementType);
 Value convertElements(OpBuilder &b, Location loc, Value value,
                       Type elementType);
 
+/// The f32 init a widened sum starts from: a fill of the widened scalar
+/// when `init` was a fill, else `init` converted.
+Value widenInit(OpBuilder &b, Location loc, Value init);
+
 /// Rewrites `op`, whose inits at `sums` (init index, how it accumulates)
 /// add up 16-bit floats, to accumulate those in f32: returns the new
 /// generic, whose results at `sums` are f32; `op`'s results are replaced by
-/// them, each sum rounded once into a fresh 16-bit tensor. Fails, changing
-/// nothing, when `op` has no generic form.
+/// them, each sum rounded once into a fresh 16-bit tensor. Each sum starts
+/// from its init widened (widenInit), or from the f32 value `wideInits`
+/// gives at its position, when given. Fails, changing nothing, when `op`
+/// has no generic form.
 FailureOr<linalg::GenericOp>
 widenHalfSums(RewriterBase &rewriter, linalg::LinalgOp op,
-              ArrayRef<std::pair<unsigned, HalfSum>> sums);
+              ArrayRef<std::pair<unsigned, HalfSum>> sums,
+              ValueRange wideInits = {});
 
 } // namespace mlir::dt
 

@@ -497,6 +497,16 @@ def WidenPartialSumsPass : Pass<"dt-widen-partial-sums", "ModuleOp"> {
     identical sums) is widened once for all of them; its other readers read
     it rounded once.
 
+    The sum may be one an `scf.for` carries, each iteration adding to it
+    (gradient accumulation over micro-batches): a sum accumulating into the
+    carry, or a plain add of the carry and a sum of this iteration that
+    accumulates into a zero fill (`acc + sum(x)`, which becomes `sum(x)`
+    accumulated into `acc`), perhaps with linear generics between, each
+    value on the way used once. The loop then carries the sum in f32 from
+    its init widened, and its readers other than the collective read it
+    rounded once after the loop; rounded at every iteration, each rank's
+    part would lose what the single device's running sum keeps.
+
     The single-device program accumulates such a sum in f32 and rounds it
     once (`dt-widen-half-sums`); rounded to 16 bits on each rank first,
     the parts would lose what it keeps (257 is 256 in bf16: the parts 257,
