@@ -10,6 +10,7 @@
 // EXPLAIN: remark: all_reduce of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 8 bytes a rank instead of 4
 // EXPLAIN: remark: all_reduce of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 32 bytes a rank instead of 16
 // EXPLAIN: remark: reduce_scatter of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 32 bytes a rank instead of 16
+// EXPLAIN: remark: all_reduce of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 16 bytes a rank instead of 8{{$}}
 // EXPLAIN-COUNT-4: remark: all_reduce of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 16 bytes a rank instead of 8; the loop carries it in f32, each rank's part rounded after the loop instead of at every iteration
 // EXPLAIN: remark: all_reduce of the parts of this bf16 matmul in f32, rounded once after as the single device's product is: 64 bytes a rank instead of 32; the loop carries it in f32, each rank's part rounded after the loop instead of at every iteration
 // EXPLAIN: remark: all_reduce of the parts of this bf16 matmul in f32, rounded once after as the single device's product is: 256 bytes a rank instead of 128
@@ -183,6 +184,36 @@ func.func @read_thrice(%x: tensor<8x4xbf16>) -> (tensor<8xbf16>, tensor<2xbf16>,
   } -> tensor<8xbf16>
   %r2 = dt.reduce_scatter %sc on @mesh ["dp"] sum dim 0 : tensor<8xbf16> -> tensor<2xbf16>
   return %r1, %r2, %s : tensor<8xbf16>, tensor<2xbf16>, tensor<8xbf16>
+}
+
+// Arith ops of whole tensors are links too (dt-normalize-tensor-ops
+// leaves them so): a sum divided by a tensor, and negated, computes in
+// f32 (the divisor extended); a tensor divided by a sum is not linear in
+// it and is left alone.
+// CHECK-LABEL: func.func @arith_links
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4xf32>)
+// CHECK: %[[N:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<4xbf16>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: %[[Q:.*]] = arith.divf %[[SUM]], %[[N]] : tensor<4xf32>
+// CHECK: %[[NEG:.*]] = arith.negf %[[Q]] : tensor<4xf32>
+// CHECK: dt.all_reduce %[[NEG]] on @mesh ["dp"] sum : tensor<4xf32> -> tensor<4xf32>
+// CHECK: arith.divf %{{.*}}, %{{.*}} : tensor<4xbf16>
+// CHECK: dt.all_reduce %{{.*}} on @mesh ["dp"] sum : tensor<4xbf16> -> tensor<4xbf16>
+func.func @arith_links(%x: tensor<8x4xbf16>, %n: tensor<4xbf16>) -> (tensor<4xbf16>, tensor<4xbf16>) {
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<4xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<4xbf16>) -> tensor<4xbf16>
+  %s = linalg.reduce ins(%x : tensor<8x4xbf16>) outs(%z : tensor<4xbf16>) dimensions = [0]
+    (%in: bf16, %acc: bf16) { %r = arith.addf %in, %acc : bf16
+      linalg.yield %r : bf16 }
+  %q = arith.divf %s, %n : tensor<4xbf16>
+  %neg = arith.negf %q : tensor<4xbf16>
+  %r0 = dt.all_reduce %neg on @mesh ["dp"] sum : tensor<4xbf16> -> tensor<4xbf16>
+  %s2 = linalg.reduce ins(%x : tensor<8x4xbf16>) outs(%z : tensor<4xbf16>) dimensions = [0]
+    (%in: bf16, %acc: bf16) { %r = arith.addf %in, %acc : bf16
+      linalg.yield %r : bf16 }
+  %inv = arith.divf %n, %s2 : tensor<4xbf16>
+  %r1 = dt.all_reduce %inv on @mesh ["dp"] sum : tensor<4xbf16> -> tensor<4xbf16>
+  return %r0, %r1 : tensor<4xbf16>, tensor<4xbf16>
 }
 
 // Sums a loop carries from iteration to iteration (gradients accumulated
