@@ -7,6 +7,7 @@
 #include "dt/Dialect/DT/IR/DTDialect.h"
 #include "dt/Dialect/DT/IR/DTOps.h"
 #include "dt/Dialect/DT/Transforms/Passes.h"
+#include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -264,6 +265,10 @@ lowerReference(ModuleOp module, const CompileOptions &options, bool wide) {
   TimingScope timing = timePhase(options, wide ? "f64 single-device program"
                                                : "single-device program");
   OwningOpRef<ModuleOp> reference(cast<ModuleOp>(module->clone()));
+  // Its passes (and their clones, which the pass manager makes as it runs)
+  // count apart from the SPMD program's.
+  StatisticSection statistics(wide ? "the single-device program in f64"
+                                   : "the single-device program");
   PassManager pm(module.getContext());
   pm.enableTiming(timing);
   if (failed(buildReferencePipeline(pm, options, wide)) ||

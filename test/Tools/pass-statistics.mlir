@@ -19,13 +19,25 @@
 // SHARD: {{ *}}{{[1-9][0-9]*}} dt-propagate {{ *}}plans-priced {{ *}}- Number of whole plans the plan search priced
 // SHARD: {{ *}}{{[1-9][0-9]*}} dt-propagate {{ *}}values-decided {{ *}}- Number of tensor values given a sharding
 // SHARD: {{ *}}1 dt-propagate {{ *}}redistributes-inserted {{ *}}- Number of dt.redistribute ops inserted for op operands
-// dt-compile too: its counts add up both programs' passes (the lookup's
-// reference is lowered too: two entry points).
+// dt-compile too: the SPMD program's passes, then the single-device
+// reference's apart (they lower alike: one entry point and one check each;
+// the counts were added up, two entry points), and with --wide-reference
+// the f64 program's.
 // RUN: dt-compile %s -o /dev/null --mlir-pass-statistics 2>&1 | FileCheck %s --check-prefix=COMPILE
+// RUN: dt-compile %s -o /dev/null --wide-reference --mlir-pass-statistics 2>&1 | FileCheck %s --check-prefixes=COMPILE,WIDE
 // COMPILE: ... dt pass statistics ...
-// COMPILE: {{ *}}2 dt-emit-entry-points {{ *}}entry-points {{ *}}- Entry points added
-// COMPILE: {{ *}}{{[1-9][0-9]*}} dt-insert-bounds-checks {{ *}}checks {{ *}}- Indices checked
+// COMPILE-NEXT: ===
+// COMPILE-NEXT: {{ *}}1 dt-emit-entry-points {{ *}}entry-points {{ *}}- Entry points added
+// COMPILE-NEXT: {{ *}}1 dt-insert-bounds-checks {{ *}}checks {{ *}}- Indices checked
 // COMPILE: {{ *}}1 dt-partition {{ *}}functions-partitioned
+// COMPILE: {{^ +}}... dt pass statistics: the single-device program ...
+// COMPILE-NEXT: ===
+// COMPILE-NEXT: {{ *}}1 dt-emit-entry-points {{ *}}entry-points {{ *}}- Entry points added
+// COMPILE-NEXT: {{ *}}1 dt-insert-bounds-checks {{ *}}checks {{ *}}- Indices checked
+// COMPILE-NOT: dt-partition
+// WIDE: {{^ +}}... dt pass statistics: the single-device program in f64 ...
+// WIDE-NEXT: ===
+// WIDE-NEXT: {{ *}}1 dt-emit-entry-points {{ *}}entry-points {{ *}}- Entry points added
 // Without the flag, none; a statistic that stayed 0 is not printed.
 // RUN: dt-opt %s -dt-shard -o /dev/null 2>&1 | FileCheck %s --check-prefix=NONE --allow-empty
 // NONE-NOT: statistics
