@@ -33,7 +33,8 @@ same seeds make without, so the seeds that other tests and benches name
 keep their programs. With --training-steps, training steps of random MLPs
 instead (class TrainingStep): forward, loss gradient, backward and update,
 in floats, on a data-parallel mesh perhaps by a model axis, full of
-gradients to combine into one collective and to make in its bucket. Nothing
+gradients to combine into one collective and to make in its bucket; now and
+then the gradients accumulated over micro-batches in an scf.for. Nothing
 about a program is chosen to suit dt: whatever the planner, the collectives,
 the partitioning or the code generation get wrong shows up as a verify
 failure, a crash or a rejected program.
@@ -148,6 +149,9 @@ class Program:
         # Choices added since the seeds of the tests were chosen draw from a
         # stream of their own, so that the programs keep their shape.
         self.aux = random.Random(hash(rng.getstate()[1]))
+        # And those added since aux_op's ops (column sums accumulated, micro-
+        # batches) from a third, so that aux_op's keep theirs.
+        self.later = random.Random(hash(rng.getstate()[1]) + 1)
         self.aux_body = []  # the lines of aux_op's ops, after the others
         self.aux_results = []  # (name, shape) of aux_op's ops, returned
 
@@ -990,7 +994,7 @@ class Program:
             n = self.dim(m, k)
             rhs_name = self.new_arg([k, n])
         # Column sums of the right operand: a sum over its rows, k.
-        columns = not integer() and self.rng.random() < 0.35
+        columns = not integer() and self.later.random() < 0.35
         shape = [n] if columns else [m, n]
         t = ttype(shape)
         init = self.pick(lambda s: s == shape)
@@ -1424,6 +1428,47 @@ class TrainingStep(Program):
         model = ["R"] + [f"S({d})" for d in range(rank)]
         return self.placements(*[self.rng.choice(data if i == 0 else model) for i in range(len(self.mesh))])
 
+    @staticmethod
+    def stacked(sharding, micro):
+        """`sharding` of a tensor with `micro` micro-batches stacked in
+        front of its dims (none when 0): each split dim one further."""
+        if not micro:
+            return sharding
+        return re.sub(r"S\((\d+)\)", lambda m: f"S({int(m.group(1)) + 1})", sharding)
+
+    def micro_batch(self, name, step, micro, shape):
+        """Micro-batch `step` of `name`, which stacks `micro` of `shape`."""
+        out = self.fresh()
+        zeros = ", ".join(["0"] * len(shape))
+        sizes = ", ".join(str(n) for n in shape)
+        ones = ", ".join(["1"] * (len(shape) + 1))
+        self.emit(f"{out} = tensor.extract_slice {name}[{step}, {zeros}] [1, {sizes}] [{ones}] : "
+                  f"{ttype([micro] + shape)} to {ttype(shape)}")
+        return out
+
+    def accumulate(self, outer, step, micro, grads, results):
+        """Wraps the micro-batch's step written since `outer` (the body
+        before it) in an scf.for over `micro` micro-batches, carrying the
+        sums of `grads` and `results` (its loss) from zero fills; returns
+        them as the loop's results."""
+        carried = [(grad, shape, ELEMENT) for _, grad, shape in grads] + results
+        tag = self.fresh()[2:]
+        carries = [f"%acc{tag}_{k}" for k in range(len(carried))]
+        sums = [self.elementwise("arith.addf", carry, value, shape, element)
+                for carry, (value, shape, element) in zip(carries, carried)]
+        types = ", ".join(ttype(shape, element) for _, shape, element in carried)
+        self.emit(f"scf.yield {', '.join(sums)} : {types}")
+        inner, self.body = self.body, outer
+        inits = [self.filled(shape) for _, shape, _ in carried]
+        loop = self.fresh()
+        self.emit(f"{loop}:{len(carried)} = scf.for {step} = %c0 to %c{micro} step %c1 iter_args("
+                  + ", ".join(f"{c} = {i}" for c, i in zip(carries, inits)) + f") -> ({types}) {{")
+        self.body += ["  " + line for line in inner]
+        self.emit("}")
+        total = [f"{loop}#{k}" for k in range(len(carried))]
+        return ([(param, total[k], shape) for k, (param, _, shape) in enumerate(grads)],
+                [(total[len(grads) + k], shape, element) for k, (_, shape, element) in enumerate(results)])
+
     def matmul(self, lhs, rhs, shape, maps=None):
         init, out = self.filled(shape), self.fresh()
         lhs_name, lhs_shape = lhs
@@ -1515,8 +1560,12 @@ class TrainingStep(Program):
         self.rows = [batch] if rng.random() < 0.6 else [rng.choice([2, 4, 8]), rng.choice([3, 4, 8, 16])]
         rows = self.rows
         count = math.prod(rows)  # the rows of each matmul
-        x = self.arg(rows + [widths[0]], self.data_sharding(len(rows) + 1))
-        target = self.arg(rows + [widths[-1]], self.data_sharding(len(rows) + 1))
+        # Now and then gradient accumulation: the inputs hold M micro-batches,
+        # and an scf.for carries the sums of their gradients (and loss).
+        micro = self.later.choice([0, 0, 0, 2, 3])
+        inputs = [self.arg(([micro] if micro else []) + rows + [width],
+                           self.stacked(self.data_sharding(len(rows) + 1), micro))
+                  for width in (widths[0], widths[-1])]
         # Mixed precision, now and then, in 16-bit steps: f32 master
         # parameters, rounded to the step's type for the forward and
         # backward passes, updated in f32 by the gradients widened.
@@ -1535,6 +1584,14 @@ class TrainingStep(Program):
             working[w] = self.cast(w, [widths[i], widths[i + 1]], master, ELEMENT)
             if b:
                 working[b] = self.cast(b, [widths[i + 1]], master, ELEMENT)
+
+        if micro:
+            outer, self.body = self.body, []
+            step = self.fresh()
+            x, target = (self.micro_batch(name, step, micro, rows + [width])
+                         for name, width in zip(inputs, (widths[0], widths[-1])))
+        else:
+            x, target = inputs
 
         # Forward: a[i + 1] = act(h[i] w[i] + b[i]); h[i + 1] = a[i + 1], plus
         # h[i] with a residual connection.
@@ -1594,6 +1651,9 @@ class TrainingStep(Program):
                 back = self.unflat(back, widths[i])
                 # Through a residual connection the gradient also passes as it is.
                 dy = self.elementwise("arith.addf", back, dy, rows + [widths[i]]) if residual else back
+
+        if micro:
+            grads, results = self.accumulate(outer, step, micro, grads, results)
 
         # The update of each parameter, in the master parameters' type.
         for param, grad, shape in grads:
