@@ -265,8 +265,8 @@ lowerReference(ModuleOp module, const CompileOptions &options, bool wide) {
   TimingScope timing = timePhase(options, wide ? "f64 single-device program"
                                                : "single-device program");
   OwningOpRef<ModuleOp> reference(cast<ModuleOp>(module->clone()));
-  // Its passes (and their clones, which the pass manager makes as it runs)
-  // count apart from the SPMD program's.
+  // Its passes count apart from the SPMD program's (the clones the pass
+  // manager makes of them share their counts).
   StatisticSection statistics(wide ? "the single-device program in f64"
                                    : "the single-device program");
   PassManager pm(module.getContext());
