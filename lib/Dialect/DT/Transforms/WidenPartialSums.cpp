@@ -14,7 +14,9 @@
 //
 // (a mean) becomes the sum accumulated in f32, the division in f32 (its
 // divisor extended), an all_reduce of f32, and one rounding of its result.
-// A reshape or a slice on the way moves f32 elements.
+// A reshape or a slice on the way moves f32 elements. A sum an scf.for
+// carries (a gradient accumulated over micro-batches, reduced after the
+// loop) is carried in f32, each iteration's sum accumulated into it.
 //
 //===----------------------------------------------------------------------===//
 

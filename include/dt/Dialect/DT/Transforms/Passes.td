@@ -486,12 +486,13 @@ def WidenPartialSumsPass : Pass<"dt-widen-partial-sums", "ModuleOp"> {
     `dt.reduce_scatter` (sum or avg) of f16 or bf16 whose input is a sum
     that accumulates into a 16-bit init (a reduction, a column sum, a
     norm; as `dt-widen-half-sums` matches one), perhaps through
-    elementwise generics linear in it (`addf`, `subf`, `mulf`, `divf`,
-    `negf`: a mean, a scaled loss) and moves of its elements
-    (`tensor.collapse_shape`, `expand_shape`, `extract_slice`: a reshape
-    into a 0-D loss), each value on the way after the sum used once,
-    reduces the parts in f32: the sum accumulates in f32, the generics
-    compute in f32 (what they combine it with extended), the moves move
+    elementwise generics or arith ops of tensors linear in it (`addf`,
+    `subf`, `mulf`, `divf`, `negf`: a mean, a scaled loss) and moves of its
+    elements (`tensor.collapse_shape`, `expand_shape`, `extract_slice`: a
+    reshape into a 0-D loss), each value on the way after the sum used
+    once, reduces the parts in f32: the sum accumulates in f32, the
+    generics and arith ops compute in f32 (what they combine it with
+    extended), the moves move
     f32, the collective moves f32, and its result is rounded once to the
     16-bit type. A sum that several collectives reduce (CSE makes one of two
     identical sums) is widened once for all of them; its other readers read
