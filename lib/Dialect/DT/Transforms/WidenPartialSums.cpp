@@ -56,18 +56,17 @@ bool isMove(Operation *op) {
              tensor::ExtractSliceOp>(op);
 }
 
-/// A 16-bit sum that accumulates into a zero fill: its op, which of its
-/// inits, and how it accumulates.
+/// A 16-bit sum of one result that accumulates into a zero fill: its op,
+/// and how it accumulates.
 struct Sum {
   linalg::LinalgOp op;
-  unsigned init;
   HalfSum how;
 };
 
 /// One op of a loop body on the way from a carry to what the body yields:
-/// a sum accumulating into the carry (`op`'s init `operand`, `how` set), or
-/// a link with the carry as its input `operand`; `term`, for a link adding
-/// a sum of this iteration to the carry, that sum.
+/// a sum of one result accumulating into the carry (`how` set), or a link
+/// with the carry as its input `operand`; `term`, for a link adding a sum
+/// of this iteration to the carry, that sum.
 struct Step {
   Operation *op;
   unsigned operand;
@@ -128,18 +127,14 @@ bool isLinearLink(linalg::GenericOp op, unsigned input) {
   return derived.contains(body.getTerminator()->getOperand(0));
 }
 
-/// Whether `op` is a generic on tensors linear in its input `input`
-/// (isLinearLink).
+/// Whether `op` is a link linear in its operand `input` (not a move): a
+/// generic on tensors (isLinearLink), or an arith op of whole tensors, as
+/// dt-normalize-tensor-ops leaves an elementwise one (isLinearOp, the
+/// numerator of a division).
 bool isLinkOf(Operation *op, unsigned input) {
-  auto generic = dyn_cast<linalg::GenericOp>(op);
-  return generic && generic.hasPureTensorSemantics() &&
-         input < generic.getNumDpsInputs() && isLinearLink(generic, input);
-}
-
-/// Whether `op` is an arith op on tensors linear in its operand `input`
-/// (isLinearOp, the numerator of a division), as dt-normalize-tensor-ops
-/// leaves an elementwise op of whole tensors.
-bool isLinearArith(Operation *op, unsigned input) {
+  if (auto generic = dyn_cast<linalg::GenericOp>(op))
+    return generic.hasPureTensorSemantics() &&
+           input < generic.getNumDpsInputs() && isLinearLink(generic, input);
   return isLinearOp(op) && isa<RankedTensorType>(op->getResult(0).getType()) &&
          (!isa<arith::DivFOp>(op) || input == 0);
 }
@@ -198,21 +193,18 @@ std::optional<Sum> matchAddedSum(Operation *link, unsigned input,
   std::optional<HalfSum> how = matchHalfSum(op, init);
   if (!how)
     return std::nullopt;
-  return Sum{op, 0, *how};
+  return Sum{op, *how};
 }
 
 /// The steps by which the body of `loop` adds to its carry `index`, a
 /// 16-bit partial sum: from the carry's block argument to what the body
 /// yields for it, each value read once, by a sum accumulating into it or a
 /// linear link (a sum of this iteration added to it among them), at least
-/// one adding a sum that is not a matmul unless `matmuls`.
+/// one adding a 16-bit sum (matchHalfSum) that is not a matmul unless
+/// `matmuls`.
 std::optional<SmallVector<Step>> matchCarry(scf::ForOp loop, unsigned index,
                                             bool matmuls) {
   Value value = loop.getRegionIterArg(index);
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || !isa<FloatType>(type.getElementType()) ||
-      type.getElementTypeBitWidth() != 16)
-    return std::nullopt;
   SmallVector<Step> steps;
   bool adds = false;
   while (value.hasOneUse()) {
@@ -234,7 +226,7 @@ std::optional<SmallVector<Step>> matchCarry(scf::ForOp loop, unsigned index,
         return std::nullopt;
       steps.push_back({user, 0, how, std::nullopt});
       adds = true;
-    } else if (isLinearArith(user, input) || isLinkOf(user, input)) {
+    } else if (isLinkOf(user, input)) {
       std::optional<Sum> term = matchAddedSum(user, input, matmuls);
       adds |= term.has_value();
       steps.push_back({user, input, std::nullopt, term});
@@ -287,7 +279,7 @@ std::optional<PartialSum> matchPartialSum(Value value, bool matmuls) {
   }
   Operation *link = result.getOwner();
   for (unsigned input = 0, e = link->getNumOperands(); input < e; ++input) {
-    if (!isLinearArith(link, input) && !isLinkOf(link, input))
+    if (!isLinkOf(link, input))
       continue;
     if (std::optional<PartialSum> sum =
             matchPartialSum(link->getOperand(input), matmuls)) {
@@ -385,8 +377,7 @@ struct WidenPartialSumsPass
       }
       auto element = dyn_cast<FloatType>(type.getElementType());
       if (!element || element.getWidth() != 16 ||
-          (kind != ::dt::ReductionKind::Sum &&
-           kind != ::dt::ReductionKind::Avg))
+          !::dt::isLinearReduction(kind))
         return;
       if (std::optional<PartialSum> sum =
               matchPartialSum(op->getOperand(0), matmuls))
@@ -529,22 +520,23 @@ struct WidenPartialSumsPass
     rewriter.setInsertionPointToStart(loop.getBody());
     Value entry = convertElements(rewriter, loc, carry, f32);
     Value current = entry;
-    // A sum accumulating into `current`, which it replaces: its 16-bit
-    // result, now a rounding, may be dead once the old steps are.
-    auto accumulate = [&](linalg::LinalgOp op, unsigned init, HalfSum how) {
-      maybeDead.push_back(op.getDpsInits()[init].getDefiningOp());
+    // A sum (of one result) accumulating into `current`, which it
+    // replaces: its 16-bit result, now a rounding, may be dead once the old
+    // steps are.
+    auto accumulate = [&](linalg::LinalgOp op, HalfSum how) {
+      maybeDead.push_back(op.getDpsInits()[0].getDefiningOp());
       linalg::GenericOp sum =
-          *widenHalfSums(rewriter, op, {{init, how}}, {current});
-      llvm::append_range(maybeDead, sum->getResult(init).getUsers());
-      current = sum->getResult(init);
+          *widenHalfSums(rewriter, op, {{0, how}}, {current});
+      llvm::append_range(maybeDead, sum->getResult(0).getUsers());
+      current = sum->getResult(0);
     };
     for (Step &step : wideSteps) {
       if (step.how) {
-        accumulate(cast<linalg::LinalgOp>(step.op), step.operand, *step.how);
+        accumulate(cast<linalg::LinalgOp>(step.op), *step.how);
       } else if (step.term) {
         // acc + sum(x) is sum(x) accumulated into acc.
         rewriter.moveOpBefore(step.term->op, step.op);
-        accumulate(step.term->op, step.term->init, step.term->how);
+        accumulate(step.term->op, step.term->how);
       } else {
         rewriter.setInsertionPoint(step.op);
         current = widenLink(rewriter, {step.op, step.operand}, current);
