@@ -1,9 +1,11 @@
 // dt-convolutions-to-matmuls: a float convolution becomes an im2col copy of
 // its input's patches (the convolution's own input map, strides and
-// dilations included) and a contraction of one m, n and k, which
-// dt-convert-matmul-to-blas makes a library call. Depthwise convolutions,
-// poolings and integer convolutions stay; so does one whose im2col copy
-// would pass max-col-bytes.
+// dilations included) and a contraction of one m, n and k (and of a
+// grouped convolution's groups, a batch), which dt-convert-matmul-to-blas
+// makes a library call. Depthwise convolutions (also written as grouped
+// ones), grouped ones of few output channels per group, poolings and
+// integer convolutions stay; so does one whose im2col copy would pass
+// max-col-bytes.
 // RUN: dt-opt %s -dt-convolutions-to-matmuls | FileCheck %s
 // RUN: dt-opt %s -dt-convolutions-to-matmuls=max-col-bytes=4096 | FileCheck %s --check-prefix=SMALL
 // And through the CPU lowering, each rewritten one is one BLAS call:
@@ -16,6 +18,10 @@
 // CHECK-DAG: #[[NK:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
 // CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-DAG: #[[KM:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[GROUPED:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, d4, d1 + d5, d2 + d6)>
+// CHECK-DAG: #[[MGK:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d3)>
+// CHECK-DAG: #[[GNK:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-DAG: #[[MGN:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2)>
 
 // NHWC/HWCF, strided and dilated: col[n, h, w, kh, kw, c], the filter and
 // output collapsed as they are.
@@ -58,6 +64,69 @@ func.func @nchw(%x: tensor<2x6x9x7xf32>, %w: tensor<4x6x3x2xf32>, %o: tensor<2x4
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%x, %w : tensor<2x6x9x7xf32>, tensor<4x6x3x2xf32>) outs(%o : tensor<2x4x7x6xf32>) -> tensor<2x4x7x6xf32>
   return %c : tensor<2x4x7x6xf32>
+}
+
+// Grouped, NHWGC/GFHWC: a batched matmul, one per group: col[n, h, w, g,
+// kh, kw, c] as [M, G, K] (the library steps from one group's rows to the
+// next), the filter as [G, N, K] and the output as [M, G, N], each by a
+// collapse.
+// CHECK-LABEL: func.func @grouped
+// CHECK: %[[COL:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x7x7x4x3x3x3xf32>)
+// CHECK: %[[CA:.*]] = tensor.collapse_shape %[[COL]] {{\[\[}}0, 1, 2], [3], [4, 5, 6]] : tensor<2x7x7x4x3x3x3xf32> into tensor<98x4x27xf32>
+// CHECK: %[[CB:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3, 4]] : tensor<4x5x3x3x3xf32> into tensor<4x5x27xf32>
+// CHECK: %[[CC:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3], [4]] : tensor<2x7x7x4x5xf32> into tensor<98x4x5xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[MGK]], #[[GNK]], #[[MGN]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[CA]], %[[CB]] : tensor<98x4x27xf32>, tensor<4x5x27xf32>) outs(%[[CC]] : tensor<98x4x5xf32>)
+// CHECK: tensor.expand_shape
+// CHECK-NOT: linalg.transpose
+// CHECK: return
+// BLAS-LABEL: llvm.func @grouped(
+// BLAS: call @dt_rt_batch_matmul_f32
+func.func @grouped(%x: tensor<2x9x9x4x3xf32>, %w: tensor<4x5x3x3x3xf32>, %o: tensor<2x7x7x4x5xf32>) -> tensor<2x7x7x4x5xf32> {
+  %c = linalg.conv_2d_nhwgc_gfhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x9x9x4x3xf32>, tensor<4x5x3x3x3xf32>) outs(%o : tensor<2x7x7x4x5xf32>) -> tensor<2x7x7x4x5xf32>
+  return %c : tensor<2x7x7x4x5xf32>
+}
+
+// Grouped, NGCHW/GFCHW: the output is transposed to [n, h, w, g, f] and
+// back; col and the filter as above.
+// CHECK-LABEL: func.func @grouped_nchw
+// CHECK: linalg.generic {indexing_maps = [#[[GROUPED]], #{{.*}}]{{.*}} outs(%{{.*}} : tensor<2x7x7x4x3x3x3xf32>)
+// CHECK: %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<2x4x5x7x7xf32>) outs(%{{.*}} : tensor<2x7x7x4x5xf32>) permutation = [0, 3, 4, 1, 2]
+// CHECK: %[[CC:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0, 1, 2], [3], [4]] : tensor<2x7x7x4x5xf32> into tensor<98x4x5xf32>
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[MGK]], #[[GNK]], #[[MGN]]], {{.*}} outs(%[[CC]] : tensor<98x4x5xf32>)
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[P]]
+// CHECK: %[[R:.*]] = linalg.transpose ins(%[[E]] : tensor<2x7x7x4x5xf32>) outs(%{{.*}} : tensor<2x4x5x7x7xf32>) permutation = [0, 3, 4, 1, 2]
+// CHECK: return %[[R]]
+// BLAS-LABEL: llvm.func @grouped_nchw(
+// BLAS: call @dt_rt_batch_matmul_f32
+func.func @grouped_nchw(%x: tensor<2x4x3x9x9xf32>, %w: tensor<4x5x3x3x3xf32>, %o: tensor<2x4x5x7x7xf32>) -> tensor<2x4x5x7x7xf32> {
+  %c = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x4x3x9x9xf32>, tensor<4x5x3x3x3xf32>) outs(%o : tensor<2x4x5x7x7xf32>) -> tensor<2x4x5x7x7xf32>
+  return %c : tensor<2x4x5x7x7xf32>
+}
+
+// Grouped convolutions that stay loops: depthwise written as grouped (one
+// channel per group), fewer than 4 output channels per group
+// (kMinGroupOutputChannels), and a depthwise one with a channel multiplier.
+// CHECK-LABEL: func.func @grouped_stay
+// CHECK: linalg.conv_2d_nhwgc_gfhwc {{.*}} tensor<2x9x9x4x1xf32>
+// CHECK: linalg.conv_2d_nhwgc_gfhwc {{.*}} tensor<2x9x9x4x3xf32>
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwcm
+// CHECK-NOT: linalg.generic
+// BLAS-LABEL: llvm.func @grouped_stay(
+// BLAS-NOT: call @dt_rt_{{(batch_)?}}matmul
+// BLAS: llvm.return
+func.func @grouped_stay(%x: tensor<2x9x9x4x1xf32>, %w: tensor<4x1x3x3x1xf32>, %o: tensor<2x7x7x4x1xf32>,
+                        %y: tensor<2x9x9x4x3xf32>, %t: tensor<4x3x3x3x3xf32>, %to: tensor<2x7x7x4x3xf32>,
+                        %z: tensor<2x9x9x4xf32>, %m: tensor<3x3x4x8xf32>, %mo: tensor<2x7x7x4x8xf32>)
+    -> (tensor<2x7x7x4x1xf32>, tensor<2x7x7x4x3xf32>, tensor<2x7x7x4x8xf32>) {
+  %c = linalg.conv_2d_nhwgc_gfhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x9x9x4x1xf32>, tensor<4x1x3x3x1xf32>) outs(%o : tensor<2x7x7x4x1xf32>) -> tensor<2x7x7x4x1xf32>
+  %d = linalg.conv_2d_nhwgc_gfhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%y, %t : tensor<2x9x9x4x3xf32>, tensor<4x3x3x3x3xf32>) outs(%to : tensor<2x7x7x4x3xf32>) -> tensor<2x7x7x4x3xf32>
+  %e = linalg.depthwise_conv_2d_nhwc_hwcm {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%z, %m : tensor<2x9x9x4xf32>, tensor<3x3x4x8xf32>) outs(%mo : tensor<2x7x7x4x8xf32>) -> tensor<2x7x7x4x8xf32>
+  return %c, %d, %e : tensor<2x7x7x4x1xf32>, tensor<2x7x7x4x3xf32>, tensor<2x7x7x4x8xf32>
 }
 
 // Into zeros, NCHW: the zeros are made again as NHWC, not transposed.

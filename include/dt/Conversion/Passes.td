@@ -160,9 +160,24 @@ def ConvolutionsToMatmulsPass : Pass<"dt-convolutions-to-matmuls", "ModuleOp"> {
     transposed, to NHWC and back. `col` is `[K, M]` instead, read
     transposed, where the input's last dim is read at a row's loop (a
     filter's gradient written as a generic: the image's channels are its
-    rows), so that the copy runs along the input's rows. Depthwise convolutions, poolings, integer
-    convolutions and those whose `col` would take more than `max-col-bytes`
-    stay as they are (loops). Runs on tensors, before bufferization.
+    rows), so that the copy runs along the input's rows.
+
+    A grouped convolution (`conv_2d_nhwgc_gfhwc`, `conv_2d_ngchw_gfchw`,
+    `conv_2d_ngchw_fgchw`, or a generic with a dim that the input, the
+    filter and the output all read) becomes a batched matmul, one per
+    group: `col` is `[M, G, K]`, the filter `[G, N, K]` (or with G and N the
+    other way, or `[G, K, N]`), and the output `[M, G, N]`, each by a
+    collapse where its dims allow (else the filter is transposed to
+    `[G, K..., N]`, the output to `[M..., G, N]` and back), so one library
+    call steps from one group's matrices to the next. Its groups must sum
+    over more than one channel into 4 or more: a depthwise convolution (one
+    channel per group, or a channel multiplier) and groups of fewer output
+    channels stay loops, which are as fast or faster there (the measured
+    sizes are in the source, `kMinGroupOutputChannels`).
+
+    Poolings, integer convolutions and those whose `col` would take more
+    than `max-col-bytes` stay as they are (loops). Runs on tensors, before
+    bufferization.
 
     ```mlir
     %c = linalg.conv_2d_nhwc_hwcf {strides = dense<1> : tensor<2xi64>, ...}
