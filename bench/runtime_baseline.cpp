@@ -10,6 +10,10 @@
 //                                        OpenBLAS sgemm on one thread (the
 //                                        textbook CPU convolution); prints
 //                                        seconds per call (min and mean).
+//   dt-bench-baseline gconv N H W G C F KH KW REPEAT
+//                                        the same of G groups, NHWGC/GFHWC:
+//                                        an im2col loop and an sgemm per
+//                                        group.
 //   dt-bench-baseline memcpy BYTES REPEAT  prints the best memcpy bandwidth.
 //   dt-bench-baseline rows N REPEAT      out = x * y + x - y over N floats,
 //                                        one loop; prints seconds per call
@@ -40,7 +44,8 @@ double now() {
   std::fprintf(
       stderr,
       "dt-bench-baseline: %s\nusage: dt-bench-baseline mlp M K H REPEAT"
-      " | conv N H W C F KH KW REPEAT | memcpy BYTES REPEAT"
+      " | conv N H W C F KH KW REPEAT | gconv N H W G C F KH KW REPEAT"
+      " | memcpy BYTES REPEAT"
       " | rows N REPEAT\n",
       why.c_str());
   std::exit(2);
@@ -124,34 +129,53 @@ int mlp(long m, long k, long h, int repeat) {
       [&] { return y[0]; });
 }
 
-int conv(long n, long h, long w, long c, long f, long kh, long kw, int repeat) {
+/// y = conv(x, w) of `groups` groups of c channels in and f out, stride 1,
+/// no padding: NHWC/HWCF for one group, NHWGC/GFHWC (linalg's
+/// conv_2d_nhwgc_gfhwc) for several; for each group an im2col loop and one
+/// OpenBLAS sgemm on one thread (the textbook CPU convolution).
+int conv(long n, long h, long w, long groups, long c, long f, long kh, long kw,
+         int repeat) {
   openblas_set_num_threads(1);
   if (kh > h || kw > w)
     usage("the window must fit in the image");
-  long oh = h - kh + 1, ow = w - kw + 1, pixels = product({n, h, w}),
+  long oh = h - kh + 1, ow = w - kw + 1, pixels = product({n, h, w, groups}),
        rows = product({n, oh, ow}), depth = product({kh, kw, c});
-  float *x = alignedFloats(pixels, c), *filter = alignedFloats(depth, f),
-        *col = alignedFloats(rows, depth), *y = alignedFloats(rows, f);
+  float *x = alignedFloats(pixels, c),
+        *filter = alignedFloats(product({groups, depth}), f),
+        *col = alignedFloats(rows, depth),
+        *y = alignedFloats(rows, product({groups, f}));
   for (long i = 0; i < pixels * c; ++i)
     x[i] = static_cast<float>((i % 13) - 6) / 8;
-  for (long i = 0; i < depth * f; ++i)
+  for (long i = 0; i < groups * depth * f; ++i)
     filter[i] = static_cast<float>((i % 7) - 3) / 16;
+  // A window row's channels of one group lie together: all of it with one
+  // group, a pixel's c channels with several.
+  long run = groups == 1 ? kw * c : c;
   return timeCalls(
       repeat,
       [&] {
-        // col[(b, i, j), (p, q, ch)] = x[b, i + p, j + q, ch]: each row a
-        // patch, copied a window row (kw * c contiguous floats) at a time.
-        float *out = col;
-        for (long b = 0; b < n; ++b)
-          for (long i = 0; i < oh; ++i)
-            for (long j = 0; j < ow; ++j)
-              for (long p = 0; p < kh; ++p, out += kw * c)
-                std::memcpy(out, x + ((b * h + i + p) * w + j) * c,
-                            kw * c * sizeof(float));
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, f, depth,
-                    1.0f, col, depth, filter, f, 0.0f, y, f);
+        for (long g = 0; g < groups; ++g) {
+          // col[(b, i, j), (p, q, ch)] = x[b, i + p, j + q, g, ch]: each row
+          // a patch, copied `run` contiguous floats at a time.
+          float *out = col;
+          for (long b = 0; b < n; ++b)
+            for (long i = 0; i < oh; ++i)
+              for (long j = 0; j < ow; ++j)
+                for (long p = 0; p < kh; ++p)
+                  for (long q = 0; q < kw; q += run / c, out += run)
+                    std::memcpy(
+                        out,
+                        x + (((b * h + i + p) * w + j + q) * groups + g) * c,
+                        run * sizeof(float));
+          // One group's filter: [depth, f] (HWCF) or [f, depth] (GFHWC).
+          bool byRows = groups == 1;
+          cblas_sgemm(CblasRowMajor, CblasNoTrans,
+                      byRows ? CblasNoTrans : CblasTrans, rows, f, depth, 1.0f,
+                      col, depth, filter + g * depth * f, byRows ? f : depth,
+                      0.0f, y + g * f, groups * f);
+        }
       },
-      [&] { return y[rows / 2 * f]; });
+      [&] { return y[rows / 2 * groups * f]; });
 }
 
 int rows(long n, int repeat) {
@@ -197,8 +221,16 @@ int main(int argc, char **argv) {
     const char *names[7] = {"N", "H", "W", "C", "F", "KH", "KW"};
     for (int i = 0; i < 7; ++i)
       sizes[i] = positive(argv[2 + i], names[i]);
-    return conv(sizes[0], sizes[1], sizes[2], sizes[3], sizes[4], sizes[5],
+    return conv(sizes[0], sizes[1], sizes[2], 1, sizes[3], sizes[4], sizes[5],
                 sizes[6], positive(argv[9], "REPEAT"));
+  }
+  if (argc == 11 && !std::strcmp(argv[1], "gconv")) {
+    long sizes[8];
+    const char *names[8] = {"N", "H", "W", "G", "C", "F", "KH", "KW"};
+    for (int i = 0; i < 8; ++i)
+      sizes[i] = positive(argv[2 + i], names[i]);
+    return conv(sizes[0], sizes[1], sizes[2], sizes[3], sizes[4], sizes[5],
+                sizes[6], sizes[7], positive(argv[10], "REPEAT"));
   }
   if (argc == 4 && !std::strcmp(argv[1], "memcpy")) {
     long bytes = positive(argv[2], "BYTES"),
@@ -209,5 +241,5 @@ int main(int argc, char **argv) {
     long n = positive(argv[2], "N"), repeat = positive(argv[3], "REPEAT");
     return rows(n, repeat);
   }
-  usage("expected mlp, conv, memcpy or rows and their numbers");
+  usage("expected mlp, conv, gconv, memcpy or rows and their numbers");
 }
