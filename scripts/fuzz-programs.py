@@ -531,8 +531,8 @@ class Program:
         self.values.append((self.squash(out, shape), shape))
 
     # (op, rank of the image, the filter's dims in order: "w" a window dim,
-    # "c" the image's channels, "f" the filters; whether the image's channels
-    # come right after its batch dim)
+    # "c" the image's channels, "f" the filters, "g" the groups; whether the
+    # image's channels come right after its batch dim (and its groups))
     CONVOLUTIONS = [
         ("linalg.conv_1d_nwc_wcf", 3, ("w", "c", "f"), False),
         ("linalg.conv_1d_ncw_fcw", 3, ("f", "c", "w"), True),
@@ -540,11 +540,21 @@ class Program:
         ("linalg.conv_2d_nhwc_fhwc", 4, ("f", "w", "w", "c"), False),
         ("linalg.conv_2d_nchw_fchw", 4, ("f", "c", "w", "w"), True),
     ]
+    # Grouped: the image is [n, h, w, g, c] or [n, g, c, h, w].
+    GROUPED_CONVOLUTIONS = [
+        ("linalg.conv_2d_nhwgc_gfhwc", 5, ("g", "f", "w", "w", "c"), False),
+        ("linalg.conv_2d_ngchw_gfchw", 5, ("g", "f", "c", "w", "w"), True),
+        ("linalg.conv_2d_ngchw_fgchw", 5, ("f", "g", "c", "w", "w"), True),
+    ]
 
     def op_conv(self):
-        """A convolution (--convolutions) of a 3-D or 4-D value, with a
-        filter argument of random window, stride and dilation."""
-        op, rank, filter_dims, channels_first = self.rng.choice(self.CONVOLUTIONS)
+        """A convolution (--convolutions) of a 3-D or 4-D value, or a grouped
+        one of a 5-D value (which of them drawn from the later stream), with
+        a filter argument of random window, stride and dilation."""
+        grouped = self.later.random() < 0.3
+        op, rank, filter_dims, channels_first = (
+            self.later.choice(self.GROUPED_CONVOLUTIONS) if grouped
+            else self.rng.choice(self.CONVOLUTIONS))
         value = self.pick(lambda s: len(s) == rank and self.rng.random() < 0.7)
         if value:
             name, shape = value
@@ -553,8 +563,12 @@ class Program:
             for _ in range(rank):
                 shape.append(self.dim(*shape))
             name = self.new_arg(shape)
-        spatial = shape[2:] if channels_first else shape[1:-1]
-        channels = shape[1] if channels_first else shape[-1]
+        # The channels (after their groups) between the batch and the image,
+        # or after the image.
+        inner = 2 if grouped else 1
+        spatial = shape[1 + inner:] if channels_first else shape[1:-inner]
+        groups, channels = (shape[1:1 + inner] if channels_first else shape[-inner:]) \
+            if grouped else (1, shape[1] if channels_first else shape[-1])
         windows, strides, dilations, out_spatial = [], [], [], []
         for extent in spatial:
             window = self.rng.randint(1, min(3, extent))
@@ -567,11 +581,12 @@ class Program:
             out_spatial.append((extent - span) // stride + 1)
         filters = self.rng.choice(DIMS)
         dims = iter(windows)
-        filter_shape = [next(dims) if d == "w" else channels if d == "c" else filters
-                        for d in filter_dims]
+        extents = {"c": channels, "f": filters, "g": groups}
+        filter_shape = [next(dims) if d == "w" else extents[d] for d in filter_dims]
         filt = self.new_arg(filter_shape)
-        out_shape = ([shape[0], filters] + out_spatial if channels_first
-                     else [shape[0]] + out_spatial + [filters])
+        out_channels = [groups, filters] if grouped else [filters]
+        out_shape = ([shape[0]] + out_channels + out_spatial if channels_first
+                     else [shape[0]] + out_spatial + out_channels)
         init = self.filled(out_shape)
         out = self.fresh()
         n = len(spatial)
