@@ -428,10 +428,13 @@ struct WidenPartialSumsPass
     // dead once they read it.
     llvm::SmallDenseMap<unsigned, Value> wide;
     SmallVector<Operation *> maybeDead;
-    // Whether each chain reduces a matmul's product, for explain.
+    // Whether each chain reduces a matmul's product and whether a loop
+    // carries the sum, for explain; asked now, since widening a named sum
+    // erases it.
     SmallVector<bool> products;
     for (const auto &[collective, way] : chains)
       products.push_back(addsProducts(sum, way));
+    bool carried = isa<scf::ForOp>(sum);
     if (auto loop = dyn_cast<scf::ForOp>(sum)) {
       for (const auto &[collective, way] : chains)
         if (!wide.count(way.init)) {
@@ -463,7 +466,7 @@ struct WidenPartialSumsPass
     for (const auto &[chain, product] : llvm::zip_equal(chains, products)) {
       const auto &[collective, way] = chain;
       if (explain)
-        explainWidening(collective, product, isa<scf::ForOp>(sum));
+        explainWidening(collective, product, carried);
       Value current = wide[way.init];
       for (Link link : way.links) {
         rewriter.setInsertionPoint(link.op);
