@@ -47,6 +47,12 @@
 // RUN: %npy print %t.acc/result0.npy > %t.acc.values && %npy print %t.acc/result1.npy >> %t.acc.values && FileCheck %s --check-prefix=FOUR-FOUR < %t.acc.values
 // RUN: dt-run %t.emu.so --entry accumulated --verify | FileCheck %s --check-prefix=RSUM
 // RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --entry accumulated --verify | FileCheck %s --check-prefix=RSUM %}
+// The same written with named ops: added into the carry in place (a generic
+// whose init is the carry) and by linalg.add.
+// RUN: dt-run %s --entry accumulated_named --verify --output-dir %t.accn | FileCheck %s --check-prefix=RSUM
+// RUN: %npy print %t.accn/result0.npy > %t.accn.values && %npy print %t.accn/result1.npy >> %t.accn.values && FileCheck %s --check-prefix=FOUR-FOUR < %t.accn.values
+// RUN: dt-run %t.emu.so --entry accumulated_named --verify | FileCheck %s --check-prefix=RSUM
+// RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --entry accumulated_named --verify | FileCheck %s --check-prefix=RSUM %}
 // FOUR-FOUR: {{^}}4.0{{$}}
 // FOUR-FOUR-NEXT: {{^}}4.0{{$}}
 // RUN: dt-opt %s -dt-shard | FileCheck %s --check-prefix=ACC-PLAN
@@ -298,6 +304,38 @@ func.func @accumulated() -> (tensor<bf16>, tensor<bf16>) {
     %n = arith.addf %acc2, %t : tensor<bf16>
     %np = dt.constrain %n to #dt.sharding<@mesh, [P(sum)]> : tensor<bf16>
     scf.yield %sp, %np : tensor<bf16>, tensor<bf16>
+  }
+  return %g#0, %g#1 : tensor<bf16>, tensor<bf16>
+}
+
+func.func @accumulated_named() -> (tensor<bf16>, tensor<bf16>) {
+  %zero = arith.constant 0.0 : bf16
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c = arith.constant dense<[[256.0, 1.0, 256.0, 1.0, -128.0, -128.0, -128.0, -128.0],
+                             [256.0, 1.0, 256.0, 1.0, -128.0, -128.0, -128.0, -128.0]]> : tensor<2x8xbf16>
+  %x = dt.constrain %c to #dt.sharding<@mesh, [S(1)]> : tensor<2x8xbf16>
+  %e = tensor.empty() : tensor<bf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<bf16>) -> tensor<bf16>
+  %g:2 = scf.for %i = %c0 to %c2 step %c1 iter_args(%acc = %z, %acc2 = %z) -> (tensor<bf16>, tensor<bf16>) {
+    %xi = tensor.extract_slice %x[%i, 0] [1, 8] [1, 1] : tensor<2x8xbf16> to tensor<8xbf16>
+    %t = linalg.reduce ins(%xi : tensor<8xbf16>) outs(%z : tensor<bf16>) dimensions = [0]
+      (%in: bf16, %a: bf16) { %r = arith.addf %in, %a : bf16
+        linalg.yield %r : bf16 }
+    %n = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []}
+        ins(%t : tensor<bf16>) outs(%acc : tensor<bf16>) {
+      ^bb0(%in: bf16, %out: bf16):
+        %s = arith.addf %out, %in : bf16
+        linalg.yield %s : bf16
+    } -> tensor<bf16>
+    %np = dt.constrain %n to #dt.sharding<@mesh, [P(sum)]> : tensor<bf16>
+    %t2 = linalg.reduce ins(%xi : tensor<8xbf16>) outs(%z : tensor<bf16>) dimensions = [0]
+      (%in: bf16, %a: bf16) { %r = arith.addf %a, %in : bf16
+        linalg.yield %r : bf16 }
+    %m = linalg.add ins(%acc2, %t2 : tensor<bf16>, tensor<bf16>) outs(%e : tensor<bf16>) -> tensor<bf16>
+    %mp = dt.constrain %m to #dt.sharding<@mesh, [P(sum)]> : tensor<bf16>
+    scf.yield %np, %mp : tensor<bf16>, tensor<bf16>
   }
   return %g#0, %g#1 : tensor<bf16>, tensor<bf16>
 }

@@ -13,6 +13,8 @@
 // EXPLAIN: remark: all_reduce of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 16 bytes a rank instead of 8{{$}}
 // EXPLAIN-COUNT-4: remark: all_reduce of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 16 bytes a rank instead of 8; the loop carries it in f32, each rank's part rounded after the loop instead of at every iteration
 // EXPLAIN: remark: all_reduce of the parts of this bf16 matmul in f32, rounded once after as the single device's product is: 64 bytes a rank instead of 32; the loop carries it in f32, each rank's part rounded after the loop instead of at every iteration
+// EXPLAIN-COUNT-2: remark: all_reduce of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 16 bytes a rank instead of 8; the loop carries it in f32, each rank's part rounded after the loop instead of at every iteration
+// EXPLAIN: remark: all_reduce of the parts of this bf16 sum in f32, rounded once after as the single device's sum is: 128 bytes a rank instead of 64{{$}}
 // EXPLAIN: remark: all_reduce of the parts of this bf16 matmul in f32, rounded once after as the single device's product is: 256 bytes a rank instead of 128
 // EXPLAIN-NOT: remark
 
@@ -329,6 +331,78 @@ func.func @carried_left_alone(%x: tensor<4x8x4xbf16>, %w: tensor<8x4xbf16>)
   %rb = dt.all_reduce %g#1 on @mesh ["dp"] sum : tensor<4xbf16> -> tensor<4xbf16>
   %rm = dt.all_reduce %g#2 on @mesh ["dp"] sum : tensor<4x4xbf16> -> tensor<4x4xbf16>
   return %ra, %rb, %rm : tensor<4xbf16>, tensor<4xbf16>, tensor<4x4xbf16>
+}
+
+// Carries a named op or an in-place generic adds to: `acc += sum(x)`
+// written into the carry (a generic of one input whose init is the carry),
+// and linalg.add of the carry and a sum. Each is the sum accumulated into
+// the carry, in f32.
+// CHECK-LABEL: func.func @carried_named
+// CHECK: scf.for {{.*}} iter_args(%[[A:.*]] = %{{.*}}, %[[B:.*]] = %{{.*}}) -> (tensor<4xf32>, tensor<4xf32>)
+// CHECK: %[[SA:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<8x4xbf16>) outs(%[[A]] : tensor<4xf32>)
+// CHECK: %[[SB:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<8x4xbf16>) outs(%[[B]] : tensor<4xf32>)
+// CHECK: linalg.yield
+// CHECK-NEXT: } -> tensor<4xf32>
+// CHECK-NEXT: scf.yield %[[SA]], %[[SB]] : tensor<4xf32>, tensor<4xf32>
+// CHECK: dt.all_reduce %{{.*}}#0 on @mesh ["dp"] sum : tensor<4xf32> -> tensor<4xf32>
+// CHECK: dt.all_reduce %{{.*}}#1 on @mesh ["dp"] sum : tensor<4xf32> -> tensor<4xf32>
+func.func @carried_named(%x: tensor<4x8x4xbf16>) -> (tensor<4xbf16>, tensor<4xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<4xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<4xbf16>) -> tensor<4xbf16>
+  %g:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %z, %b = %z) -> (tensor<4xbf16>, tensor<4xbf16>) {
+    %xi = tensor.extract_slice %x[%i, 0, 0] [1, 8, 4] [1, 1, 1] : tensor<4x8x4xbf16> to tensor<8x4xbf16>
+    %ta = linalg.reduce ins(%xi : tensor<8x4xbf16>) outs(%z : tensor<4xbf16>) dimensions = [0]
+      (%in: bf16, %acc: bf16) { %r = arith.addf %in, %acc : bf16
+        linalg.yield %r : bf16 }
+    %sa = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+        ins(%ta : tensor<4xbf16>) outs(%a : tensor<4xbf16>) {
+      ^bb0(%p: bf16, %o: bf16):
+        %s = arith.addf %o, %p : bf16
+        linalg.yield %s : bf16
+    } -> tensor<4xbf16>
+    %tb = linalg.reduce ins(%xi : tensor<8x4xbf16>) outs(%z : tensor<4xbf16>) dimensions = [0]
+      (%in: bf16, %acc: bf16) { %r = arith.addf %acc, %in : bf16
+        linalg.yield %r : bf16 }
+    %sb = linalg.add ins(%b, %tb : tensor<4xbf16>, tensor<4xbf16>) outs(%e : tensor<4xbf16>) -> tensor<4xbf16>
+    scf.yield %sa, %sb : tensor<4xbf16>, tensor<4xbf16>
+  }
+  %ra = dt.all_reduce %g#0 on @mesh ["dp"] sum : tensor<4xbf16> -> tensor<4xbf16>
+  %rb = dt.all_reduce %g#1 on @mesh ["dp"] sum : tensor<4xbf16> -> tensor<4xbf16>
+  return %ra, %rb : tensor<4xbf16>, tensor<4xbf16>
+}
+
+// Named elementwise ops are links too: a sum transposed, negated
+// (linalg.map, whose body has no argument for its init) and scaled
+// (linalg.mul) before its all_reduce, each then a generic in f32.
+// CHECK-LABEL: func.func @named_links
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8x4xbf16>, %[[W:.*]]: tensor<4x8xbf16>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<4x8x4xbf16>) outs(%{{.*}} : tensor<8x4xf32>)
+// CHECK: %[[T:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<8x4xf32>) outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK: %[[N:.*]] = linalg.generic {{.*}} ins(%[[T]] : tensor<4x8xf32>) outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0(%[[V:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: arith.negf %[[V]] : f32
+// CHECK: %[[M:.*]] = linalg.generic {{.*}} ins(%[[N]], %[[W]] : tensor<4x8xf32>, tensor<4x8xbf16>) outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0(%[[P:.*]]: f32, %[[WV:.*]]: bf16, %{{.*}}: f32):
+// CHECK-NEXT: %[[WE:.*]] = arith.extf %[[WV]] : bf16 to f32
+// CHECK-NEXT: arith.mulf %[[P]], %[[WE]] : f32
+// CHECK: dt.all_reduce %[[M]] on @mesh ["dp"] sum : tensor<4x8xf32> -> tensor<4x8xf32>
+func.func @named_links(%x: tensor<4x8x4xbf16>, %w: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<8x4xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<8x4xbf16>) -> tensor<8x4xbf16>
+  %s = linalg.reduce ins(%x : tensor<4x8x4xbf16>) outs(%z : tensor<8x4xbf16>) dimensions = [0]
+    (%in: bf16, %acc: bf16) { %r = arith.addf %in, %acc : bf16
+      linalg.yield %r : bf16 }
+  %e2 = tensor.empty() : tensor<4x8xbf16>
+  %t = linalg.transpose ins(%s : tensor<8x4xbf16>) outs(%e2 : tensor<4x8xbf16>) permutation = [1, 0]
+  %n = linalg.map { arith.negf } ins(%t : tensor<4x8xbf16>) outs(%e2 : tensor<4x8xbf16>)
+  %m = linalg.mul ins(%n, %w : tensor<4x8xbf16>, tensor<4x8xbf16>) outs(%e2 : tensor<4x8xbf16>) -> tensor<4x8xbf16>
+  %r = dt.all_reduce %m on @mesh ["dp"] sum : tensor<4x8xbf16> -> tensor<4x8xbf16>
+  return %r : tensor<4x8xbf16>
 }
 
 // Left alone: a matmul's partial product (the library accumulates it in

@@ -42,9 +42,10 @@ using namespace mlir::dt;
 
 namespace {
 
-/// An op the partial value passes through: an elementwise generic or arith
-/// op of tensors linear in it, or a move of its elements (a reshape, a
-/// slice); and the operand that carries the partial value.
+/// An op the partial value passes through: an elementwise linalg op (a
+/// generic or a named one) or arith op of tensors linear in it, or a move
+/// of its elements (a reshape, a slice); and the operand that carries the
+/// partial value.
 struct Link {
   Operation *op;
   unsigned input;
@@ -104,14 +105,18 @@ llvm::SmallPtrSet<Value, 8> valuesFrom(Block &body, unsigned input) {
   return derived;
 }
 
-/// Whether `op` is an elementwise generic whose one result is computed
+/// Whether `op` is an elementwise linalg op (a generic, or a named one:
+/// linalg.add, transpose, broadcast, ...) whose one result is computed
 /// from its input `input` by linear ops alone (isLinearOp), without
 /// reading its init, and of that input's element type.
-bool isLinearLink(linalg::GenericOp op, unsigned input) {
+bool isLinearLink(linalg::LinalgOp op, unsigned input) {
   if (op.getNumReductionLoops() != 0 || op->getNumResults() != 1)
     return false;
-  Block &body = op.getRegion().front();
-  if (!body.getArgument(op.getNumDpsInputs()).use_empty() ||
+  Block &body = *op.getBlock();
+  // linalg.map's body has no argument for its init.
+  unsigned inputs = op.getNumDpsInputs();
+  if ((body.getNumArguments() > inputs &&
+       !body.getArgument(inputs).use_empty()) ||
       getElementTypeOrSelf(op.getDpsInputs()[input].getType()) !=
           getElementTypeOrSelf(op->getResult(0).getType()))
     return false;
@@ -128,13 +133,13 @@ bool isLinearLink(linalg::GenericOp op, unsigned input) {
 }
 
 /// Whether `op` is a link linear in its operand `input` (not a move): a
-/// generic on tensors (isLinearLink), or an arith op of whole tensors, as
+/// linalg op on tensors (isLinearLink), or an arith op of whole tensors, as
 /// dt-normalize-tensor-ops leaves an elementwise one (isLinearOp, the
 /// numerator of a division).
 bool isLinkOf(Operation *op, unsigned input) {
-  if (auto generic = dyn_cast<linalg::GenericOp>(op))
-    return generic.hasPureTensorSemantics() &&
-           input < generic.getNumDpsInputs() && isLinearLink(generic, input);
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    return linalgOp.hasPureTensorSemantics() &&
+           input < linalgOp.getNumDpsInputs() && isLinearLink(linalgOp, input);
   return isLinearOp(op) && isa<RankedTensorType>(op->getResult(0).getType()) &&
          (!isa<arith::DivFOp>(op) || input == 0);
 }
@@ -150,36 +155,51 @@ bool isMatmul(linalg::LinalgOp op) {
   return succeeded(dims) && !dims->m.empty() && !dims->n.empty();
 }
 
-/// Whether `op` adds its two operands elementwise, and nothing else: an
-/// arith.addf of tensors, or a generic adding its two inputs.
-bool isPlainAdd(Operation *link) {
-  if (isa<arith::AddFOp>(link))
-    return isa<RankedTensorType>(link->getResult(0).getType());
-  auto op = dyn_cast<linalg::GenericOp>(link);
-  if (!op || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+/// The two operands `link` adds elementwise, and nothing else, if it is
+/// such an add: an arith.addf of tensors, or a linalg op (a generic,
+/// linalg.add) of identity maps whose body adds the elements of two of its
+/// operands: its two inputs, or its input and its init (`acc += x`, written
+/// into acc).
+std::optional<std::array<unsigned, 2>> addedOperands(Operation *link) {
+  if (isa<arith::AddFOp>(link)) {
+    if (!isa<RankedTensorType>(link->getResult(0).getType()))
+      return std::nullopt;
+    return std::array<unsigned, 2>{0, 1};
+  }
+  auto op = dyn_cast<linalg::LinalgOp>(link);
+  if (!op || !op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
       op.getNumReductionLoops() != 0 ||
       !llvm::all_of(op.getIndexingMapsArray(),
                     [](AffineMap map) { return map.isIdentity(); }))
-    return false;
-  Block &body = op.getRegion().front();
+    return std::nullopt;
+  // A linalg op's block arguments are its operands' elements, in order.
+  Block &body = *op.getBlock();
   auto add = dyn_cast<arith::AddFOp>(body.front());
-  return add && body.getTerminator() == add->getNextNode() &&
-         body.getTerminator()->getOperand(0) == add.getResult() &&
-         llvm::is_contained(add->getOperands(), body.getArgument(0)) &&
-         llvm::is_contained(add->getOperands(), body.getArgument(1));
+  if (body.getNumArguments() != op->getNumOperands() || !add ||
+      body.getTerminator() != add->getNextNode() ||
+      body.getTerminator()->getOperand(0) != add.getResult())
+    return std::nullopt;
+  auto lhs = dyn_cast<BlockArgument>(add.getLhs());
+  auto rhs = dyn_cast<BlockArgument>(add.getRhs());
+  if (!lhs || !rhs || lhs.getOwner() != &body || rhs.getOwner() != &body ||
+      lhs == rhs)
+    return std::nullopt;
+  return std::array<unsigned, 2>{lhs.getArgNumber(), rhs.getArgNumber()};
 }
 
 /// The sum `link` adds to its operand `input`, if `link` is a plain add
-/// (isPlainAdd) and its other operand a 16-bit sum of the same type, made
-/// in the same block, read by `link` alone, that accumulates into a zero
-/// fill and is not a matmul unless `matmuls`: `acc + sum(x)`, which is
-/// `sum(x)` accumulated into `acc`.
+/// (addedOperands) of `input` and a 16-bit sum of the same type, made in
+/// the same block, read by `link` alone, that accumulates into a zero fill
+/// and is not a matmul unless `matmuls`: `acc + sum(x)`, which is `sum(x)`
+/// accumulated into `acc`.
 std::optional<Sum> matchAddedSum(Operation *link, unsigned input,
                                  bool matmuls) {
-  if (!isPlainAdd(link))
+  std::optional<std::array<unsigned, 2>> added = addedOperands(link);
+  if (!added || !llvm::is_contained(*added, input))
     return std::nullopt;
   Value acc = link->getOperand(input);
-  Value term = link->getOperand(1 - input);
+  Value term =
+      link->getOperand((*added)[0] == input ? (*added)[1] : (*added)[0]);
   auto op = term.getDefiningOp<linalg::LinalgOp>();
   if (!op || op->getNumResults() != 1 || !term.hasOneUse() ||
       op->getBlock() != link->getBlock() || !op.hasPureTensorSemantics() ||
@@ -199,7 +219,8 @@ std::optional<Sum> matchAddedSum(Operation *link, unsigned input,
 /// The steps by which the body of `loop` adds to its carry `index`, a
 /// 16-bit partial sum: from the carry's block argument to what the body
 /// yields for it, each value read once, by a sum accumulating into it or a
-/// linear link (a sum of this iteration added to it among them), at least
+/// linear link (a sum of this iteration added to it among them, also by an
+/// add that writes into it: `acc += sum(x)` in place), at least
 /// one adding a 16-bit sum (matchHalfSum) that is not a matmul unless
 /// `matmuls`.
 std::optional<SmallVector<Step>> matchCarry(scf::ForOp loop, unsigned index,
@@ -221,6 +242,13 @@ std::optional<SmallVector<Step>> matchCarry(scf::ForOp loop, unsigned index,
     auto op = dyn_cast<linalg::LinalgOp>(user);
     unsigned input = use.getOperandNumber();
     if (op && op.isDpsInit(&use)) {
+      // `acc += sum(x)` written into acc; or a sum accumulating into it.
+      if (std::optional<Sum> term = matchAddedSum(user, input, matmuls)) {
+        steps.push_back({user, input, std::nullopt, term});
+        adds = true;
+        value = user->getResult(0);
+        continue;
+      }
       std::optional<HalfSum> how = matchHalfSum(op, use);
       if (!op.hasPureTensorSemantics() || !how || (!matmuls && isMatmul(op)))
         return std::nullopt;
@@ -303,7 +331,7 @@ Value widenLink(RewriterBase &rewriter, Link link, Value wide) {
     result.setType(cast<RankedTensorType>(result.getType()).clone(f32));
     return result;
   }
-  if (!isa<linalg::GenericOp>(link.op)) {
+  if (!isa<linalg::LinalgOp>(link.op)) {
     // An arith op of tensors: of f32 tensors, the others extended.
     SmallVector<Value> operands;
     for (auto [i, operand] : llvm::enumerate(link.op->getOperands()))
@@ -315,18 +343,20 @@ Value widenLink(RewriterBase &rewriter, Link link, Value wide) {
                          {wide.getType()}, link.op->getAttrs());
     return rewriter.create(state)->getResult(0);
   }
-  auto op = cast<linalg::GenericOp>(link.op);
+  // A linalg op, named or not, becomes a generic of its body.
+  auto op = cast<linalg::LinalgOp>(link.op);
   Location loc = op.getLoc();
   SmallVector<Value> inputs = op.getDpsInputs();
   inputs[link.input] = wide;
   Value init = emptyLike(rewriter, loc, op->getResult(0), f32);
-  Block &body = op.getRegion().front();
+  Block &body = *op.getBlock();
   auto widened = linalg::GenericOp::create(
       rewriter, loc, TypeRange{init.getType()}, inputs, ValueRange{init},
       op.getIndexingMapsArray(), op.getIteratorTypesArray(),
       [&](OpBuilder &b, Location l, ValueRange args) {
         IRMapping mapping;
-        mapping.map(body.getArguments(), args);
+        mapping.map(body.getArguments(),
+                    args.take_front(body.getNumArguments()));
         llvm::SmallPtrSet<Value, 8> derived = valuesFrom(body, link.input);
         for (Operation &nested : body.without_terminator()) {
           if (llvm::none_of(nested.getResults(),
@@ -347,7 +377,8 @@ Value widenLink(RewriterBase &rewriter, Link link, Value wide) {
         linalg::YieldOp::create(
             b, l, mapping.lookupOrDefault(body.getTerminator()->getOperand(0)));
       });
-  widened->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  if (isa<linalg::GenericOp>(*op))
+    widened->setDiscardableAttrs(op->getDiscardableAttrDictionary());
   return widened.getResult(0);
 }
 

@@ -486,8 +486,10 @@ def WidenPartialSumsPass : Pass<"dt-widen-partial-sums", "ModuleOp"> {
     `dt.reduce_scatter` (sum or avg) of f16 or bf16 whose input is a sum
     that accumulates into a 16-bit init (a reduction, a column sum, a
     norm; as `dt-widen-half-sums` matches one), perhaps through
-    elementwise generics or arith ops of tensors linear in it (`addf`,
-    `subf`, `mulf`, `divf`, `negf`: a mean, a scaled loss) and moves of its
+    elementwise linalg ops (generics or named ones: `linalg.add`, `mul`,
+    `transpose`, `broadcast`, `map`, ...) or arith ops of tensors linear in
+    it (`addf`, `subf`, `mulf`, `divf`, `negf`: a mean, a scaled loss) and
+    moves of its
     elements (`tensor.collapse_shape`, `expand_shape`, `extract_slice`: a
     reshape into a 0-D loss), each value on the way after the sum used
     once, reduces the parts in f32: the sum accumulates in f32, the
@@ -501,8 +503,10 @@ def WidenPartialSumsPass : Pass<"dt-widen-partial-sums", "ModuleOp"> {
     The sum may be one an `scf.for` carries, each iteration adding to it
     (gradient accumulation over micro-batches): a sum accumulating into the
     carry, or a plain add of the carry and a sum of this iteration that
-    accumulates into a zero fill (`acc + sum(x)`, which becomes `sum(x)`
-    accumulated into `acc`), perhaps with linear generics between, each
+    accumulates into a zero fill (`acc + sum(x)` by `arith.addf`,
+    `linalg.add`, a generic, or a generic adding its input into the carry
+    as its init: each becomes `sum(x)` accumulated into `acc`), perhaps
+    with linear links between, each
     value on the way used once. The loop then carries the sum in f32 from
     its init widened, and its readers other than the collective read it
     rounded once after the loop; rounded at every iteration, each rank's
