@@ -1469,7 +1469,7 @@ class TrainingStep(Program):
         carried = [(grad, shape, ELEMENT) for _, grad, shape in grads] + results
         tag = self.fresh()[2:]
         carries = [f"%acc{tag}_{k}" for k in range(len(carried))]
-        sums = [self.elementwise("arith.addf", carry, value, shape, element)
+        sums = [self.added(carry, value, shape, element)
                 for carry, (value, shape, element) in zip(carries, carried)]
         types = ", ".join(ttype(shape, element) for _, shape, element in carried)
         self.emit(f"scf.yield {', '.join(sums)} : {types}")
@@ -1483,6 +1483,30 @@ class TrainingStep(Program):
         total = [f"{loop}#{k}" for k in range(len(carried))]
         return ([(param, total[k], shape) for k, (param, _, shape) in enumerate(grads)],
                 [(total[len(grads) + k], shape, element) for k, (_, shape, element) in enumerate(results)])
+
+    def added(self, carry, value, shape, element):
+        """`carry` + `value`, spelled (from the later stream) as arith.addf,
+        linalg.add, or a generic adding `value` into `carry` in place."""
+        spelling = self.later.choice(["arith", "arith", "named", "in place"])
+        if spelling == "arith":
+            return self.elementwise("arith.addf", carry, value, shape, element)
+        t = ttype(shape, element)
+        out = self.fresh()
+        if spelling == "named":
+            empty = self.fresh()
+            self.emit(f"{empty} = tensor.empty() : {t}")
+            self.emit(f"{out} = linalg.add ins({carry}, {value} : {t}, {t}) outs({empty} : {t}) -> {t}")
+            return out
+        dims = ", ".join(f"d{i}" for i in range(len(shape)))
+        identity = f"affine_map<({dims}) -> ({dims})>"
+        parallel = ", ".join(['"parallel"'] * len(shape))
+        self.emit(f"{out} = linalg.generic {{indexing_maps = [{identity}, {identity}], "
+                  f"iterator_types = [{parallel}]}} ins({value} : {t}) outs({carry} : {t}) {{")
+        self.emit(f"  ^bb0(%in: {element}, %out: {element}):")
+        self.emit(f"    %s = arith.addf %out, %in : {element}")
+        self.emit(f"    linalg.yield %s : {element}")
+        self.emit(f"}} -> {t}")
+        return out
 
     def matmul(self, lhs, rhs, shape, maps=None):
         init, out = self.filled(shape), self.fresh()
