@@ -158,19 +158,25 @@ FailureOr<std::string> mlir::dt::describeProgram(ModuleOp module,
 // The two programs
 //===----------------------------------------------------------------------===//
 
-/// The lowering of either program; only the SPMD program's kernels are
-/// timed (`timeKernels`, --profile-kernels).
+/// The lowering of either program; only the SPMD program's (`spmd`)
+/// kernels are timed (--profile-kernels) and its convolutions explained
+/// (--explain).
 static LogicalResult buildLowering(OpPassManager &pm, StringRef entryPrefix,
                                    const CompileOptions &options,
-                                   bool timeKernels = false) {
-  if (options.target == Target::CPU)
-    return buildLowerToCPUPipeline(pm, entryPrefix, timeKernels,
-                                   options.fillBucketsInPlace);
+                                   bool spmd = false) {
+  if (options.target == Target::CPU) {
+    CPUTargetOptions cpu;
+    cpu.timeKernels = spmd && options.profileKernels;
+    cpu.fillBucketsInPlace = options.fillBucketsInPlace;
+    cpu.explain = spmd && options.explain;
+    return buildLowerToCPUPipeline(pm, entryPrefix, cpu);
+  }
   CUDATargetOptions cuda;
   cuda.arch = options.gpuArch;
   cuda.emulateOnCPU = options.emulateGPU;
   cuda.anySize = options.gpuKernelsAnySize;
   cuda.fillBucketsInPlace = options.fillBucketsInPlace;
+  cuda.explain = spmd && options.explain;
   return buildLowerToCUDAPipeline(pm, entryPrefix, cuda);
 }
 
@@ -216,7 +222,7 @@ static LogicalResult buildLocalPipeline(OpPassManager &pm,
         {options.topology, options.target == Target::CUDA, options.explain}));
   // What each collective should take, for dt-run --profile to compare.
   pm.addPass(createPriceCollectivesPass({options.topology}));
-  return buildLowering(pm, "dt_spmd_", options, options.profileKernels);
+  return buildLowering(pm, "dt_spmd_", options, /*spmd=*/true);
 }
 
 /// The passes of the single-device program; `wide`: spelled in f64 and

@@ -51,6 +51,11 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::desc("Let the ops that make a combined collective's members "
                      "write them into its buffer (dt-fill-buckets-in-place)"),
       llvm::cl::init(true)};
+  Option<bool> explain{
+      *this, "explain",
+      llvm::cl::desc("A remark at each convolution: the matmul it became, or "
+                     "why it stays loops"),
+      llvm::cl::init(false)};
 };
 struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
   Option<std::string> entryPrefix{
@@ -72,19 +77,27 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
       llvm::cl::desc("Cooperative reduction, row and split kernels whatever "
                      "the sizes (dt-gpu-reduction-kernels{any-size})"),
       llvm::cl::init(false)};
+  Option<bool> explain{
+      *this, "explain",
+      llvm::cl::desc("A remark at each convolution: the matmul it became, or "
+                     "why it stays loops"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
 /// The part both targets share: tensors -> buffers with out-params (a
 /// bucket's members made in it, `fillBucketsInPlace`), freed by ownership,
-/// matmuls as library calls, and the C entry points.
+/// matmuls as library calls, and the C entry points; with `explain`, a
+/// remark at each convolution.
 static std::string bufferizationPipeline(StringRef entryPrefix,
                                          StringRef matmulLibrary,
-                                         bool fillBucketsInPlace) {
+                                         bool fillBucketsInPlace,
+                                         bool explain) {
   // Upstream passes are named by their textual form, which is their stable
   // interface across LLVM releases.
-  return (llvm::Twine("dt-convolutions-to-matmuls,"
-          "func.func(convert-elementwise-to-linalg),dt-generalize-elementwise,"
+  return (llvm::Twine("dt-convolutions-to-matmuls") +
+          (explain ? "{explain=1}" : "") +
+          ",func.func(convert-elementwise-to-linalg),dt-generalize-elementwise,"
           "dt-widen-half-sums,dt-guard-integer-division,"
           "func.func(dt-fuse-elementwise,canonicalize),"
           "dt-unshare-fills,dt-read-only-arguments,"
@@ -93,7 +106,7 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
           "function-boundary-type-conversion=identity-layout-map},"
           "dt-distinct-result-buffers,"
           "buffer-results-to-out-params{hoist-static-allocs "
-          "modify-public-functions},") +
+          "modify-public-functions}," +
           (fillBucketsInPlace ? "dt-fill-buckets-in-place," : "") +
           // buffer-deallocation-pipeline, with deallocs of several buffers
           // lowered without upstream's helper, whose bookkeeping buffers
@@ -126,17 +139,17 @@ static constexpr const char *kCPUTail =
     "convert-func-to-llvm,"
     "dt-kernel-noalias,reconcile-unrealized-casts,dt-descriptor-slots";
 
-LogicalResult mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm,
-                                                StringRef entryPrefix,
-                                                bool timeKernels,
-                                                bool fillBucketsInPlace) {
+LogicalResult
+mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm, StringRef entryPrefix,
+                                  const CPUTargetOptions &target) {
   pm.addPass(createLowerAxisIndexPass());
   pm.addPass(createWidenPredicateCollectivesPass());
   pm.addPass(createDecomposeAggregatesPass());
   std::string pipeline =
-      bufferizationPipeline(entryPrefix, "blas", fillBucketsInPlace) +
+      bufferizationPipeline(entryPrefix, "blas", target.fillBucketsInPlace,
+                            target.explain) +
       ",dt-split-reductions,dt-free-after-last-use,dt-outline-kernels" +
-      (timeKernels ? "{time=1}" : "") + kCPUTail;
+      (target.timeKernels ? "{time=1}" : "") + kCPUTail;
   return parsePassPipeline(pipeline, pm);
 }
 
@@ -183,9 +196,9 @@ mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
                         "},dt-pack-device-buffers";
   if (target.emulateOnCPU)
     return parsePassPipeline(
-        bufferizationPipeline(entryPrefix, "blas", target.fillBucketsInPlace) +
-            kernels +
-            ",dt-emulate-gpu-on-cpu,dt-outline-kernels" + kCPUTail,
+        bufferizationPipeline(entryPrefix, "blas", target.fillBucketsInPlace,
+                              target.explain) +
+            kernels + ",dt-emulate-gpu-on-cpu,dt-outline-kernels" + kCPUTail,
         pm);
   // dt-compile checks --gpu-arch before it builds this; a pipeline option
   // has no other way to fail (LLVM would abort in instruction selection).
@@ -199,8 +212,8 @@ mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
   // (upstream's NVVM target would otherwise ask for PTX 6.0, older than any
   // SM dt compiles for).
   std::string pipeline =
-      bufferizationPipeline(entryPrefix, "cublaslt",
-                            target.fillBucketsInPlace) +
+      bufferizationPipeline(entryPrefix, "cublaslt", target.fillBucketsInPlace,
+                            target.explain) +
       kernels +
       ",convert-complex-to-standard,canonicalize,"
       "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
@@ -217,9 +230,11 @@ void mlir::dt::registerDTConversionPipelines() {
       "Local SPMD program (or plain program) on tensors -> LLVM dialect with "
       "C entry points, for the CPU target",
       [](OpPassManager &pm, const LowerToCPUOptions &options) {
-        (void)buildLowerToCPUPipeline(pm, options.entryPrefix,
-                                      options.timeKernels,
-                                      options.fillBucketsInPlace);
+        CPUTargetOptions target;
+        target.timeKernels = options.timeKernels;
+        target.fillBucketsInPlace = options.fillBucketsInPlace;
+        target.explain = options.explain;
+        (void)buildLowerToCPUPipeline(pm, options.entryPrefix, target);
       });
   PassPipelineRegistration<LowerToCUDAOptions>(
       "dt-lower-to-cuda",
@@ -232,6 +247,7 @@ void mlir::dt::registerDTConversionPipelines() {
         target.format = options.format;
         target.blockSize = options.blockSize;
         target.anySize = options.anySize;
+        target.explain = options.explain;
         (void)buildLowerToCUDAPipeline(pm, options.entryPrefix, target);
       });
 }

@@ -8,6 +8,23 @@
 // max-col-bytes.
 // RUN: dt-opt %s -dt-convolutions-to-matmuls | FileCheck %s
 // RUN: dt-opt %s -dt-convolutions-to-matmuls=max-col-bytes=4096 | FileCheck %s --check-prefix=SMALL
+// With explain (dt-compile --explain), a remark at each convolution: the
+// matmul it became, or why it stays loops.
+// RUN: dt-opt %s -dt-convolutions-to-matmuls=explain=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// EXPLAIN: remark: linalg.conv_2d_nhwc_hwcf: one library matmul, [48 x 36] x [36 x 8], of an im2col copy of its input (6.8 KiB){{$}}
+// EXPLAIN: remark: linalg.conv_2d_nchw_fchw: one library matmul, [84 x 36] x [36 x 4], of an im2col copy of its input (11.8 KiB); the output made with its channels last and transposed back
+// EXPLAIN: remark: linalg.conv_2d_nhwgc_gfhwc: one library matmul batched over 4 groups, [98 x 27] x [27 x 5] each, of an im2col copy of its input (41.3 KiB){{$}}
+// EXPLAIN: remark: linalg.conv_2d_ngchw_gfchw: one library matmul batched over 4 groups, [98 x 27] x [27 x 5] each, of an im2col copy of its input (41.3 KiB); the output made with its channels last and transposed back
+// EXPLAIN: remark: linalg.conv_2d_nhwgc_gfhwc stays loops: depthwise, nothing is summed across channels (its loops vectorize along them)
+// EXPLAIN: remark: linalg.conv_2d_nhwgc_gfhwc stays loops: 3 output channels a group, fewer than 4: its matmuls would be too thin to pay for the im2col copy
+// EXPLAIN: remark: linalg.depthwise_conv_2d_nhwc_hwcm stays loops: depthwise
+// EXPLAIN: remark: linalg.conv_2d_nhwc_hwcf: one library matmul, [50 x 6] x [6 x 4], of its input as it is
+// EXPLAIN: remark: linalg.depthwise_conv_2d_nhwc_hwc stays loops: depthwise
+// EXPLAIN: remark: linalg.conv_2d_nhwc_hwcf stays loops: its elements are not floats, which no library multiplies
+// EXPLAIN: remark: linalg.generic: one library matmul, [54 x 256] x [256 x 5], of an im2col copy of its input (54.0 KiB)
+// EXPLAIN-NOT: remark
+// RUN: dt-opt %s -dt-convolutions-to-matmuls="max-col-bytes=4096 explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN-SMALL
+// EXPLAIN-SMALL: remark: linalg.conv_2d_nhwc_hwcf stays loops: its im2col copy would take 6.8 KiB, over max-col-bytes (4.0 KiB)
 // And through the CPU lowering, each rewritten one is one BLAS call:
 // RUN: dt-opt %s -dt-lower-to-cpu | FileCheck %s --check-prefix=BLAS
 

@@ -20,6 +20,18 @@
 // CHECK: verify: PASS
 // HALF: : ok
 // HALF: verify: PASS
+// dt-compile --explain says what each became, at the shapes of a rank
+// (2 images and 2 groups a rank here), once (not for the reference):
+// RUN: dt-compile %s --explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// EXPLAIN: remark: linalg.conv_2d_nhwgc_gfhwc: one library matmul batched over 2 groups, [30 x 18] x [18 x 5] each, of an im2col copy of its input (4.2 KiB){{$}}
+// EXPLAIN: remark: linalg.conv_2d_ngchw_gfchw: one library matmul batched over 2 groups, [42 x 18] x [18 x 4] each, of an im2col copy of its input (5.9 KiB); the output made with its channels last and transposed back
+// EXPLAIN: remark: linalg.conv_2d_ngchw_fgchw: one library matmul batched over 2 groups, [48 x 12] x [12 x 4] each
+// EXPLAIN: remark: linalg.generic: one library matmul batched over 2 groups, [27 x 162] x [162 x 5] each
+// EXPLAIN: remark: linalg.conv_2d_nhwgc_gfhwc stays loops: depthwise, nothing is summed across channels
+// EXPLAIN: remark: linalg.conv_2d_nhwgc_gfhwc stays loops: 2 output channels a group, fewer than 4
+// EXPLAIN: remark: linalg.conv_2d_nhwgc_gfhwc: one library matmul batched over 2 groups, [162 x 27] x [27 x 5] each, of an im2col copy of its input (17.1 KiB){{$}}
+// EXPLAIN-NOT: library matmul
+// EXPLAIN-NOT: stays loops
 // The five grouped ones are batched matmul calls, the other two loops:
 // RUN: dt-opt %s -dt-shard | dt-opt -dt-lower-to-cpu | FileCheck %s --check-prefix=LOWERED
 // LOWERED-COUNT-5: call @dt_rt_batch_matmul

@@ -119,9 +119,9 @@ llvm::cl::opt<std::string>
              llvm::cl::init(""), llvm::cl::cat(options));
 llvm::cl::opt<bool> explain(
     "explain",
-    llvm::cl::desc("Say why: a remark for each op's sharding choice and each "
-                   "redistribution's plan (stderr), and the cost report "
-                   "(stdout)"),
+    llvm::cl::desc("Say why: a remark for each op's sharding choice, each "
+                   "redistribution's plan and each convolution's matmul "
+                   "(stderr), and the cost report (stdout)"),
     llvm::cl::init(false), llvm::cl::cat(options));
 llvm::cl::opt<bool> passStatistics(
     "mlir-pass-statistics",

@@ -29,14 +29,23 @@ namespace dt {
 /// and writes a fresh buffer through a call of the runtime.
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);
 
+/// What `dt-lower-to-cpu` makes besides the code.
+struct CPUTargetOptions {
+  /// Each loop nest and matmul timed for dt-run --profile.
+  bool timeKernels = false;
+  /// A combined collective's members made in its buffer
+  /// (dt-fill-buckets-in-place).
+  bool fillBucketsInPlace = true;
+  /// A remark at each convolution: the matmul it became, or why it stays
+  /// loops (dt-compile --explain).
+  bool explain = false;
+};
+
 /// `dt-lower-to-cpu`: local program on tensors -> LLVM dialect, with entry
-/// points named `<entryPrefix><function>`, each loop nest and matmul timed
-/// for dt-run --profile when `timeKernels`, a combined collective's members
-/// made in its buffer when `fillBucketsInPlace`. Needs the upstream passes
+/// points named `<entryPrefix><function>`. Needs the upstream passes
 /// registered (registerAllDTPasses).
 LogicalResult buildLowerToCPUPipeline(OpPassManager &pm, StringRef entryPrefix,
-                                      bool timeKernels = false,
-                                      bool fillBucketsInPlace = true);
+                                      const CPUTargetOptions &target = {});
 
 /// What `dt-lower-to-cuda` compiles kernels for.
 struct CUDATargetOptions {
@@ -56,6 +65,8 @@ struct CUDATargetOptions {
   /// A combined collective's members made in its buffer
   /// (dt-fill-buckets-in-place).
   bool fillBucketsInPlace = true;
+  /// A remark at each convolution (CPUTargetOptions::explain).
+  bool explain = false;
 };
 
 /// `dt-lower-to-cuda`: local program on tensors -> LLVM dialect host code

@@ -197,6 +197,9 @@ def ConvolutionsToMatmulsPass : Pass<"dt-convolutions-to-matmuls", "ModuleOp"> {
   let options = [
     Option<"maxColBytes", "max-col-bytes", "int64_t", "int64_t(1) << 30",
            "The largest im2col copy made (bytes); a larger convolution stays loops">,
+    Option<"explain", "explain", "bool", "false",
+           "A remark at each convolution: the matmul it became, or why it "
+           "stays loops (dt-compile --explain)">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }

@@ -81,53 +81,67 @@ std::optional<SmallVector<unsigned>> loopsOf(AffineMap map) {
 /// 11.7 against 15.1, 4 and 8 9.7 against 30.
 constexpr int64_t kMinGroupOutputChannels = 4;
 
-/// Whether the groups of a grouped convolution are worth a batched matmul:
-/// each sums over several channels into kMinGroupOutputChannels or more. A
-/// depthwise convolution (one channel per group, or a channel multiplier)
-/// sums a window's few elements only, a matrix-vector product per channel,
-/// where its loops vectorize along the channels.
-bool worthMatmuls(const linalg::ConvolutionDimensions &dims,
-                  ArrayRef<int64_t> ranges) {
-  return llvm::any_of(dims.inputChannel,
-                      [&](unsigned loop) { return ranges[loop] > 1; }) &&
-         ranges[dims.outputChannel.front()] >= kMinGroupOutputChannels;
-}
-
 /// `op` as a matmul, when it is a convolution of static float tensors that
 /// multiplies and accumulates, with one output channel and at most one
-/// group dim, whose groups are worthMatmuls (a depthwise convolution stays
-/// loops), and whose col matrix stays under `maxColBytes`.
+/// group dim whose groups each sum over channels into
+/// kMinGroupOutputChannels or more (a depthwise convolution stays loops),
+/// and whose col matrix stays under `maxColBytes`. A convolution
+/// that stays loops says why in `whyNot`; an op that is none (a pooling, a
+/// matmul) leaves it empty.
 std::optional<ConvAsMatmul> matchConvolution(linalg::LinalgOp op,
-                                             int64_t maxColBytes) {
-  auto isStaticFloats = [](Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && tensor.hasStaticShape() &&
-           isa<FloatType>(tensor.getElementType());
-  };
+                                             int64_t maxColBytes,
+                                             std::string &whyNot) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 ||
-      !llvm::all_of(op->getOperandTypes(), isStaticFloats) ||
-      op.hasIndexSemantics() || !isMultiplyAccumulateConvolution(op))
+      op.getNumDpsInits() != 1 || !isMultiplyAccumulateConvolution(op))
     return std::nullopt;
+  auto stays = [&](const Twine &why) {
+    whyNot = why.str();
+    return std::nullopt;
+  };
+  auto isStatic = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.hasStaticShape();
+  };
+  if (!llvm::all_of(op->getOperandTypes(), isStatic))
+    return stays("its shapes are not static");
+  if (!llvm::all_of(op->getOperandTypes(), [](Type type) {
+        return isa<FloatType>(getElementTypeOrSelf(type));
+      }))
+    return stays("its elements are not floats, which no library multiplies");
+  if (op.hasIndexSemantics())
+    return stays("its body reads the loop indices");
   FailureOr<linalg::ConvolutionDimensions> dims =
       linalg::inferConvolutionDims(op);
+  if (failed(dims))
+    return stays("linalg cannot tell its image, window and channel dims");
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (failed(dims) || dims->depth.size() > 1 ||
-      dims->outputChannel.size() != 1 ||
-      (!dims->depth.empty() && !worthMatmuls(*dims, ranges)))
-    return std::nullopt;
+  bool sumsChannels = llvm::any_of(
+      dims->inputChannel, [&](unsigned loop) { return ranges[loop] > 1; });
+  if (dims->depth.size() > 1)
+    return stays("it has several dims of groups");
+  if (dims->outputChannel.size() > 1)
+    return stays("it has several dims of output channels");
+  if (dims->outputChannel.empty() || (!dims->depth.empty() && !sumsChannels))
+    return stays("depthwise, nothing is summed across channels (its loops "
+                 "vectorize along them)");
+  int64_t groupChannels = ranges[dims->outputChannel.front()];
+  if (!dims->depth.empty() && groupChannels < kMinGroupOutputChannels)
+    return stays(Twine(groupChannels) +
+                 " output channels a group, fewer than " +
+                 Twine(kMinGroupOutputChannels) +
+                 ": its matmuls would be too thin to pay for the im2col copy");
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   std::optional<SmallVector<unsigned>> filterLoops = loopsOf(maps[1]);
   std::optional<SmallVector<unsigned>> outputLoops = loopsOf(maps[2]);
   if (!filterLoops || !outputLoops)
-    return std::nullopt;
+    return stays("its filter or output is read at more than a loop index");
   ConvAsMatmul conv;
   conv.n = dims->outputChannel.front();
   if (!dims->depth.empty())
     conv.group = dims->depth.front();
   // The input must not depend on the output channel: col has no n.
   if (maps[0].isFunctionOfDim(conv.n))
-    return std::nullopt;
+    return stays("its input depends on its output channel");
   auto isMatmulDim = [&](unsigned loop) {
     return loop == conv.n || loop == conv.group;
   };
@@ -144,7 +158,7 @@ std::optional<ConvAsMatmul> matchConvolution(linalg::LinalgOp op,
       filterLoops->size() != conv.k.size() + shared ||
       llvm::any_of(conv.m,
                    [&](unsigned m) { return llvm::is_contained(conv.k, m); }))
-    return std::nullopt;
+    return stays("its loops are not a matmul's rows, columns, sums and groups");
   Type element = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
   double colBytes = element.getIntOrFloatBitWidth() / 8;
   for (unsigned loop : llvm::concat<unsigned>(conv.m, conv.k))
@@ -152,7 +166,9 @@ std::optional<ConvAsMatmul> matchConvolution(linalg::LinalgOp op,
   if (conv.group)
     colBytes *= static_cast<double>(ranges[*conv.group]);
   if (colBytes > static_cast<double>(maxColBytes))
-    return std::nullopt;
+    return stays("its im2col copy would take " + formatBytes(colBytes) +
+                 ", over max-col-bytes (" +
+                 formatBytes(static_cast<double>(maxColBytes)) + ")");
   return conv;
 }
 
@@ -200,6 +216,13 @@ struct MatmulOperand {
   SmallVector<Role> roles;
 };
 
+/// The extent of `operand`'s dim of `role`.
+int64_t extentOf(const MatmulOperand &operand, Role role) {
+  auto type = cast<RankedTensorType>(operand.value.getType());
+  return type.getDimSize(llvm::find(operand.roles, role) -
+                         operand.roles.begin());
+}
+
 /// `value`, whose dim i reads `loops[i]`, collapsed into a MatmulOperand:
 /// the loops of one role must follow one another.
 MatmulOperand collapseByRole(OpBuilder &b, Location loc, Value value,
@@ -219,8 +242,10 @@ MatmulOperand collapseByRole(OpBuilder &b, Location loc, Value value,
   return operand;
 }
 
+/// Rewrites `op`, a convolution matched as `conv`; with `explain`, a remark
+/// says what it became.
 void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
-             const ConvAsMatmul &conv) {
+             const ConvAsMatmul &conv, bool explain) {
   MLIRContext *ctx = op.getContext();
   // Named, so that dt-run --profile says what each kernel and call is.
   auto named = [&](StringRef name) {
@@ -376,6 +401,30 @@ void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
   if (!toMatmul.empty())
     result = transpose(rewriter, named("transpose"), result,
                        invertPermutationVector(toMatmul));
+
+  if (explain) {
+    InFlightDiagnostic remark = op.emitRemark();
+    remark << op->getName() << ": one library matmul";
+    if (batch)
+      remark << " batched over " << extentOf(c, Role::Batch) << " groups";
+    remark << ", [" << extentOf(c, Role::M) << " x " << extentOf(a, Role::K)
+           << "] x [" << extentOf(a, Role::K) << " x " << extentOf(c, Role::N)
+           << "]" << (batch ? " each" : "") << ", of ";
+    if (col == input) {
+      remark << "its input as it is";
+    } else {
+      auto colType = cast<RankedTensorType>(col.getType());
+      remark << "an im2col copy of its input ("
+             << formatBytes(static_cast<double>(colType.getNumElements()) *
+                            colType.getElementTypeBitWidth() / 8)
+             << ")";
+    }
+    if (filter != op.getDpsInputs()[1])
+      remark << "; the filter transposed first";
+    if (!toMatmul.empty())
+      remark << "; the output made with its channels last and transposed "
+                "back";
+  }
   rewriter.replaceOp(op, result);
 }
 
@@ -384,14 +433,26 @@ struct ConvolutionsToMatmulsPass
           ConvolutionsToMatmulsPass> {
   using Base::Base;
   void runOnOperation() override {
-    SmallVector<std::pair<linalg::LinalgOp, ConvAsMatmul>> convolutions;
+    // Each convolution, as a matmul or with why it stays loops, in order.
+    struct Convolution {
+      linalg::LinalgOp op;
+      std::optional<ConvAsMatmul> conv;
+      std::string whyNot;
+    };
+    SmallVector<Convolution> convolutions;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (std::optional<ConvAsMatmul> conv = matchConvolution(op, maxColBytes))
-        convolutions.push_back({op, *conv});
+      Convolution c{op, std::nullopt, {}};
+      c.conv = matchConvolution(op, maxColBytes, c.whyNot);
+      if (c.conv || !c.whyNot.empty())
+        convolutions.push_back(std::move(c));
     });
     IRRewriter rewriter(&getContext());
-    for (auto &[op, conv] : convolutions)
-      rewrite(rewriter, op, conv);
+    for (Convolution &c : convolutions) {
+      if (c.conv)
+        rewrite(rewriter, c.op, *c.conv, explain);
+      else if (explain)
+        c.op.emitRemark() << c.op->getName() << " stays loops: " << c.whyNot;
+    }
   }
 };
 } // namespace
