@@ -164,15 +164,15 @@ def ConvolutionsToMatmulsPass : Pass<"dt-convolutions-to-matmuls", "ModuleOp"> {
 
     A grouped convolution (`conv_2d_nhwgc_gfhwc`, `conv_2d_ngchw_gfchw`,
     `conv_2d_ngchw_fgchw`, or a generic with a dim that the input, the
-    filter and the output all read) becomes a batched matmul, one per
-    group: `col` is `[M, G, K]`, the filter `[G, N, K]` (or with G and N the
+    filter and the output all read) becomes a batched matmul, a matmul per
+    group in one library call: `col` is `[M, G, K]`, the filter `[G, N, K]` (or with G and N the
     other way, or `[G, K, N]`), and the output `[M, G, N]`, each by a
     collapse where its dims allow (else the filter is transposed to
     `[G, K..., N]`, the output to `[M..., G, N]` and back), so one library
     call steps from one group's matrices to the next. Its groups must sum
-    over more than one channel into 4 or more: a depthwise convolution (one
-    channel per group, or a channel multiplier) and groups of fewer output
-    channels stay loops, which are as fast or faster there (the measured
+    over more than one channel into 4 or more output channels: a depthwise
+    convolution (one channel per group, or a channel multiplier) and groups
+    of fewer output channels stay loops, which are as fast or faster there (the measured
     sizes are in the source, `kMinGroupOutputChannels`).
 
     Poolings, integer convolutions and those whose `col` would take more
