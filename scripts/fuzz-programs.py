@@ -567,8 +567,10 @@ class Program:
         # or after the image.
         inner = 2 if grouped else 1
         spatial = shape[1 + inner:] if channels_first else shape[1:-inner]
-        groups, channels = (shape[1:1 + inner] if channels_first else shape[-inner:]) \
-            if grouped else (1, shape[1] if channels_first else shape[-1])
+        if grouped:
+            groups, channels = shape[1:3] if channels_first else shape[-2:]
+        else:
+            groups, channels = 1, shape[1] if channels_first else shape[-1]
         windows, strides, dilations, out_spatial = [], [], [], []
         for extent in spatial:
             window = self.rng.randint(1, min(3, extent))

@@ -5,10 +5,11 @@
 // batch over dp and groups over tp. Layouts: NHWGC/GFHWC strided and
 // dilated, NGCHW/GFCHW accumulated into a bias (the product made as
 // [N, H, W, G, F] and transposed back), NGCHW/FGCHW (the filter's group
-// after its channel), a grouped filter's gradient as a generic (col [K, M],
-// read transposed), and in @half a bf16 one into f32. A depthwise convolution
-// written as a grouped one (one channel per group) and one of 2 output
-// channels per group stay loops (kMinGroupOutputChannels).
+// after its output channel), a grouped filter's gradient as a generic (col
+// [K, G, M], read transposed), and in @half a bf16 one into f32. A
+// depthwise convolution written as a grouped one (one channel per group)
+// and one of 2 output channels per group stay loops
+// (kMinGroupOutputChannels).
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
 // RUN: %npy pattern-run %dt_run %s > %t.dtrun
 // RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.dtrun | FileCheck %s --check-prefix=COMPARE
