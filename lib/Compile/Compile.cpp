@@ -164,19 +164,18 @@ FailureOr<std::string> mlir::dt::describeProgram(ModuleOp module,
 static LogicalResult buildLowering(OpPassManager &pm, StringRef entryPrefix,
                                    const CompileOptions &options,
                                    bool spmd = false) {
+  LoweringOptions shared;
+  shared.fillBucketsInPlace = options.fillBucketsInPlace;
+  shared.explain = spmd && options.explain;
   if (options.target == Target::CPU) {
-    CPUTargetOptions cpu;
+    CPUTargetOptions cpu{shared};
     cpu.timeKernels = spmd && options.profileKernels;
-    cpu.fillBucketsInPlace = options.fillBucketsInPlace;
-    cpu.explain = spmd && options.explain;
     return buildLowerToCPUPipeline(pm, entryPrefix, cpu);
   }
-  CUDATargetOptions cuda;
+  CUDATargetOptions cuda{shared};
   cuda.arch = options.gpuArch;
   cuda.emulateOnCPU = options.emulateGPU;
   cuda.anySize = options.gpuKernelsAnySize;
-  cuda.fillBucketsInPlace = options.fillBucketsInPlace;
-  cuda.explain = spmd && options.explain;
   return buildLowerToCUDAPipeline(pm, entryPrefix, cuda);
 }
 

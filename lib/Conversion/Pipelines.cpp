@@ -91,12 +91,11 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
 /// remark at each convolution.
 static std::string bufferizationPipeline(StringRef entryPrefix,
                                          StringRef matmulLibrary,
-                                         bool fillBucketsInPlace,
-                                         bool explain) {
+                                         const LoweringOptions &options) {
   // Upstream passes are named by their textual form, which is their stable
   // interface across LLVM releases.
   return (llvm::Twine("dt-convolutions-to-matmuls") +
-          (explain ? "{explain=1}" : "") +
+          (options.explain ? "{explain=1}" : "") +
           ",func.func(convert-elementwise-to-linalg),dt-generalize-elementwise,"
           "dt-widen-half-sums,dt-guard-integer-division,"
           "func.func(dt-fuse-elementwise,canonicalize),"
@@ -107,7 +106,7 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
           "dt-distinct-result-buffers,"
           "buffer-results-to-out-params{hoist-static-allocs "
           "modify-public-functions}," +
-          (fillBucketsInPlace ? "dt-fill-buckets-in-place," : "") +
+          (options.fillBucketsInPlace ? "dt-fill-buckets-in-place," : "") +
           // buffer-deallocation-pipeline, with deallocs of several buffers
           // lowered without upstream's helper, whose bookkeeping buffers
           // would be device memory on the CUDA target.
@@ -146,8 +145,7 @@ mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm, StringRef entryPrefix,
   pm.addPass(createWidenPredicateCollectivesPass());
   pm.addPass(createDecomposeAggregatesPass());
   std::string pipeline =
-      bufferizationPipeline(entryPrefix, "blas", target.fillBucketsInPlace,
-                            target.explain) +
+      bufferizationPipeline(entryPrefix, "blas", target) +
       ",dt-split-reductions,dt-free-after-last-use,dt-outline-kernels" +
       (target.timeKernels ? "{time=1}" : "") + kCPUTail;
   return parsePassPipeline(pipeline, pm);
@@ -196,9 +194,8 @@ mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
                         "},dt-pack-device-buffers";
   if (target.emulateOnCPU)
     return parsePassPipeline(
-        bufferizationPipeline(entryPrefix, "blas", target.fillBucketsInPlace,
-                              target.explain) +
-            kernels + ",dt-emulate-gpu-on-cpu,dt-outline-kernels" + kCPUTail,
+        bufferizationPipeline(entryPrefix, "blas", target) + kernels +
+            ",dt-emulate-gpu-on-cpu,dt-outline-kernels" + kCPUTail,
         pm);
   // dt-compile checks --gpu-arch before it builds this; a pipeline option
   // has no other way to fail (LLVM would abort in instruction selection).
@@ -212,9 +209,7 @@ mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
   // (upstream's NVVM target would otherwise ask for PTX 6.0, older than any
   // SM dt compiles for).
   std::string pipeline =
-      bufferizationPipeline(entryPrefix, "cublaslt", target.fillBucketsInPlace,
-                            target.explain) +
-      kernels +
+      bufferizationPipeline(entryPrefix, "cublaslt", target) + kernels +
       ",convert-complex-to-standard,canonicalize,"
       "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
       "dt-merge-gpu-modules,dt-lower-bounds-checks,"

@@ -29,16 +29,20 @@ namespace dt {
 /// and writes a fresh buffer through a call of the runtime.
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);
 
-/// What `dt-lower-to-cpu` makes besides the code.
-struct CPUTargetOptions {
-  /// Each loop nest and matmul timed for dt-run --profile.
-  bool timeKernels = false;
+/// What the lowerings of both targets share.
+struct LoweringOptions {
   /// A combined collective's members made in its buffer
   /// (dt-fill-buckets-in-place).
   bool fillBucketsInPlace = true;
   /// A remark at each convolution: the matmul it became, or why it stays
   /// loops (dt-compile --explain).
   bool explain = false;
+};
+
+/// What `dt-lower-to-cpu` makes besides the code.
+struct CPUTargetOptions : LoweringOptions {
+  /// Each loop nest and matmul timed for dt-run --profile.
+  bool timeKernels = false;
 };
 
 /// `dt-lower-to-cpu`: local program on tensors -> LLVM dialect, with entry
@@ -48,7 +52,7 @@ LogicalResult buildLowerToCPUPipeline(OpPassManager &pm, StringRef entryPrefix,
                                       const CPUTargetOptions &target = {});
 
 /// What `dt-lower-to-cuda` compiles kernels for.
-struct CUDATargetOptions {
+struct CUDATargetOptions : LoweringOptions {
   /// The SM the cubin is for (`sm_90`); PTX for it is embedded too.
   std::string arch = "sm_90";
   /// `fatbin` (cubin + PTX), `bin` (cubin) or `isa` (PTX text, for
@@ -62,11 +66,6 @@ struct CUDATargetOptions {
   /// the emulation always makes): on a GPU, runs the kernels the emulation
   /// checked at the tests' small sizes.
   bool anySize = false;
-  /// A combined collective's members made in its buffer
-  /// (dt-fill-buckets-in-place).
-  bool fillBucketsInPlace = true;
-  /// A remark at each convolution (CPUTargetOptions::explain).
-  bool explain = false;
 };
 
 /// `dt-lower-to-cuda`: local program on tensors -> LLVM dialect host code

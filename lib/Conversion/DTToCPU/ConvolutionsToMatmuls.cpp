@@ -98,11 +98,7 @@ std::optional<ConvAsMatmul> matchConvolution(linalg::LinalgOp op,
     whyNot = why.str();
     return std::nullopt;
   };
-  auto isStatic = [](Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && tensor.hasStaticShape();
-  };
-  if (!llvm::all_of(op->getOperandTypes(), isStatic))
+  if (op.hasDynamicShape())
     return stays("its shapes are not static");
   if (!llvm::all_of(op->getOperandTypes(), [](Type type) {
         return isa<FloatType>(getElementTypeOrSelf(type));

@@ -241,23 +241,21 @@ std::optional<SmallVector<Step>> matchCarry(scf::ForOp loop, unsigned index,
       return std::nullopt;
     auto op = dyn_cast<linalg::LinalgOp>(user);
     unsigned input = use.getOperandNumber();
-    if (op && op.isDpsInit(&use)) {
-      // `acc += sum(x)` written into acc; or a sum accumulating into it.
-      if (std::optional<Sum> term = matchAddedSum(user, input, matmuls)) {
-        steps.push_back({user, input, std::nullopt, term});
-        adds = true;
-        value = user->getResult(0);
-        continue;
-      }
+    // `acc + sum(x)`, by a link or written into acc; else a sum
+    // accumulating into acc, or a link.
+    bool intoCarry = op && op.isDpsInit(&use);
+    std::optional<Sum> term = matchAddedSum(user, input, matmuls);
+    if (term && (intoCarry || isLinkOf(user, input))) {
+      steps.push_back({user, input, std::nullopt, term});
+      adds = true;
+    } else if (intoCarry) {
       std::optional<HalfSum> how = matchHalfSum(op, use);
       if (!op.hasPureTensorSemantics() || !how || (!matmuls && isMatmul(op)))
         return std::nullopt;
       steps.push_back({user, 0, how, std::nullopt});
       adds = true;
     } else if (isLinkOf(user, input)) {
-      std::optional<Sum> term = matchAddedSum(user, input, matmuls);
-      adds |= term.has_value();
-      steps.push_back({user, input, std::nullopt, term});
+      steps.push_back({user, input, std::nullopt, std::nullopt});
     } else {
       return std::nullopt;
     }
