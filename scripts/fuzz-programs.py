@@ -112,6 +112,11 @@ def parallel(rank):
     return ", ".join(['"parallel"'] * rank)
 
 
+def identity_map(rank):
+    loops = ", ".join(f"d{i}" for i in range(rank))
+    return f"affine_map<({loops}) -> ({loops})>"
+
+
 ELEMENT = "f32"  # the element type of the program being written
 
 
@@ -714,8 +719,7 @@ class Program:
         other = self.pick(lambda s: s == shape and self.rng.random() < 0.8)
         other_name = other[0] if other else self.new_arg(shape)
         rank = len(shape)
-        loops = ", ".join(f"d{i}" for i in range(rank))
-        identity = f"affine_map<({loops}) -> ({loops})>"
+        identity = identity_map(rank)
         empty, out = self.empty(shape)
         t = ttype(shape)
         wide = "f32" if ELEMENT in ("f16", "bf16") else ELEMENT
@@ -1042,11 +1046,9 @@ class Program:
         if form == "arith":
             self.emit(f"    %y{tag} = {spelled('arith.addf')} %g{tag}, %p{tag} : {t}")
         if form == "generic":
-            dims = ", ".join(f"d{i}" for i in range(len(shape)))
-            identity = f"affine_map<({dims}) -> ({dims})>"
-            parallel = ", ".join(['"parallel"'] * len(shape))
+            identity = identity_map(len(shape))
             self.emit(f"    %y{tag} = linalg.generic {{indexing_maps = [{identity}, {identity}, {identity}], "
-                      f'iterator_types = [{parallel}]}} '
+                      f'iterator_types = [{parallel(len(shape))}]}} '
                       f"ins(%g{tag}, %p{tag} : {t}, {t}) outs({zero} : {t}) {{")
             self.emit(f"      ^bb0(%a: {ELEMENT}, %b: {ELEMENT}, %o: {ELEMENT}):")
             self.emit(f"        %s = {spelled('arith.addf')} %a, %b : {ELEMENT}")
@@ -1499,11 +1501,9 @@ class TrainingStep(Program):
             self.emit(f"{empty} = tensor.empty() : {t}")
             self.emit(f"{out} = linalg.add ins({carry}, {value} : {t}, {t}) outs({empty} : {t}) -> {t}")
             return out
-        dims = ", ".join(f"d{i}" for i in range(len(shape)))
-        identity = f"affine_map<({dims}) -> ({dims})>"
-        parallel = ", ".join(['"parallel"'] * len(shape))
+        identity = identity_map(len(shape))
         self.emit(f"{out} = linalg.generic {{indexing_maps = [{identity}, {identity}], "
-                  f"iterator_types = [{parallel}]}} ins({value} : {t}) outs({carry} : {t}) {{")
+                  f"iterator_types = [{parallel(len(shape))}]}} ins({value} : {t}) outs({carry} : {t}) {{")
         self.emit(f"  ^bb0(%in: {element}, %out: {element}):")
         self.emit(f"    %s = arith.addf %out, %in : {element}")
         self.emit(f"    linalg.yield %s : {element}")
