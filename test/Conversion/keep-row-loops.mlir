@@ -1,6 +1,7 @@
 // dt-keep-row-loops: an innermost loop of at least 9 static trips (16 if
 // it reads a buffer it stores to) that stores only along rows (its
-// induction variable indexes the last dim of every buffer it stores to) is
+// induction variable, or it plus a value fixed in the loop, indexes the
+// last dim of every buffer it stores to) is
 // kept from unrolling, so that LLVM vectorizes it along the row; other
 // loops are left to LLVM.
 // RUN: dt-opt %s -dt-keep-row-loops -split-input-file | FileCheck %s
@@ -134,7 +135,7 @@ func.func @column_sums(%x: memref<64x12xf32>, %acc: memref<12xf32>, %y: memref<6
 
 // The annotation reaches the LLVM IR, on the loop's back edge:
 // llvm.loop.unroll.disable.
-// RUN: dt-opt %s -split-input-file -dt-keep-row-loops -convert-scf-to-cf -finalize-memref-to-llvm -convert-arith-to-llvm -convert-cf-to-llvm -convert-func-to-llvm -reconcile-unrealized-casts | mlir-translate --mlir-to-llvmir --split-input-file | FileCheck %s --check-prefix=LLVM
+// RUN: dt-opt %s -split-input-file -dt-keep-row-loops -lower-affine -convert-scf-to-cf -finalize-memref-to-llvm -convert-arith-to-llvm -convert-cf-to-llvm -convert-func-to-llvm -reconcile-unrealized-casts | mlir-translate --mlir-to-llvmir --split-input-file | FileCheck %s --check-prefix=LLVM
 // LLVM-LABEL: define void @fill_rows
 // LLVM: br label %{{[0-9]+}}, !llvm.loop ![[LOOP:[0-9]+]]
 // LLVM: ![[LOOP]] = distinct !{![[LOOP]], ![[KEEP:[0-9]+]]}
@@ -148,6 +149,58 @@ func.func @fill_rows(%x: memref<4x16xf32>) {
   scf.for %i = %c0 to %c4 step %c1 {
     scf.for %j = %c0 to %c16 step %c1 {
       memref.store %zero, %x[%i, %j] : memref<4x16xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// A store at the induction variable plus a value fixed in the loop (a
+// window's offset: a convolution adjoint's col2im, `out[.., w + kw]`) runs
+// along the row too: kept. A store at the variable plus one that changes
+// in the loop, or at twice the variable, does not: left alone.
+// CHECK: #[[KEEP:.*]] = #llvm.loop_annotation
+// CHECK-LABEL: func.func @offset_rows
+// CHECK: memref.store {{.*}} : memref<4x32xf32>
+// CHECK-NEXT: } {loop_annotation = #[[KEEP]]}
+// CHECK: memref.store {{.*}} : memref<4x32xf32>
+// CHECK-NEXT: } {loop_annotation = #[[KEEP]]}
+// CHECK-NOT: loop_annotation
+// CHECK: return
+func.func @offset_rows(%col: memref<4x3x30xf32>, %out: memref<4x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c30 = arith.constant 30 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    scf.for %kw = %c0 to %c3 step %c1 {
+      scf.for %w = %c0 to %c30 step %c1 {
+        %at = affine.apply affine_map<(d0, d1) -> (d0 + d1)>(%w, %kw)
+        %v = memref.load %col[%i, %kw, %w] : memref<4x3x30xf32>
+        %o = memref.load %out[%i, %at] : memref<4x32xf32>
+        %s = arith.addf %o, %v : f32
+        memref.store %s, %out[%i, %at] : memref<4x32xf32>
+      }
+      scf.for %w = %c0 to %c30 step %c1 {
+        %at = affine.apply affine_map<(d0)[s0] -> (s0 + d0)>(%w)[%kw]
+        %v = memref.load %col[%i, %kw, %w] : memref<4x3x30xf32>
+        memref.store %v, %out[%i, %at] : memref<4x32xf32>
+      }
+      scf.for %w = %c0 to %c16 step %c1 {
+        %at = affine.apply affine_map<(d0, d1) -> (d0 + d1)>(%w, %w)
+        %v = memref.load %col[%i, %kw, %w] : memref<4x3x30xf32>
+        memref.store %v, %out[%i, %at] : memref<4x32xf32>
+      }
+      scf.for %w = %c0 to %c16 step %c1 {
+        %k = arith.index_cast %w : index to i64
+        %kk = arith.index_cast %k : i64 to index
+        %at = affine.apply affine_map<(d0, d1) -> (d0 + d1)>(%w, %kk)
+        %v = memref.load %col[%i, %kw, %w] : memref<4x3x30xf32>
+        memref.store %v, %out[%i, %at] : memref<4x32xf32>
+      }
     }
   }
   return

@@ -12,6 +12,7 @@
 #include "dt/Conversion/Passes.h"
 #include "dt/Support/Statistic.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -38,15 +39,48 @@ using namespace mlir::dt;
 static constexpr int64_t kMinTrips = 9;
 static constexpr int64_t kMinTripsAccumulating = 16;
 
+/// Whether `index` steps along with `loop`'s induction variable: it is the
+/// variable, or the variable plus a value fixed in the loop (a window's
+/// offset: `affine.apply (d0 + d1)(%iv, %kw)`, as convert-linalg-to-loops
+/// writes a convolution's adjoint or a pad's interior).
+static bool stepsWith(Value index, scf::ForOp loop) {
+  Value iv = loop.getInductionVar();
+  if (index == iv)
+    return true;
+  auto apply = index.getDefiningOp<affine::AffineApplyOp>();
+  if (!apply)
+    return false;
+  auto sum = dyn_cast<AffineBinaryOpExpr>(apply.getAffineMap().getResult(0));
+  if (!sum || sum.getKind() != AffineExprKind::Add)
+    return false;
+  // The variable is one operand, a dim or symbol alone on one side of the
+  // sum, and every other operand is fixed in the loop.
+  unsigned numDims = apply.getAffineMap().getNumDims();
+  auto isOperand = [&](AffineExpr expr, unsigned position) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      return dim.getPosition() == position;
+    auto symbol = dyn_cast<AffineSymbolExpr>(expr);
+    return symbol && numDims + symbol.getPosition() == position;
+  };
+  std::optional<unsigned> position;
+  for (auto [i, operand] : llvm::enumerate(apply.getMapOperands())) {
+    if (operand == iv && !position)
+      position = i;
+    else if (operand == iv || !loop.isDefinedOutsideOfLoop(operand))
+      return false;
+  }
+  return position && (isOperand(sum.getLHS(), *position) !=
+                      isOperand(sum.getRHS(), *position));
+}
+
 /// Whether `loop` is innermost, stores only along rows (the last index of
-/// every buffer it stores to is its induction variable, and it stores to
-/// one at least) and runs at least kMinTrips times, kMinTripsAccumulating
-/// if it reads a buffer it stores to.
+/// every buffer it stores to steps with its induction variable, and it
+/// stores to one at least) and runs at least kMinTrips times,
+/// kMinTripsAccumulating if it reads a buffer it stores to.
 static bool storesAlongRows(scf::ForOp loop) {
   std::optional<APInt> trips = loop.getStaticTripCount();
   if (!trips || trips->slt(kMinTrips))
     return false;
-  Value iv = loop.getInductionVar();
   llvm::SmallPtrSet<Value, 4> stored, loaded;
   WalkResult walk = loop.getBody()->walk([&](Operation *op) {
     if (isa<LoopLikeOpInterface>(op))
@@ -54,7 +88,8 @@ static bool storesAlongRows(scf::ForOp loop) {
     if (auto load = dyn_cast<memref::LoadOp>(op))
       loaded.insert(load.getMemRef());
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      if (store.getIndices().empty() || store.getIndices().back() != iv)
+      if (store.getIndices().empty() ||
+          !stepsWith(store.getIndices().back(), loop))
         return WalkResult::interrupt();
       stored.insert(store.getMemRef());
     }
