@@ -57,6 +57,7 @@ programs=(
   test/Execution/row-kernel-clashes
   test/Execution/matmul-epilogue test/Execution/matmul-transposed
   test/Execution/convolutions test/Execution/grouped-convolutions
+  test/Execution/convolution-adjoints
   test/Execution/layer-loop test/Execution/stacked-layers
   test/Execution/micro-batch-outputs test/Execution/grad-accumulation
   test/Execution/embedding test/Execution/lm-loss-grad

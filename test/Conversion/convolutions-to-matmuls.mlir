@@ -5,7 +5,8 @@
 // makes a library call. Depthwise convolutions (also written as grouped
 // ones), grouped ones of few output channels per group, poolings and
 // integer convolutions stay; so does one whose im2col copy would pass
-// max-col-bytes.
+// max-col-bytes. A convolution's adjoint (an input's gradient, its output
+// written at sums of loops) becomes a matmul into col and a col2im.
 // RUN: dt-opt %s -dt-convolutions-to-matmuls | FileCheck %s
 // RUN: dt-opt %s -dt-convolutions-to-matmuls=max-col-bytes=4096 | FileCheck %s --check-prefix=SMALL
 // With explain (dt-compile --explain), a remark at each convolution: the
@@ -22,9 +23,14 @@
 // EXPLAIN: remark: linalg.depthwise_conv_2d_nhwc_hwc stays loops: depthwise
 // EXPLAIN: remark: linalg.conv_2d_nhwc_hwcf stays loops: its elements are not floats, which no library multiplies
 // EXPLAIN: remark: linalg.generic: one library matmul, [54 x 256] x [256 x 5], of an im2col copy of its input (54.0 KiB)
+// EXPLAIN: remark: linalg.generic: a convolution's adjoint, one library matmul, [24 x 8] x [8 x 36], into a col matrix (3.4 KiB) that a col2im adds into its output{{$}}
+// EXPLAIN: remark: linalg.generic: a convolution's adjoint, one library matmul, [36 x 8] x [8 x 84], into a col matrix (11.8 KiB) that a col2im adds into its output; its first input transposed first{{$}}
+// EXPLAIN: remark: linalg.generic: a convolution's adjoint, one library matmul, [162 x 8] x [8 x 36], into a col matrix (22.8 KiB) that a col2im adds into its output; in f32, rounded once{{$}}
+// EXPLAIN: remark: linalg.generic stays loops: a convolution's adjoint (its output written at sums of loops), but it sums 2 terms a point, fewer than 8, and its loops run along its output's rows
 // EXPLAIN-NOT: remark
 // RUN: dt-opt %s -dt-convolutions-to-matmuls="max-col-bytes=4096 explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN-SMALL
 // EXPLAIN-SMALL: remark: linalg.conv_2d_nhwc_hwcf stays loops: its im2col copy would take 6.8 KiB, over max-col-bytes (4.0 KiB)
+// EXPLAIN-SMALL: remark: linalg.generic stays loops: a convolution's adjoint (its output written at sums of loops), but its col matrix would take 11.8 KiB, over max-col-bytes (4.0 KiB)
 // And through the CPU lowering, each rewritten one is one BLAS call:
 // RUN: dt-opt %s -dt-lower-to-cpu | FileCheck %s --check-prefix=BLAS
 
@@ -39,6 +45,8 @@
 // CHECK-DAG: #[[MGK:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d3)>
 // CHECK-DAG: #[[GNK:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
 // CHECK-DAG: #[[MGN:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2)>
+// CHECK-DAG: #[[ID6:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+// CHECK-DAG: #[[NCHW_COL2IM:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d0, d1 + d4, d2 + d5)>
 
 // NHWC/HWCF, strided and dilated: col[n, h, w, kh, kw, c], the filter and
 // output collapsed as they are.
@@ -241,4 +249,126 @@ func.func @filter_gradient(%x: tensor<4x10x10x6xf32>, %dy: tensor<4x8x8x5xf32>, 
     linalg.yield %s : f32
   } -> tensor<3x3x6x5xf32>
   return %dw : tensor<3x3x6x5xf32>
+}
+
+// A convolution's adjoint, NHWC of strides [2, 3] and dilations [2, 1]
+// into an init that holds a gradient already: col[n, h, w | kh, kw, c] =
+// dy[M, F] * filter[N, F] (zeros and a library matmul), then the col2im
+// adds col into the init at the adjoint's own map (the strided im2col's
+// above, #STRIDED); the loops the output reads in sums alone are
+// reductions there.
+// CHECK-LABEL: func.func @adjoint
+// CHECK-SAME: (%[[DY:.*]]: tensor<2x4x3x8xf32>, %[[W:.*]]: tensor<3x2x6x8xf32>, %[[O:.*]]: tensor<2x11x11x6xf32>)
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x4x3x3x2x6xf32>)
+// CHECK: %[[CA:.*]] = tensor.collapse_shape %[[DY]] {{\[\[}}0, 1, 2], [3]] : tensor<2x4x3x8xf32> into tensor<24x8xf32>
+// CHECK: %[[CB:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0, 1, 2], [3]] : tensor<3x2x6x8xf32> into tensor<36x8xf32>
+// CHECK: %[[CC:.*]] = tensor.collapse_shape %[[Z]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<2x4x3x3x2x6xf32> into tensor<24x36xf32>
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[A]], #[[NK]], #[[C]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[CA]], %[[CB]] : tensor<24x8xf32>, tensor<36x8xf32>) outs(%[[CC]] : tensor<24x36xf32>)
+// CHECK: %[[COL:.*]] = tensor.expand_shape %[[P]] {{\[\[}}0, 1, 2], [3, 4, 5]] output_shape [2, 4, 3, 3, 2, 6]
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[ID6]], #[[STRIDED]]], iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction", "parallel"]} ins(%[[COL]] : tensor<2x4x3x3x2x6xf32>) outs(%[[O]] : tensor<2x11x11x6xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[OUT:.*]]: f32):
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[OUT]], %[[IN]] : f32
+// CHECK-NEXT: linalg.yield %[[S]]
+// CHECK: return %[[R]]
+// BLAS-LABEL: llvm.func @adjoint(
+// BLAS: call @dt_rt_matmul_into_f32
+func.func @adjoint(%dy: tensor<2x4x3x8xf32>, %w: tensor<3x2x6x8xf32>, %o: tensor<2x11x11x6xf32>) -> tensor<2x11x11x6xf32> {
+  %a = linalg.generic {
+      indexing_maps = [affine_map<(n, oh, ow, kh, kw, c, f) -> (n, oh, ow, f)>,
+                       affine_map<(n, oh, ow, kh, kw, c, f) -> (kh, kw, c, f)>,
+                       affine_map<(n, oh, ow, kh, kw, c, f) -> (n, oh * 2 + kh * 2, ow * 3 + kw, c)>],
+      iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction", "parallel", "reduction"]}
+      ins(%dy, %w : tensor<2x4x3x8xf32>, tensor<3x2x6x8xf32>) outs(%o : tensor<2x11x11x6xf32>) {
+  ^bb0(%d: f32, %v: f32, %acc: f32):
+    %p = arith.mulf %d, %v : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x11x11x6xf32>
+  return %a : tensor<2x11x11x6xf32>
+}
+
+// NCHW: dy's channels sit between its batch and image, so it is
+// transposed to [n, h, w, f] first; the output's rows step along the
+// image's width, so col is [c, kh, kw | n, h, w], the filter the matmul's
+// first operand (the library writes col by rows), and the col2im runs
+// along the rows of both.
+// CHECK-LABEL: func.func @adjoint_nchw
+// CHECK-SAME: (%[[DY:.*]]: tensor<2x8x7x6xf32>, %[[W:.*]]: tensor<8x6x3x2xf32>, %[[O:.*]]: tensor<2x6x9x7xf32>)
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[DY]] : tensor<2x8x7x6xf32>) outs(%{{.*}} : tensor<2x7x6x8xf32>) permutation = [0, 2, 3, 1]
+// CHECK: %[[CA:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0, 1, 2], [3]] : tensor<2x7x6x8xf32> into tensor<84x8xf32>
+// CHECK: %[[CB:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0], [1, 2, 3]] : tensor<8x6x3x2xf32> into tensor<8x36xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[KM]], #[[NK]], #[[C]]], {{.*}} ins(%[[CB]], %[[CA]] : tensor<8x36xf32>, tensor<84x8xf32>) outs(%{{.*}} : tensor<36x84xf32>)
+// CHECK: %[[COL:.*]] = tensor.expand_shape %{{.*}} output_shape [6, 3, 2, 2, 7, 6]
+// CHECK: linalg.generic {indexing_maps = [#[[ID6]], #[[NCHW_COL2IM]]], iterator_types = ["parallel", "reduction", "reduction", "parallel", "reduction", "reduction"]} ins(%[[COL]] : tensor<6x3x2x2x7x6xf32>) outs(%[[O]] : tensor<2x6x9x7xf32>)
+// BLAS-LABEL: llvm.func @adjoint_nchw(
+// BLAS: call @dt_rt_matmul_into_f32
+func.func @adjoint_nchw(%dy: tensor<2x8x7x6xf32>, %w: tensor<8x6x3x2xf32>, %o: tensor<2x6x9x7xf32>) -> tensor<2x6x9x7xf32> {
+  %a = linalg.generic {
+      indexing_maps = [affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>,
+                       affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>,
+                       affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>],
+      iterator_types = ["parallel", "reduction", "reduction", "reduction", "parallel", "reduction", "reduction"]}
+      ins(%dy, %w : tensor<2x8x7x6xf32>, tensor<8x6x3x2xf32>) outs(%o : tensor<2x6x9x7xf32>) {
+  ^bb0(%d: f32, %v: f32, %acc: f32):
+    %p = arith.mulf %d, %v : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x6x9x7xf32>
+  return %a : tensor<2x6x9x7xf32>
+}
+
+// bf16 into bf16: col is f32 (the library multiplies bf16 into f32), the
+// col2im adds it into the init widened, and the sum is rounded once.
+// CHECK-LABEL: func.func @adjoint_half
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<162x8xbf16>, tensor<36x8xbf16>) outs(%{{.*}} : tensor<162x36xf32>)
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[WIDE:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x11x11x4xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} outs(%[[WIDE]] : tensor<2x11x11x4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[SUM]] : tensor<2x11x11x4xf32>) outs(%{{.*}} : tensor<2x11x11x4xbf16>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.truncf %{{.*}} : f32 to bf16
+// BLAS-LABEL: llvm.func @adjoint_half(
+// BLAS: call @dt_rt_matmul_into_bf16_f32
+func.func @adjoint_half(%dy: tensor<2x9x9x8xbf16>, %w: tensor<3x3x4x8xbf16>) -> tensor<2x11x11x4xbf16> {
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<2x11x11x4xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<2x11x11x4xbf16>) -> tensor<2x11x11x4xbf16>
+  %a = linalg.generic {
+      indexing_maps = [affine_map<(n, oh, ow, kh, kw, c, f) -> (n, oh, ow, f)>,
+                       affine_map<(n, oh, ow, kh, kw, c, f) -> (kh, kw, c, f)>,
+                       affine_map<(n, oh, ow, kh, kw, c, f) -> (n, oh + kh, ow + kw, c)>],
+      iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction", "parallel", "reduction"]}
+      ins(%dy, %w : tensor<2x9x9x8xbf16>, tensor<3x3x4x8xbf16>) outs(%z : tensor<2x11x11x4xbf16>) {
+  ^bb0(%d: bf16, %v: bf16, %acc: bf16):
+    %p = arith.mulf %d, %v : bf16
+    %s = arith.addf %acc, %p : bf16
+    linalg.yield %s : bf16
+  } -> tensor<2x11x11x4xbf16>
+  return %a : tensor<2x11x11x4xbf16>
+}
+
+// An adjoint that stays loops: 2 terms a point into rows of 16 channels
+// (its loops vectorize along them).
+// CHECK-LABEL: func.func @adjoint_stay
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: return
+// BLAS-LABEL: llvm.func @adjoint_stay(
+// BLAS-NOT: call @dt_rt_{{(batch_)?}}matmul
+// BLAS: llvm.return
+func.func @adjoint_stay(%dy: tensor<2x9x9x2xf32>, %w: tensor<3x3x16x2xf32>, %o: tensor<2x11x11x16xf32>) -> tensor<2x11x11x16xf32> {
+  %a = linalg.generic {
+      indexing_maps = [affine_map<(n, oh, ow, kh, kw, c, f) -> (n, oh, ow, f)>,
+                       affine_map<(n, oh, ow, kh, kw, c, f) -> (kh, kw, c, f)>,
+                       affine_map<(n, oh, ow, kh, kw, c, f) -> (n, oh + kh, ow + kw, c)>],
+      iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction", "parallel", "reduction"]}
+      ins(%dy, %w : tensor<2x9x9x2xf32>, tensor<3x3x16x2xf32>) outs(%o : tensor<2x11x11x16xf32>) {
+  ^bb0(%d: f32, %v: f32, %acc: f32):
+    %p = arith.mulf %d, %v : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x11x11x16xf32>
+  return %a : tensor<2x11x11x16xf32>
 }

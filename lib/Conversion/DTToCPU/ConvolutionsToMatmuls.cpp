@@ -29,11 +29,28 @@
 // the group's stride), so that NHWGC/GFHWC needs no transpose at all. A
 // depthwise convolution stays loops (kMinGroupOutputChannels).
 //
+// A convolution's adjoint, the gradient of its input as the chain rule
+// writes it (each product added where the forward read the input),
+//
+//   dx[n, h + kh, w + kw, c] += dy[n, h, w, f] * filter[kh, kw, c, f]
+//
+// is a matmul into col, the patches' gradients, and a col2im that adds
+// each patch into the image where the patches overlap (Caffe's col2im):
+//
+//   col[n, h, w, kh, kw, c] = dy[M, F] * filter[N, F]  (one library call)
+//   dx[n, h + kh, w + kw, c] += col[n, h, w, kh, kw, c]  (memory-bound)
+//
+// The gradient of a 3x3 convolution of 64 channels by 64 filters ran at 25
+// GFLOP/s here as loops (4.5 written NCHW, whose loops run across the
+// image's rows), at 80-90 so.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dt/Conversion/Passes.h"
+#include "dt/Dialect/DT/Transforms/HalfSums.h"
 #include "dt/Dialect/DT/Transforms/ShardingCost.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
@@ -238,6 +255,36 @@ MatmulOperand collapseByRole(OpBuilder &b, Location loc, Value value,
   return operand;
 }
 
+/// A generic `c[batch, m, n] += a[batch, m, k] * b[batch, k, n]` over the
+/// MatmulOperands, each read in the order of its roles (the batch only when
+/// `batched`), with no body yet: the one contraction
+/// dt-convert-matmul-to-blas makes a library call.
+linalg::GenericOp createMatmul(OpBuilder &b, Location loc,
+                               const MatmulOperand &lhs,
+                               const MatmulOperand &rhs,
+                               const MatmulOperand &out, bool batched) {
+  MLIRContext *ctx = b.getContext();
+  unsigned batch = batched ? 1 : 0;
+  auto matmulMap = [&](ArrayRef<Role> roles) {
+    SmallVector<AffineExpr> results;
+    for (Role role : roles) {
+      unsigned dim = role == Role::Batch ? 0
+                     : role == Role::M   ? batch
+                     : role == Role::N   ? batch + 1
+                                         : batch + 2;
+      results.push_back(getAffineDimExpr(dim, ctx));
+    }
+    return AffineMap::get(batch + 3, 0, results, ctx);
+  };
+  SmallVector<utils::IteratorType> iterators(batch + 2,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  return linalg::GenericOp::create(
+      b, loc, out.value.getType(), ValueRange{lhs.value, rhs.value}, out.value,
+      {matmulMap(lhs.roles), matmulMap(rhs.roles), matmulMap(out.roles)},
+      iterators);
+}
+
 /// Rewrites `op`, a convolution matched as `conv`; with `explain`, a remark
 /// says what it became.
 void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
@@ -371,22 +418,7 @@ void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
   // out[g, m, n] += col[g, m, k] * filter[g, k, n], each operand's dims in
   // the order it holds them, with the convolution's own body.
   unsigned batch = group.size();
-  auto matmulMap = [&](ArrayRef<Role> roles) {
-    SmallVector<AffineExpr> results;
-    for (Role role : roles) {
-      unsigned dim = role == Role::Batch ? 0
-                     : role == Role::M   ? batch
-                     : role == Role::N   ? batch + 1
-                                         : batch + 2;
-      results.push_back(getAffineDimExpr(dim, ctx));
-    }
-    return AffineMap::get(batch + 3, 0, results, ctx);
-  };
-  SmallVector<utils::IteratorType> iterators = parallel(batch + 2);
-  iterators.push_back(utils::IteratorType::reduction);
-  auto matmul = linalg::GenericOp::create(
-      rewriter, loc, c.value.getType(), ValueRange{a.value, b.value}, c.value,
-      {matmulMap(a.roles), matmulMap(b.roles), matmulMap(c.roles)}, iterators);
+  auto matmul = createMatmul(rewriter, loc, a, b, c, batch > 0);
   rewriter.cloneRegionBefore(op->getRegion(0), matmul.getRegion(),
                              matmul.getRegion().end());
 
@@ -424,6 +456,289 @@ void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
   rewriter.replaceOp(op, result);
 }
 
+//===----------------------------------------------------------------------===//
+// A convolution's adjoint
+//===----------------------------------------------------------------------===//
+
+/// A convolution's adjoint as a matmul into col and a col2im: the loops
+/// the output reads with both inputs (a grouped convolution's groups, the
+/// batch), with the first input alone (m), with the second alone (n), and
+/// the loops only the inputs read (k, summed).
+struct AdjointAsMatmul {
+  SmallVector<unsigned> batch, m, n, k;
+  /// What col holds and the col2im adds up: the output's element type, or
+  /// f32 for a 16-bit output, rounded once after.
+  FloatType accumulator;
+};
+
+/// The fewest terms (the extent of the loops only the inputs read: the
+/// forward convolution's output channels) an adjoint sums a point for its
+/// matmul into col to pay, where its loops vectorize along the output's
+/// rows (a last dim of kMinAdjointRow or more written at a loop alone:
+/// NHWC's channels). Measured here on the gradient of 8x32x32 images of C
+/// channels by F 3x3 filters, as a matmul and col2im against as loops:
+/// C 64, F 2: 1.7 ms against 0.24; 64/4: 2.2 against 0.53; 16/4: 0.20
+/// against 0.14; 64/8: 2.7 against 2.3, but 32/8: 0.54 against 1.0; 8/4,
+/// whose rows are too short to vectorize: 0.12 against 0.72; 64/16: 1.9
+/// against 17; 64/64: 5.9 against 24. Written NCHW, an adjoint's loops
+/// run across the rows: 64/4 took 1.4 ms against 117.
+constexpr int64_t kMinAdjointTerms = 8;
+constexpr int64_t kMinAdjointRow = 16;
+
+/// `op` as a convolution's adjoint: a multiply-accumulate of static float
+/// tensors whose inputs are read at loops and whose output is written at
+/// sums of them (`dx[n, h + kh, w + kw, c] += dy[n, h, w, f] *
+/// filter[kh, kw, c, f]`), when each loop is a matmul's row, column, sum or
+/// batch, it sums enough terms a point (kMinAdjointTerms) and col stays
+/// under `maxColBytes`. One that stays loops says why in `whyNot`; any
+/// other op leaves it empty.
+std::optional<AdjointAsMatmul>
+matchAdjoint(linalg::LinalgOp op, int64_t maxColBytes, std::string &whyNot) {
+  if (!op.hasPureTensorSemantics() || !isMultiplyAccumulateAdjoint(op))
+    return std::nullopt;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto stays = [&](const Twine &why) {
+    whyNot = ("a convolution's adjoint (its output written at sums of "
+              "loops), but " +
+              why)
+                 .str();
+    return std::nullopt;
+  };
+  if (op.hasDynamicShape())
+    return stays("its shapes are not static");
+  auto output = dyn_cast<FloatType>(getElementTypeOrSelf(op.getDpsInits()[0]));
+  auto lhs = dyn_cast<FloatType>(getElementTypeOrSelf(op.getDpsInputs()[0]));
+  auto rhs = dyn_cast<FloatType>(getElementTypeOrSelf(op.getDpsInputs()[1]));
+  if (!output || !lhs || !rhs)
+    return stays("its elements are not floats, which no library multiplies");
+  if (op.hasIndexSemantics())
+    return stays("its body reads the loop indices");
+  AdjointAsMatmul adjoint;
+  adjoint.accumulator =
+      output.getWidth() >= 32 ? output : Float32Type::get(op.getContext());
+  if (std::max(lhs.getWidth(), rhs.getWidth()) > adjoint.accumulator.getWidth())
+    return stays("its inputs are wider than its output");
+  for (unsigned loop : llvm::seq(op.getNumLoops())) {
+    bool inLhs = maps[0].isFunctionOfDim(loop),
+         inRhs = maps[1].isFunctionOfDim(loop),
+         inOutput = maps[2].isFunctionOfDim(loop);
+    if (inLhs && inRhs)
+      (inOutput ? adjoint.batch : adjoint.k).push_back(loop);
+    else if (inOutput && inLhs)
+      adjoint.m.push_back(loop);
+    else if (inOutput && inRhs)
+      adjoint.n.push_back(loop);
+    else
+      return stays("its loops are not a matmul's rows, columns, sums and "
+                   "groups");
+  }
+  if (adjoint.m.empty() || adjoint.n.empty() || adjoint.k.empty())
+    return stays("its product has no rows, columns or sum to be a matmul");
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t terms = 1;
+  for (unsigned loop : adjoint.k)
+    terms *= ranges[loop];
+  auto lastDim = dyn_cast<AffineDimExpr>(maps[2].getResults().back());
+  if (terms < kMinAdjointTerms && lastDim &&
+      ranges[lastDim.getPosition()] >= kMinAdjointRow)
+    return stays("it sums " + Twine(terms) + " terms a point, fewer than " +
+                 Twine(kMinAdjointTerms) +
+                 ", and its loops run along its output's rows");
+  double colBytes = adjoint.accumulator.getWidth() / 8;
+  for (unsigned loop :
+       llvm::concat<const unsigned>(adjoint.batch, adjoint.m, adjoint.n))
+    colBytes *= static_cast<double>(ranges[loop]);
+  if (colBytes > static_cast<double>(maxColBytes))
+    return stays("its col matrix would take " + formatBytes(colBytes) +
+                 ", over max-col-bytes (" +
+                 formatBytes(static_cast<double>(maxColBytes)) + ")");
+  return adjoint;
+}
+
+/// `value`, whose dim i reads `loops[i]`, transposed so that the loops of
+/// each role follow one another in the order of `roles`, each role's in the
+/// order `value` holds them, unless they already follow one another; `loops`
+/// permuted alike. Whether it was transposed.
+bool groupByRole(OpBuilder &b, Location loc, Value &value,
+                 SmallVector<unsigned> &loops,
+                 function_ref<Role(unsigned)> roleOf, ArrayRef<Role> roles) {
+  SmallVector<int64_t> permutation;
+  bool grouped = true;
+  for (Role role : roles) {
+    SmallVector<int64_t> positions;
+    for (auto [i, loop] : llvm::enumerate(loops))
+      if (roleOf(loop) == role)
+        positions.push_back(i);
+    grouped &= consecutive(positions);
+    permutation.append(positions);
+  }
+  if (grouped)
+    return false;
+  value = transpose(b, loc, value, permutation);
+  loops = applyPermutation(loops, permutation);
+  return true;
+}
+
+/// Rewrites `op`, a convolution's adjoint matched as `adjoint`, into
+///
+///   col[batch, m, n] = lhs[batch, m, k] * rhs[batch, k, n]  (a matmul)
+///   out[<op's output map>] += col[batch, m, n]              (col2im)
+///
+/// with `explain`, a remark says what it became.
+void rewriteAdjoint(RewriterBase &rewriter, linalg::LinalgOp op,
+                    const AdjointAsMatmul &adjoint, bool explain) {
+  MLIRContext *ctx = op.getContext();
+  auto named = [&](StringRef name) {
+    return NameLoc::get(StringAttr::get(ctx, name), op.getLoc());
+  };
+  Location loc = named("adjoint");
+  rewriter.setInsertionPoint(op);
+  Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1],
+        init = op.getDpsInits()[0];
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<unsigned> lhsLoops = *loopsOf(maps[0]),
+                        rhsLoops = *loopsOf(maps[1]);
+  auto roleOf = [&](unsigned loop) {
+    if (llvm::is_contained(adjoint.batch, loop))
+      return Role::Batch;
+    if (llvm::is_contained(adjoint.m, loop))
+      return Role::M;
+    return llvm::is_contained(adjoint.n, loop) ? Role::N : Role::K;
+  };
+  bool lhsMoved = groupByRole(rewriter, named("transpose"), lhs, lhsLoops,
+                              roleOf, {Role::Batch, Role::M, Role::K});
+  bool rhsMoved = groupByRole(rewriter, named("transpose"), rhs, rhsLoops,
+                              roleOf, {Role::Batch, Role::K, Role::N});
+
+  // col[batch, m, n], each role's loops in the order the inputs hold them;
+  // or [batch, n, m] where the output's last dim steps fastest along a
+  // row's loop (NCHW: the image's width, not the window's), so that the
+  // col2im runs along the rows of both col and the output.
+  std::optional<unsigned> fastest;
+  for (unsigned loop : llvm::seq(op.getNumLoops()))
+    if (maps[2].getResults().back().isFunctionOfDim(loop) &&
+        (!fastest || ranges[loop] > ranges[*fastest]))
+      fastest = loop;
+  bool rowsLast = fastest && roleOf(*fastest) == Role::M;
+  SmallVector<unsigned> colLoops;
+  auto take = [&](ArrayRef<unsigned> loops, Role role) {
+    for (unsigned loop : loops)
+      if (roleOf(loop) == role)
+        colLoops.push_back(loop);
+  };
+  take(lhsLoops, Role::Batch);
+  take(rowsLast ? rhsLoops : lhsLoops, rowsLast ? Role::N : Role::M);
+  take(rowsLast ? lhsLoops : rhsLoops, rowsLast ? Role::M : Role::N);
+  SmallVector<int64_t> colShape = llvm::map_to_vector(
+      colLoops, [&](unsigned loop) { return ranges[loop]; });
+  FloatType accumulator = adjoint.accumulator;
+  Value zero = arith::ConstantOp::create(rewriter, loc,
+                                         rewriter.getZeroAttr(accumulator));
+  Value colInit =
+      linalg::FillOp::create(
+          rewriter, loc, zero,
+          tensor::EmptyOp::create(rewriter, loc, colShape, accumulator)
+              .getResult())
+          .getResult(0);
+  // The library's rows are col's first dims: with n first, the second
+  // input's loops, so that it writes col row by row.
+  auto matmulRole = [&](unsigned loop) {
+    Role role = roleOf(loop);
+    if (rowsLast && role != Role::Batch && role != Role::K)
+      return role == Role::M ? Role::N : Role::M;
+    return role;
+  };
+  MatmulOperand a = collapseByRole(rewriter, loc, lhs, lhsLoops, matmulRole);
+  MatmulOperand b = collapseByRole(rewriter, loc, rhs, rhsLoops, matmulRole);
+  MatmulOperand c =
+      collapseByRole(rewriter, loc, colInit, colLoops, matmulRole);
+  if (rowsLast)
+    std::swap(a, b);
+  linalg::GenericOp matmul =
+      createMatmul(rewriter, loc, a, b, c, !adjoint.batch.empty());
+  {
+    // acc + x * y, in the accumulator's type (as the libraries multiply).
+    OpBuilder::InsertionGuard guard(rewriter);
+    Block *body =
+        rewriter.createBlock(&matmul.getRegion(), {},
+                             {getElementTypeOrSelf(a.value),
+                              getElementTypeOrSelf(b.value), accumulator},
+                             {loc, loc, loc});
+    auto widened = [&](Value value) -> Value {
+      if (value.getType() == accumulator)
+        return value;
+      return arith::ExtFOp::create(rewriter, loc, accumulator, value);
+    };
+    Value product =
+        arith::MulFOp::create(rewriter, loc, widened(body->getArgument(0)),
+                              widened(body->getArgument(1)));
+    linalg::YieldOp::create(rewriter, loc,
+                            ValueRange{arith::AddFOp::create(
+                                rewriter, loc, body->getArgument(2), product)});
+  }
+  Value col = tensor::ExpandShapeOp::create(
+      rewriter, loc, colInit.getType(), matmul->getResult(0),
+      cast<tensor::CollapseShapeOp>(c.value.getDefiningOp())
+          .getReassociationIndices());
+
+  // out[<op's output map>] += col: the output map over col's loops (k reads
+  // nothing). A loop the output reads only in sums writes an element more
+  // than once: a reduction.
+  SmallVector<AffineExpr> renumbered(op.getNumLoops(),
+                                     getAffineConstantExpr(0, ctx));
+  for (auto [i, loop] : llvm::enumerate(colLoops))
+    renumbered[loop] = getAffineDimExpr(i, ctx);
+  AffineMap outputMap =
+      maps[2].replaceDimsAndSymbols(renumbered, {}, colLoops.size(), 0);
+  SmallVector<utils::IteratorType> iterators;
+  for (unsigned i : llvm::seq<unsigned>(0, colLoops.size()))
+    iterators.push_back(
+        llvm::is_contained(outputMap.getResults(), getAffineDimExpr(i, ctx))
+            ? utils::IteratorType::parallel
+            : utils::IteratorType::reduction);
+  Type outputElement = getElementTypeOrSelf(init);
+  bool widen = outputElement != accumulator;
+  Value acc = widen ? widenInit(rewriter, loc, init) : init;
+  Value result =
+      linalg::GenericOp::create(
+          rewriter, named("col2im"), acc.getType(), col, acc,
+          {rewriter.getMultiDimIdentityMap(colLoops.size()), outputMap},
+          iterators,
+          [](OpBuilder &b, Location loc, ValueRange args) {
+            linalg::YieldOp::create(
+                b, loc,
+                ValueRange{arith::AddFOp::create(b, loc, args[1], args[0])});
+          })
+          ->getResult(0);
+  if (widen)
+    result = convertElements(rewriter, loc, result, outputElement);
+
+  if (explain) {
+    InFlightDiagnostic remark = op.emitRemark();
+    remark << op->getName() << ": a convolution's adjoint, one library matmul";
+    bool batched = !adjoint.batch.empty();
+    if (batched)
+      remark << " batched over " << extentOf(c, Role::Batch) << " groups";
+    remark << ", [" << extentOf(c, Role::M) << " x " << extentOf(a, Role::K)
+           << "] x [" << extentOf(a, Role::K) << " x " << extentOf(c, Role::N)
+           << "]" << (batched ? " each" : "") << ", into a col matrix ("
+           << formatBytes(
+                  static_cast<double>(ShapedType::getNumElements(colShape)) *
+                  accumulator.getWidth() / 8)
+           << ") that a col2im adds into its output";
+    if (lhsMoved || rhsMoved)
+      remark << "; its "
+             << (lhsMoved && rhsMoved ? "inputs"
+                 : lhsMoved           ? "first input"
+                                      : "second input")
+             << " transposed first";
+    if (widen)
+      remark << "; in f32, rounded once";
+  }
+  rewriter.replaceOp(op, result);
+}
+
 struct ConvolutionsToMatmulsPass
     : public mlir::dt::impl::ConvolutionsToMatmulsPassBase<
           ConvolutionsToMatmulsPass> {
@@ -433,19 +748,24 @@ struct ConvolutionsToMatmulsPass
     struct Convolution {
       linalg::LinalgOp op;
       std::optional<ConvAsMatmul> conv;
+      std::optional<AdjointAsMatmul> adjoint;
       std::string whyNot;
     };
-    SmallVector<Convolution> convolutions;
+    SmallVector<Convolution, 0> convolutions;
     getOperation().walk([&](linalg::LinalgOp op) {
-      Convolution c{op, std::nullopt, {}};
+      Convolution c{op, std::nullopt, std::nullopt, {}};
       c.conv = matchConvolution(op, maxColBytes, c.whyNot);
-      if (c.conv || !c.whyNot.empty())
+      if (!c.conv && c.whyNot.empty())
+        c.adjoint = matchAdjoint(op, maxColBytes, c.whyNot);
+      if (c.conv || c.adjoint || !c.whyNot.empty())
         convolutions.push_back(std::move(c));
     });
     IRRewriter rewriter(&getContext());
     for (Convolution &c : convolutions) {
       if (c.conv)
         rewrite(rewriter, c.op, *c.conv, explain);
+      else if (c.adjoint)
+        rewriteAdjoint(rewriter, c.op, *c.adjoint, explain);
       else if (explain)
         c.op.emitRemark() << c.op->getName() << " stays loops: " << c.whyNot;
     }

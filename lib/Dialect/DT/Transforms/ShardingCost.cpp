@@ -183,9 +183,10 @@ double mlir::dt::redistributionSeconds(const MeshInfo &mesh,
   return seconds;
 }
 
-bool mlir::dt::isMultiplyAccumulateConvolution(Operation *op) {
+bool mlir::dt::isMultiplyAccumulate(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  return linalgOp && linalg::isaConvolutionOpInterface(linalgOp) &&
+  return linalgOp && linalgOp.getNumDpsInputs() == 2 &&
+         linalgOp.getNumDpsInits() == 1 &&
          linalg::detail::isContractionBody(
              *linalgOp.getBlock(), [](Operation *multiply, Operation *add) {
                return (isa<arith::MulFOp>(multiply) &&
@@ -194,10 +195,26 @@ bool mlir::dt::isMultiplyAccumulateConvolution(Operation *op) {
              });
 }
 
+bool mlir::dt::isMultiplyAccumulateConvolution(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && linalg::isaConvolutionOpInterface(linalgOp) &&
+         isMultiplyAccumulate(op);
+}
+
+bool mlir::dt::isMultiplyAccumulateAdjoint(Operation *op) {
+  if (!isMultiplyAccumulate(op))
+    return false;
+  SmallVector<AffineMap> maps =
+      cast<linalg::LinalgOp>(op).getIndexingMapsArray();
+  return maps[0].isProjectedPermutation() && maps[1].isProjectedPermutation() &&
+         !maps[2].isProjectedPermutation();
+}
+
 OpWork mlir::dt::estimateWork(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || (!linalg::isaContractionOpInterface(linalgOp) &&
-                    !isMultiplyAccumulateConvolution(linalgOp)))
+                    !isMultiplyAccumulateConvolution(linalgOp) &&
+                    !isMultiplyAccumulateAdjoint(linalgOp)))
     return OpWork();
   OpWork work;
   // A multiply and an add per point of the iteration space.

@@ -133,10 +133,20 @@ struct OpWork {
   unsigned elementBits = 32;
 };
 
+/// Whether `op` is a linalg op whose body multiplies its two inputs and
+/// adds the product to its init (floats or integers, through casts).
+bool isMultiplyAccumulate(Operation *op);
+
 /// Whether `op` is a convolution that multiplies and accumulates (floats or
 /// integers; not a pooling): as much work per point as a contraction, and a
 /// matmul of its input's patches (dt-convolutions-to-matmuls).
 bool isMultiplyAccumulateConvolution(Operation *op);
+
+/// Whether `op` is a convolution's adjoint: a multiply-accumulate whose
+/// inputs are read at loops and whose output is written at sums of them
+/// (`dx[n, h + kh, w + kw, c] += dy[n, h, w, f] * w[kh, kw, c, f]`, an
+/// input's gradient), as much work per point as a contraction.
+bool isMultiplyAccumulateAdjoint(Operation *op);
 
 /// What `op` computes, for contractions (matmul, batch_matmul, generics that
 /// multiply and accumulate) and convolutions that multiply and accumulate
