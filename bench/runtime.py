@@ -93,6 +93,14 @@ by side in one run, printing ratios against the targets.
    sgemm per group (dt-bench-baseline gconv), each keeping its best call
    over ROUNDS turns. Target: dt / hand-written <= 1.25. As loops (before
    the rewrite took groups) it took 78 ms a call here, against 9-12 ms.
+15. A convolution's adjoint: the gradient of item 11's input, written as
+   the chain rule gives it (`dx[n, h + kh, w + kw, c] += dy[n, h, w, f] *
+   w[kh, kw, c, f]`, a generic; 0.53 GFLOP per call), dt-run on 1 rank (one
+   BLAS call into col and a col2im: dt-convolutions-to-matmuls, checked in
+   --explain) against one hand-written sgemm and col2im loop (dt-bench-
+   baseline dconv), each keeping its best call over ROUNDS turns. Target:
+   dt / hand-written <= 1.25. As loops (before the rewrite took adjoints)
+   it took 21-24 ms a call here, against 6 ms.
 
 5-7 and 13 compare two compilations of one program: dt-bench-pair (bench/pair.cpp)
 calls the two in alternating turns in one process on the same buffers, and
@@ -211,6 +219,29 @@ def grouped_convolution():
             f"strides = dense<1> : tensor<2xi64>}} ins(%x, %w : {x}, {filt}) "
             f"outs(%z : {y}) -> {y}\n"
             f"  return %y : {y}\n}}\n")
+
+
+def convolution_adjoint():
+    """The gradient of convolution()'s input, as a generic."""
+    n, h, w, c, f, kh, kw = CONV
+    dy, filt = f"tensor<{n}x{h - kh + 1}x{w - kw + 1}x{f}xf32>", f"tensor<{kh}x{kw}x{c}x{f}xf32>"
+    dx = f"tensor<{n}x{h}x{w}x{c}xf32>"
+    loops = "(n, oh, ow, kh, kw, c, f)"
+    return (f"func.func @main(%dy: {dy}, %w: {filt}) -> {dx} {{\n"
+            f"  %zero = arith.constant 0.0 : f32\n"
+            f"  %e = tensor.empty() : {dx}\n"
+            f"  %z = linalg.fill ins(%zero : f32) outs(%e : {dx}) -> {dx}\n"
+            f"  %dx = linalg.generic {{indexing_maps = [affine_map<{loops} -> (n, oh, ow, f)>, "
+            f"affine_map<{loops} -> (kh, kw, c, f)>, "
+            f"affine_map<{loops} -> (n, oh + kh, ow + kw, c)>], iterator_types = [\"parallel\", "
+            f"\"reduction\", \"reduction\", \"reduction\", \"reduction\", \"parallel\", "
+            f"\"reduction\"]}} ins(%dy, %w : {dy}, {filt}) outs(%z : {dx}) {{\n"
+            f"  ^bb0(%a: f32, %b: f32, %acc: f32):\n"
+            f"    %p = arith.mulf %a, %b : f32\n"
+            f"    %s = arith.addf %acc, %p : f32\n"
+            f"    linalg.yield %s : f32\n"
+            f"  }} -> {dx}\n"
+            f"  return %dx : {dx}\n}}\n")
 
 
 def sums(element):
@@ -623,6 +654,18 @@ def main():
               f"im2col + sgemm per group min {gconv_hand*1e3:.2f} ms "
               f"({flops/gconv_hand/1e9:.1f} GFLOP/s)")
 
+        adjoint_so = compile_program(tools, tmp, "convolution_adjoint", convolution_adjoint(),
+                                     expect_remark="a convolution's adjoint, one library matmul")
+        adjoint_best, adjoint_hand = against_baseline(tools, adjoint_so, baseline,
+                                                      ("dconv", *CONV), args.repeat)
+        images, height, width, channels, filters, kh, kw = CONV
+        flops = (2 * images * (height - kh + 1) * (width - kw + 1) * filters * kh * kw
+                 * channels)
+        print(f"gradient of that convolution's input (its adjoint), 1 rank: dt min "
+              f"{adjoint_best*1e3:.2f} ms ({flops/adjoint_best/1e9:.1f} GFLOP/s), hand-written "
+              f"sgemm + col2im min {adjoint_hand*1e3:.2f} ms "
+              f"({flops/adjoint_hand/1e9:.1f} GFLOP/s)")
+
         gathers_so = compile_program(tools, tmp, "gathers", gathers(8, 1024),
                                      ["--combine-collectives=false"])
         process_bests = sorted(time_program(tools, gathers_so, 20)[1]
@@ -632,7 +675,7 @@ def main():
               f"{process_bests[len(process_bests) // 2]*1e6:.1f} us, slowest "
               f"{process_bests[-1]*1e6:.1f} us")
 
-        print("\nratios (measured side by side in this run; 1-4, 8-11 and 14 best of the calls, "
+        print("\nratios (measured side by side in this run; 1-4, 8-11, 14 and 15 best of the calls, "
               "5-7 and 13 median of paired turns, 12 across processes)")
         ratio = one_best / hand_best
         check("dt 1 rank / hand-written", f"{ratio:.3f}", "<= 1.15", ratio <= 1.15)
@@ -662,6 +705,9 @@ def main():
         gconv_ratio = gconv_best / gconv_hand
         check("grouped convolution: dt / hand-written", f"{gconv_ratio:.2f}", "<= 1.25",
               gconv_ratio <= 1.25)
+        adjoint_ratio = adjoint_best / adjoint_hand
+        check("convolution's adjoint: dt / hand-written", f"{adjoint_ratio:.2f}", "<= 1.25",
+              adjoint_ratio <= 1.25)
         spread = process_bests[-1] / process_bests[0]
         check("slowest process / fastest (8 all_gathers)", f"{spread:.2f}", "<= 2",
               spread <= 2)

@@ -14,6 +14,11 @@
 //                                        the same of G groups, NHWGC/GFHWC:
 //                                        an im2col loop and an sgemm per
 //                                        group.
+//   dt-bench-baseline dconv N H W C F KH KW REPEAT
+//                                        the gradient of conv's input: dx of
+//                                        NxHxWxC from dy and w (HWCF), one
+//                                        OpenBLAS sgemm into col and a col2im
+//                                        loop adding each patch into dx.
 //   dt-bench-baseline memcpy BYTES REPEAT  prints the best memcpy bandwidth.
 //   dt-bench-baseline rows N REPEAT      out = x * y + x - y over N floats,
 //                                        one loop; prints seconds per call
@@ -45,6 +50,7 @@ double now() {
       stderr,
       "dt-bench-baseline: %s\nusage: dt-bench-baseline mlp M K H REPEAT"
       " | conv N H W C F KH KW REPEAT | gconv N H W G C F KH KW REPEAT"
+      " | dconv N H W C F KH KW REPEAT"
       " | memcpy BYTES REPEAT"
       " | rows N REPEAT\n",
       why.c_str());
@@ -178,6 +184,43 @@ int conv(long n, long h, long w, long groups, long c, long f, long kh, long kw,
       [&] { return y[rows / 2 * groups * f]; });
 }
 
+/// dx = the gradient of conv(x, w)'s input x (NHWC/HWCF, stride 1, no
+/// padding) from dy: col[(b, i, j), (p, q, ch)] = dy[(b, i, j), :] . w[(p,
+/// q, ch), :] by one OpenBLAS sgemm on one thread, then each patch of col
+/// added into dx where the forward read it (Caffe's col2im).
+int convInputGradient(long n, long h, long w, long c, long f, long kh, long kw,
+                      int repeat) {
+  openblas_set_num_threads(1);
+  if (kh > h || kw > w)
+    usage("the window must fit in the image");
+  long oh = h - kh + 1, ow = w - kw + 1, pixels = product({n, h, w}),
+       rows = product({n, oh, ow}), depth = product({kh, kw, c});
+  float *dy = alignedFloats(rows, f), *filter = alignedFloats(depth, f),
+        *col = alignedFloats(rows, depth), *dx = alignedFloats(pixels, c);
+  for (long i = 0; i < rows * f; ++i)
+    dy[i] = static_cast<float>((i % 13) - 6) / 8;
+  for (long i = 0; i < depth * f; ++i)
+    filter[i] = static_cast<float>((i % 7) - 3) / 16;
+  return timeCalls(
+      repeat,
+      [&] {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, depth, f,
+                    1.0f, dy, f, filter, f, 0.0f, col, depth);
+        std::memset(dx, 0, pixels * c * sizeof(float));
+        const float *patch = col;
+        for (long b = 0; b < n; ++b)
+          for (long i = 0; i < oh; ++i)
+            for (long j = 0; j < ow; ++j)
+              for (long p = 0; p < kh; ++p)
+                for (long q = 0; q < kw; ++q, patch += c) {
+                  float *to = dx + ((b * h + i + p) * w + j + q) * c;
+                  for (long ch = 0; ch < c; ++ch)
+                    to[ch] += patch[ch];
+                }
+      },
+      [&] { return dx[pixels / 2 * c]; });
+}
+
 int rows(long n, int repeat) {
   float *x = alignedFloats(n, 1), *y = alignedFloats(n, 1),
         *out = alignedFloats(n, 1);
@@ -232,6 +275,14 @@ int main(int argc, char **argv) {
     return conv(sizes[0], sizes[1], sizes[2], sizes[3], sizes[4], sizes[5],
                 sizes[6], sizes[7], positive(argv[10], "REPEAT"));
   }
+  if (argc == 10 && !std::strcmp(argv[1], "dconv")) {
+    long sizes[7];
+    const char *names[7] = {"N", "H", "W", "C", "F", "KH", "KW"};
+    for (int i = 0; i < 7; ++i)
+      sizes[i] = positive(argv[2 + i], names[i]);
+    return convInputGradient(sizes[0], sizes[1], sizes[2], sizes[3], sizes[4],
+                             sizes[5], sizes[6], positive(argv[9], "REPEAT"));
+  }
   if (argc == 4 && !std::strcmp(argv[1], "memcpy")) {
     long bytes = positive(argv[2], "BYTES"),
          repeat = positive(argv[3], "REPEAT");
@@ -241,5 +292,5 @@ int main(int argc, char **argv) {
     long n = positive(argv[2], "N"), repeat = positive(argv[3], "REPEAT");
     return rows(n, repeat);
   }
-  usage("expected mlp, conv, gconv, memcpy or rows and their numbers");
+  usage("expected mlp, conv, gconv, dconv, memcpy or rows and their numbers");
 }
