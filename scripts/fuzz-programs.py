@@ -28,7 +28,8 @@ xor, perhaps reduced by or) may be a bool result, and dt.constrain to
 random shardings, returning the last value and up to two others nothing
 uses, with or without a sharding. With --convolutions, convolutions too
 (1-D and 2-D, channels last or first, filters in each order the named ops
-have, random windows, strides and dilations): other programs than the
+have, random windows, strides and dilations; grouped ones; and adjoints,
+inputs' gradients as generics): other programs than the
 same seeds make without, so the seeds that other tests and benches name
 keep their programs. With --training-steps, training steps of random MLPs
 instead (class TrainingStep): forward, loss gradient, backward and update,
@@ -157,6 +158,8 @@ class Program:
         # And those added since aux_op's ops (column sums accumulated, micro-
         # batches) from a third, so that aux_op's keep theirs.
         self.later = random.Random(hash(rng.getstate()[1]) + 1)
+        # And those added since (convolution adjoints) from a fourth.
+        self.latest = random.Random(hash(rng.getstate()[1]) + 2)
         self.aux_body = []  # the lines of aux_op's ops, after the others
         self.aux_results = []  # (name, shape) of aux_op's ops, returned
 
@@ -555,7 +558,10 @@ class Program:
     def op_conv(self):
         """A convolution (--convolutions) of a 3-D or 4-D value, or a grouped
         one of a 5-D value (which of them drawn from the later stream), with
-        a filter argument of random window, stride and dilation."""
+        a filter argument of random window, stride and dilation; or (drawn
+        from the latest stream) a convolution's adjoint."""
+        if self.latest.random() < 0.25:
+            return self.op_conv_adjoint()
         grouped = self.later.random() < 0.3
         op, rank, filter_dims, channels_first = (
             self.later.choice(self.GROUPED_CONVOLUTIONS) if grouped
@@ -603,6 +609,64 @@ class Program:
             f"{ttype(shape)}, {ttype(filter_shape)}) outs({init} : {ttype(out_shape)}) "
             f"-> {ttype(out_shape)}")
         self.values.append((self.squash(out, out_shape), out_shape))
+
+    def op_conv_adjoint(self):
+        """The gradient of a convolution's input, as the chain rule writes it:
+        a generic adding each product of a 3-D or 4-D value (dy) and a filter
+        argument where the forward read its input, `dx[n, s * o + d * k, c]
+        += dy[n, o, f] * w[k, c, f]` (in one of CONVOLUTIONS' layouts), into
+        zeros; an image row past the last window's now and then, which no
+        product reaches."""
+        _, rank, filter_dims, channels_first = self.rng.choice(self.CONVOLUTIONS)
+        value = self.pick(lambda s: len(s) == rank and self.rng.random() < 0.7)
+        if value:
+            name, shape = value
+        else:
+            shape = []
+            for _ in range(rank):
+                shape.append(self.dim(*shape))
+            name = self.new_arg(shape)
+        spatial = shape[2:] if channels_first else shape[1:-1]
+        filters = shape[1] if channels_first else shape[-1]
+        channels = self.rng.choice(DIMS)
+        windows, image, rows = [], [], []
+        for i, extent in enumerate(spatial):
+            window = self.rng.randint(1, 3)
+            dilation = self.rng.choice([1, 1, 2])
+            stride = self.rng.choice([1, 1, 2])
+            windows.append(window)
+            image.append((extent - 1) * stride + (window - 1) * dilation + 1
+                         + self.rng.choice([0, 0, 1]))
+            rows.append(f"o{i} * {stride} + k{i} * {dilation}")
+        n = len(spatial)
+        outs = [f"o{i}" for i in range(n)]
+        ks = iter(f"k{i}" for i in range(n))
+        filter_loops = [next(ks) if d == "w" else d for d in filter_dims]
+        dims = iter(windows)
+        filter_shape = [next(dims) if d == "w" else {"c": channels, "f": filters}[d]
+                        for d in filter_dims]
+        filt = self.new_arg(filter_shape)
+        dy_loops = ["n", "f", *outs] if channels_first else ["n", *outs, "f"]
+        dx_rows = ["n", "c", *rows] if channels_first else ["n", *rows, "c"]
+        dx_shape = ([shape[0], channels] + image if channels_first
+                    else [shape[0]] + image + [channels])
+        loops = ", ".join(["n", *outs, *(f"k{i}" for i in range(n)), "c", "f"])
+        kinds = (["parallel"] + ["reduction"] * (2 * n) + ["parallel", "reduction"])
+        init, out = self.filled(dx_shape), self.fresh()
+        self.emit(
+            f"{out} = linalg.generic {{indexing_maps = ["
+            f"affine_map<({loops}) -> ({', '.join(dy_loops)})>, "
+            f"affine_map<({loops}) -> ({', '.join(filter_loops)})>, "
+            f"affine_map<({loops}) -> ({', '.join(dx_rows)})>], "
+            f"iterator_types = [{', '.join(f'{chr(34)}{k}{chr(34)}' for k in kinds)}]}} "
+            f"ins({name}, {filt} : {ttype(shape)}, {ttype(filter_shape)}) "
+            f"outs({init} : {ttype(dx_shape)}) {{")
+        self.emit(f"    ^bb0(%d: {ELEMENT}, %w: {ELEMENT}, %acc: {ELEMENT}):")
+        self.emit(f"      %p = {spelled('arith.mulf')} %d, %w : {ELEMENT}")
+        self.emit(f"      %s = {spelled('arith.addf')} %acc, %p : {ELEMENT}")
+        self.emit(f"      linalg.yield %s : {ELEMENT}")
+        self.emit(f"  }} -> {ttype(dx_shape)}")
+        self.values.append((self.squash(out, dx_shape), dx_shape))
 
     def op_transpose(self):
         v = self.pick(lambda s: len(s) >= 2)
