@@ -47,7 +47,7 @@ done
 programs=(
   python-free-examples/mlp_tp python-free-examples/mlp_tp_typed
   python-free-examples/train_step_dp_tp python-free-examples/transformer_block
-  python-free-examples/train_micro_batches
+  python-free-examples/train_micro_batches python-free-examples/cnn_dp_tp
   test/Execution/collectives test/Execution/dp_step test/Execution/dtypes
   test/Execution/mesh3d test/Execution/op-families test/Execution/partial-inputs
   test/Execution/reductions test/Execution/two_axes test/Execution/uneven
