@@ -128,7 +128,8 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
 static constexpr const char *kCPUTail =
     ",convert-complex-to-standard,dt-lower-bounds-checks,dt-approximate-math,"
     "dt-expand-bf16-truncation,"
-    "func.func(convert-linalg-to-loops),dt-keep-row-loops,"
+    "dt-transpose-loop-order,func.func(convert-linalg-to-loops),"
+    "dt-keep-row-loops,"
     "convert-scf-to-cf,"
     "expand-strided-metadata,lower-affine,"
     "finalize-memref-to-llvm{use-aligned-alloc use-generic-functions},"

@@ -669,6 +669,33 @@ def DescriptorSlotsPass : Pass<"dt-descriptor-slots", "ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def TransposeLoopOrderPass : Pass<"dt-transpose-loop-order", "ModuleOp"> {
+  let summary = "Makes a transposing copy on buffers loop along its input's rows";
+  let description = [{
+    `convert-linalg-to-loops` nests an op's loops in the order of its
+    iteration space. For `linalg.transpose`, and any map of one input read
+    at a permutation of its loops, that is the output's order: the
+    innermost loop writes along the output's row and reads the input down
+    a column, an element a row apart, each in another cache line, and rows
+    of a power of two bytes map all of those lines to one cache set.
+
+    Here such an op on buffers (every loop parallel, one input and one
+    output, both read at permutations, the output not read by the body) is
+    generalized and its loops interchanged into the order of its input's
+    dims, so that the innermost loop reads along the input's row, where the
+    output's stride along that row is shorter than the input's along the
+    output's row: the strided side of the copy then steps less far. A
+    transpose of 8x64x1024 f32 into 8x1024x64 took 1.03-1.07 ms a call
+    here, 0.21 ms so (a copy of the same bytes: 0.05 ms; the loop nest
+    written in C and compiled by clang -O3 takes as long as dt's did). An
+    NCHW convolution's product transposed back (`[n, h, w, f]` into
+    `[n, f, h, w]`) stays in the output's order: read along `f`, it would
+    write a whole image apart each step (6.3 ms against 0.4). Runs on the
+    CPU target, right before `convert-linalg-to-loops`.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def KeepRowLoopsPass : Pass<"dt-keep-row-loops", "ModuleOp"> {
   let summary = "Keeps LLVM from unrolling a loop along rows before it vectorizes it";
   let description = [{
