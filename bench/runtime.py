@@ -101,6 +101,11 @@ by side in one run, printing ratios against the targets.
    baseline dconv), each keeping its best call over ROUNDS turns. Target:
    dt / hand-written <= 1.25. As loops (before the rewrite took adjoints)
    it took 21-24 ms a call here, against 6 ms.
+16. Transpose: 8x64x1024 f32 into 8x1024x64 (linalg.transpose), dt-run on
+   1 rank, against a copy of the same tensor (linalg.copy), each keeping
+   its best call over ROUNDS turns. Target: transpose / copy <= 8 (22-24
+   before dt-transpose-loop-order made the loops read along the input's
+   rows; 4.5-5 after).
 
 5-7 and 13 compare two compilations of one program: dt-bench-pair (bench/pair.cpp)
 calls the two in alternating turns in one process on the same buffers, and
@@ -242,6 +247,22 @@ def convolution_adjoint():
             f"    linalg.yield %s : f32\n"
             f"  }} -> {dx}\n"
             f"  return %dx : {dx}\n}}\n")
+
+
+TRANSPOSED = (8, 64, 1024)
+
+
+def transpose(copy):
+    """TRANSPOSED's last two dims swapped, or (`copy`) the tensor copied."""
+    n, r, c = TRANSPOSED
+    x = f"tensor<{n}x{r}x{c}xf32>"
+    y = x if copy else f"tensor<{n}x{c}x{r}xf32>"
+    op = (f"linalg.copy ins(%x : {x}) outs(%e : {y}) -> {y}" if copy else
+          f"linalg.transpose ins(%x : {x}) outs(%e : {y}) permutation = [0, 2, 1]")
+    return (f"func.func @main(%x: {x}) -> {y} {{\n"
+            f"  %e = tensor.empty() : {y}\n"
+            f"  %t = {op}\n"
+            f"  return %t : {y}\n}}\n")
 
 
 def sums(element):
@@ -635,12 +656,13 @@ def main():
         conv_best, conv_hand = against_baseline(tools, conv_so, baseline, ("conv", *CONV),
                                                 args.repeat)
         images, height, width, channels, filters, kh, kw = CONV
-        flops = (2 * images * (height - kh + 1) * (width - kw + 1) * filters * kh * kw
-                 * channels)
+        conv_flops = (2 * images * (height - kh + 1) * (width - kw + 1) * filters * kh * kw
+                      * channels)
         print(f"{kh}x{kw} convolution of {images}x{height}x{width}x{channels} f32 by "
               f"{filters} filters, 1 rank: dt min "
-              f"{conv_best*1e3:.2f} ms ({flops/conv_best/1e9:.1f} GFLOP/s), hand-written im2col "
-              f"+ sgemm min {conv_hand*1e3:.2f} ms ({flops/conv_hand/1e9:.1f} GFLOP/s)")
+              f"{conv_best*1e3:.2f} ms ({conv_flops/conv_best/1e9:.1f} GFLOP/s), hand-written "
+              f"im2col + sgemm min {conv_hand*1e3:.2f} ms "
+              f"({conv_flops/conv_hand/1e9:.1f} GFLOP/s)")
 
         gconv_so = compile_program(tools, tmp, "grouped_convolution", grouped_convolution())
         gconv_best, gconv_hand = against_baseline(tools, gconv_so, baseline, ("gconv", *GCONV),
@@ -658,13 +680,18 @@ def main():
                                      expect_remark="a convolution's adjoint, one library matmul")
         adjoint_best, adjoint_hand = against_baseline(tools, adjoint_so, baseline,
                                                       ("dconv", *CONV), args.repeat)
-        images, height, width, channels, filters, kh, kw = CONV
-        flops = (2 * images * (height - kh + 1) * (width - kw + 1) * filters * kh * kw
-                 * channels)
+        # As much work as the convolution: each product added back.
         print(f"gradient of that convolution's input (its adjoint), 1 rank: dt min "
-              f"{adjoint_best*1e3:.2f} ms ({flops/adjoint_best/1e9:.1f} GFLOP/s), hand-written "
-              f"sgemm + col2im min {adjoint_hand*1e3:.2f} ms "
-              f"({flops/adjoint_hand/1e9:.1f} GFLOP/s)")
+              f"{adjoint_best*1e3:.2f} ms ({conv_flops/adjoint_best/1e9:.1f} GFLOP/s), "
+              f"hand-written sgemm + col2im min {adjoint_hand*1e3:.2f} ms "
+              f"({conv_flops/adjoint_hand/1e9:.1f} GFLOP/s)")
+
+        transpose_so = compile_program(tools, tmp, "transpose", transpose(False))
+        copy_so = compile_program(tools, tmp, "copy", transpose(True))
+        transpose_best, tensor_copy_best = best_in_turns(tools, (transpose_so, copy_so),
+                                                         args.repeat)
+        print(f"{'x'.join(map(str, TRANSPOSED))} f32, its last two dims swapped, 1 rank: "
+              f"transpose min {transpose_best*1e6:.1f} us, copy min {tensor_copy_best*1e6:.1f} us")
 
         gathers_so = compile_program(tools, tmp, "gathers", gathers(8, 1024),
                                      ["--combine-collectives=false"])
@@ -675,7 +702,7 @@ def main():
               f"{process_bests[len(process_bests) // 2]*1e6:.1f} us, slowest "
               f"{process_bests[-1]*1e6:.1f} us")
 
-        print("\nratios (measured side by side in this run; 1-4, 8-11, 14 and 15 best of the calls, "
+        print("\nratios (measured side by side in this run; 1-4, 8-11 and 14-16 best of the calls, "
               "5-7 and 13 median of paired turns, 12 across processes)")
         ratio = one_best / hand_best
         check("dt 1 rank / hand-written", f"{ratio:.3f}", "<= 1.15", ratio <= 1.15)
@@ -708,6 +735,8 @@ def main():
         adjoint_ratio = adjoint_best / adjoint_hand
         check("convolution's adjoint: dt / hand-written", f"{adjoint_ratio:.2f}", "<= 1.25",
               adjoint_ratio <= 1.25)
+        transpose_ratio = transpose_best / tensor_copy_best
+        check("transpose / copy", f"{transpose_ratio:.1f}", "<= 8", transpose_ratio <= 8)
         spread = process_bests[-1] / process_bests[0]
         check("slowest process / fastest (8 all_gathers)", f"{spread:.2f}", "<= 2",
               spread <= 2)
