@@ -555,6 +555,17 @@ class Program:
         ("linalg.conv_2d_ngchw_fgchw", 5, ("f", "g", "c", "w", "w"), True),
     ]
 
+    def image(self, rank):
+        """A value of `rank` dims for a convolution to read (most often one
+        made before), or a new argument: its name and shape."""
+        value = self.pick(lambda s: len(s) == rank and self.rng.random() < 0.7)
+        if value:
+            return value
+        shape = []
+        for _ in range(rank):
+            shape.append(self.dim(*shape))
+        return self.new_arg(shape), shape
+
     def op_conv(self):
         """A convolution (--convolutions) of a 3-D or 4-D value, or a grouped
         one of a 5-D value (which of them drawn from the later stream), with
@@ -566,14 +577,7 @@ class Program:
         op, rank, filter_dims, channels_first = (
             self.later.choice(self.GROUPED_CONVOLUTIONS) if grouped
             else self.rng.choice(self.CONVOLUTIONS))
-        value = self.pick(lambda s: len(s) == rank and self.rng.random() < 0.7)
-        if value:
-            name, shape = value
-        else:
-            shape = []
-            for _ in range(rank):
-                shape.append(self.dim(*shape))
-            name = self.new_arg(shape)
+        name, shape = self.image(rank)
         # The channels (after their groups) between the batch and the image,
         # or after the image.
         inner = 2 if grouped else 1
@@ -618,14 +622,7 @@ class Program:
         zeros; an image row past the last window's now and then, which no
         product reaches."""
         _, rank, filter_dims, channels_first = self.rng.choice(self.CONVOLUTIONS)
-        value = self.pick(lambda s: len(s) == rank and self.rng.random() < 0.7)
-        if value:
-            name, shape = value
-        else:
-            shape = []
-            for _ in range(rank):
-                shape.append(self.dim(*shape))
-            name = self.new_arg(shape)
+        name, shape = self.image(rank)
         spatial = shape[2:] if channels_first else shape[1:-1]
         filters = shape[1] if channels_first else shape[-1]
         channels = self.rng.choice(DIMS)
