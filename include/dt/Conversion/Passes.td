@@ -712,8 +712,8 @@ def KeepRowLoopsPass : Pass<"dt-keep-row-loops", "ModuleOp"> {
     Here an innermost `scf.for` (nothing loops inside it) whose body stores
     (`memref.store`, one or more) all index the last dim of their buffer by
     the loop's induction variable, or by it plus a value fixed in the loop
-    (`affine.apply (d0 + d1)(%iv, %kw)`: a convolution adjoint's col2im, a
-    pad's interior), with a static trip count of at least 9
+    (`affine.apply (d0 + d1)(%iv, %kw)`: a convolution adjoint's col2im),
+    with a static trip count of at least 9
     (16 if it also reads a buffer it stores to), gets LLVM's loop metadata
     `llvm.loop.unroll.disable` (`#llvm.loop_annotation`, which the
     lowerings to `cf` and to LLVM carry to the loop's back edge). From 16

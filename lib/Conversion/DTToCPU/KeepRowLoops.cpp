@@ -42,7 +42,7 @@ static constexpr int64_t kMinTripsAccumulating = 16;
 /// Whether `index` steps along with `loop`'s induction variable: it is the
 /// variable, or the variable plus a value fixed in the loop (a window's
 /// offset: `affine.apply (d0 + d1)(%iv, %kw)`, as convert-linalg-to-loops
-/// writes a convolution's adjoint or a pad's interior).
+/// writes a convolution adjoint's col2im).
 static bool stepsWith(Value index, scf::ForOp loop) {
   Value iv = loop.getInductionVar();
   if (index == iv)
