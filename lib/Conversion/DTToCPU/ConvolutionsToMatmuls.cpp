@@ -285,15 +285,18 @@ linalg::GenericOp createMatmul(OpBuilder &b, Location loc,
       iterators);
 }
 
+/// `op`'s location under `name`, so that dt-run --profile says what each
+/// kernel and call made from it is (im2col, col2im, transpose, ...).
+Location namedLoc(Operation *op, StringRef name) {
+  return NameLoc::get(StringAttr::get(op->getContext(), name), op->getLoc());
+}
+
 /// Rewrites `op`, a convolution matched as `conv`; with `explain`, a remark
 /// says what it became.
 void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
              const ConvAsMatmul &conv, bool explain) {
   MLIRContext *ctx = op.getContext();
-  // Named, so that dt-run --profile says what each kernel and call is.
-  auto named = [&](StringRef name) {
-    return NameLoc::get(StringAttr::get(ctx, name), op.getLoc());
-  };
+  auto named = [&](StringRef name) { return namedLoc(op, name); };
   Location loc = named("convolution");
   rewriter.setInsertionPoint(op);
   Value input = op.getDpsInputs()[0], filter = op.getDpsInputs()[1],
@@ -588,9 +591,7 @@ bool groupByRole(OpBuilder &b, Location loc, Value &value,
 void rewriteAdjoint(RewriterBase &rewriter, linalg::LinalgOp op,
                     const AdjointAsMatmul &adjoint, bool explain) {
   MLIRContext *ctx = op.getContext();
-  auto named = [&](StringRef name) {
-    return NameLoc::get(StringAttr::get(ctx, name), op.getLoc());
-  };
+  auto named = [&](StringRef name) { return namedLoc(op, name); };
   Location loc = named("adjoint");
   rewriter.setInsertionPoint(op);
   Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1],
