@@ -36,6 +36,10 @@ extern "C" void LLVMInitializeNVPTXTargetMC();
 static constexpr const char *kNVPTXTriple = "nvptx64-nvidia-cuda";
 
 namespace {
+/// Both pipelines' `explain` option.
+constexpr const char *kExplainDescription =
+    "A remark at each convolution and convolution adjoint: the matmul it "
+    "became, or why it stays loops";
 struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
   Option<std::string> entryPrefix{
       *this, "entry-prefix",
@@ -51,11 +55,8 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::desc("Let the ops that make a combined collective's members "
                      "write them into its buffer (dt-fill-buckets-in-place)"),
       llvm::cl::init(true)};
-  Option<bool> explain{
-      *this, "explain",
-      llvm::cl::desc("A remark at each convolution: the matmul it became, or "
-                     "why it stays loops"),
-      llvm::cl::init(false)};
+  Option<bool> explain{*this, "explain", llvm::cl::desc(kExplainDescription),
+                       llvm::cl::init(false)};
 };
 struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
   Option<std::string> entryPrefix{
@@ -77,11 +78,8 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
       llvm::cl::desc("Cooperative reduction, row and split kernels whatever "
                      "the sizes (dt-gpu-reduction-kernels{any-size})"),
       llvm::cl::init(false)};
-  Option<bool> explain{
-      *this, "explain",
-      llvm::cl::desc("A remark at each convolution: the matmul it became, or "
-                     "why it stays loops"),
-      llvm::cl::init(false)};
+  Option<bool> explain{*this, "explain", llvm::cl::desc(kExplainDescription),
+                       llvm::cl::init(false)};
 };
 } // namespace
 

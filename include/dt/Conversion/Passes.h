@@ -34,8 +34,8 @@ struct LoweringOptions {
   /// A combined collective's members made in its buffer
   /// (dt-fill-buckets-in-place).
   bool fillBucketsInPlace = true;
-  /// A remark at each convolution: the matmul it became, or why it stays
-  /// loops (dt-compile --explain).
+  /// A remark at each convolution and convolution adjoint: the matmul it
+  /// became, or why it stays loops (dt-compile --explain).
   bool explain = false;
 };
 

@@ -285,6 +285,30 @@ linalg::GenericOp createMatmul(OpBuilder &b, Location loc,
       iterators);
 }
 
+/// `value`, whose dim i reads `loops[i]`, transposed so that the loops of
+/// each role follow one another in the order of `roles`, each role's in the
+/// order `value` holds them, unless they already follow one another; `loops`
+/// permuted alike. Whether it was transposed.
+bool groupByRole(OpBuilder &b, Location loc, Value &value,
+                 SmallVector<unsigned> &loops,
+                 function_ref<Role(unsigned)> roleOf, ArrayRef<Role> roles) {
+  SmallVector<int64_t> permutation;
+  bool grouped = true;
+  for (Role role : roles) {
+    SmallVector<int64_t> positions;
+    for (auto [i, loop] : llvm::enumerate(loops))
+      if (roleOf(loop) == role)
+        positions.push_back(i);
+    grouped &= consecutive(positions);
+    permutation.append(positions);
+  }
+  if (grouped)
+    return false;
+  value = transpose(b, loc, value, permutation);
+  loops = applyPermutation(loops, permutation);
+  return true;
+}
+
 /// `op`'s location under `name`, so that dt-run --profile says what each
 /// kernel and call made from it is (im2col, col2im, transpose, ...).
 Location namedLoc(Operation *op, StringRef name) {
@@ -383,14 +407,8 @@ void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
   // The filter as [K, N] or [N, K] (and the group, before or after either)
   // where its k loops follow one another; else transposed to [g, K..., N]
   // first.
-  SmallVector<int64_t> filterK = positionsOf(filterLoops, conv.k);
-  if (!consecutive(filterK)) {
-    SmallVector<int64_t> permutation = positionsOf(filterLoops, group);
-    permutation.append(filterK);
-    permutation.append(positionsOf(filterLoops, conv.n));
-    filter = transpose(rewriter, named("transpose"), filter, permutation);
-    filterLoops = applyPermutation(filterLoops, permutation);
-  }
+  groupByRole(rewriter, named("transpose"), filter, filterLoops, roleOf,
+              {Role::Batch, Role::K, Role::N});
   MatmulOperand b = collapseByRole(rewriter, loc, filter, filterLoops, roleOf);
 
   // The output as [M, N] (and the group, before or after M) where its m
@@ -556,30 +574,6 @@ matchAdjoint(linalg::LinalgOp op, int64_t maxColBytes, std::string &whyNot) {
                  ", over max-col-bytes (" +
                  formatBytes(static_cast<double>(maxColBytes)) + ")");
   return adjoint;
-}
-
-/// `value`, whose dim i reads `loops[i]`, transposed so that the loops of
-/// each role follow one another in the order of `roles`, each role's in the
-/// order `value` holds them, unless they already follow one another; `loops`
-/// permuted alike. Whether it was transposed.
-bool groupByRole(OpBuilder &b, Location loc, Value &value,
-                 SmallVector<unsigned> &loops,
-                 function_ref<Role(unsigned)> roleOf, ArrayRef<Role> roles) {
-  SmallVector<int64_t> permutation;
-  bool grouped = true;
-  for (Role role : roles) {
-    SmallVector<int64_t> positions;
-    for (auto [i, loop] : llvm::enumerate(loops))
-      if (roleOf(loop) == role)
-        positions.push_back(i);
-    grouped &= consecutive(positions);
-    permutation.append(positions);
-  }
-  if (grouped)
-    return false;
-  value = transpose(b, loc, value, permutation);
-  loops = applyPermutation(loops, permutation);
-  return true;
 }
 
 /// Rewrites `op`, a convolution's adjoint matched as `adjoint`, into

@@ -66,14 +66,13 @@ inputOrder(linalg::LinalgOp op) {
                            .getPosition();
   std::optional<int64_t> written = strideAlong(*output, outputMap, inputRow);
   std::optional<int64_t> read = strideAlong(*input, inputMap, outputRow);
-  if (inputRow == outputRow || !written || !read || *written >= *read)
+  // An identity input map: its loops are in that order already.
+  if (inputRow == outputRow || inputMap.isIdentity() || !written || !read ||
+      *written >= *read)
     return std::nullopt;
-  SmallVector<unsigned> order;
-  for (AffineExpr result : inputMap.getResults())
-    order.push_back(cast<AffineDimExpr>(result).getPosition());
-  if (inputMap.isIdentity())
-    return std::nullopt; // Its loops are in that order already.
-  return order;
+  return llvm::map_to_vector(inputMap.getResults(), [](AffineExpr result) {
+    return cast<AffineDimExpr>(result).getPosition();
+  });
 }
 
 namespace {
