@@ -302,6 +302,23 @@ func.func @warp_rows(%x: memref<8192x64xf32>, %mask: memref<8192x64xf32>, %y: me
 // CHECK: gpu.launch
 // CHECK: memref.load %arg2
 // CHECK: gpu.terminator
+// A gather (a load in the body, at computed indices) reads other lanes'
+// elements: of a buffer the kernel writes, it stays out (it would race with
+// the lanes writing them); of one the kernel only reads, it joins.
+// CHECK-LABEL: func.func @gathered_write
+// CHECK: gpu.launch
+// CHECK-NOT: memref.load %arg2
+// CHECK: gpu.terminator
+// CHECK: linalg.generic
+// CHECK: memref.load %arg2
+// CHECK-LABEL: func.func @gathered_read
+// CHECK: gpu.launch
+// CHECK: memref.store %{{.*}}, %arg2
+// CHECK: arith.remui
+// CHECK: memref.load %arg0
+// CHECK: memref.store %{{.*}}, %arg3
+// CHECK: gpu.terminator
+// CHECK-NOT: linalg.generic
 // CHECK-LABEL: func.func @copy_between
 // CHECK: gpu.launch
 // CHECK: gpu.terminator
@@ -355,6 +372,55 @@ func.func @transposed_write(%x: memref<1024x1024xf32>, %r: memref<1024xf32>, %y:
   }
   linalg.fill ins(%zero : f32) outs(%s : memref<1024xf32>)
   linalg.reduce { arith.addf } ins(%y : memref<1024x1024xf32>) outs(%s : memref<1024xf32>) dimensions = [1]
+  return
+}
+func.func @gathered_write(%x: memref<1024x1024xf32>, %r: memref<1024xf32>, %y: memref<1024x1024xf32>, %z: memref<1024x1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%r : memref<1024xf32>)
+  linalg.reduce { arith.addf } ins(%x : memref<1024x1024xf32>) outs(%r : memref<1024xf32>) dimensions = [1]
+  linalg.generic {indexing_maps = [#row, #total, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %r : memref<1024x1024xf32>, memref<1024xf32>) outs(%y : memref<1024x1024xf32>) {
+  ^bb0(%in: f32, %n: f32, %out: f32):
+    %q = arith.mulf %in, %n : f32
+    linalg.yield %q : f32
+  }
+  linalg.generic {indexing_maps = [#row], iterator_types = ["parallel", "parallel"]}
+      outs(%z : memref<1024x1024xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %c5 = arith.constant 5 : index
+    %c1024 = arith.constant 1024 : index
+    %k = arith.muli %i, %c5 : index
+    %other = arith.remui %k, %c1024 : index
+    %v = memref.load %y[%other, %j] : memref<1024x1024xf32>
+    linalg.yield %v : f32
+  }
+  return
+}
+func.func @gathered_read(%x: memref<1024x1024xf32>, %r: memref<1024xf32>, %y: memref<1024x1024xf32>, %z: memref<1024x1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%r : memref<1024xf32>)
+  linalg.reduce { arith.addf } ins(%x : memref<1024x1024xf32>) outs(%r : memref<1024xf32>) dimensions = [1]
+  linalg.generic {indexing_maps = [#row, #total, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %r : memref<1024x1024xf32>, memref<1024xf32>) outs(%y : memref<1024x1024xf32>) {
+  ^bb0(%in: f32, %n: f32, %out: f32):
+    %q = arith.mulf %in, %n : f32
+    linalg.yield %q : f32
+  }
+  linalg.generic {indexing_maps = [#total, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%r : memref<1024xf32>) outs(%z : memref<1024x1024xf32>) {
+  ^bb0(%n: f32, %out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %c5 = arith.constant 5 : index
+    %c1024 = arith.constant 1024 : index
+    %k = arith.muli %i, %c5 : index
+    %other = arith.remui %k, %c1024 : index
+    %v = memref.load %x[%other, %j] : memref<1024x1024xf32>
+    %q = arith.mulf %v, %n : f32
+    linalg.yield %q : f32
+  }
   return
 }
 func.func @copy_between(%x: memref<4096x1024xf32>, %r: memref<4096xf32>, %y: memref<4096x1024xf32>, %z: memref<4096x1024xf32>) {

@@ -244,7 +244,8 @@ SmallVector<Value> indicesOf(AffineMap map, ArrayRef<Value> loops) {
 /// How one op of a row kernel touches a buffer.
 struct Access {
   Value value;
-  /// Over the kernel's loops: the rows' dims, then the row's.
+  /// Over the kernel's loops: the rows' dims, then the row's; none for a
+  /// load in the op's body (a gather), whose element is any lane's.
   AffineMap map;
   bool written = false;
   /// The reduction whose output this is: its only writer in the kernel.
@@ -351,6 +352,25 @@ struct RowKernel {
       }
       mine.emplace_back(bufferRoot(value), access);
     }
+    // A buffer the body loads from (a gather: tensor.extract at computed
+    // indices) may be read at another lane's element, so no op of the
+    // kernel may write it; a body that stores or otherwise touches a
+    // buffer from outside the op stays out.
+    WalkResult body = op->walk([&](Operation *inner) {
+      if (inner == op.getOperation())
+        return WalkResult::advance();
+      for (Value value : inner->getOperands()) {
+        if (!isa<MemRefType>(value.getType()) ||
+            op->isAncestor(value.getParentRegion()->getParentOp()))
+          continue;
+        if (!isa<memref::LoadOp>(inner))
+          return WalkResult::interrupt();
+        mine.emplace_back(bufferRoot(value), Access{value, AffineMap()});
+      }
+      return WalkResult::advance();
+    });
+    if (body.wasInterrupted())
+      return false;
     for (auto [i, entry] : llvm::enumerate(mine)) {
       auto &[root, access] = entry;
       if (auto it = accesses.find(root); it != accesses.end())
