@@ -570,9 +570,13 @@ class Program:
         """A convolution (--convolutions) of a 3-D or 4-D value, or a grouped
         one of a 5-D value (which of them drawn from the later stream), with
         a filter argument of random window, stride and dilation; or (drawn
-        from the latest stream) a convolution's adjoint."""
-        if self.latest.random() < 0.25:
+        from the latest stream) a convolution's adjoint or a filter's
+        gradient."""
+        which = self.latest.random()
+        if which < 0.25:
             return self.op_conv_adjoint()
+        if which < 0.45:
+            return self.op_conv_filter_gradient()
         grouped = self.later.random() < 0.3
         op, rank, filter_dims, channels_first = (
             self.later.choice(self.GROUPED_CONVOLUTIONS) if grouped
@@ -664,6 +668,58 @@ class Program:
         self.emit(f"      linalg.yield %s : {ELEMENT}")
         self.emit(f"  }} -> {ttype(dx_shape)}")
         self.values.append((self.squash(out, dx_shape), dx_shape))
+
+    def op_conv_filter_gradient(self):
+        """The gradient of a convolution's filter, as the chain rule writes
+        it: a generic summing the products of a 3-D or 4-D value (the image)
+        and a gradient argument (dy) over the batch and the output image,
+        `dw[k, c, f] += x[n, s * o + d * k, c] * dy[n, o, f]` (in one of
+        CONVOLUTIONS' layouts), into zeros; the image named first or second
+        (dt swaps a second one into a convolution's order)."""
+        _, rank, filter_dims, channels_first = self.latest.choice(self.CONVOLUTIONS)
+        name, shape = self.image(rank)
+        spatial = shape[2:] if channels_first else shape[1:-1]
+        channels = shape[1] if channels_first else shape[-1]
+        filters = self.latest.choice(DIMS)
+        windows, outs, rows = [], [], []
+        for i, extent in enumerate(spatial):
+            window = self.latest.randint(1, min(3, extent))
+            dilation = self.latest.choice([1, 1, 2]) if (window - 1) * 2 < extent else 1
+            stride = self.latest.choice([1, 1, 2])
+            windows.append(window)
+            outs.append((extent - (window - 1) * dilation - 1) // stride + 1)
+            rows.append(f"o{i} * {stride} + k{i} * {dilation}")
+        n = len(spatial)
+        dy_shape = ([shape[0], filters] + outs if channels_first
+                    else [shape[0]] + outs + [filters])
+        dy = self.new_arg(dy_shape)
+        out_loops = [f"o{i}" for i in range(n)]
+        ks = iter(f"k{i}" for i in range(n))
+        filter_loops = [next(ks) if d == "w" else d for d in filter_dims]
+        dims = iter(windows)
+        filter_shape = [next(dims) if d == "w" else {"c": channels, "f": filters}[d]
+                        for d in filter_dims]
+        x_rows = ["n", "c", *rows] if channels_first else ["n", *rows, "c"]
+        dy_loops = ["n", "f", *out_loops] if channels_first else ["n", *out_loops, "f"]
+        loops = ", ".join([*(f"k{i}" for i in range(n)), "c", "f", "n", *out_loops])
+        kinds = ["parallel"] * (n + 2) + ["reduction"] * (n + 1)
+        inputs = [(name, shape, x_rows, "%x"), (dy, dy_shape, dy_loops, "%g")]
+        if self.latest.random() < 0.5:
+            inputs.reverse()
+        init, out = self.filled(filter_shape), self.fresh()
+        maps = "".join(f"affine_map<({loops}) -> ({', '.join(m)})>, " for _, _, m, _ in inputs)
+        self.emit(
+            f"{out} = linalg.generic {{indexing_maps = [{maps}"
+            f"affine_map<({loops}) -> ({', '.join(filter_loops)})>], "
+            f"iterator_types = [{', '.join(f'{chr(34)}{k}{chr(34)}' for k in kinds)}]}} "
+            f"ins({inputs[0][0]}, {inputs[1][0]} : {ttype(inputs[0][1])}, {ttype(inputs[1][1])}) "
+            f"outs({init} : {ttype(filter_shape)}) {{")
+        self.emit(f"    ^bb0({inputs[0][3]}: {ELEMENT}, {inputs[1][3]}: {ELEMENT}, %acc: {ELEMENT}):")
+        self.emit(f"      %p = {spelled('arith.mulf')} %x, %g : {ELEMENT}")
+        self.emit(f"      %s = {spelled('arith.addf')} %acc, %p : {ELEMENT}")
+        self.emit(f"      linalg.yield %s : {ELEMENT}")
+        self.emit(f"  }} -> {ttype(filter_shape)}")
+        self.values.append((self.squash(out, filter_shape), filter_shape))
 
     def op_transpose(self):
         v = self.pick(lambda s: len(s) >= 2)

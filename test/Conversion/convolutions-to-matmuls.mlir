@@ -23,6 +23,7 @@
 // EXPLAIN: remark: linalg.depthwise_conv_2d_nhwc_hwc stays loops: depthwise
 // EXPLAIN: remark: linalg.conv_2d_nhwc_hwcf stays loops: its elements are not floats, which no library multiplies
 // EXPLAIN: remark: linalg.generic: one library matmul, [54 x 256] x [256 x 5], of an im2col copy of its input (54.0 KiB)
+// EXPLAIN: remark: linalg.generic: one library matmul, [54 x 256] x [256 x 5], of an im2col copy of its input (54.0 KiB)
 // EXPLAIN: remark: linalg.generic: a convolution's adjoint, one library matmul, [24 x 8] x [8 x 36], into a col matrix (3.4 KiB) that a col2im adds into its output{{$}}
 // EXPLAIN: remark: linalg.generic: a convolution's adjoint, one library matmul, [36 x 8] x [8 x 84], into a col matrix (11.8 KiB) that a col2im adds into its output; its first input transposed first{{$}}
 // EXPLAIN: remark: linalg.generic: a convolution's adjoint, one library matmul, [162 x 8] x [8 x 36], into a col matrix (22.8 KiB) that a col2im adds into its output; in f32, rounded once{{$}}
@@ -249,6 +250,45 @@ func.func @filter_gradient(%x: tensor<4x10x10x6xf32>, %dy: tensor<4x8x8x5xf32>, 
     linalg.yield %s : f32
   } -> tensor<3x3x6x5xf32>
   return %dw : tensor<3x3x6x5xf32>
+}
+
+// The same with the image second, as the chain rule may write it
+// (dy * x): the inputs are swapped (a product is the same either way),
+// then it is the convolution above. A product of two inputs read at loops
+// alone is a contraction, not swapped.
+// CHECK-LABEL: func.func @filter_gradient_image_second
+// CHECK: %[[COL:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x8x8x3x3x6xf32>)
+// CHECK: %[[CA:.*]] = tensor.collapse_shape %[[COL]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<4x8x8x3x3x6xf32> into tensor<256x54xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[KM]], #[[KN]], #[[C]]], {{.*}} ins(%[[CA]], %{{.*}} : tensor<256x54xf32>, tensor<256x5xf32>) outs(%{{.*}} : tensor<54x5xf32>)
+// CHECK-LABEL: func.func @product_not_swapped
+// CHECK: linalg.generic {{.*}} ins(%arg0, %arg1 :
+// BLAS-LABEL: llvm.func @filter_gradient_image_second(
+// BLAS: call @dt_rt_matmul_f32
+func.func @filter_gradient_image_second(%dy: tensor<4x8x8x5xf32>, %x: tensor<4x10x10x6xf32>, %o: tensor<3x3x6x5xf32>) -> tensor<3x3x6x5xf32> {
+  %dw = linalg.generic {
+      indexing_maps = [affine_map<(kh, kw, c, f, n, i, j) -> (n, i, j, f)>,
+                       affine_map<(kh, kw, c, f, n, i, j) -> (n, i + kh, j + kw, c)>,
+                       affine_map<(kh, kw, c, f, n, i, j) -> (kh, kw, c, f)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%dy, %x : tensor<4x8x8x5xf32>, tensor<4x10x10x6xf32>) outs(%o : tensor<3x3x6x5xf32>) {
+  ^bb0(%b: f32, %a: f32, %acc: f32):
+    %p = arith.mulf %b, %a : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<3x3x6x5xf32>
+  return %dw : tensor<3x3x6x5xf32>
+}
+func.func @product_not_swapped(%a: tensor<8x6xf32>, %b: tensor<6x5xf32>, %o: tensor<8x5xf32>) -> tensor<8x5xf32> {
+  %c = linalg.generic {
+      indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>],
+      iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<8x6xf32>, tensor<6x5xf32>) outs(%o : tensor<8x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x5xf32>
+  return %c : tensor<8x5xf32>
 }
 
 // A convolution's adjoint, NHWC of strides [2, 3] and dilations [2, 1]

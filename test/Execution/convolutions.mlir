@@ -6,7 +6,7 @@
 // reduced after), and an NCHW output accumulated into a bias (the product
 // made as NHWC and transposed back); 3-D, and generics of a convolution's
 // shape: a filter's gradient, and a filter that holds its output channel
-// between its window dims (transposed first). @mixed: 16-bit convolutions
+// between its window dims (transposed first), named before the image. @mixed: 16-bit convolutions
 // (bf16 into f32, and bf16 throughout: summed in f32, rounded once), and a
 // depthwise and an integer one, which stay loops.
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
@@ -93,16 +93,19 @@ func.func @main(
   %c5 = linalg.conv_3d_ndhwc_dhwcf {dilations = dense<[1, 2, 1]> : tensor<3xi64>, strides = dense<[1, 1, 2]> : tensor<3xi64>}
       ins(%vol, %dhwcf : tensor<2x5x6x7x3xf32>, tensor<2x3x2x3x4xf32>) outs(%z5 : tensor<2x4x2x3x4xf32>) -> tensor<2x4x2x3x4xf32>
   // A generic whose filter holds the output channel between its window
-  // dims ([kh, f, kw, c]): transposed to [K, N] first.
+  // dims ([kh, f, kw, c]): transposed to [K, N] first. It names the filter
+  // first, the image second: the inputs are swapped into a convolution's
+  // order (dt-normalize-tensor-ops, and for the reference program
+  // dt-convolutions-to-matmuls).
   %e6 = tensor.empty() : tensor<4x9x10x4xf32>
   %z6 = linalg.fill ins(%zero : f32) outs(%e6 : tensor<4x9x10x4xf32>) -> tensor<4x9x10x4xf32>
   %c6 = linalg.generic {
-      indexing_maps = [affine_map<(n, i, j, f, kh, kw, c) -> (n, i + kh, j + kw, c)>,
-                       affine_map<(n, i, j, f, kh, kw, c) -> (kh, f, kw, c)>,
+      indexing_maps = [affine_map<(n, i, j, f, kh, kw, c) -> (kh, f, kw, c)>,
+                       affine_map<(n, i, j, f, kh, kw, c) -> (n, i + kh, j + kw, c)>,
                        affine_map<(n, i, j, f, kh, kw, c) -> (n, i, j, f)>],
       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
-      ins(%img, %hfwc : tensor<4x11x11x6xf32>, tensor<3x4x2x6xf32>) outs(%z6 : tensor<4x9x10x4xf32>) {
-  ^bb0(%a: f32, %b: f32, %acc: f32):
+      ins(%hfwc, %img : tensor<3x4x2x6xf32>, tensor<4x11x11x6xf32>) outs(%z6 : tensor<4x9x10x4xf32>) {
+  ^bb0(%b: f32, %a: f32, %acc: f32):
     %p = arith.mulf %a, %b : f32
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32

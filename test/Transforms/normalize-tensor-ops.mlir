@@ -133,3 +133,50 @@ func.func @softmax(%x: tensor<2x6x4xf32>) -> tensor<2x6x4xf32, #dt.sharding<@mes
   %s = linalg.softmax dimension(1) ins(%x : tensor<2x6x4xf32>) outs(%e : tensor<2x6x4xf32, #dt.sharding<@mesh, [S(1)]>>) -> tensor<2x6x4xf32, #dt.sharding<@mesh, [S(1)]>>
   return %s : tensor<2x6x4xf32, #dt.sharding<@mesh, [S(1)]>>
 }
+
+// -----
+
+// A filter's gradient written with the image second (dy * x) has its inputs
+// swapped, the image first, so that it is a convolution (upstream's
+// interface reads the image as the first input): propagation prices its
+// compute, and dt-convolutions-to-matmuls makes it a matmul. The body's
+// product keeps its operands (a product is the same either way); an
+// attribute the op carries stays. A product of two inputs read at loops
+// alone (a contraction) is left as it is.
+// CHECK-DAG: #[[IMAGE:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d0 + d5, d1 + d6, d2)>
+// CHECK-DAG: #[[DY:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>
+// CHECK-LABEL: func.func @image_second
+// CHECK-SAME: (%[[DYV:[^:]*]]: tensor<4x8x8x5xf32>, %[[X:[^:]*]]: tensor<4x10x10x6xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[IMAGE]], #[[DY]], #{{.*}}], {{.*}} ins(%[[X]], %[[DYV]] : tensor<4x10x10x6xf32>, tensor<4x8x8x5xf32>) {{.*}} {tag = "dw"}
+// CHECK-NEXT: ^bb0(%[[IN_X:[^:]*]]: f32, %[[IN_DY:[^:]*]]: f32, %[[ACC:[^:]*]]: f32):
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[IN_DY]], %[[IN_X]] : f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK-NEXT: linalg.yield %[[S]]
+// CHECK-LABEL: func.func @contraction
+// CHECK: ins(%arg0, %arg1 :
+func.func @image_second(%dy: tensor<4x8x8x5xf32>, %x: tensor<4x10x10x6xf32>, %o: tensor<3x3x6x5xf32>) -> tensor<3x3x6x5xf32> {
+  %dw = linalg.generic {
+      indexing_maps = [affine_map<(kh, kw, c, f, n, i, j) -> (n, i, j, f)>,
+                       affine_map<(kh, kw, c, f, n, i, j) -> (n, i + kh, j + kw, c)>,
+                       affine_map<(kh, kw, c, f, n, i, j) -> (kh, kw, c, f)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%dy, %x : tensor<4x8x8x5xf32>, tensor<4x10x10x6xf32>) outs(%o : tensor<3x3x6x5xf32>) attrs = {tag = "dw"} {
+  ^bb0(%b: f32, %a: f32, %acc: f32):
+    %p = arith.mulf %b, %a : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<3x3x6x5xf32>
+  return %dw : tensor<3x3x6x5xf32>
+}
+func.func @contraction(%a: tensor<8x6xf32>, %b: tensor<6x5xf32>, %o: tensor<8x5xf32>) -> tensor<8x5xf32> {
+  %c = linalg.generic {
+      indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>],
+      iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<8x6xf32>, tensor<6x5xf32>) outs(%o : tensor<8x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x5xf32>
+  return %c : tensor<8x5xf32>
+}

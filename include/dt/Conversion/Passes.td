@@ -160,7 +160,9 @@ def ConvolutionsToMatmulsPass : Pass<"dt-convolutions-to-matmuls", "ModuleOp"> {
     transposed, to NHWC and back. `col` is `[K, M]` instead, read
     transposed, where the input's last dim is read at a row's loop (a
     filter's gradient written as a generic: the image's channels are its
-    rows), so that the copy runs along the input's rows.
+    rows), so that the copy runs along the input's rows. A generic that
+    names the image second (`dy * x`) has its inputs swapped first, as
+    `dt-normalize-tensor-ops` does (the same products).
 
     A grouped convolution (`conv_2d_nhwgc_gfhwc`, `conv_2d_ngchw_gfchw`,
     `conv_2d_ngchw_fgchw`, or a generic with a dim that the input, the

@@ -747,6 +747,15 @@ struct ConvolutionsToMatmulsPass
       std::string whyNot;
     };
     SmallVector<Convolution, 0> convolutions;
+    IRRewriter rewriter(&getContext());
+    // A filter's gradient written with the image second reads as a
+    // convolution once its inputs are swapped (dt-normalize-tensor-ops does
+    // so too, for the cost model).
+    SmallVector<linalg::GenericOp> generics;
+    getOperation().walk(
+        [&](linalg::GenericOp generic) { generics.push_back(generic); });
+    for (linalg::GenericOp generic : generics)
+      (void)swapIntoConvolution(rewriter, generic);
     getOperation().walk([&](linalg::LinalgOp op) {
       Convolution c{op, std::nullopt, std::nullopt, {}};
       c.conv = matchConvolution(op, maxColBytes, c.whyNot);
@@ -755,7 +764,6 @@ struct ConvolutionsToMatmulsPass
       if (c.conv || c.adjoint || !c.whyNot.empty())
         convolutions.push_back(std::move(c));
     });
-    IRRewriter rewriter(&getContext());
     for (Convolution &c : convolutions) {
       if (c.conv)
         rewrite(rewriter, c.op, *c.conv, explain);

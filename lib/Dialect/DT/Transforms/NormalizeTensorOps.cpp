@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dt/Dialect/DT/Transforms/Passes.h"
+#include "dt/Dialect/DT/Transforms/ShardingCost.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -249,6 +250,10 @@ LogicalResult normalize(RewriterBase &rewriter, Operation *op) {
         normalizeSoftmax(rewriter, softmax);
         return success();
       })
+      .Case([&](linalg::GenericOp generic) {
+        (void)swapIntoConvolution(rewriter, generic);
+        return success();
+      })
       .Default(success());
 }
 
@@ -259,7 +264,7 @@ struct NormalizeTensorOpsPass
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
       if (isa<tensor::GenerateOp, tensor::ReshapeOp, linalg::SoftmaxOp,
-              scf::ForallOp>(op))
+              scf::ForallOp, linalg::GenericOp>(op))
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -199,6 +200,45 @@ bool mlir::dt::isMultiplyAccumulateConvolution(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   return linalgOp && linalg::isaConvolutionOpInterface(linalgOp) &&
          isMultiplyAccumulate(op);
+}
+
+FailureOr<Operation *> mlir::dt::swapIntoConvolution(RewriterBase &rewriter,
+                                                     Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || !isMultiplyAccumulate(op) ||
+      linalg::isaConvolutionOpInterface(generic))
+    return failure();
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  if (!maps[0].isProjectedPermutation() || maps[1].isProjectedPermutation() ||
+      !maps[2].isProjectedPermutation())
+    return failure();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  ValueRange inputs = generic.getInputs();
+  auto swapped = linalg::GenericOp::create(
+      rewriter, op->getLoc(), op->getResultTypes(),
+      ValueRange{inputs[1], inputs[0]}, generic.getOutputs(),
+      ArrayRef<AffineMap>{maps[1], maps[0], maps[2]},
+      generic.getIteratorTypesArray());
+  swapped->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  Block *body = generic.getBody();
+  auto args = body->getArguments();
+  Block *block = rewriter.createBlock(
+      &swapped.getRegion(), {},
+      {args[1].getType(), args[0].getType(), args[2].getType()},
+      {args[1].getLoc(), args[0].getLoc(), args[2].getLoc()});
+  IRMapping mapping;
+  mapping.map(args[0], block->getArgument(1));
+  mapping.map(args[1], block->getArgument(0));
+  mapping.map(args[2], block->getArgument(2));
+  for (Operation &inner : *body)
+    rewriter.clone(inner, mapping);
+  if (!linalg::isaConvolutionOpInterface(swapped)) {
+    rewriter.eraseOp(swapped);
+    return failure();
+  }
+  rewriter.replaceOp(op, swapped);
+  return swapped.getOperation();
 }
 
 bool mlir::dt::isMultiplyAccumulateAdjoint(Operation *op) {

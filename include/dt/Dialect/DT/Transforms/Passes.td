@@ -49,6 +49,15 @@ def NormalizeTensorOpsPass : Pass<"dt-normalize-tensor-ops", "ModuleOp"> {
       `y = e / s` into the softmax's output. Over a split `d`, propagation
       may then finish `m` and `s` with an all_reduce of one value per row
       each instead of gathering every row (a vocabulary-parallel softmax).
+    - A multiply-accumulate `linalg.generic` whose first input is read at
+      loops and whose second at sums of them (`dw[kh, kw, c, f] +=
+      dy[n, h, w, f] * x[n, h + kh, w + kw, c]`: a filter's gradient as the
+      chain rule may write it) gets its inputs the other way round, the
+      image first, when that makes it a convolution (upstream's
+      convolution interface reads the image as the first input). The
+      products and their order are the same; propagation then prices its
+      compute, and `dt-convolutions-to-matmuls` (which swaps such an op
+      too) makes it a matmul: 10x faster than its loops here.
     - `scf.forall` becomes a nest of `scf.for` carrying its shared outputs,
       its `tensor.parallel_insert_slice`s `tensor.insert_slice`s into the
       carried values (the iterations write disjoint tiles, so running them

@@ -16,6 +16,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/PatternMatch.h"
 
 #include <optional>
 #include <string>
@@ -141,6 +142,16 @@ bool isMultiplyAccumulate(Operation *op);
 /// integers; not a pooling): as much work per point as a contraction, and a
 /// matmul of its input's patches (dt-convolutions-to-matmuls).
 bool isMultiplyAccumulateConvolution(Operation *op);
+
+/// `op`, a multiply-accumulate linalg.generic whose first input is read at
+/// loops and whose second at sums of them (`dw[kh, kw, c, f] += dy[n, h, w,
+/// f] * x[n, h + kh, w + kw, c]`, a filter's gradient as the chain rule
+/// writes it), rebuilt with its inputs the other way round when that makes
+/// it a convolution (upstream's convolution interface takes the image
+/// first): the same products, added in the same order. The new op, or
+/// failure with nothing changed.
+FailureOr<Operation *> swapIntoConvolution(RewriterBase &rewriter,
+                                           Operation *op);
 
 /// Whether `op` is a convolution's adjoint: a multiply-accumulate whose
 /// inputs are read at loops and whose output is written at sums of them
