@@ -106,6 +106,13 @@ by side in one run, printing ratios against the targets.
    its best call over ROUNDS turns. Target: transpose / copy <= 8 (22-24
    before dt-transpose-loop-order made the loops read along the input's
    rows; 4.5-5 after).
+17. A linear layer's gradients as a backward pass writes them by hand:
+   dw = transpose(x) dy and dx = dy transpose(w) (linalg.transpose and
+   linalg.matmul; x 128x512, dy 128x1024, w 512x1024 f32), dt-run on 1 rank
+   against two hand-written sgemm calls with trans flags (dt-bench-baseline
+   backward), each keeping its best call over ROUNDS turns. Target:
+   dt / hand-written <= 1.15 (dt-fold-transposes-into-matmuls: the
+   matmuls read the operands transposed, no copy).
 
 5-7 and 13 compare two compilations of one program: dt-bench-pair (bench/pair.cpp)
 calls the two in alternating turns in one process on the same buffers, and
@@ -250,6 +257,27 @@ def convolution_adjoint():
 
 
 TRANSPOSED = (8, 64, 1024)
+BACKWARD = (128, 512, 1024)  # M, K, N: x is MxK, dy MxN, w KxN
+
+
+def backward():
+    """A linear layer's gradients through explicit transposes."""
+    m, k, n = BACKWARD
+    x, dy, w = (f"tensor<{m}x{k}xf32>", f"tensor<{m}x{n}xf32>", f"tensor<{k}x{n}xf32>")
+    xt, wt = f"tensor<{k}x{m}xf32>", f"tensor<{n}x{k}xf32>"
+    return (f"func.func @main(%x: {x}, %dy: {dy}, %w: {w}) -> ({w}, {x}) {{\n"
+            f"  %zero = arith.constant 0.0 : f32\n"
+            f"  %ex = tensor.empty() : {xt}\n"
+            f"  %xt = linalg.transpose ins(%x : {x}) outs(%ex : {xt}) permutation = [1, 0]\n"
+            f"  %e1 = tensor.empty() : {w}\n"
+            f"  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : {w}) -> {w}\n"
+            f"  %dw = linalg.matmul ins(%xt, %dy : {xt}, {dy}) outs(%z1 : {w}) -> {w}\n"
+            f"  %ew = tensor.empty() : {wt}\n"
+            f"  %wt = linalg.transpose ins(%w : {w}) outs(%ew : {wt}) permutation = [1, 0]\n"
+            f"  %e2 = tensor.empty() : {x}\n"
+            f"  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : {x}) -> {x}\n"
+            f"  %dx = linalg.matmul ins(%dy, %wt : {dy}, {wt}) outs(%z2 : {x}) -> {x}\n"
+            f"  return %dw, %dx : {w}, {x}\n}}\n")
 
 
 def transpose(copy):
@@ -693,6 +721,13 @@ def main():
         print(f"{'x'.join(map(str, TRANSPOSED))} f32, its last two dims swapped, 1 rank: "
               f"transpose min {transpose_best*1e6:.1f} us, copy min {tensor_copy_best*1e6:.1f} us")
 
+        backward_so = compile_program(tools, tmp, "backward", backward())
+        backward_best, backward_hand = against_baseline(tools, backward_so, baseline,
+                                                        ("backward", *BACKWARD), args.repeat)
+        print(f"a linear layer's gradients through transposes ({'x'.join(map(str, BACKWARD))}), "
+              f"1 rank: dt min {backward_best*1e3:.2f} ms, hand-written sgemm with trans flags "
+              f"min {backward_hand*1e3:.2f} ms")
+
         gathers_so = compile_program(tools, tmp, "gathers", gathers(8, 1024),
                                      ["--combine-collectives=false"])
         process_bests = sorted(time_program(tools, gathers_so, 20)[1]
@@ -702,7 +737,7 @@ def main():
               f"{process_bests[len(process_bests) // 2]*1e6:.1f} us, slowest "
               f"{process_bests[-1]*1e6:.1f} us")
 
-        print("\nratios (measured side by side in this run; 1-4, 8-11 and 14-16 best of the calls, "
+        print("\nratios (measured side by side in this run; 1-4, 8-11 and 14-17 best of the calls, "
               "5-7 and 13 median of paired turns, 12 across processes)")
         ratio = one_best / hand_best
         check("dt 1 rank / hand-written", f"{ratio:.3f}", "<= 1.15", ratio <= 1.15)
@@ -737,6 +772,9 @@ def main():
               adjoint_ratio <= 1.25)
         transpose_ratio = transpose_best / tensor_copy_best
         check("transpose / copy", f"{transpose_ratio:.1f}", "<= 8", transpose_ratio <= 8)
+        backward_ratio = backward_best / backward_hand
+        check("gradients through transposes: dt / hand", f"{backward_ratio:.2f}", "<= 1.15",
+              backward_ratio <= 1.15)
         spread = process_bests[-1] / process_bests[0]
         check("slowest process / fastest (8 all_gathers)", f"{spread:.2f}", "<= 2",
               spread <= 2)

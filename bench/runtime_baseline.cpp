@@ -19,6 +19,12 @@
 //                                        NxHxWxC from dy and w (HWCF), one
 //                                        OpenBLAS sgemm into col and a col2im
 //                                        loop adding each patch into dx.
+//   dt-bench-baseline backward M K N REPEAT
+//                                        a linear layer's gradients, dw =
+//                                        x^T dy (KxN) and dx = dy w^T (MxK)
+//                                        for x: MxK, dy: MxN, w: KxN: two
+//                                        OpenBLAS sgemm calls with a trans
+//                                        flag each, on one thread.
 //   dt-bench-baseline memcpy BYTES REPEAT  prints the best memcpy bandwidth.
 //   dt-bench-baseline rows N REPEAT      out = x * y + x - y over N floats,
 //                                        one loop; prints seconds per call
@@ -50,7 +56,7 @@ double now() {
       stderr,
       "dt-bench-baseline: %s\nusage: dt-bench-baseline mlp M K H REPEAT"
       " | conv N H W C F KH KW REPEAT | gconv N H W G C F KH KW REPEAT"
-      " | dconv N H W C F KH KW REPEAT"
+      " | dconv N H W C F KH KW REPEAT | backward M K N REPEAT"
       " | memcpy BYTES REPEAT"
       " | rows N REPEAT\n",
       why.c_str());
@@ -237,6 +243,28 @@ int rows(long n, int repeat) {
       [&] { return out[n / 2]; });
 }
 
+int backward(long m, long k, long n, int repeat) {
+  openblas_set_num_threads(1);
+  float *x = alignedFloats(m, k), *dy = alignedFloats(m, n),
+        *w = alignedFloats(k, n), *dw = alignedFloats(k, n),
+        *dx = alignedFloats(m, k);
+  for (long i = 0; i < m * k; ++i)
+    x[i] = static_cast<float>((i % 13) - 6) / 8;
+  for (long i = 0; i < m * n; ++i)
+    dy[i] = static_cast<float>((i % 7) - 3) / 16;
+  for (long i = 0; i < k * n; ++i)
+    w[i] = static_cast<float>((i % 11) - 5) / 16;
+  return timeCalls(
+      repeat,
+      [&] {
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, n, m, 1.0f, x,
+                    k, dy, n, 0.0f, dw, n);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, k, n, 1.0f, dy,
+                    n, w, n, 0.0f, dx, k);
+      },
+      [&] { return dw[0] + dx[0]; });
+}
+
 int copy(size_t bytes, int repeat) {
   char *src = static_cast<char *>(alignedBytes(bytes));
   char *dst = static_cast<char *>(alignedBytes(bytes));
@@ -283,6 +311,11 @@ int main(int argc, char **argv) {
     return convInputGradient(sizes[0], sizes[1], sizes[2], sizes[3], sizes[4],
                              sizes[5], sizes[6], positive(argv[9], "REPEAT"));
   }
+  if (argc == 6 && !std::strcmp(argv[1], "backward")) {
+    long m = positive(argv[2], "M"), k = positive(argv[3], "K"),
+         n = positive(argv[4], "N"), repeat = positive(argv[5], "REPEAT");
+    return backward(m, k, n, repeat);
+  }
   if (argc == 4 && !std::strcmp(argv[1], "memcpy")) {
     long bytes = positive(argv[2], "BYTES"),
          repeat = positive(argv[3], "REPEAT");
@@ -292,5 +325,6 @@ int main(int argc, char **argv) {
     long n = positive(argv[2], "N"), repeat = positive(argv[3], "REPEAT");
     return rows(n, repeat);
   }
-  usage("expected mlp, conv, gconv, dconv, memcpy or rows and their numbers");
+  usage("expected mlp, conv, gconv, dconv, backward, memcpy or rows and their "
+        "numbers");
 }

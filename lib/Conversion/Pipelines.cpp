@@ -97,6 +97,7 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
           ",func.func(convert-elementwise-to-linalg),dt-generalize-elementwise,"
           "dt-widen-half-sums,dt-guard-integer-division,"
           "func.func(dt-fuse-elementwise,canonicalize),"
+          "dt-fold-transposes-into-matmuls,"
           "dt-unshare-fills,dt-read-only-arguments,"
           "one-shot-bufferize{bufferize-function-boundaries "
           "allow-return-allocs-from-loops "
