@@ -653,21 +653,9 @@ class Program:
                     else [shape[0]] + image + [channels])
         loops = ", ".join(["n", *outs, *(f"k{i}" for i in range(n)), "c", "f"])
         kinds = (["parallel"] + ["reduction"] * (2 * n) + ["parallel", "reduction"])
-        init, out = self.filled(dx_shape), self.fresh()
-        self.emit(
-            f"{out} = linalg.generic {{indexing_maps = ["
-            f"affine_map<({loops}) -> ({', '.join(dy_loops)})>, "
-            f"affine_map<({loops}) -> ({', '.join(filter_loops)})>, "
-            f"affine_map<({loops}) -> ({', '.join(dx_rows)})>], "
-            f"iterator_types = [{', '.join(f'{chr(34)}{k}{chr(34)}' for k in kinds)}]}} "
-            f"ins({name}, {filt} : {ttype(shape)}, {ttype(filter_shape)}) "
-            f"outs({init} : {ttype(dx_shape)}) {{")
-        self.emit(f"    ^bb0(%d: {ELEMENT}, %w: {ELEMENT}, %acc: {ELEMENT}):")
-        self.emit(f"      %p = {spelled('arith.mulf')} %d, %w : {ELEMENT}")
-        self.emit(f"      %s = {spelled('arith.addf')} %acc, %p : {ELEMENT}")
-        self.emit(f"      linalg.yield %s : {ELEMENT}")
-        self.emit(f"  }} -> {ttype(dx_shape)}")
-        self.values.append((self.squash(out, dx_shape), dx_shape))
+        self.multiply_accumulate(
+            loops, kinds, [(name, shape, dy_loops, "%d"), (filt, filter_shape, filter_loops, "%w")],
+            ("%d", "%w"), dx_rows, dx_shape)
 
     def op_conv_filter_gradient(self):
         """The gradient of a convolution's filter, as the chain rule writes
@@ -706,20 +694,29 @@ class Program:
         inputs = [(name, shape, x_rows, "%x"), (dy, dy_shape, dy_loops, "%g")]
         if self.latest.random() < 0.5:
             inputs.reverse()
-        init, out = self.filled(filter_shape), self.fresh()
+        self.multiply_accumulate(loops, kinds, inputs, ("%x", "%g"), filter_loops,
+                                 filter_shape)
+
+    def multiply_accumulate(self, loops, kinds, inputs, product, out_loops, shape):
+        """Emits a generic over `loops` (of iterator `kinds`) adding the
+        product of its two `inputs` (each a value, its shape, the loops it is
+        read at and its block argument, in the order the generic names them)
+        into zeros at `out_loops`: `product` names the factors' arguments in
+        the order the body multiplies them. Keeps the result, squashed."""
+        init, out = self.filled(shape), self.fresh()
         maps = "".join(f"affine_map<({loops}) -> ({', '.join(m)})>, " for _, _, m, _ in inputs)
         self.emit(
             f"{out} = linalg.generic {{indexing_maps = [{maps}"
-            f"affine_map<({loops}) -> ({', '.join(filter_loops)})>], "
+            f"affine_map<({loops}) -> ({', '.join(out_loops)})>], "
             f"iterator_types = [{', '.join(f'{chr(34)}{k}{chr(34)}' for k in kinds)}]}} "
             f"ins({inputs[0][0]}, {inputs[1][0]} : {ttype(inputs[0][1])}, {ttype(inputs[1][1])}) "
-            f"outs({init} : {ttype(filter_shape)}) {{")
+            f"outs({init} : {ttype(shape)}) {{")
         self.emit(f"    ^bb0({inputs[0][3]}: {ELEMENT}, {inputs[1][3]}: {ELEMENT}, %acc: {ELEMENT}):")
-        self.emit(f"      %p = {spelled('arith.mulf')} %x, %g : {ELEMENT}")
+        self.emit(f"      %p = {spelled('arith.mulf')} {product[0]}, {product[1]} : {ELEMENT}")
         self.emit(f"      %s = {spelled('arith.addf')} %acc, %p : {ELEMENT}")
         self.emit(f"      linalg.yield %s : {ELEMENT}")
-        self.emit(f"  }} -> {ttype(filter_shape)}")
-        self.values.append((self.squash(out, filter_shape), filter_shape))
+        self.emit(f"  }} -> {ttype(shape)}")
+        self.values.append((self.squash(out, shape), shape))
 
     def op_transpose(self):
         v = self.pick(lambda s: len(s) >= 2)
