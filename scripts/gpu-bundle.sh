@@ -54,8 +54,9 @@ programs=(
   test/Execution/uneven-2d test/Execution/uneven-nested
   test/Execution/row-kernels test/Execution/row-kernels-large
   test/Execution/row-kernels-wide test/Execution/row-kernels-narrow
-  test/Execution/row-kernel-clashes
+  test/Execution/row-kernel-clashes test/Execution/row-kernel-gathers
   test/Execution/matmul-epilogue test/Execution/matmul-transposed
+  test/Execution/transposes-into-matmuls
   test/Execution/convolutions test/Execution/grouped-convolutions
   test/Execution/convolution-adjoints
   test/Execution/layer-loop test/Execution/stacked-layers

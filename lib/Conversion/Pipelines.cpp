@@ -39,7 +39,8 @@ namespace {
 /// Both pipelines' `explain` option.
 constexpr const char *kExplainDescription =
     "A remark at each convolution and convolution adjoint: the matmul it "
-    "became, or why it stays loops";
+    "became, or why it stays loops; and at each transpose a matmul reads "
+    "through instead";
 struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
   Option<std::string> entryPrefix{
       *this, "entry-prefix",
@@ -85,8 +86,9 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
 
 /// The part both targets share: tensors -> buffers with out-params (a
 /// bucket's members made in it, `fillBucketsInPlace`), freed by ownership,
-/// matmuls as library calls, and the C entry points; with `explain`, a
-/// remark at each convolution.
+/// matmuls as library calls (reading transposed operands in place), and
+/// the C entry points; with `explain`, a remark at each convolution and at
+/// each transpose a matmul reads through.
 static std::string bufferizationPipeline(StringRef entryPrefix,
                                          StringRef matmulLibrary,
                                          const LoweringOptions &options) {
@@ -97,8 +99,9 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
           ",func.func(convert-elementwise-to-linalg),dt-generalize-elementwise,"
           "dt-widen-half-sums,dt-guard-integer-division,"
           "func.func(dt-fuse-elementwise,canonicalize),"
-          "dt-fold-transposes-into-matmuls,"
-          "dt-unshare-fills,dt-read-only-arguments,"
+          "dt-fold-transposes-into-matmuls" +
+          (options.explain ? "{explain=1}" : "") +
+          ",dt-unshare-fills,dt-read-only-arguments,"
           "one-shot-bufferize{bufferize-function-boundaries "
           "allow-return-allocs-from-loops "
           "function-boundary-type-conversion=identity-layout-map},"

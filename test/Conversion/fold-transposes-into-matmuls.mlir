@@ -5,6 +5,11 @@
 // RUN: dt-opt %s -dt-fold-transposes-into-matmuls -split-input-file | FileCheck %s
 // RUN: dt-opt %s -dt-fold-transposes-into-matmuls -split-input-file -mlir-pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 // STATS: 4 dt-fold-transposes-into-matmuls folded
+// With explain (dt-compile --explain), a remark at each copy folded names
+// the matmul that reads through it:
+// RUN: dt-opt %s -dt-fold-transposes-into-matmuls=explain=true -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// EXPLAIN-COUNT-4: remark: transpose, not copied: the matmul at {{.*}}fold-transposes-into-matmuls.mlir:{{[0-9]+}}:{{[0-9]+}} reads its input transposed (the library's trans flags)
+// EXPLAIN-NOT: remark
 
 // A weight's gradient, x^T dy, and an input's, dy w^T: each operand read
 // transposed, no transpose left.

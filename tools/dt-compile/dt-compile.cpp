@@ -120,8 +120,9 @@ llvm::cl::opt<std::string>
 llvm::cl::opt<bool> explain(
     "explain",
     llvm::cl::desc("Say why: a remark for each op's sharding choice, each "
-                   "redistribution's plan and each convolution's (or "
-                   "adjoint's) matmul (stderr), and the cost report (stdout)"),
+                   "redistribution's plan, each convolution's (or "
+                   "adjoint's) matmul and each transpose a matmul reads "
+                   "through (stderr), and the cost report (stdout)"),
     llvm::cl::init(false), llvm::cl::cat(options));
 llvm::cl::opt<bool> passStatistics(
     "mlir-pass-statistics",

@@ -692,8 +692,15 @@ def FoldTransposesIntoMatmulsPass : Pass<"dt-fold-transposes-into-matmuls", "Mod
     is the copy's composed with its own. Folds only where the library
     still takes the result in place (`isLibraryGemm`: each matrix with
     contiguous rows or columns); the copy goes when nothing else reads it.
-    Runs on both targets before bufferization.
+    Runs on both targets before bufferization. With `explain`
+    (`dt-compile --explain`), a remark at each copy folded names the matmul
+    that reads through it.
   }];
+  let options = [
+    Option<"explain", "explain", "bool", "false",
+           "A remark at each copy folded: the matmul that reads its input "
+           "transposed instead (dt-compile --explain)">,
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 

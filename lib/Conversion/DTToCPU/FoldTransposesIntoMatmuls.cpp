@@ -62,6 +62,7 @@ struct FoldTransposesIntoMatmulsPass
           FoldTransposesIntoMatmulsPass> {
   mlir::dt::Statistic numFolded{
       this, "folded", "Permuted copies a matmul reads through its map instead"};
+  using Base::Base;
 
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> matmuls;
@@ -79,16 +80,16 @@ struct FoldTransposesIntoMatmulsPass
   void fold(IRRewriter &rewriter, linalg::LinalgOp op) {
     SmallVector<Value> inputs(op.getDpsInputs());
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-    unsigned folded = 0;
+    SmallVector<Operation *> copies;
     for (auto [i, input] : llvm::enumerate(inputs)) {
       std::optional<Permuted> copy = permutedCopy(input);
       if (!copy)
         continue;
+      copies.push_back(input.getDefiningOp());
       inputs[i] = copy->input;
       maps[i] = copy->resultToInput.compose(maps[i]);
-      ++folded;
     }
-    if (!folded)
+    if (copies.empty())
       return;
     rewriter.setInsertionPoint(op);
     auto generic = linalg::GenericOp::create(
@@ -101,15 +102,21 @@ struct FoldTransposesIntoMatmulsPass
       rewriter.eraseOp(generic);
       return;
     }
-    llvm::SmallSetVector<Operation *, 2> copies;
-    for (Value input : op.getDpsInputs())
-      if (permutedCopy(input))
-        copies.insert(input.getDefiningOp());
+    if (explain) {
+      std::string at = sourceLocation(op.getLoc());
+      for (Operation *copy : copies)
+        // Generalized by now: named for what it does.
+        copy->emitRemark() << "transpose, not copied: the matmul"
+                           << (at.empty() ? "" : " at " + at)
+                           << " reads its input transposed (the library's "
+                              "trans flags)";
+    }
     rewriter.replaceOp(op, generic);
-    for (Operation *copy : copies)
+    for (Operation *copy :
+         llvm::SmallSetVector<Operation *, 2>(copies.begin(), copies.end()))
       if (copy->use_empty())
         rewriter.eraseOp(copy);
-    numFolded += folded;
+    numFolded += copies.size();
   }
 };
 } // namespace
