@@ -28,8 +28,9 @@ xor, perhaps reduced by or) may be a bool result, and dt.constrain to
 random shardings, returning the last value and up to two others nothing
 uses, with or without a sharding. With --convolutions, convolutions too
 (1-D and 2-D, channels last or first, filters in each order the named ops
-have, random windows, strides and dilations; grouped ones; and adjoints,
-inputs' gradients as generics): other programs than the
+have, random windows, strides and dilations; grouped ones; adjoints,
+inputs' gradients as generics; filters' gradients as generics naming the
+image first or second): other programs than the
 same seeds make without, so the seeds that other tests and benches name
 keep their programs. With --training-steps, training steps of random MLPs
 instead (class TrainingStep): forward, loss gradient, backward and update,
@@ -158,7 +159,8 @@ class Program:
         # And those added since aux_op's ops (column sums accumulated, micro-
         # batches) from a third, so that aux_op's keep theirs.
         self.later = random.Random(hash(rng.getstate()[1]) + 1)
-        # And those added since (convolution adjoints) from a fourth.
+        # And those added since (convolution adjoints, filter gradients)
+        # from a fourth.
         self.latest = random.Random(hash(rng.getstate()[1]) + 2)
         self.aux_body = []  # the lines of aux_op's ops, after the others
         self.aux_results = []  # (name, shape) of aux_op's ops, returned
