@@ -103,6 +103,15 @@ float *alignedFloats(long a, long b) {
   return static_cast<float *>(alignedBytes(bytes));
 }
 
+/// An a x b matrix of small floats centred on zero that repeat every
+/// `period` elements: (i % period - period / 2) / scale at element i.
+float *patterned(long a, long b, long period, float scale) {
+  float *p = alignedFloats(a, b);
+  for (long i = 0; i < a * b; ++i)
+    p[i] = static_cast<float>((i % period) - period / 2) / scale;
+  return p;
+}
+
 /// Calls `step` `repeat` times and prints its best and mean seconds per
 /// call, and `check` (a value of the result, so the work is not dropped).
 template <typename Step, typename Check>
@@ -121,13 +130,9 @@ int timeCalls(int repeat, Step step, Check check) {
 
 int mlp(long m, long k, long h, int repeat) {
   openblas_set_num_threads(1);
-  float *x = alignedFloats(m, k), *w1 = alignedFloats(k, h),
-        *w2 = alignedFloats(h, k), *a = alignedFloats(m, h),
+  float *x = patterned(m, k, 13, 8), *w1 = patterned(k, h, 7, 16),
+        *w2 = patterned(h, k, 7, 16), *a = alignedFloats(m, h),
         *y = alignedFloats(m, k);
-  for (long i = 0; i < m * k; ++i)
-    x[i] = static_cast<float>((i % 13) - 6) / 8;
-  for (long i = 0; i < k * h; ++i)
-    w1[i] = w2[i] = static_cast<float>((i % 7) - 3) / 16;
   return timeCalls(
       repeat,
       [&] {
@@ -152,14 +157,10 @@ int conv(long n, long h, long w, long groups, long c, long f, long kh, long kw,
     usage("the window must fit in the image");
   long oh = h - kh + 1, ow = w - kw + 1, pixels = product({n, h, w, groups}),
        rows = product({n, oh, ow}), depth = product({kh, kw, c});
-  float *x = alignedFloats(pixels, c),
-        *filter = alignedFloats(product({groups, depth}), f),
+  float *x = patterned(pixels, c, 13, 8),
+        *filter = patterned(product({groups, depth}), f, 7, 16),
         *col = alignedFloats(rows, depth),
         *y = alignedFloats(rows, product({groups, f}));
-  for (long i = 0; i < pixels * c; ++i)
-    x[i] = static_cast<float>((i % 13) - 6) / 8;
-  for (long i = 0; i < groups * depth * f; ++i)
-    filter[i] = static_cast<float>((i % 7) - 3) / 16;
   // A window row's channels of one group lie together: all of it with one
   // group, a pixel's c channels with several.
   long run = groups == 1 ? kw * c : c;
@@ -201,12 +202,8 @@ int convInputGradient(long n, long h, long w, long c, long f, long kh, long kw,
     usage("the window must fit in the image");
   long oh = h - kh + 1, ow = w - kw + 1, pixels = product({n, h, w}),
        rows = product({n, oh, ow}), depth = product({kh, kw, c});
-  float *dy = alignedFloats(rows, f), *filter = alignedFloats(depth, f),
+  float *dy = patterned(rows, f, 13, 8), *filter = patterned(depth, f, 7, 16),
         *col = alignedFloats(rows, depth), *dx = alignedFloats(pixels, c);
-  for (long i = 0; i < rows * f; ++i)
-    dy[i] = static_cast<float>((i % 13) - 6) / 8;
-  for (long i = 0; i < depth * f; ++i)
-    filter[i] = static_cast<float>((i % 7) - 3) / 16;
   return timeCalls(
       repeat,
       [&] {
@@ -228,12 +225,8 @@ int convInputGradient(long n, long h, long w, long c, long f, long kh, long kw,
 }
 
 int rows(long n, int repeat) {
-  float *x = alignedFloats(n, 1), *y = alignedFloats(n, 1),
+  float *x = patterned(n, 1, 13, 8), *y = patterned(n, 1, 7, 16),
         *out = alignedFloats(n, 1);
-  for (long i = 0; i < n; ++i) {
-    x[i] = static_cast<float>((i % 13) - 6) / 8;
-    y[i] = static_cast<float>((i % 7) - 3) / 16;
-  }
   return timeCalls(
       repeat,
       [&] {
@@ -245,15 +238,9 @@ int rows(long n, int repeat) {
 
 int backward(long m, long k, long n, int repeat) {
   openblas_set_num_threads(1);
-  float *x = alignedFloats(m, k), *dy = alignedFloats(m, n),
-        *w = alignedFloats(k, n), *dw = alignedFloats(k, n),
+  float *x = patterned(m, k, 13, 8), *dy = patterned(m, n, 7, 16),
+        *w = patterned(k, n, 11, 16), *dw = alignedFloats(k, n),
         *dx = alignedFloats(m, k);
-  for (long i = 0; i < m * k; ++i)
-    x[i] = static_cast<float>((i % 13) - 6) / 8;
-  for (long i = 0; i < m * n; ++i)
-    dy[i] = static_cast<float>((i % 7) - 3) / 16;
-  for (long i = 0; i < k * n; ++i)
-    w[i] = static_cast<float>((i % 11) - 5) / 16;
   return timeCalls(
       repeat,
       [&] {

@@ -40,8 +40,7 @@ struct Permuted {
 std::optional<Permuted> permutedCopy(Value value) {
   auto op = value.getDefiningOp<linalg::LinalgOp>();
   if (!op || !op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
-      op.getNumDpsInits() != 1 ||
-      op.getNumParallelLoops() != op.getNumLoops() || op->getNumRegions() != 1)
+      op.getNumDpsInits() != 1 || op.getNumParallelLoops() != op.getNumLoops())
     return std::nullopt;
   OpOperand *input = op.getDpsInputOperand(0);
   Block *body = op.getBlock();
