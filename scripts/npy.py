@@ -13,10 +13,15 @@
       |a - b| <= ATOL * max|b| + RTOL * |b| (defaults 1e-4, 1e-5; NaN
       matches NaN only, an infinity the same infinity); prints one line per
       result and "compare: PASS" or "compare: FAIL".
-  npy.py pattern OUT SHAPE [I=VALUE...]
-      Writes an f32 array of SHAPE (A,B,...) holding the values
-      dt-test-add-driver feeds ((7k mod 11) - 5), element I (row-major)
-      set to VALUE (a float: nan, inf, -0.0 are fine).
+  npy.py pattern OUT SHAPE [I=VALUE...] [--descr D]
+      Writes an f32 array (or D: <f8, <i4, <i8, <f2, <V2 for bf16) of SHAPE
+      (A,B,...) holding the values dt-test-add-driver feeds
+      ((7k mod 11) - 5), element I (row-major) set to VALUE (a float: nan,
+      inf, -0.0 are fine).
+  npy.py permute IN OUT P,P,...
+      Writes IN with its dims permuted (dim i of OUT is dim P[i] of IN), the
+      elements' bytes as they are, any dtype: a transpose's expected
+      result.
   npy.py array OUT DESCR SHAPE V,V,...
       Writes the values given, row-major, as DESCR (<f4, <i8, ...).
   npy.py mask OUT SHAPE [I=BYTE...]
@@ -182,6 +187,11 @@ def cmd_compare(args):
 
 
 def cmd_pattern(args):
+    descr = "<f4"
+    if "--descr" in args:
+        at = args.index("--descr")
+        descr = args[at + 1]
+        args = args[:at] + args[at + 2:]
     target, shape = args[0], tuple(int(x) for x in args[1].split(",") if x)
     count = 1
     for extent in shape:
@@ -190,8 +200,43 @@ def cmd_pattern(args):
     for setting in args[2:]:
         index, value = setting.split("=")
         data[int(index)] = float(value)
-    header = {"descr": "<f4", "fortran_order": False, "shape": shape}
-    write(target, header, struct.pack(f"<{count}f", *data))
+    header = {"descr": descr, "fortran_order": False, "shape": shape}
+    if descr == "<V2":  # bfloat16: the top half of the f32 (exact for these values)
+        words = struct.unpack(f"<{count}I", struct.pack(f"<{count}f", *data))
+        payload = struct.pack(f"<{count}H", *(w >> 16 for w in words))
+    else:
+        code = FORMATS[descr]
+        cast = float if code in "fde" else int
+        payload = struct.pack(f"<{count}{code}", *(cast(v) for v in data))
+    write(target, header, payload)
+
+
+def cmd_permute(args):
+    source, target = args[0], args[1]
+    order = [int(p) for p in args[2].split(",")]
+    header, payload = read(source)
+    shape = tuple(header["shape"])
+    size = 2 if header["descr"] == "<V2" else struct.calcsize(FORMATS[header["descr"]])
+    assert sorted(order) == list(range(len(shape))), f"{args[2]}: not a permutation of {shape}"
+    strides = [size] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+    permuted = tuple(shape[p] for p in order)
+    out = bytearray()
+    index = [0] * len(permuted)
+    count = 1
+    for extent in permuted:
+        count *= extent
+    for _ in range(count):
+        at = sum(index[i] * strides[order[i]] for i in range(len(order)))
+        out += payload[at:at + size]
+        for d in range(len(index) - 1, -1, -1):  # the next index, row-major
+            index[d] += 1
+            if index[d] < permuted[d]:
+                break
+            index[d] = 0
+    header["shape"] = permuted
+    write(target, header, bytes(out))
 
 
 def cmd_array(args):
@@ -220,7 +265,7 @@ def cmd_mask(args):
 def main():
     commands = {"print": cmd_print, "rewrite": cmd_rewrite, "pattern-run": cmd_pattern_run,
                 "compare": cmd_compare, "pattern": cmd_pattern, "mask": cmd_mask,
-                "array": cmd_array}
+                "array": cmd_array, "permute": cmd_permute}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(__doc__)
     commands[sys.argv[1]](sys.argv[2:])

@@ -130,10 +130,11 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
 static constexpr const char *kCPUTail =
     ",convert-complex-to-standard,dt-lower-bounds-checks,dt-approximate-math,"
     "dt-expand-bf16-truncation,"
-    "dt-transpose-loop-order,func.func(convert-linalg-to-loops),"
+    "dt-vectorize-transposes,dt-transpose-loop-order,"
+    "func.func(convert-linalg-to-loops),"
     "dt-keep-row-loops,"
     "convert-scf-to-cf,"
-    "expand-strided-metadata,lower-affine,"
+    "expand-strided-metadata,lower-affine,convert-vector-to-llvm,"
     "finalize-memref-to-llvm{use-aligned-alloc use-generic-functions},"
     "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
     "convert-complex-to-llvm,"
