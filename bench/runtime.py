@@ -105,7 +105,7 @@ by side in one run, printing ratios against the targets.
    4 KiB on both sides), each (linalg.transpose) dt-run on 1 rank against
    a copy of the same tensor (linalg.copy), each keeping its best call over
    ROUNDS turns. Targets: transpose / copy <= 2 for the first (copied in
-   16x16 blocks transposed in registers, dt-vectorize-transposes: 1.0-1.2
+   16x16 blocks transposed in registers, dt-vectorize-transposes: 1.0-1.3
    here; as scalar loops 22-24 before dt-transpose-loop-order made them read
    along the input's rows, 4.5-5.4 after) and <= 4 for the square one
    (2.6 in blocks; 47 as scalar loops: 3.9 ms against a copy's 0.08).

@@ -1,8 +1,8 @@
 // Copies that move the innermost dim, copied in blocks transposed in
 // registers (dt-vectorize-transposes): a matrix whose rows and columns
 // both leave an edge past the last whole block, a batch of them, an NHWC
-// image made NCHW, a transpose fused with the scaling after it (sharded
-// over tp), and one fused with a bf16 rounding; against upstream
+// image made NCHW, a transpose fused with the scaling and erf after it
+// (sharded over tp), and one fused with a bf16 rounding; against upstream
 // mlir-runner's loops, the single-device reference on threads and MPI.
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
 // RUN: %npy pattern-run %dt_run %s > %t.dtrun
@@ -33,13 +33,14 @@ func.func @main(%a: tensor<40x24xf32>, %b: tensor<2x33x20xf32>,
   // [n, h, w, f] -> [n, f, h, w]
   %ec = tensor.empty() : tensor<2x18x3x17xf32>
   %ct = linalg.transpose ins(%c : tensor<2x3x17x18xf32>) outs(%ec : tensor<2x18x3x17xf32>) permutation = [0, 3, 1, 2]
-  // d^T * 0.5 - 1
+  // erf(d^T * 0.5 - 1)
   %ed = tensor.empty() : tensor<48x32xf32>
   %dt = linalg.transpose ins(%d : tensor<32x48xf32>) outs(%ed : tensor<48x32xf32>) permutation = [1, 0]
   %half = arith.constant dense<0.5> : tensor<48x32xf32>
   %one = arith.constant dense<1.0> : tensor<48x32xf32>
   %ds = arith.mulf %dt, %half : tensor<48x32xf32>
   %dm = arith.subf %ds, %one : tensor<48x32xf32>
+  %de = math.erf %dm : tensor<48x32xf32>
   // r rounded to bf16, transposed, widened back
   %rb = arith.truncf %r : tensor<16x16xf32> to tensor<16x16xbf16>
   %er = tensor.empty() : tensor<16x16xbf16>
@@ -47,5 +48,5 @@ func.func @main(%a: tensor<40x24xf32>, %b: tensor<2x33x20xf32>,
   %rw = arith.extf %rt : tensor<16x16xbf16> to tensor<16x16xf32>
   %es = tensor.empty() : tensor<8x8xf32>
   %st = linalg.transpose ins(%small : tensor<8x8xf32>) outs(%es : tensor<8x8xf32>) permutation = [1, 0]
-  return %at, %bt, %ct, %dm, %rw, %st : tensor<24x40xf32>, tensor<2x20x33xf32>, tensor<2x18x3x17xf32>, tensor<48x32xf32>, tensor<16x16xf32>, tensor<8x8xf32>
+  return %at, %bt, %ct, %de, %rw, %st : tensor<24x40xf32>, tensor<2x20x33xf32>, tensor<2x18x3x17xf32>, tensor<48x32xf32>, tensor<16x16xf32>, tensor<8x8xf32>
 }
