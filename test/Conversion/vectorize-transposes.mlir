@@ -1,5 +1,6 @@
 // RUN: dt-opt %s --dt-vectorize-transposes --split-input-file | FileCheck %s
 // RUN: dt-opt %s --dt-vectorize-transposes="vector-bits=256" --split-input-file | FileCheck %s --check-prefix=NARROW
+// RUN: dt-opt %s --dt-vectorize-transposes="vector-bits=384" --split-input-file | FileCheck %s --check-prefix=NARROW
 
 // A transpose whose rows and columns both leave an edge: 16x16 blocks of
 // f32 over the whole blocks (the output's rows of 20 are short: the loops
@@ -37,6 +38,7 @@
 // CHECK: linalg.transpose ins(%[[IN1]] : {{.*}}) outs(%[[OUT1]] : {{.*}}) permutation = [1, 0]
 // CHECK-NOT: linalg
 // CHECK: return
+// (384 bits: 12 f32 rounded down to a power of two.)
 // NARROW-LABEL: func.func @matrix
 // NARROW: vector.load %arg0{{.*}} vector<8xf32>
 // NARROW-NOT: vector<16xf32>
@@ -96,14 +98,53 @@ func.func @fused(%in: memref<8x16xf64>, %out: memref<16x8xf32>, %s: f64) {
 
 // -----
 
-// Kept as they are: rows shorter than a block, i1 elements, a body that
-// reads the loop indices, a body that reads the output, a buffer whose
-// innermost dim is not contiguous, a permutation that keeps the innermost
-// dim (rows copied whole already), tensors.
+// Other inputs beside the transposed one: rows read along the output's
+// rows (a vector at each of the block's rows), a scale read once a row (an
+// element broadcast), a shift read once a block.
+// CHECK-LABEL: func.func @other_inputs
+// CHECK: scf.for %[[I:[^ ]*]] =
+// CHECK: scf.for %[[J:[^ ]*]] =
+// CHECK-COUNT-16: vector.load %arg0
+// CHECK: %[[R:.*]] = vector.load %arg1[%[[J]], %[[I]]] : memref<32x16xf32>, vector<16xf32>
+// CHECK-COUNT-15: vector.load %arg1
+// CHECK: %[[S:.*]] = memref.load %arg2[%[[J]]] : memref<32xf32>
+// CHECK: %[[SS:.*]] = vector.broadcast %[[S]] : f32 to vector<16xf32>
+// CHECK-COUNT-15: memref.load %arg2
+// CHECK: %[[T:.*]] = memref.load %arg3[] : memref<f32>
+// CHECK-NEXT: %[[TT:.*]] = vector.broadcast %[[T]] : f32 to vector<16xf32>
+// CHECK-NOT: memref.load
+// CHECK: %[[A:.*]] = arith.addf %{{.*}}, %[[R]] : vector<16xf32>
+// CHECK: %[[M:.*]] = arith.mulf %[[A]], %[[SS]] : vector<16xf32>
+// CHECK: %[[B:.*]] = arith.addf %[[M]], %[[TT]] : vector<16xf32>
+// CHECK: vector.store %[[B]], %arg4[%[[J]], %[[I]]]
+func.func @other_inputs(%in: memref<16x32xf32>, %rows: memref<32x16xf32>, %scale: memref<32xf32>,
+                        %shift: memref<f32>, %out: memref<32x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>,
+                                   affine_map<(i, j) -> ()>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%in, %rows, %scale, %shift : memref<16x32xf32>, memref<32x16xf32>, memref<32xf32>, memref<f32>)
+      outs(%out : memref<32x16xf32>) {
+  ^bb0(%x: f32, %r: f32, %s: f32, %t: f32, %o: f32):
+    %a = arith.addf %x, %r : f32
+    %m = arith.mulf %a, %s : f32
+    %b = arith.addf %m, %t : f32
+    linalg.yield %b : f32
+  }
+  return
+}
+
+// -----
+
+// Kept as they are: rows shorter than a block, i1 elements, a buffer whose
+// innermost dim is not contiguous, a copy within one buffer, a body that
+// reads the loop indices, a body that reads the output, two inputs read
+// transposed, an input read at a stride along the output's rows, a
+// permutation that keeps the innermost dim (rows copied whole already),
+// tensors.
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT: vector
-// CHECK-COUNT-3: linalg.transpose
-// CHECK-COUNT-2: linalg.generic
+// CHECK-COUNT-4: linalg.transpose
+// CHECK-COUNT-4: linalg.generic
 // CHECK: linalg.transpose
 // CHECK: linalg.transpose
 // CHECK-NOT: vector
@@ -113,10 +154,13 @@ func.func @kept(%short: memref<8x32xf32>, %shortT: memref<32x8xf32>,
                 %in: memref<32x32xf32>, %out: memref<32x32xf32>,
                 %columns: memref<32x32xf32, strided<[1, 32]>>,
                 %rows: memref<4x32x32xf32>, %rowsT: memref<32x4x32xf32>,
+                %rows2: memref<4x32x32xf32>, %cube: memref<4x32x32xf32>, %jn: memref<32x4xf32>,
                 %t: tensor<32x32xf32>) -> tensor<32x32xf32> {
   linalg.transpose ins(%short : memref<8x32xf32>) outs(%shortT : memref<32x8xf32>) permutation = [1, 0]
   linalg.transpose ins(%bits : memref<64x64xi1>) outs(%bitsT : memref<64x64xi1>) permutation = [1, 0]
   linalg.transpose ins(%columns : memref<32x32xf32, strided<[1, 32]>>) outs(%out : memref<32x32xf32>) permutation = [1, 0]
+  %view = memref.subview %in[0, 0] [32, 32] [1, 1] : memref<32x32xf32> to memref<32x32xf32, strided<[32, 1]>>
+  linalg.transpose ins(%view : memref<32x32xf32, strided<[32, 1]>>) outs(%in : memref<32x32xf32>) permutation = [1, 0]
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>],
                   iterator_types = ["parallel", "parallel"]}
       ins(%in : memref<32x32xf32>) outs(%out : memref<32x32xf32>) {
@@ -132,6 +176,20 @@ func.func @kept(%short: memref<8x32xf32>, %shortT: memref<32x8xf32>,
       ins(%in : memref<32x32xf32>) outs(%out : memref<32x32xf32>) {
   ^bb0(%x: f32, %o: f32):
     %s = arith.addf %x, %o : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%in, %columns : memref<32x32xf32>, memref<32x32xf32, strided<[1, 32]>>) outs(%out : memref<32x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(n, i, j) -> (n, j, i)>, affine_map<(n, i, j) -> (j, n)>, affine_map<(n, i, j) -> (n, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%cube, %jn : memref<4x32x32xf32>, memref<32x4xf32>) outs(%rows2 : memref<4x32x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
     linalg.yield %s : f32
   }
   linalg.transpose ins(%rows : memref<4x32x32xf32>) outs(%rowsT : memref<32x4x32xf32>) permutation = [1, 0, 2]

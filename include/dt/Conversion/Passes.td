@@ -739,26 +739,32 @@ def VectorizeTransposesPass : Pass<"dt-vectorize-transposes", "ModuleOp"> {
     columns. As scalar loops, in whichever order (dt-transpose-loop-order),
     LLVM vectorizes it with a gather or a scatter of elements a row apart.
 
-    Here such an op on buffers (every loop parallel, one input and one
-    output of one element type, 8 to 64 bits, both read at permutations
-    whose innermost dims are different loops, static shapes, contiguous
-    rows, the body yielding the input's element) becomes loops over square
-    blocks of `vector-bits` wide rows (at most 16 elements): each block's
-    rows are loaded whole from the input (`vector.load`), transposed by a
-    network of two-input `vector.shuffle`s (log2 of the side steps, each
-    swapping the off-diagonal halves of every pair of rows), and stored
-    whole into the output's rows; the body (the element itself, or
-    elementwise ops of it alone: a fused scaling or rounding) is applied to
-    each row between. The block loops nest in the output's dim order, the
-    innermost stepping along its rows, or in the input's where the output's
-    rows are 512 bytes or less (with rows of 64 f32 the input's order took
-    42-45 us against 61; with rows of 1 KiB and more the output's took
-    about half the input's). Where a row's length is not a multiple of the
-    side, the op stays as it was on subviews of the edges (the loops
-    dt-transpose-loop-order and convert-linalg-to-loops make). 8x64x1024
-    f32 into 8x1024x64 took 204 us a call as loops, 42 so (a copy of the
-    bytes: 39-41); 1024x1024 f32 3.9 ms, 0.21 (a copy: 0.08). Runs on the
-    CPU target, right before dt-transpose-loop-order.
+    Here such an op on buffers (every loop parallel, one output and one
+    input read at permutations whose innermost dims are different loops, 8
+    to 64 bits, static shapes, contiguous rows; the body elementwise ops of
+    the elements alone) becomes loops over square blocks of `vector-bits`
+    wide rows (a power of two, at most 16 elements): each block's rows are
+    loaded whole from the input (`vector.load`), transposed by a network of
+    two-input `vector.shuffle`s (log2 of the side steps, each swapping the
+    off-diagonal halves of every pair of rows), and stored whole into the
+    output's rows; the body (the element itself, or a fused scaling,
+    rounding, bias or residual add) is applied to each row between. Other
+    inputs are read along the output's rows (a vector at each of the block's
+    rows: their innermost dim at the output's) or at one element a row (not
+    at the output's innermost loop: broadcast); an op with an input read
+    otherwise, or two read transposed, is left as it is. `(x^T + r) * b[i]`
+    on 1024x1024 f32 took 4.4 ms a call as loops, 0.32 so. The block loops
+    nest in the output's dim order, the innermost stepping along its rows,
+    or in the input's where the output's rows are 512 bytes or less (with
+    rows of 64 f32 the input's order took 42-45 us against 61; with rows of
+    1 KiB and more the output's took about half the input's). Where a row's
+    length is not a multiple of the side, the op stays as it was on subviews
+    of the edges (the loops dt-transpose-loop-order and
+    convert-linalg-to-loops make). 8x64x1024 f32 into 8x1024x64 took 204 us
+    a call as loops, 42 so (a copy of the bytes: 39-41); 1024x1024 f32 3.9
+    ms, 0.21 (a copy: 0.08). Blocks of 512-bit rows suit AVX2 code too
+    (`--mcpu=haswell`: 256-bit ones were slower on two of three shapes).
+    Runs on the CPU target, right before dt-transpose-loop-order.
 
     ```mlir
     %r0 = vector.load %in[%i, %j] : memref<64x1024xf32>, vector<16xf32>
@@ -771,7 +777,8 @@ def VectorizeTransposesPass : Pass<"dt-vectorize-transposes", "ModuleOp"> {
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", "512",
            "The width of a block's row in bits (the side is this over the "
-           "element's width, from 2 to 16 elements)">,
+           "widest element's width, rounded down to a power of two, from 2 "
+           "to 16 elements)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",

@@ -1,18 +1,19 @@
-//===- VectorizeTransposes.cpp - dt-vectorize-transposes
-//-------------------===//
+//===- VectorizeTransposes.cpp - dt-vectorize-transposes ------------------===//
 //
 // A copy that moves the innermost dim (a transpose of a matrix's rows and
 // columns, an NHWC image into NCHW) reads along one buffer's rows and
 // writes down the other's columns: as scalar loops LLVM vectorizes it with
 // a gather or a scatter, an element a row apart each. Here it is copied in
 // square blocks: each block's rows are loaded whole from the input,
-// transposed in registers by a network of shuffles, and stored whole into
-// the output's rows; the edges that do not fill a block stay the op they
-// were, on subviews.
+// transposed in registers by a network of shuffles, computed on by the
+// op's body (with the op's other inputs, read along the output's rows or an
+// element a row) and stored whole into the output's rows; the edges that do
+// not fill a block stay the op they were, on subviews.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dt/Conversion/Passes.h"
+#include "dt/Conversion/Utils.h"
 #include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -38,6 +39,9 @@ namespace {
 /// and written at another, whose innermost dims are different loops.
 struct TransposingCopy {
   linalg::LinalgOp op;
+  /// The input read transposed. Any other is read along the output's rows
+  /// (its own innermost dim at the output's) or at one element a row.
+  OpOperand *source;
   /// The output's innermost loop (a column of the input) and the input's
   /// (a column of the output).
   unsigned outputRow, inputRow;
@@ -80,45 +84,77 @@ static bool hasElementwiseBody(linalg::LinalgOp op) {
   return true;
 }
 
-/// `op` as a transposing copy whose blocks of `vectorBits`-wide rows (at
-/// most 16 elements) fit at least once along both rows, if it is one.
+/// The width of `element` if a vector of it loads or stores a row of a
+/// buffer (8 to 64 bits, a power of two).
+static std::optional<unsigned> vectorElementWidth(Type element) {
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 8 ||
+      !llvm::isPowerOf2_32(element.getIntOrFloatBitWidth()) ||
+      element.getIntOrFloatBitWidth() > 64)
+    return std::nullopt;
+  return element.getIntOrFloatBitWidth();
+}
+
+/// The loop `map` reads its operand's innermost dim at, if it has dims.
+static std::optional<unsigned> innermostLoop(AffineMap map) {
+  if (map.getNumResults() == 0)
+    return std::nullopt;
+  return cast<AffineDimExpr>(map.getResults().back()).getPosition();
+}
+
+/// `op` as a transposing copy whose blocks of `vectorBits`-wide rows (a
+/// power of two, from 2 to 16 elements) fit at least once along both rows,
+/// if it is one.
 static std::optional<TransposingCopy>
 matchTransposingCopy(linalg::LinalgOp op, unsigned vectorBits) {
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 1 ||
-      op.getNumDpsInits() != 1 ||
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
       op.getNumParallelLoops() != op.getNumLoops() || op.getNumLoops() < 2)
     return std::nullopt;
-  OpOperand *input = op.getDpsInputOperand(0);
   OpOperand *output = op.getDpsInitOperand(0);
-  if (op.payloadUsesValueFromOperand(output) || !hasElementwiseBody(op))
-    return std::nullopt;
-  Type inputElement = getElementTypeOrSelf(input->get().getType()),
-       outputElement = getElementTypeOrSelf(output->get().getType());
-  unsigned width = 0;
-  for (Type element : {inputElement, outputElement}) {
-    if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 8 ||
-        !llvm::isPowerOf2_32(element.getIntOrFloatBitWidth()))
-      return std::nullopt;
-    width = std::max(width, element.getIntOrFloatBitWidth());
-  }
-  if (!hasContiguousRows(input->get().getType()) ||
-      !hasContiguousRows(output->get().getType()))
-    return std::nullopt;
-  AffineMap inputMap = op.getMatchingIndexingMap(input);
   AffineMap outputMap = op.getMatchingIndexingMap(output);
-  if (!inputMap.isPermutation() || !outputMap.isPermutation())
+  std::optional<unsigned> width =
+      vectorElementWidth(getElementTypeOrSelf(output->get().getType()));
+  if (!width || !outputMap.isPermutation() ||
+      !hasContiguousRows(output->get().getType()) ||
+      op.payloadUsesValueFromOperand(output) || !hasElementwiseBody(op))
     return std::nullopt;
-  unsigned inputRow =
-               cast<AffineDimExpr>(inputMap.getResults().back()).getPosition(),
-           outputRow =
-               cast<AffineDimExpr>(outputMap.getResults().back()).getPosition();
-  if (inputRow == outputRow)
+  unsigned outputRow = *innermostLoop(outputMap);
+  Value outputRoot = bufferRoot(output->get());
+  OpOperand *source = nullptr;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<MemRefType>(input->get().getType());
+    AffineMap map = op.getMatchingIndexingMap(input);
+    // (A copy within one buffer keeps its loops' order of reads and
+    // writes.)
+    if (!type || !type.hasStaticShape() || !map.isProjectedPermutation() ||
+        bufferRoot(input->get()) == outputRoot)
+      return std::nullopt;
+    std::optional<unsigned> innermost = innermostLoop(map);
+    bool alongRows = innermost == outputRow;
+    if (!alongRows && map.isPermutation() && !source) {
+      source = input;
+    } else if (!alongRows) {
+      // One element a row: read at neither the output's innermost loop
+      // nor (a second transposed input) a stride along it.
+      if (map.isFunctionOfDim(outputRow) ||
+          !type.getElementType().isIntOrFloat())
+        return std::nullopt;
+      continue;
+    }
+    std::optional<unsigned> inputWidth =
+        vectorElementWidth(type.getElementType());
+    if (!inputWidth || !hasContiguousRows(type))
+      return std::nullopt;
+    width = std::max(*width, *inputWidth);
+  }
+  if (!source)
     return std::nullopt;
-  int64_t block = std::clamp<int64_t>(vectorBits / width, 2, 16);
+  unsigned inputRow = *innermostLoop(op.getMatchingIndexingMap(source));
+  int64_t block =
+      std::clamp<int64_t>(llvm::bit_floor(vectorBits / *width), 2, 16);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (ranges[inputRow] < block || ranges[outputRow] < block)
     return std::nullopt;
-  return TransposingCopy{op, outputRow, inputRow, block};
+  return TransposingCopy{op, source, outputRow, inputRow, block};
 }
 
 /// `rows`, the rows of a square block, made its columns: at each step `h`
@@ -147,11 +183,14 @@ static void transposeInRegisters(OpBuilder &builder, Location loc,
   }
 }
 
-/// `copy`'s body applied to each of `rows`, vectors of the elements its
-/// input's block argument stands for.
-static void applyBody(OpBuilder &builder, Location loc, linalg::LinalgOp copy,
-                      MutableArrayRef<Value> rows) {
-  int64_t lanes = cast<VectorType>(rows.front().getType()).getNumElements();
+/// `copy`'s body applied to a block's rows: `lanes` holds, for each input's
+/// block argument, its vector at each row (the rows of the result).
+static SmallVector<Value>
+applyBody(OpBuilder &builder, Location loc, linalg::LinalgOp copy,
+          ArrayRef<std::pair<Value, SmallVector<Value>>> lanes) {
+  int64_t side = lanes.front().second.size();
+  int64_t width =
+      cast<VectorType>(lanes.front().second.front().getType()).getNumElements();
   Block *body = copy.getBlock();
   // A value from outside the body, or a constant in it, is every lane's.
   IRMapping broadcasts;
@@ -160,9 +199,11 @@ static void applyBody(OpBuilder &builder, Location loc, linalg::LinalgOp copy,
       broadcasts.map(scalar,
                      vector::BroadcastOp::create(
                          builder, loc,
-                         VectorType::get({lanes}, scalar.getType()), scalar));
+                         VectorType::get({width}, scalar.getType()), scalar));
   };
-  Value element = copy.getMatchingBlockArgument(copy.getDpsInputOperand(0));
+  auto fromOutside = [&](Value value) {
+    return value.getParentBlock() != body;
+  };
   for (Operation &op : body->without_terminator()) {
     if (op.hasTrait<OpTrait::ConstantLike>()) {
       Value constant = builder.clone(op)->getResult(0);
@@ -171,23 +212,26 @@ static void applyBody(OpBuilder &builder, Location loc, linalg::LinalgOp copy,
       continue;
     }
     for (Value operand : op.getOperands())
-      if (operand != element && operand.getParentBlock() != body)
+      if (fromOutside(operand))
         broadcast(operand);
   }
   Value yielded = body->getTerminator()->getOperand(0);
-  if (yielded != element && yielded.getParentBlock() != body)
+  if (fromOutside(yielded))
     broadcast(yielded);
-  for (Value &row : rows) {
+  SmallVector<Value> results;
+  for (int64_t row = 0; row < side; ++row) {
     IRMapping lanewise = broadcasts;
-    lanewise.map(element, row);
+    for (const auto &[argument, rows] : lanes)
+      lanewise.map(argument, rows[row]);
     for (Operation &op : body->without_terminator()) {
       if (lanewise.contains(op.getResult(0)))
         continue;
       Value result = builder.clone(op, lanewise)->getResult(0);
-      result.setType(VectorType::get({lanes}, result.getType()));
+      result.setType(VectorType::get({width}, result.getType()));
     }
-    row = lanewise.lookup(yielded);
+    results.push_back(lanewise.lookup(yielded));
   }
+  return results;
 }
 
 /// `copy`'s operands at loops [lower, upper), as subviews.
@@ -229,7 +273,7 @@ static void vectorize(IRRewriter &rewriter, const TransposingCopy &match) {
   linalg::LinalgOp copy = match.op;
   Location loc = copy.getLoc();
   rewriter.setInsertionPoint(copy);
-  OpOperand *input = copy.getDpsInputOperand(0);
+  OpOperand *input = match.source;
   OpOperand *output = copy.getDpsInitOperand(0);
   AffineMap inputMap = copy.getMatchingIndexingMap(input);
   AffineMap outputMap = copy.getMatchingIndexingMap(output);
@@ -292,9 +336,38 @@ static void vectorize(IRRewriter &rewriter, const TransposingCopy &match) {
           rows.push_back(vector::LoadOp::create(
               builder, loc, rowType, input->get(), indices(inputMap, a, r)));
         transposeInRegisters(builder, loc, rows);
-        applyBody(builder, loc, copy, rows);
+        SmallVector<std::pair<Value, SmallVector<Value>>> lanes;
+        lanes.emplace_back(copy.getMatchingBlockArgument(input),
+                           std::move(rows));
+        // The other inputs at each of the output's rows in the block: a
+        // vector along it, or one element for all of it (the same for
+        // every row where the input is not read along the block's column).
+        for (OpOperand *other : copy.getDpsInputOperands()) {
+          if (other == input)
+            continue;
+          AffineMap map = copy.getMatchingIndexingMap(other);
+          auto vectorType = VectorType::get(
+              {block}, getElementTypeOrSelf(other->get().getType()));
+          SmallVector<Value> values;
+          for (int64_t c = 0; c < block; ++c) {
+            if (c > 0 && !map.isFunctionOfDim(b)) {
+              values.push_back(values.front());
+            } else if (innermostLoop(map) == a) {
+              values.push_back(vector::LoadOp::create(
+                  builder, loc, vectorType, other->get(), indices(map, b, c)));
+            } else {
+              Value scalar = memref::LoadOp::create(builder, loc, other->get(),
+                                                    indices(map, b, c));
+              values.push_back(vector::BroadcastOp::create(builder, loc,
+                                                           vectorType, scalar));
+            }
+          }
+          lanes.emplace_back(copy.getMatchingBlockArgument(other),
+                             std::move(values));
+        }
+        SmallVector<Value> results = applyBody(builder, loc, copy, lanes);
         for (int64_t c = 0; c < block; ++c)
-          vector::StoreOp::create(builder, loc, rows[c], output->get(),
+          vector::StoreOp::create(builder, loc, results[c], output->get(),
                                   indices(outputMap, b, c));
       });
 
