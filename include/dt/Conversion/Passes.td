@@ -725,7 +725,10 @@ def TransposeLoopOrderPass : Pass<"dt-transpose-loop-order", "ModuleOp"> {
     written in C and compiled by clang -O3 takes as long as dt's did). An
     NCHW convolution's product transposed back (`[n, h, w, f]` into
     `[n, f, h, w]`) stays in the output's order: read along `f`, it would
-    write a whole image apart each step (6.3 ms against 0.4). Runs on the
+    write a whole image apart each step (6.3 ms against 0.4). The copies
+    dt-vectorize-transposes copies in blocks, which runs first, never reach
+    this pass; it orders the rest (the edges past the last block, rows
+    shorter than a block, i1, a body that reads the indices). Runs on the
     CPU target, right before `convert-linalg-to-loops`.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];

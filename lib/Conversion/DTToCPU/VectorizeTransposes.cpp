@@ -273,9 +273,9 @@ static void vectorize(IRRewriter &rewriter, const TransposingCopy &match) {
   linalg::LinalgOp copy = match.op;
   Location loc = copy.getLoc();
   rewriter.setInsertionPoint(copy);
-  OpOperand *input = match.source;
+  OpOperand *source = match.source;
   OpOperand *output = copy.getDpsInitOperand(0);
-  AffineMap inputMap = copy.getMatchingIndexingMap(input);
+  AffineMap sourceMap = copy.getMatchingIndexingMap(source);
   AffineMap outputMap = copy.getMatchingIndexingMap(output);
   SmallVector<int64_t> ranges = copy.getStaticLoopRanges();
   int64_t block = match.block;
@@ -286,12 +286,12 @@ static void vectorize(IRRewriter &rewriter, const TransposingCopy &match) {
 
   // The blocks, their loops nested in the order of the output's dims (the
   // innermost loop stepping along its rows), unless the output's rows are
-  // short: then in the input's (see Passes.td).
+  // short: then in the source's (see Passes.td).
   bool shortRows = ranges[a] * getElementTypeOrSelf(output->get().getType())
                                    .getIntOrFloatBitWidth() <=
                    8 * kShortRowBytes;
   SmallVector<unsigned> order = llvm::map_to_vector(
-      (shortRows ? inputMap : outputMap).getResults(), [](AffineExpr result) {
+      (shortRows ? sourceMap : outputMap).getResults(), [](AffineExpr result) {
         return cast<AffineDimExpr>(result).getPosition();
       });
   llvm::SmallDenseMap<int64_t, Value> constants;
@@ -309,7 +309,7 @@ static void vectorize(IRRewriter &rewriter, const TransposingCopy &match) {
     steps.push_back(index(blocked ? block : 1));
   }
   auto rowType =
-      VectorType::get({block}, getElementTypeOrSelf(input->get().getType()));
+      VectorType::get({block}, getElementTypeOrSelf(source->get().getType()));
   scf::buildLoopNest(
       rewriter, loc, lbs, ubs, steps,
       [&](OpBuilder &builder, Location loc, ValueRange ivs) {
@@ -334,16 +334,16 @@ static void vectorize(IRRewriter &rewriter, const TransposingCopy &match) {
         SmallVector<Value> rows;
         for (int64_t r = 0; r < block; ++r)
           rows.push_back(vector::LoadOp::create(
-              builder, loc, rowType, input->get(), indices(inputMap, a, r)));
+              builder, loc, rowType, source->get(), indices(sourceMap, a, r)));
         transposeInRegisters(builder, loc, rows);
         SmallVector<std::pair<Value, SmallVector<Value>>> lanes;
-        lanes.emplace_back(copy.getMatchingBlockArgument(input),
+        lanes.emplace_back(copy.getMatchingBlockArgument(source),
                            std::move(rows));
         // The other inputs at each of the output's rows in the block: a
         // vector along it, or one element for all of it (the same for
         // every row where the input is not read along the block's column).
         for (OpOperand *other : copy.getDpsInputOperands()) {
-          if (other == input)
+          if (other == source)
             continue;
           AffineMap map = copy.getMatchingIndexingMap(other);
           auto vectorType = VectorType::get(
