@@ -295,18 +295,19 @@ static void vectorize(IRRewriter &rewriter, const TransposingCopy &match) {
         return cast<AffineDimExpr>(result).getPosition();
       });
   llvm::SmallDenseMap<int64_t, Value> constants;
-  auto index = [&](int64_t value) {
-    Value &constant = constants[value];
-    if (!constant)
-      constant = arith::ConstantIndexOp::create(rewriter, loc, value);
-    return constant;
+  // Index constants, made once before the loops.
+  auto constant = [&](int64_t value) {
+    Value &made = constants[value];
+    if (!made)
+      made = arith::ConstantIndexOp::create(rewriter, loc, value);
+    return made;
   };
   SmallVector<Value> lbs, ubs, steps;
   for (unsigned loop : order) {
     bool blocked = loop == a || loop == b;
-    lbs.push_back(index(0));
-    ubs.push_back(index(blocked ? whole(loop) : ranges[loop]));
-    steps.push_back(index(blocked ? block : 1));
+    lbs.push_back(constant(0));
+    ubs.push_back(constant(blocked ? whole(loop) : ranges[loop]));
+    steps.push_back(constant(blocked ? block : 1));
   }
   auto rowType =
       VectorType::get({block}, getElementTypeOrSelf(source->get().getType()));
@@ -324,9 +325,8 @@ static void vectorize(IRRewriter &rewriter, const TransposingCopy &match) {
             unsigned position = cast<AffineDimExpr>(dim).getPosition();
             Value index = at[position];
             if (position == loop && offset != 0)
-              index = arith::AddIOp::create(
-                  builder, loc, index,
-                  arith::ConstantIndexOp::create(builder, loc, offset));
+              index =
+                  arith::AddIOp::create(builder, loc, index, constant(offset));
             result.push_back(index);
           }
           return result;
