@@ -25,6 +25,12 @@
 //                                        for x: MxK, dy: MxN, w: KxN: two
 //                                        OpenBLAS sgemm calls with a trans
 //                                        flag each, on one thread.
+//   dt-bench-baseline attention B S H D REPEAT
+//                                        attention's two products per batch
+//                                        and head, q, k, v and o stored
+//                                        [B, S, H, D]: s = q k^T (SxS) and
+//                                        o = s v, two OpenBLAS sgemm calls a
+//                                        head on one thread.
 //   dt-bench-baseline memcpy BYTES REPEAT  prints the best memcpy bandwidth.
 //   dt-bench-baseline rows N REPEAT      out = x * y + x - y over N floats,
 //                                        one loop; prints seconds per call
@@ -57,7 +63,7 @@ double now() {
       "dt-bench-baseline: %s\nusage: dt-bench-baseline mlp M K H REPEAT"
       " | conv N H W C F KH KW REPEAT | gconv N H W G C F KH KW REPEAT"
       " | dconv N H W C F KH KW REPEAT | backward M K N REPEAT"
-      " | memcpy BYTES REPEAT"
+      " | attention B S H D REPEAT | memcpy BYTES REPEAT"
       " | rows N REPEAT\n",
       why.c_str());
   std::exit(2);
@@ -252,6 +258,29 @@ int backward(long m, long k, long n, int repeat) {
       [&] { return dw[0] + dx[0]; });
 }
 
+int attention(long b, long s, long h, long d, int repeat) {
+  openblas_set_num_threads(1);
+  long rows = product({b, s}), width = product({h, d});
+  float *q = patterned(rows, width, 13, 8), *k = patterned(rows, width, 7, 16),
+        *v = patterned(rows, width, 11, 16),
+        *scores = alignedFloats(product({b, h, s}), s),
+        *o = alignedFloats(rows, width);
+  return timeCalls(
+      repeat,
+      [&] {
+        for (long bi = 0; bi < b; ++bi)
+          for (long hi = 0; hi < h; ++hi) {
+            long at = bi * s * width + hi * d;
+            float *sc = scores + (bi * h + hi) * s * s;
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, s, s, d, 1.0f,
+                        q + at, width, k + at, width, 0.0f, sc, s);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s, d, s,
+                        1.0f, sc, s, v + at, width, 0.0f, o + at, width);
+          }
+      },
+      [&] { return o[0] + scores[0]; });
+}
+
 int copy(size_t bytes, int repeat) {
   char *src = static_cast<char *>(alignedBytes(bytes));
   char *dst = static_cast<char *>(alignedBytes(bytes));
@@ -303,6 +332,12 @@ int main(int argc, char **argv) {
          n = positive(argv[4], "N"), repeat = positive(argv[5], "REPEAT");
     return backward(m, k, n, repeat);
   }
+  if (argc == 7 && !std::strcmp(argv[1], "attention")) {
+    long b = positive(argv[2], "B"), s = positive(argv[3], "S"),
+         h = positive(argv[4], "H"), d = positive(argv[5], "D"),
+         repeat = positive(argv[6], "REPEAT");
+    return attention(b, s, h, d, repeat);
+  }
   if (argc == 4 && !std::strcmp(argv[1], "memcpy")) {
     long bytes = positive(argv[2], "BYTES"),
          repeat = positive(argv[3], "REPEAT");
@@ -312,6 +347,6 @@ int main(int argc, char **argv) {
     long n = positive(argv[2], "N"), repeat = positive(argv[3], "REPEAT");
     return rows(n, repeat);
   }
-  usage("expected mlp, conv, gconv, dconv, backward, memcpy or rows and their "
-        "numbers");
+  usage("expected mlp, conv, gconv, dconv, backward, attention, memcpy or rows "
+        "and their numbers");
 }

@@ -268,6 +268,93 @@ func.func @scores(%q: memref<8x2x4xf32>, %k: memref<8x2x4xf32>, %out: memref<2x8
 
 // -----
 
+// Two batch dims, attention's batch and heads: the call is batched over the
+// longer (3 heads) in a loop over the other (2), each operand viewed at one
+// batch index; the zero fill is still beta = 0, each call writing its part.
+// The weighted values after the softmax have their output in another
+// order: its views are transposed the same way.
+// CHECK-LABEL: func.func @heads
+// CHECK-SAME: (%[[Q:.*]]: memref<2x8x3x4xf32>, %[[K:.*]]: memref<2x8x3x4xf32>, %[[S:.*]]: memref<2x3x8x8xf32>, %[[P:.*]]: memref<2x3x8x8xf32>, %[[V:.*]]: memref<2x8x3x4xf32>, %[[O:.*]]: memref<2x8x3x4xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: scf.for %[[B:.*]] = %[[C0]] to %[[C2]] step %[[C1]] {
+// CHECK-DAG: %[[QB:.*]] = memref.subview %[[Q]][%[[B]], 0, 0, 0] [1, 8, 3, 4] [1, 1, 1, 1] : memref<2x8x3x4xf32> to memref<8x3x4xf32, strided<[12, 4, 1], offset: ?>>
+// CHECK-DAG: %[[KB:.*]] = memref.subview %[[K]][%[[B]], 0, 0, 0] [1, 8, 3, 4] [1, 1, 1, 1]
+// CHECK-DAG: %[[SB:.*]] = memref.subview %[[S]][%[[B]], 0, 0, 0] [1, 3, 8, 8] [1, 1, 1, 1] : memref<2x3x8x8xf32> to memref<3x8x8xf32, strided<[64, 8, 1], offset: ?>>
+// CHECK-DAG: memref.transpose %[[QB]] (d0, d1, d2) -> (d1, d0, d2)
+// CHECK-DAG: memref.transpose %[[KB]] (d0, d1, d2) -> (d1, d2, d0)
+// CHECK: call @dt_rt_batch_matmul_into_f32(
+// CHECK: }
+// CHECK: scf.for %[[B2:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-DAG: memref.subview %[[P]][%[[B2]], 0, 0, 0] [1, 3, 8, 8]
+// CHECK-DAG: %[[VB:.*]] = memref.subview %[[V]][%[[B2]], 0, 0, 0] [1, 8, 3, 4]
+// CHECK-DAG: %[[OB:.*]] = memref.subview %[[O]][%[[B2]], 0, 0, 0] [1, 8, 3, 4]
+// CHECK-DAG: memref.transpose %[[VB]] (d0, d1, d2) -> (d1, d0, d2)
+// CHECK-DAG: memref.transpose %[[OB]] (d0, d1, d2) -> (d1, d0, d2)
+// CHECK: call @dt_rt_batch_matmul_f32(
+// CHECK: }
+// CHECK-NOT: linalg.generic
+// GPU-LABEL: func.func @heads
+// GPU: scf.for
+// GPU: call @dt_rt_gpu_batch_matmul_into_f32(
+// GPU: scf.for
+// GPU: call @dt_rt_gpu_batch_matmul_f32(
+// GPU-NOT: linalg.generic
+func.func @heads(%q: memref<2x8x3x4xf32>, %k: memref<2x8x3x4xf32>, %s: memref<2x3x8x8xf32>,
+                 %p: memref<2x3x8x8xf32>, %v: memref<2x8x3x4xf32>, %o: memref<2x8x3x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%s : memref<2x3x8x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> (b, i, h, d)>, affine_map<(b, h, i, j, d) -> (b, j, h, d)>, affine_map<(b, h, i, j, d) -> (b, h, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x8x3x4xf32>, memref<2x8x3x4xf32>) outs(%s : memref<2x3x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(b, h, i, d, j) -> (b, h, i, j)>, affine_map<(b, h, i, d, j) -> (b, j, h, d)>, affine_map<(b, h, i, d, j) -> (b, i, h, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : memref<2x3x8x8xf32>, memref<2x8x3x4xf32>) outs(%o : memref<2x8x3x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Three batch dims, the longest (5) in the middle and stored last by B:
+// the call is batched over it, loops over the other two (4, then 2, in the
+// op's loop order), every view dropping both. B's matrices have neither
+// contiguous rows nor columns: the CPU library copies them, and on the GPU
+// the contraction stays loops.
+// CHECK-LABEL: func.func @three_batches
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: scf.for %[[X:.*]] = %{{.*}} to %[[C4]]
+// CHECK: scf.for %[[Y:.*]] = %{{.*}} to %[[C2]]
+// CHECK-DAG: memref.subview %{{.*}}[%[[X]], 0, %[[Y]], 0, 0] [1, 5, 1, 3, 6] [1, 1, 1, 1, 1] : memref<4x5x2x3x6xf32> to memref<5x3x6xf32, strided<[36, 6, 1], offset: ?>>
+// CHECK-DAG: memref.subview %{{.*}}[%[[Y]], %[[X]], 0, 0, 0] [1, 1, 6, 7, 5] [1, 1, 1, 1, 1] : memref<2x4x6x7x5xf32> to memref<6x7x5xf32, strided<[35, 5, 1], offset: ?>>
+// CHECK-DAG: memref.subview %{{.*}}[%[[X]], 0, %[[Y]], 0, 0] [1, 5, 1, 3, 7] [1, 1, 1, 1, 1] : memref<4x5x2x3x7xf32> to memref<5x3x7xf32, strided<[42, 7, 1], offset: ?>>
+// CHECK: call @dt_rt_batch_matmul_f32(
+// GPU-LABEL: func.func @three_batches
+// GPU-NOT: call
+// GPU: linalg.generic
+func.func @three_batches(%a: memref<4x5x2x3x6xf32>, %b: memref<2x4x6x7x5xf32>, %c: memref<4x5x2x3x7xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(x, g, y, m, n, k) -> (x, g, y, m, k)>, affine_map<(x, g, y, m, n, k) -> (y, x, k, n, g)>, affine_map<(x, g, y, m, n, k) -> (x, g, y, m, n)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<4x5x2x3x6xf32>, memref<2x4x6x7x5xf32>) outs(%c : memref<4x5x2x3x7xf32>) {
+  ^bb0(%u: f32, %w: f32, %acc: f32):
+    %m = arith.mulf %u, %w : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // The batch dim innermost in A: no matrix of A has contiguous rows or
 // columns. BLAS gets a copy on the CPU; cuBLASLt cannot read it, so on the
 // GPU the contraction stays loops. A body that is not a multiply-accumulate

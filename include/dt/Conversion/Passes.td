@@ -330,10 +330,14 @@ def ConvertMatmulToBlasPass : Pass<"dt-convert-matmul-to-blas", "ModuleOp"> {
   let description = [{
     After bufferization, a `linalg.matmul` or `linalg.batch_matmul` (with
     the default indexing maps, or explicit maps that read A or B
-    transposed) on f32, f64, f16 or bf16 operands becomes a call of the
-    runtime, which runs OpenBLAS' gemm on the operands' strides (a
-    transposed operand travels as a `memref.transpose` view; f16 and bf16
-    are widened to f32 and the result rounded once). Other element types
+    transposed), or any contraction generic with one m, n and k dim, on
+    f32, f64, f16 or bf16 operands becomes a call of the runtime, which
+    runs OpenBLAS' gemm on the operands' strides (a transposed operand
+    travels as a `memref.transpose` view; f16 and bf16 are widened to f32
+    and the result rounded once). With several batch dims (attention's
+    `s[b, h, i, j] += q[b, i, h, d] * k[b, j, h, d]`) the call is batched
+    over the longest one, inside `scf.for` loops over the others that view
+    each operand at one point of them (`memref.subview`). Other element types
     stay linalg ops and become loops. With `library=cublaslt` (the CUDA
     target) the calls are `dt_rt_gpu_...` on device buffers (f16 and bf16
     on tensor cores with f32 accumulation): a 16-bit matmul rounds once on
@@ -371,7 +375,7 @@ def ConvertMatmulToBlasPass : Pass<"dt-convert-matmul-to-blas", "ModuleOp"> {
            "Which library computes the matmuls: blas (CPU) or cublaslt (CUDA)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::func::FuncDialect",
-                           "mlir::memref::MemRefDialect"];
+                           "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];
 }
 
 def SplitDeallocationsPass : Pass<"dt-split-deallocations", "ModuleOp"> {

@@ -18,6 +18,11 @@
 // where that op was; that is allowed only when nothing in between touches
 // the buffers involved.
 //
+// A contraction with several batch dims (attention's scores, `q[b, i, h, d]`
+// times `k[b, j, h, d]` into `s[b, h, i, j]`) is a batched call over its
+// longest batch dim in loops over the others, each operand a view that
+// fixes them: the library reads the views' strides as it reads any other.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dt/Conversion/Passes.h"
@@ -25,9 +30,11 @@
 #include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 
@@ -46,10 +53,17 @@ enum EpilogueBits : int32_t { kBias = 1, kRelu = 2 };
 /// A contraction the library computes: C[b, m, n] (+)= sum_k A[b, m, k] *
 /// B[b, k, n] (b only when batched), each operand stored with its dims in
 /// some order. `order[x][i]` is the stored dim of operand x (A, B, C) that
-/// is its i-th dim above.
+/// is its i-th dim above, counted among the dims left once the outer batch
+/// dims are taken out.
 struct Gemm {
   bool batched = false;
   std::array<SmallVector<unsigned, 3>, 3> order;
+  /// Batch dims besides b (attention's batch and heads are two): loops
+  /// around the call, each iteration a view of every operand that fixes
+  /// them. `outerLoops` are the op's loops, `outerDims[x]` where operand x
+  /// stores each.
+  SmallVector<unsigned, 2> outerLoops;
+  std::array<SmallVector<unsigned, 2>, 3> outerDims;
   /// The k dim's static extent (dynamic: ShapedType::kDynamic). With none
   /// to sum over, there is no product for an epilogue to follow.
   int64_t innerExtent = ShapedType::kDynamic;
@@ -61,40 +75,65 @@ struct Gemm {
 
 /// Whether `op` is shaped like a matmul the library can compute, on
 /// tensors or buffers: linalg.matmul, batch_matmul, or any contraction (a
-/// generic multiply-accumulate) with one m, n and k dim and at most one
-/// batch dim that every operand has, whatever the order of its dims.
+/// generic multiply-accumulate) with one m, n and k dim and any number of
+/// batch dims that every operand has, whatever the order of its dims. The
+/// library takes the longest batch dim; the others are loops around it.
 std::optional<Gemm> matchGemmDims(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !linalg::isaContractionOpInterface(op))
     return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
-  if (failed(dims) || dims->batch.size() > 1 || dims->m.size() != 1 ||
-      dims->n.size() != 1 || dims->k.size() != 1)
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1)
     return std::nullopt;
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
   Gemm gemm;
-  gemm.batched = dims->batch.size() == 1;
+  gemm.batched = !dims->batch.empty();
+  SmallVector<unsigned> batch;
+  if (gemm.batched) {
+    // A dynamic extent (-1) comes last.
+    unsigned longest =
+        *llvm::max_element(dims->batch, [&](unsigned a, unsigned b) {
+          return extents[a] < extents[b];
+        });
+    batch.push_back(longest);
+    llvm::copy_if(dims->batch, std::back_inserter(gemm.outerLoops),
+                  [&](unsigned loop) { return loop != longest; });
+  }
   unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
   auto dimsOf = [&](unsigned row, unsigned col) {
-    SmallVector<unsigned> loops(dims->batch.begin(), dims->batch.end());
+    SmallVector<unsigned> loops(batch);
     loops.append({row, col});
     return loops;
   };
   std::array<SmallVector<unsigned>, 3> logical = {dimsOf(m, k), dimsOf(k, n),
                                                   dimsOf(m, n)};
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  MLIRContext *ctx = op.getContext();
   for (unsigned x = 0; x < 3; ++x) {
-    if (maps[x].getNumResults() != logical[x].size())
+    if (maps[x].getNumResults() != logical[x].size() + gemm.outerLoops.size())
       return std::nullopt;
-    for (unsigned loop : logical[x]) {
+    for (unsigned loop : gemm.outerLoops) {
       std::optional<unsigned> stored =
-          maps[x].getResultPosition(getAffineDimExpr(loop, op.getContext()));
+          maps[x].getResultPosition(getAffineDimExpr(loop, ctx));
       if (!stored)
         return std::nullopt;
-      gemm.order[x].push_back(*stored);
+      gemm.outerDims[x].push_back(*stored);
+    }
+    for (unsigned loop : logical[x]) {
+      std::optional<unsigned> stored =
+          maps[x].getResultPosition(getAffineDimExpr(loop, ctx));
+      if (!stored)
+        return std::nullopt;
+      // Its place in the view that fixes the outer dims.
+      gemm.order[x].push_back(
+          *stored - llvm::count_if(gemm.outerDims[x], [&](unsigned outer) {
+            return outer < *stored;
+          }));
     }
   }
-  gemm.innerExtent = op.getStaticLoopRanges()[k];
+  gemm.innerExtent = extents[k];
   return gemm;
 }
 
@@ -121,16 +160,22 @@ bool hasLibraryTypes(linalg::LinalgOp op) {
                         : (element.isF16() || element.isBF16()) && out.isF32();
 }
 
-/// Whether the library reads a buffer of `type`, viewed in `order`, in
+/// Whether the library reads operand `x` of `gemm`, a buffer of `type`, in
 /// place on the GPU: each matrix with contiguous rows or columns (rows for
-/// a result). The CPU library copies any other layout.
-bool readableOnGPU(MemRefType type, ArrayRef<unsigned> order, bool result) {
+/// the result). The CPU library copies any other layout.
+bool readableOnGPU(const Gemm &gemm, unsigned x, MemRefType type) {
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)))
     return false;
-  int64_t rows = strides[order[order.size() - 2]], cols = strides[order.back()];
-  return cols == 1 || (!result && rows == 1);
+  // The strides of the view at one point of the outer batch dims.
+  SmallVector<int64_t> view;
+  for (auto [dim, stride] : llvm::enumerate(strides))
+    if (!llvm::is_contained(gemm.outerDims[x], dim))
+      view.push_back(stride);
+  ArrayRef<unsigned> order = gemm.order[x];
+  int64_t rows = view[order[order.size() - 2]], cols = view[order.back()];
+  return cols == 1 || (x != 2 && rows == 1);
 }
 
 /// The buffers `values` live in, with every view of them.
@@ -295,6 +340,49 @@ std::optional<Epilogue> matchEpilogue(linalg::LinalgOp matmul,
   return epilogue;
 }
 
+/// Loops over `gemm`'s outer batch dims, made at `b`'s insertion point,
+/// which moves into the innermost one; returns `operands` (A, B, C) viewed
+/// at the loops' point, without the outer dims.
+std::array<Value, 3> viewAtOuterPoint(OpBuilder &b, Location loc,
+                                      const Gemm &gemm,
+                                      std::array<Value, 3> operands) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  // C has every batch dim.
+  SmallVector<Value> extents =
+      llvm::map_to_vector(gemm.outerDims[2], [&](unsigned dim) {
+        return getValueOrCreateConstantIndexOp(
+            b, loc, memref::getMixedSize(b, loc, operands[2], dim));
+      });
+  SmallVector<Value> point;
+  for (Value extent : extents) {
+    auto loop = scf::ForOp::create(b, loc, zero, extent, one);
+    b.setInsertionPointToStart(loop.getBody());
+    point.push_back(loop.getInductionVar());
+  }
+  for (unsigned x = 0; x < 3; ++x) {
+    auto type = cast<MemRefType>(operands[x].getType());
+    int64_t rank = type.getRank();
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes =
+        memref::getMixedSizes(b, loc, operands[x]);
+    for (auto [dim, at] : llvm::zip_equal(gemm.outerDims[x], point)) {
+      offsets[dim] = at;
+      sizes[dim] = b.getIndexAttr(1);
+    }
+    SmallVector<int64_t> shape;
+    for (int64_t dim = 0; dim < rank; ++dim)
+      if (!llvm::is_contained(gemm.outerDims[x], dim))
+        shape.push_back(type.getDimSize(dim));
+    MemRefType view = memref::SubViewOp::inferRankReducedResultType(
+        shape, type, offsets, sizes, strides);
+    operands[x] = memref::SubViewOp::create(b, loc, view, operands[x], offsets,
+                                            sizes, strides);
+  }
+  return operands;
+}
+
 struct ConvertMatmulToBlasPass
     : public mlir::dt::impl::ConvertMatmulToBlasPassBase<
           ConvertMatmulToBlasPass> {
@@ -322,8 +410,8 @@ struct ConvertMatmulToBlasPass
       if (!gemm)
         return;
       bool readable = !gpu || llvm::all_of(llvm::seq(3u), [&](unsigned x) {
-        return readableOnGPU(cast<MemRefType>(op->getOperand(x).getType()),
-                             gemm->order[x], x == 2);
+        return readableOnGPU(*gemm, x,
+                             cast<MemRefType>(op->getOperand(x).getType()));
       });
       if (hasLibraryTypes(op) && readable)
         candidates.emplace_back(op, *gemm);
@@ -366,10 +454,14 @@ struct ConvertMatmulToBlasPass
     static constexpr unsigned kRowMajor[] = {0, 1};
     Value c = op.getDpsInits()[0];
     Value out = epilogue ? epilogue->output() : c;
+    std::array<Value, 3> operands = {op.getDpsInputs()[0], op.getDpsInputs()[1],
+                                     out};
+    if (!gemm.outerLoops.empty())
+      operands = viewAtOuterPoint(b, loc, gemm, operands);
     SmallVector<Value> args = {
-        pass(op.getDpsInputs()[0], gemm.order[0]),
-        pass(op.getDpsInputs()[1], gemm.order[1]),
-        pass(out, epilogue ? ArrayRef(kRowMajor) : ArrayRef(gemm.order[2]))};
+        pass(operands[0], gemm.order[0]), pass(operands[1], gemm.order[1]),
+        pass(operands[2],
+             epilogue ? ArrayRef(kRowMajor) : ArrayRef(gemm.order[2]))};
     SmallVector<Type> types = llvm::to_vector(ValueRange(args).getTypes());
     std::string name = std::string(gpu ? "dt_rt_gpu_" : "dt_rt_") +
                        (gemm.batched ? "batch_matmul_" : "matmul_");
@@ -418,7 +510,7 @@ bool mlir::dt::isLibraryGemm(linalg::LinalgOp op) {
            // A tensor becomes a buffer with the identity layout.
            auto type = cast<ShapedType>(op->getOperand(x).getType());
            return readableOnGPU(
-               MemRefType::get(type.getShape(), type.getElementType()),
-               gemm->order[x], x == 2);
+               *gemm, x,
+               MemRefType::get(type.getShape(), type.getElementType()));
          });
 }
