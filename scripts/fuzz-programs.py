@@ -299,7 +299,7 @@ class Program:
         self.rng, self.body, self.values = self.aux, [], list(self.values)
         try:
             self.aux.choice([self.op_contract, self.op_elementwise, self.op_strided_slice,
-                             self.op_pool])()
+                             self.op_pool, self.op_batched_contract])()
             if len(self.values) > len(main[2]):
                 self.aux_body += self.body
                 self.aux_results.append(self.values[-1])
@@ -332,6 +332,50 @@ class Program:
         self.emit(f"{out} = linalg.contract indexing_maps = {maps} ins({lhs[0]}, {rhs} : "
                   f"{ttype(lhs[1])}, {ttype(rhs_shape)}) outs({init} : {ttype(shape)}) -> {ttype(shape)}")
         self.values.append((self.squash(out, shape), shape))
+
+    def op_batched_contract(self):
+        """A multiply-accumulate generic with one or two batch dims, every
+        operand's dims and the loops in an order of their own (attention's
+        scores and weighted values, the heads a dim of their own): a value of
+        2 to 4 dims, one of them split in two when fewer than 4 (the way a
+        program splits its width into heads), by another value or a
+        constant."""
+        lhs = self.pick(lambda s: len(s) in (2, 3, 4))
+        if not lhs:
+            return
+        name, shape = lhs
+        if len(shape) < 4:
+            d = self.rng.randrange(len(shape))
+            n = shape[d]
+            a = self.rng.choice([f for f in range(1, n + 1) if n % f == 0])
+            split = shape[:d] + [a, n // a] + shape[d + 1 :]
+            groups = [[i] for i in range(d)] + [[d, d + 1]] + [[i + 1] for i in range(d + 1, len(shape))]
+            name = self.fresh()
+            self.emit(f"{name} = tensor.expand_shape {lhs[0]} {groups} output_shape {split} : "
+                      f"{ttype(shape)} into {ttype(split)}")
+            shape = split
+        lhs_loops = ["m", "k"] + [f"b{i}" for i in range(len(shape) - 2)]
+        self.rng.shuffle(lhs_loops)
+        extent = dict(zip(lhs_loops, shape), n=self.rng.choice([1, 2, 3, 5, 8]))
+        batch = [loop for loop in lhs_loops if loop.startswith("b")]
+
+        def shuffled(loops):
+            return self.rng.sample(loops, len(loops))
+        rhs_loops = shuffled(batch + ["k", "n"])
+        rhs_shape = [extent[loop] for loop in rhs_loops]
+        other = self.pick(lambda s: s == rhs_shape)
+        if other and self.rng.random() < 0.5:
+            rhs = other[0]
+        elif math.prod(rhs_shape) <= 512:
+            rhs = self.dense_constant(rhs_shape)
+        else:
+            return
+        loops = shuffled(batch + ["m", "n", "k"])
+        out_loops = shuffled(batch + ["m", "n"])
+        self.multiply_accumulate(
+            ", ".join(loops), ["reduction" if loop == "k" else "parallel" for loop in loops],
+            [(name, shape, lhs_loops, "%x"), (rhs, rhs_shape, rhs_loops, "%y")], ("%x", "%y"),
+            out_loops, [extent[loop] for loop in out_loops])
 
     def op_strided_slice(self):
         """extract_slice with strides; sometimes inserted back, strided, into

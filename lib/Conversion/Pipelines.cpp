@@ -39,8 +39,8 @@ namespace {
 /// Both pipelines' `explain` option.
 constexpr const char *kExplainDescription =
     "A remark at each convolution and convolution adjoint: the matmul it "
-    "became, or why it stays loops; and at each transpose a matmul reads "
-    "through instead";
+    "became, or why it stays loops; at each transpose a matmul reads "
+    "through instead; and at each contraction that stays loops, why";
 struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
   Option<std::string> entryPrefix{
       *this, "entry-prefix",
@@ -118,7 +118,8 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
           "deallocations,"
           "bufferization-lower-deallocations,cse,canonicalize,"
           "dt-convert-matmul-to-blas{library=" +
-          matmulLibrary + "},dt-emit-entry-points{prefix=" + entryPrefix + "}")
+          matmulLibrary + (options.explain ? " explain=1" : "") +
+          "},dt-emit-entry-points{prefix=" + entryPrefix + "}")
       .str();
 }
 

@@ -3,6 +3,22 @@
 // the GEMM's epilogue.
 // RUN: dt-opt %s -split-input-file -dt-convert-matmul-to-blas | FileCheck %s
 // RUN: dt-opt %s -split-input-file -dt-convert-matmul-to-blas=library=cublaslt | FileCheck %s --check-prefix=GPU
+// With explain, a remark at each contraction that stays loops (why) and at
+// each that becomes calls in loops (which loops).
+// RUN: dt-opt %s -split-input-file -dt-convert-matmul-to-blas=explain=1 -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: dt-opt %s -split-input-file -dt-convert-matmul-to-blas="library=cublaslt explain=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=GPU-EXPLAIN
+// EXPLAIN-NOT: remark
+// EXPLAIN: remark: linalg.generic: a library call batched over loop d1 (3), in loops over d0 (2)
+// EXPLAIN: remark: linalg.generic: a library call batched over loop d1 (3), in loops over d0 (2)
+// EXPLAIN: remark: linalg.generic: a library call batched over loop d1 (5), in loops over d0 (4), d2 (2)
+// EXPLAIN: remark: linalg.generic: a library call batched over loop d0 (8), in loops over d2 (6)
+// EXPLAIN: remark: linalg.matmul stays loops: operand #0 has no strided layout
+// EXPLAIN: remark: linalg.matmul stays loops: its element types (i32 by i32 into i32) are none the library has (f32, f64, f16 or bf16, or f16 or bf16 into f32)
+// EXPLAIN: remark: linalg.matvec stays loops: 1 row, 0 column and 1 summed dims, where the library takes one of each
+// EXPLAIN: remark: linalg.generic stays loops: 2 row, 1 column and 1 summed dims, where the library takes one of each
+// EXPLAIN-NOT: remark
+// GPU-EXPLAIN: remark: linalg.generic stays loops: operand #1's matrices have neither contiguous rows nor columns, which cuBLASLt cannot read
+// GPU-EXPLAIN: remark: linalg.generic stays loops: operand #0's matrices have neither contiguous rows nor columns, which cuBLASLt cannot read
 
 #id = affine_map<(i, j) -> (i, j)>
 #col = affine_map<(i, j) -> (j)>
@@ -270,27 +286,36 @@ func.func @scores(%q: memref<8x2x4xf32>, %k: memref<8x2x4xf32>, %out: memref<2x8
 
 // Two batch dims, attention's batch and heads: the call is batched over the
 // longer (3 heads) in a loop over the other (2), each operand viewed at one
-// batch index; the zero fill is still beta = 0, each call writing its part.
-// The weighted values after the softmax have their output in another
-// order: its views are transposed the same way.
+// batch index (its offset moved by the index times its stride there); the
+// zero fill is still beta = 0, each call writing its part. The weighted
+// values after the softmax have their output in another order: its views
+// are transposed the same way.
 // CHECK-LABEL: func.func @heads
 // CHECK-SAME: (%[[Q:.*]]: memref<2x8x3x4xf32>, %[[K:.*]]: memref<2x8x3x4xf32>, %[[S:.*]]: memref<2x3x8x8xf32>, %[[P:.*]]: memref<2x3x8x8xf32>, %[[V:.*]]: memref<2x8x3x4xf32>, %[[O:.*]]: memref<2x8x3x4xf32>)
 // CHECK-NOT: linalg.fill
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[QBASE:.*]], %[[QOFF:.*]], %{{.*}}:4, %[[QST:.*]]:4 = memref.extract_strided_metadata %[[Q]]
+// CHECK-DAG: %[[KBASE:.*]], %{{.*}}, %{{.*}}:4, %{{.*}}:4 = memref.extract_strided_metadata %[[K]]
+// CHECK-DAG: %[[SBASE:.*]], %{{.*}}, %{{.*}}:4, %{{.*}}:4 = memref.extract_strided_metadata %[[S]]
 // CHECK: scf.for %[[B:.*]] = %[[C0]] to %[[C2]] step %[[C1]] {
-// CHECK-DAG: %[[QB:.*]] = memref.subview %[[Q]][%[[B]], 0, 0, 0] [1, 8, 3, 4] [1, 1, 1, 1] : memref<2x8x3x4xf32> to memref<8x3x4xf32, strided<[12, 4, 1], offset: ?>>
-// CHECK-DAG: %[[KB:.*]] = memref.subview %[[K]][%[[B]], 0, 0, 0] [1, 8, 3, 4] [1, 1, 1, 1]
-// CHECK-DAG: %[[SB:.*]] = memref.subview %[[S]][%[[B]], 0, 0, 0] [1, 3, 8, 8] [1, 1, 1, 1] : memref<2x3x8x8xf32> to memref<3x8x8xf32, strided<[64, 8, 1], offset: ?>>
+// CHECK: %[[STEP:.*]] = arith.muli %[[B]], %[[QST]]#0
+// CHECK: %[[AT:.*]] = arith.addi %[[QOFF]], %[[STEP]]
+// CHECK: %[[QB:.*]] = memref.reinterpret_cast %[[QBASE]] to offset: [%[[AT]]], sizes: [8, 3, 4], strides: [12, 4, 1] : memref<f32> to memref<8x3x4xf32, strided<[12, 4, 1], offset: ?>>
+// CHECK: %[[KB:.*]] = memref.reinterpret_cast %[[KBASE]] to offset: [%{{.*}}], sizes: [8, 3, 4], strides: [12, 4, 1]
+// CHECK: memref.reinterpret_cast %[[SBASE]] to offset: [%{{.*}}], sizes: [3, 8, 8], strides: [64, 8, 1] : memref<f32> to memref<3x8x8xf32, strided<[64, 8, 1], offset: ?>>
 // CHECK-DAG: memref.transpose %[[QB]] (d0, d1, d2) -> (d1, d0, d2)
 // CHECK-DAG: memref.transpose %[[KB]] (d0, d1, d2) -> (d1, d2, d0)
 // CHECK: call @dt_rt_batch_matmul_into_f32(
 // CHECK: }
-// CHECK: scf.for %[[B2:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-DAG: memref.subview %[[P]][%[[B2]], 0, 0, 0] [1, 3, 8, 8]
-// CHECK-DAG: %[[VB:.*]] = memref.subview %[[V]][%[[B2]], 0, 0, 0] [1, 8, 3, 4]
-// CHECK-DAG: %[[OB:.*]] = memref.subview %[[O]][%[[B2]], 0, 0, 0] [1, 8, 3, 4]
+// CHECK-DAG: %[[PBASE:.*]], %{{.*}}, %{{.*}}:4, %{{.*}}:4 = memref.extract_strided_metadata %[[P]]
+// CHECK-DAG: %[[VBASE:.*]], %{{.*}}, %{{.*}}:4, %{{.*}}:4 = memref.extract_strided_metadata %[[V]]
+// CHECK-DAG: %[[OBASE:.*]], %{{.*}}, %{{.*}}:4, %{{.*}}:4 = memref.extract_strided_metadata %[[O]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: memref.reinterpret_cast %[[PBASE]] to offset: [%{{.*}}], sizes: [3, 8, 8]
+// CHECK: %[[VB:.*]] = memref.reinterpret_cast %[[VBASE]] to offset: [%{{.*}}], sizes: [8, 3, 4]
+// CHECK: %[[OB:.*]] = memref.reinterpret_cast %[[OBASE]] to offset: [%{{.*}}], sizes: [8, 3, 4]
 // CHECK-DAG: memref.transpose %[[VB]] (d0, d1, d2) -> (d1, d0, d2)
 // CHECK-DAG: memref.transpose %[[OB]] (d0, d1, d2) -> (d1, d0, d2)
 // CHECK: call @dt_rt_batch_matmul_f32(
@@ -335,9 +360,9 @@ func.func @heads(%q: memref<2x8x3x4xf32>, %k: memref<2x8x3x4xf32>, %s: memref<2x
 // CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
 // CHECK: scf.for %[[X:.*]] = %{{.*}} to %[[C4]]
 // CHECK: scf.for %[[Y:.*]] = %{{.*}} to %[[C2]]
-// CHECK-DAG: memref.subview %{{.*}}[%[[X]], 0, %[[Y]], 0, 0] [1, 5, 1, 3, 6] [1, 1, 1, 1, 1] : memref<4x5x2x3x6xf32> to memref<5x3x6xf32, strided<[36, 6, 1], offset: ?>>
-// CHECK-DAG: memref.subview %{{.*}}[%[[Y]], %[[X]], 0, 0, 0] [1, 1, 6, 7, 5] [1, 1, 1, 1, 1] : memref<2x4x6x7x5xf32> to memref<6x7x5xf32, strided<[35, 5, 1], offset: ?>>
-// CHECK-DAG: memref.subview %{{.*}}[%[[X]], 0, %[[Y]], 0, 0] [1, 5, 1, 3, 7] [1, 1, 1, 1, 1] : memref<4x5x2x3x7xf32> to memref<5x3x7xf32, strided<[42, 7, 1], offset: ?>>
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [5, 3, 6], strides: [36, 6, 1]
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [6, 7, 5], strides: [35, 5, 1]
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [5, 3, 7], strides: [42, 7, 1]
 // CHECK: call @dt_rt_batch_matmul_f32(
 // GPU-LABEL: func.func @three_batches
 // GPU-NOT: call
@@ -347,6 +372,29 @@ func.func @three_batches(%a: memref<4x5x2x3x6xf32>, %b: memref<2x4x6x7x5xf32>, %
       ins(%a, %b : memref<4x5x2x3x6xf32>, memref<2x4x6x7x5xf32>) outs(%c : memref<4x5x2x3x7xf32>) {
   ^bb0(%u: f32, %w: f32, %acc: f32):
     %m = arith.mulf %u, %w : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A's row dim has one element and its strides are dynamic (a view of a
+// view): which of its unit dims the loop fixes is the batch dim 3, not
+// the row dim 1, whatever the strides turn out to be.
+// CHECK-LABEL: func.func @unit_row
+// CHECK: %[[BASE:.*]], %[[OFF:.*]], %{{.*}}:4, %[[ST:.*]]:4 = memref.extract_strided_metadata %arg0
+// CHECK: scf.for %[[I:.*]] =
+// CHECK: %[[STEP:.*]] = arith.muli %[[I]], %[[ST]]#3
+// CHECK: %[[AT:.*]] = arith.addi %[[OFF]], %[[STEP]]
+// CHECK: memref.reinterpret_cast %[[BASE]] to offset: [%[[AT]]], sizes: [3, 1, 8], strides: [%[[ST]]#0, %[[ST]]#1, %[[ST]]#2] : memref<f32> to memref<3x1x8xf32, strided<[?, ?, ?], offset: ?>>
+// CHECK: call @dt_rt_batch_matmul_f32(
+func.func @unit_row(%a: memref<3x1x8x6xf32, strided<[?, ?, ?, ?], offset: ?>>, %b: memref<8x3x6x2xf32>, %c: memref<8x1x6x2xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b1, m, b0, n, k) -> (k, m, b1, b0)>, affine_map<(b1, m, b0, n, k) -> (b1, k, b0, n)>, affine_map<(b1, m, b0, n, k) -> (b1, m, b0, n)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<3x1x8x6xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<8x3x6x2xf32>) outs(%c : memref<8x1x6x2xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
     %r = arith.addf %acc, %m : f32
     linalg.yield %r : f32
   }
@@ -457,5 +505,29 @@ func.func @bf16_bias_relu(%x: memref<4x8xbf16>, %w: memref<8x16xbf16>, %b: memre
   }
   memref.dealloc %c : memref<4x16xbf16>
   linalg.batch_matmul ins(%p, %q : memref<2x4x8xbf16>, memref<2x8x16xbf16>) outs(%r : memref<2x4x16xbf16>)
+  return
+}
+
+// -----
+
+// Contractions the library does not take: integers, a matrix-vector
+// product, two row dims (explained above; not rewritten).
+// CHECK-LABEL: func.func @stays_loops
+// CHECK-NOT: call
+// CHECK: linalg.matmul
+// CHECK: linalg.matvec
+// CHECK: linalg.generic
+func.func @stays_loops(%a: memref<4x8xi32>, %b: memref<8x4xi32>, %c: memref<4x4xi32>,
+                       %m: memref<4x8xf32>, %v: memref<8xf32>, %y: memref<4xf32>,
+                       %x: memref<2x3x8xf32>, %w: memref<8x5xf32>, %z: memref<2x3x5xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x8xi32>, memref<8x4xi32>) outs(%c : memref<4x4xi32>)
+  linalg.matvec ins(%m, %v : memref<4x8xf32>, memref<8xf32>) outs(%y : memref<4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j, n, k) -> (i, j, k)>, affine_map<(i, j, n, k) -> (k, n)>, affine_map<(i, j, n, k) -> (i, j, n)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x3x8xf32>, memref<8x5xf32>) outs(%z : memref<2x3x5xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %r = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %r : f32
+    linalg.yield %s : f32
+  }
   return
 }

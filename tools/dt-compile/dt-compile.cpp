@@ -121,8 +121,9 @@ llvm::cl::opt<bool> explain(
     "explain",
     llvm::cl::desc("Say why: a remark for each op's sharding choice, each "
                    "redistribution's plan, each convolution's (or "
-                   "adjoint's) matmul and each transpose a matmul reads "
-                   "through (stderr), and the cost report (stdout)"),
+                   "adjoint's) matmul, each transpose a matmul reads "
+                   "through and each contraction left as loops (stderr), "
+                   "and the cost report (stdout)"),
     llvm::cl::init(false), llvm::cl::cat(options));
 llvm::cl::opt<bool> passStatistics(
     "mlir-pass-statistics",

@@ -337,7 +337,15 @@ def ConvertMatmulToBlasPass : Pass<"dt-convert-matmul-to-blas", "ModuleOp"> {
     and the result rounded once). With several batch dims (attention's
     `s[b, h, i, j] += q[b, i, h, d] * k[b, j, h, d]`) the call is batched
     over the longest one, inside `scf.for` loops over the others that view
-    each operand at one point of them (`memref.subview`). Other element types
+    each operand at one point of them (`memref.subview`).
+
+    With `explain` (`dt-compile --explain`), a remark at each contraction
+    that stays loops says why (`remark: linalg.generic stays loops: 2 row,
+    1 column and 1 summed dims, where the library takes one of each`; its
+    element types; on the GPU a matrix cuBLASLt cannot read), and one at
+    each contraction that becomes calls in loops names its loops
+    (`remark: linalg.generic: a library call batched over loop d1 (8), in
+    loops over d0 (4)`). Other element types
     stay linalg ops and become loops. With `library=cublaslt` (the CUDA
     target) the calls are `dt_rt_gpu_...` on device buffers (f16 and bf16
     on tensor cores with f32 accumulation): a 16-bit matmul rounds once on
@@ -373,6 +381,9 @@ def ConvertMatmulToBlasPass : Pass<"dt-convert-matmul-to-blas", "ModuleOp"> {
   let options = [
     Option<"library", "library", "std::string", /*default=*/"\"blas\"",
            "Which library computes the matmuls: blas (CPU) or cublaslt (CUDA)">,
+    Option<"explain", "explain", "bool", "false",
+           "A remark at each contraction that stays loops, saying why, and "
+           "at each that becomes calls in loops (dt-compile --explain)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::func::FuncDialect",
                            "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];

@@ -57,6 +57,7 @@ enum EpilogueBits : int32_t { kBias = 1, kRelu = 2 };
 /// dims are taken out.
 struct Gemm {
   bool batched = false;
+  unsigned batchLoop = 0; ///< The op's loop that is b, when batched.
   std::array<SmallVector<unsigned, 3>, 3> order;
   /// Batch dims besides b (attention's batch and heads are two): loops
   /// around the call, each iteration a view of every operand that fixes
@@ -78,28 +79,38 @@ struct Gemm {
 /// generic multiply-accumulate) with one m, n and k dim and any number of
 /// batch dims that every operand has, whatever the order of its dims. The
 /// library takes the longest batch dim; the others are loops around it.
-std::optional<Gemm> matchGemmDims(linalg::LinalgOp op) {
+/// Where it is a contraction but no such matmul, `whyNot` says why.
+std::optional<Gemm> matchGemmDims(linalg::LinalgOp op,
+                                  std::string *whyNot = nullptr) {
+  auto fail = [&](const Twine &why) -> std::optional<Gemm> {
+    if (whyNot)
+      *whyNot = why.str();
+    return std::nullopt;
+  };
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !linalg::isaContractionOpInterface(op))
     return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
-  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-      dims->k.size() != 1)
+  if (failed(dims))
     return std::nullopt;
+  if (dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1)
+    return fail(Twine(dims->m.size()) + " row, " + Twine(dims->n.size()) +
+                " column and " + Twine(dims->k.size()) +
+                " summed dims, where the library takes one of each");
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
   Gemm gemm;
   gemm.batched = !dims->batch.empty();
   SmallVector<unsigned> batch;
   if (gemm.batched) {
     // A dynamic extent (-1) comes last.
-    unsigned longest =
+    gemm.batchLoop =
         *llvm::max_element(dims->batch, [&](unsigned a, unsigned b) {
           return extents[a] < extents[b];
         });
-    batch.push_back(longest);
+    batch.push_back(gemm.batchLoop);
     llvm::copy_if(dims->batch, std::back_inserter(gemm.outerLoops),
-                  [&](unsigned loop) { return loop != longest; });
+                  [&](unsigned loop) { return loop != gemm.batchLoop; });
   }
   unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
   auto dimsOf = [&](unsigned row, unsigned col) {
@@ -112,24 +123,23 @@ std::optional<Gemm> matchGemmDims(linalg::LinalgOp op) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   MLIRContext *ctx = op.getContext();
   for (unsigned x = 0; x < 3; ++x) {
-    if (maps[x].getNumResults() != logical[x].size() + gemm.outerLoops.size())
-      return std::nullopt;
-    for (unsigned loop : gemm.outerLoops) {
-      std::optional<unsigned> stored =
-          maps[x].getResultPosition(getAffineDimExpr(loop, ctx));
-      if (!stored)
-        return std::nullopt;
-      gemm.outerDims[x].push_back(*stored);
-    }
+    auto storedAt = [&](unsigned loop) {
+      return maps[x].getResultPosition(getAffineDimExpr(loop, ctx));
+    };
+    if (maps[x].getNumResults() != logical[x].size() + gemm.outerLoops.size() ||
+        !llvm::all_of(gemm.outerLoops, storedAt) ||
+        !llvm::all_of(logical[x], storedAt))
+      return fail("operand #" + Twine(x) +
+                  " is read at other dims than a batch, row, column or "
+                  "summed one");
+    for (unsigned loop : gemm.outerLoops)
+      gemm.outerDims[x].push_back(*storedAt(loop));
     for (unsigned loop : logical[x]) {
-      std::optional<unsigned> stored =
-          maps[x].getResultPosition(getAffineDimExpr(loop, ctx));
-      if (!stored)
-        return std::nullopt;
+      unsigned stored = *storedAt(loop);
       // Its place in the view that fixes the outer dims.
       gemm.order[x].push_back(
-          *stored - llvm::count_if(gemm.outerDims[x], [&](unsigned outer) {
-            return outer < *stored;
+          stored - llvm::count_if(gemm.outerDims[x], [&](unsigned outer) {
+            return outer < stored;
           }));
     }
   }
@@ -139,13 +149,15 @@ std::optional<Gemm> matchGemmDims(linalg::LinalgOp op) {
 
 /// matchGemmDims on buffers the library can read: every operand needs a
 /// strided layout.
-std::optional<Gemm> matchGemm(linalg::LinalgOp op) {
-  if (!llvm::all_of(op->getOperandTypes(), [](Type t) {
-        auto memref = dyn_cast<MemRefType>(t);
-        return memref && memref.isStrided();
-      }))
-    return std::nullopt;
-  return matchGemmDims(op);
+std::optional<Gemm> matchGemm(linalg::LinalgOp op, std::string &whyNot) {
+  for (auto [x, type] : llvm::enumerate(op->getOperandTypes())) {
+    auto memref = dyn_cast<MemRefType>(type);
+    if (!memref || !memref.isStrided()) {
+      whyNot = "operand #" + std::to_string(x) + " has no strided layout";
+      return std::nullopt;
+    }
+  }
+  return matchGemmDims(op, &whyNot);
 }
 
 /// Whether the library has the element types of `op`, a matched gemm: one
@@ -340,6 +352,48 @@ std::optional<Epilogue> matchEpilogue(linalg::LinalgOp matmul,
   return epilogue;
 }
 
+/// The buffer `meta` describes at index `at[i]` of each of its dims
+/// `dims[i]`, without those dims: a view with the buffer's other sizes and
+/// strides. (A rank-reducing subview leaves which dims it drops to be
+/// inferred from the sizes and strides; with another dim of size 1 and
+/// dynamic strides, that picks the wrong one.)
+Value viewAtPoint(OpBuilder &b, Location loc,
+                  memref::ExtractStridedMetadataOp meta,
+                  ArrayRef<unsigned> dims, ValueRange at) {
+  auto type = cast<MemRefType>(meta.getSource().getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    llvm_unreachable("matchGemm takes strided layouts only");
+  Value viewOffset = meta.getOffset();
+  SmallVector<OpFoldResult> viewSizes, viewStrides;
+  SmallVector<int64_t> shape, layout;
+  for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+    if (const unsigned *fixed = llvm::find(dims, dim); fixed != dims.end()) {
+      Value step = arith::MulIOp::create(b, loc, at[fixed - dims.begin()],
+                                         meta.getStrides()[dim]);
+      viewOffset = arith::AddIOp::create(b, loc, viewOffset, step);
+      continue;
+    }
+    auto known = [&](int64_t value, Value dynamic) -> OpFoldResult {
+      if (ShapedType::isDynamic(value))
+        return dynamic;
+      return b.getIndexAttr(value);
+    };
+    viewSizes.push_back(known(type.getDimSize(dim), meta.getSizes()[dim]));
+    viewStrides.push_back(known(strides[dim], meta.getStrides()[dim]));
+    shape.push_back(type.getDimSize(dim));
+    layout.push_back(strides[dim]);
+  }
+  auto viewType = MemRefType::get(
+      shape, type.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, layout),
+      type.getMemorySpace());
+  return memref::ReinterpretCastOp::create(b, loc, viewType,
+                                           meta.getBaseBuffer(), viewOffset,
+                                           viewSizes, viewStrides);
+}
+
 /// Loops over `gemm`'s outer batch dims, made at `b`'s insertion point,
 /// which moves into the innermost one; returns `operands` (A, B, C) viewed
 /// at the loops' point, without the outer dims.
@@ -348,6 +402,9 @@ std::array<Value, 3> viewAtOuterPoint(OpBuilder &b, Location loc,
                                       std::array<Value, 3> operands) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto metas = llvm::map_to_vector(operands, [&](Value operand) {
+    return memref::ExtractStridedMetadataOp::create(b, loc, operand);
+  });
   // C has every batch dim.
   SmallVector<Value> extents =
       llvm::map_to_vector(gemm.outerDims[2], [&](unsigned dim) {
@@ -360,26 +417,8 @@ std::array<Value, 3> viewAtOuterPoint(OpBuilder &b, Location loc,
     b.setInsertionPointToStart(loop.getBody());
     point.push_back(loop.getInductionVar());
   }
-  for (unsigned x = 0; x < 3; ++x) {
-    auto type = cast<MemRefType>(operands[x].getType());
-    int64_t rank = type.getRank();
-    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-    SmallVector<OpFoldResult> sizes =
-        memref::getMixedSizes(b, loc, operands[x]);
-    for (auto [dim, at] : llvm::zip_equal(gemm.outerDims[x], point)) {
-      offsets[dim] = at;
-      sizes[dim] = b.getIndexAttr(1);
-    }
-    SmallVector<int64_t> shape;
-    for (int64_t dim = 0; dim < rank; ++dim)
-      if (!llvm::is_contained(gemm.outerDims[x], dim))
-        shape.push_back(type.getDimSize(dim));
-    MemRefType view = memref::SubViewOp::inferRankReducedResultType(
-        shape, type, offsets, sizes, strides);
-    operands[x] = memref::SubViewOp::create(b, loc, view, operands[x], offsets,
-                                            sizes, strides);
-  }
+  for (unsigned x = 0; x < 3; ++x)
+    operands[x] = viewAtPoint(b, loc, metas[x], gemm.outerDims[x], point);
   return operands;
 }
 
@@ -406,18 +445,62 @@ struct ConvertMatmulToBlasPass
     module.walk([&](linalg::LinalgOp op) {
       if (!op.hasPureBufferSemantics())
         return;
-      std::optional<Gemm> gemm = matchGemm(op);
-      if (!gemm)
-        return;
-      bool readable = !gpu || llvm::all_of(llvm::seq(3u), [&](unsigned x) {
-        return readableOnGPU(*gemm, x,
-                             cast<MemRefType>(op->getOperand(x).getType()));
-      });
-      if (hasLibraryTypes(op) && readable)
-        candidates.emplace_back(op, *gemm);
+      std::string whyNot;
+      if (std::optional<Gemm> gemm = matchGemm(op, whyNot)) {
+        whyNot = whyNotLibrary(op, *gemm, gpu);
+        if (whyNot.empty()) {
+          candidates.emplace_back(op, *gemm);
+          return;
+        }
+      }
+      if (explain && !whyNot.empty() && op.getNumDpsInputs() == 2 &&
+          op.getNumDpsInits() == 1 && linalg::isaContractionOpInterface(op))
+        op.emitRemark() << op->getName() << " stays loops: " << whyNot;
     });
-    for (auto &[op, gemm] : candidates)
+    for (auto &[op, gemm] : candidates) {
+      if (explain && !gemm.outerLoops.empty())
+        explainOuterLoops(op, gemm);
       convert(module, op, gemm, gpu);
+    }
+  }
+
+  /// Why the library does not compute `op`, a matched gemm (empty when it
+  /// does).
+  static std::string whyNotLibrary(linalg::LinalgOp op, const Gemm &gemm,
+                                   bool gpu) {
+    std::string why;
+    llvm::raw_string_ostream os(why);
+    if (!hasLibraryTypes(op)) {
+      os << "its element types (" << getElementTypeOrSelf(op->getOperand(0))
+         << " by " << getElementTypeOrSelf(op->getOperand(1)) << " into "
+         << getElementTypeOrSelf(op->getOperand(2))
+         << ") are none the library has (f32, f64, f16 or bf16, or f16 or "
+            "bf16 into f32)";
+      return why;
+    }
+    for (unsigned x = 0; gpu && x < 3; ++x)
+      if (!readableOnGPU(gemm, x,
+                         cast<MemRefType>(op->getOperand(x).getType()))) {
+        os << "operand #" << x << "'s matrices have "
+           << (x == 2 ? "no contiguous rows"
+                      : "neither contiguous rows nor "
+                        "columns")
+           << ", which cuBLASLt cannot read";
+        return why;
+      }
+    return why;
+  }
+
+  /// The remark at a contraction that becomes calls in loops.
+  static void explainOuterLoops(linalg::LinalgOp op, const Gemm &gemm) {
+    SmallVector<int64_t> extents = op.getStaticLoopRanges();
+    auto loop = [&](unsigned dim) {
+      return "d" + std::to_string(dim) + " (" + std::to_string(extents[dim]) +
+             ")";
+    };
+    op.emitRemark() << op->getName() << ": a library call batched over loop "
+                    << loop(gemm.batchLoop) << ", in loops over "
+                    << llvm::join(llvm::map_range(gemm.outerLoops, loop), ", ");
   }
 
   void convert(ModuleOp module, linalg::LinalgOp op, const Gemm &gemm,
