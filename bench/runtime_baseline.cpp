@@ -31,6 +31,8 @@
 //                                        [B, S, H, D]: s = q k^T (SxS) and
 //                                        o = s v, two OpenBLAS sgemm calls a
 //                                        head on one thread.
+//   dt-bench-baseline gemm M K N REPEAT  C = A B, A: MxK, B: KxN: one
+//                                        OpenBLAS sgemm on one thread.
 //   dt-bench-baseline memcpy BYTES REPEAT  prints the best memcpy bandwidth.
 //   dt-bench-baseline rows N REPEAT      out = x * y + x - y over N floats,
 //                                        one loop; prints seconds per call
@@ -63,7 +65,7 @@ double now() {
       "dt-bench-baseline: %s\nusage: dt-bench-baseline mlp M K H REPEAT"
       " | conv N H W C F KH KW REPEAT | gconv N H W G C F KH KW REPEAT"
       " | dconv N H W C F KH KW REPEAT | backward M K N REPEAT"
-      " | attention B S H D REPEAT | memcpy BYTES REPEAT"
+      " | attention B S H D REPEAT | gemm M K N REPEAT | memcpy BYTES REPEAT"
       " | rows N REPEAT\n",
       why.c_str());
   std::exit(2);
@@ -281,6 +283,19 @@ int attention(long b, long s, long h, long d, int repeat) {
       [&] { return o[0] + scores[0]; });
 }
 
+int gemm(long m, long k, long n, int repeat) {
+  openblas_set_num_threads(1);
+  float *a = patterned(m, k, 13, 8), *b = patterned(k, n, 7, 16),
+        *c = alignedFloats(m, n);
+  return timeCalls(
+      repeat,
+      [&] {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a,
+                    k, b, n, 0.0f, c, n);
+      },
+      [&] { return c[0]; });
+}
+
 int copy(size_t bytes, int repeat) {
   char *src = static_cast<char *>(alignedBytes(bytes));
   char *dst = static_cast<char *>(alignedBytes(bytes));
@@ -338,6 +353,11 @@ int main(int argc, char **argv) {
          repeat = positive(argv[6], "REPEAT");
     return attention(b, s, h, d, repeat);
   }
+  if (argc == 6 && !std::strcmp(argv[1], "gemm")) {
+    long m = positive(argv[2], "M"), k = positive(argv[3], "K"),
+         n = positive(argv[4], "N"), repeat = positive(argv[5], "REPEAT");
+    return gemm(m, k, n, repeat);
+  }
   if (argc == 4 && !std::strcmp(argv[1], "memcpy")) {
     long bytes = positive(argv[2], "BYTES"),
          repeat = positive(argv[3], "REPEAT");
@@ -347,6 +367,6 @@ int main(int argc, char **argv) {
     long n = positive(argv[2], "N"), repeat = positive(argv[3], "REPEAT");
     return rows(n, repeat);
   }
-  usage("expected mlp, conv, gconv, dconv, backward, attention, memcpy or rows "
-        "and their numbers");
+  usage("expected mlp, conv, gconv, dconv, backward, attention, gemm, memcpy "
+        "or rows and their numbers");
 }

@@ -334,12 +334,13 @@ class Program:
         self.values.append((self.squash(out, shape), shape))
 
     def op_batched_contract(self):
-        """A multiply-accumulate generic with one or two batch dims, every
-        operand's dims and the loops in an order of their own (attention's
-        scores and weighted values, the heads a dim of their own): a value of
-        2 to 4 dims, one of them split in two when fewer than 4 (the way a
-        program splits its width into heads), by another value or a
-        constant."""
+        """A multiply-accumulate generic with one or two batch dims, or two
+        row, column or summed dims, every operand's dims and the loops in an
+        order of their own (attention's scores and weighted values, the
+        heads a dim of their own; a linear layer on [batch, seq, width]
+        activations): a value of 2 to 4 dims, one of them split in two when
+        fewer than 4 (the way a program splits its width into heads), by
+        another value or a constant."""
         lhs = self.pick(lambda s: len(s) in (2, 3, 4))
         if not lhs:
             return
@@ -354,14 +355,22 @@ class Program:
             self.emit(f"{name} = tensor.expand_shape {lhs[0]} {groups} output_shape {split} : "
                       f"{ttype(shape)} into {ttype(split)}")
             shape = split
-        lhs_loops = ["m", "k"] + [f"b{i}" for i in range(len(shape) - 2)]
+        # The dims past m and k: batch dims, or a second row or summed dim.
+        extra = self.rng.choice([["b0", "b1"], ["b0", "m1"], ["b0", "k1"], ["m1", "k1"]])
+        lhs_loops = ["m", "k"] + extra[: len(shape) - 2]
         self.rng.shuffle(lhs_loops)
         extent = dict(zip(lhs_loops, shape), n=self.rng.choice([1, 2, 3, 5, 8]))
         batch = [loop for loop in lhs_loops if loop.startswith("b")]
+        sums = [loop for loop in lhs_loops if loop.startswith("k")]
+        rows = [loop for loop in lhs_loops if loop.startswith("m")]
+        cols = ["n"]
+        if self.rng.random() < 0.3:
+            extent["n1"] = self.rng.choice([2, 3])
+            cols.append("n1")
 
         def shuffled(loops):
             return self.rng.sample(loops, len(loops))
-        rhs_loops = shuffled(batch + ["k", "n"])
+        rhs_loops = shuffled(batch + sums + cols)
         rhs_shape = [extent[loop] for loop in rhs_loops]
         other = self.pick(lambda s: s == rhs_shape)
         if other and self.rng.random() < 0.5:
@@ -370,10 +379,10 @@ class Program:
             rhs = self.dense_constant(rhs_shape)
         else:
             return
-        loops = shuffled(batch + ["m", "n", "k"])
-        out_loops = shuffled(batch + ["m", "n"])
+        loops = shuffled(batch + rows + cols + sums)
+        out_loops = shuffled(batch + rows + cols)
         self.multiply_accumulate(
-            ", ".join(loops), ["reduction" if loop == "k" else "parallel" for loop in loops],
+            ", ".join(loops), ["reduction" if loop in sums else "parallel" for loop in loops],
             [(name, shape, lhs_loops, "%x"), (rhs, rhs_shape, rhs_loops, "%y")], ("%x", "%y"),
             out_loops, [extent[loop] for loop in out_loops])
 

@@ -330,22 +330,27 @@ def ConvertMatmulToBlasPass : Pass<"dt-convert-matmul-to-blas", "ModuleOp"> {
   let description = [{
     After bufferization, a `linalg.matmul` or `linalg.batch_matmul` (with
     the default indexing maps, or explicit maps that read A or B
-    transposed), or any contraction generic with one m, n and k dim, on
-    f32, f64, f16 or bf16 operands becomes a call of the runtime, which
-    runs OpenBLAS' gemm on the operands' strides (a transposed operand
-    travels as a `memref.transpose` view; f16 and bf16 are widened to f32
-    and the result rounded once). With several batch dims (attention's
-    `s[b, h, i, j] += q[b, i, h, d] * k[b, j, h, d]`) the call is batched
-    over the longest one, inside `scf.for` loops over the others that view
-    each operand at one point of them (`memref.subview`).
+    transposed), or any contraction generic, on f32, f64, f16 or bf16
+    operands becomes a call of the runtime, which runs OpenBLAS' gemm on
+    the operands' strides (a transposed operand travels as a
+    `memref.transpose` view; f16 and bf16 are widened to f32 and the
+    result rounded once). A contraction may have several row, column or
+    summed dims: those its operands store as one (their strides nest: a
+    linear layer's `y[b, s, n] += x[b, s, k] * w[k, n]`, rows b and s) are
+    read as one dim of a view (`memref.reinterpret_cast`). Several batch
+    dims (attention's `s[b, h, i, j] += q[b, i, h, d] * k[b, j, h, d]`),
+    and rows or columns the operands do not store as one, become `scf.for`
+    loops around the call, batched over the longest batch dim, each
+    operand viewed at one point of the loops. Summed dims the operands do
+    not store as one leave the contraction as loops.
 
     With `explain` (`dt-compile --explain`), a remark at each contraction
-    that stays loops says why (`remark: linalg.generic stays loops: 2 row,
-    1 column and 1 summed dims, where the library takes one of each`; its
-    element types; on the GPU a matrix cuBLASLt cannot read), and one at
-    each contraction that becomes calls in loops names its loops
-    (`remark: linalg.generic: a library call batched over loop d1 (8), in
-    loops over d0 (4)`). Other element types
+    that stays loops says why (`remark: linalg.matvec stays loops: 1 row,
+    0 column and 1 summed dims, where the library needs one of each`;
+    summed dims not stored as one; its element types; on the GPU a matrix
+    cuBLASLt cannot read), and one at each contraction that becomes calls
+    in loops names its loops (`remark: linalg.generic: a library call
+    batched over loop d1 (8), in loops over d0 (4)`). Other element types
     stay linalg ops and become loops. With `library=cublaslt` (the CUDA
     target) the calls are `dt_rt_gpu_...` on device buffers (f16 and bf16
     on tensor cores with f32 accumulation): a 16-bit matmul rounds once on

@@ -35,6 +35,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 
@@ -52,34 +53,66 @@ enum EpilogueBits : int32_t { kBias = 1, kRelu = 2 };
 
 /// A contraction the library computes: C[b, m, n] (+)= sum_k A[b, m, k] *
 /// B[b, k, n] (b only when batched), each operand stored with its dims in
-/// some order. `order[x][i]` is the stored dim of operand x (A, B, C) that
-/// is its i-th dim above, counted among the dims left once the outer batch
-/// dims are taken out.
+/// some order. Each of m, n and k may be several of the op's loops that
+/// every operand having them stores as one (a linear layer on [batch, seq,
+/// width] activations: m is batch and seq); batch loops besides b, and row
+/// or column loops that no operand can read as one, are loops around the
+/// call (attention's batch and heads are two batch loops).
 struct Gemm {
+  /// One of the library's dims of an operand: the operand's `stored` dims
+  /// read as one, outermost first, whose stride is that of `strideOf`.
+  struct Dim {
+    SmallVector<unsigned, 2> stored;
+    unsigned strideOf = 0;
+  };
   bool batched = false;
   unsigned batchLoop = 0; ///< The op's loop that is b, when batched.
-  std::array<SmallVector<unsigned, 3>, 3> order;
-  /// Batch dims besides b (attention's batch and heads are two): loops
-  /// around the call, each iteration a view of every operand that fixes
-  /// them. `outerLoops` are the op's loops, `outerDims[x]` where operand x
-  /// stores each.
+  /// Each operand's (A, B, C) dims in the library's order: [b,] row, col.
+  std::array<SmallVector<Dim, 3>, 3> dims;
+  /// The op's loops around the call, and where each operand stores them:
+  /// (its stored dim, the loop's place in `outerLoops`).
   SmallVector<unsigned, 2> outerLoops;
-  std::array<SmallVector<unsigned, 2>, 3> outerDims;
-  /// The k dim's static extent (dynamic: ShapedType::kDynamic). With none
-  /// to sum over, there is no product for an epilogue to follow.
+  std::array<SmallVector<std::pair<unsigned, unsigned>, 2>, 3> outerDims;
+  /// The extent summed over (dynamic: ShapedType::kDynamic). With none to
+  /// sum over, there is no product for an epilogue to follow.
   int64_t innerExtent = ShapedType::kDynamic;
 
+  /// Whether the library reads operand `x` through a view of its own:
+  /// where loops fix some of its dims, or a dim of the library's is
+  /// several of its dims.
+  bool viewed(unsigned x) const {
+    return !outerDims[x].empty() || llvm::any_of(dims[x], [](const Dim &d) {
+      return d.stored.size() > 1;
+    });
+  }
+  /// The stored dims of an operand not `viewed`, in the library's order.
+  SmallVector<unsigned, 3> order(unsigned x) const {
+    return llvm::map_to_vector<3>(dims[x],
+                                  [](const Dim &d) { return d.stored[0]; });
+  }
   static bool isIdentity(ArrayRef<unsigned> order) {
     return llvm::equal(order, llvm::seq<unsigned>(0, order.size()));
   }
 };
 
+/// The strides of `type`, a buffer's (a tensor: the buffer it becomes, row
+/// major), or failure where its layout is not strided.
+LogicalResult stridesOf(Type type, SmallVectorImpl<int64_t> &strides) {
+  if (auto memref = dyn_cast<MemRefType>(type)) {
+    int64_t offset;
+    return memref.getStridesAndOffset(strides, offset);
+  }
+  auto tensor = cast<RankedTensorType>(type);
+  strides.assign(computeSuffixProduct(tensor.getShape()));
+  return success();
+}
+
 /// Whether `op` is shaped like a matmul the library can compute, on
 /// tensors or buffers: linalg.matmul, batch_matmul, or any contraction (a
-/// generic multiply-accumulate) with one m, n and k dim and any number of
-/// batch dims that every operand has, whatever the order of its dims. The
-/// library takes the longest batch dim; the others are loops around it.
-/// Where it is a contraction but no such matmul, `whyNot` says why.
+/// generic multiply-accumulate) with a row, a column and a summed dim or
+/// several read as one, and any number of batch dims that every operand
+/// has, whatever the order of its dims. Where it is a contraction but no
+/// such matmul, `whyNot` says why.
 std::optional<Gemm> matchGemmDims(linalg::LinalgOp op,
                                   std::string *whyNot = nullptr) {
   auto fail = [&](const Twine &why) -> std::optional<Gemm> {
@@ -90,73 +123,127 @@ std::optional<Gemm> matchGemmDims(linalg::LinalgOp op,
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !linalg::isaContractionOpInterface(op))
     return std::nullopt;
-  FailureOr<linalg::ContractionDimensions> dims =
+  FailureOr<linalg::ContractionDimensions> roles =
       linalg::inferContractionDims(op);
-  if (failed(dims))
+  if (failed(roles))
     return std::nullopt;
-  if (dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1)
-    return fail(Twine(dims->m.size()) + " row, " + Twine(dims->n.size()) +
-                " column and " + Twine(dims->k.size()) +
-                " summed dims, where the library takes one of each");
+  if (roles->m.empty() || roles->n.empty() || roles->k.empty())
+    return fail(Twine(roles->m.size()) + " row, " + Twine(roles->n.size()) +
+                " column and " + Twine(roles->k.size()) +
+                " summed dims, where the library needs one of each");
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  std::array<SmallVector<int64_t>, 3> strides;
+  for (unsigned x = 0; x < 3; ++x) {
+    if (failed(stridesOf(op->getOperand(x).getType(), strides[x])))
+      return fail("operand #" + Twine(x) + " has no strided layout");
+    // A projected permutation of the loops of its roles (the contraction
+    // interface): each of them stored once.
+    if (!maps[x].isProjectedPermutation())
+      return fail("operand #" + Twine(x) + " is not read at its loops");
+  }
+  MLIRContext *ctx = op.getContext();
+  auto storedDim = [&](unsigned x, unsigned loop) {
+    return maps[x].getResultPosition(getAffineDimExpr(loop, ctx));
+  };
+  auto stride = [&](unsigned x, unsigned loop) {
+    return strides[x][*storedDim(x, loop)];
+  };
+
+  // `loops`, one role's, as one dim of the operands `holders` (both have
+  // them): outermost first by their strides in the first, each stride the
+  // next one's times that one's extent, in both (static). Loops of one
+  // element take any stride and any place.
+  auto asOne = [&](SmallVector<unsigned, 2> loops,
+                   std::array<unsigned, 2> holders)
+      -> std::optional<SmallVector<unsigned, 2>> {
+    if (loops.size() == 1)
+      return loops;
+    SmallVector<unsigned, 2> ones, spread;
+    for (unsigned loop : loops)
+      (extents[loop] == 1 ? ones : spread).push_back(loop);
+    for (unsigned loop : spread)
+      for (unsigned x : holders)
+        if (ShapedType::isDynamic(extents[loop]) ||
+            ShapedType::isDynamic(stride(x, loop)))
+          return std::nullopt;
+    llvm::stable_sort(spread, [&](unsigned a, unsigned b) {
+      return stride(holders[0], a) > stride(holders[0], b);
+    });
+    for (unsigned x : holders)
+      for (unsigned i = 0; i + 1 < spread.size(); ++i)
+        if (stride(x, spread[i]) !=
+            stride(x, spread[i + 1]) * extents[spread[i + 1]])
+          return std::nullopt;
+    ones.append(spread);
+    return ones;
+  };
+  constexpr unsigned kA = 0, kB = 1, kC = 2;
   Gemm gemm;
-  gemm.batched = !dims->batch.empty();
-  SmallVector<unsigned> batch;
+  std::optional<SmallVector<unsigned, 2>> sums =
+      asOne(SmallVector<unsigned, 2>(roles->k), {kA, kB});
+  if (!sums)
+    return fail(Twine(roles->k.size()) +
+                " summed dims that A and B do not both store as one");
+  // Rows or columns no operand reads as one: the innermost in C is the
+  // library's, the others loops around the call; so are batch loops
+  // besides the longest.
+  auto oneOrLoops = [&](SmallVector<unsigned, 2> loops,
+                        std::array<unsigned, 2> holders) {
+    if (std::optional<SmallVector<unsigned, 2>> one = asOne(loops, holders))
+      return *one;
+    unsigned inner = *llvm::min_element(loops, [&](unsigned a, unsigned b) {
+      return storedDim(kC, a) > storedDim(kC, b);
+    });
+    llvm::copy_if(loops, std::back_inserter(gemm.outerLoops),
+                  [&](unsigned loop) { return loop != inner; });
+    return SmallVector<unsigned, 2>{inner};
+  };
+  SmallVector<unsigned, 2> rows =
+      oneOrLoops(SmallVector<unsigned, 2>(roles->m), {kA, kC});
+  SmallVector<unsigned, 2> cols =
+      oneOrLoops(SmallVector<unsigned, 2>(roles->n), {kB, kC});
+  gemm.batched = !roles->batch.empty();
   if (gemm.batched) {
     // A dynamic extent (-1) comes last.
     gemm.batchLoop =
-        *llvm::max_element(dims->batch, [&](unsigned a, unsigned b) {
+        *llvm::max_element(roles->batch, [&](unsigned a, unsigned b) {
           return extents[a] < extents[b];
         });
-    batch.push_back(gemm.batchLoop);
-    llvm::copy_if(dims->batch, std::back_inserter(gemm.outerLoops),
+    llvm::copy_if(roles->batch, std::back_inserter(gemm.outerLoops),
                   [&](unsigned loop) { return loop != gemm.batchLoop; });
   }
-  unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
-  auto dimsOf = [&](unsigned row, unsigned col) {
-    SmallVector<unsigned> loops(batch);
-    loops.append({row, col});
-    return loops;
+
+  auto dimOf = [&](unsigned x, ArrayRef<unsigned> loops) {
+    Gemm::Dim dim;
+    for (unsigned loop : loops)
+      dim.stored.push_back(*storedDim(x, loop));
+    dim.strideOf = dim.stored.back();
+    return dim;
   };
-  std::array<SmallVector<unsigned>, 3> logical = {dimsOf(m, k), dimsOf(k, n),
-                                                  dimsOf(m, n)};
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  MLIRContext *ctx = op.getContext();
+  std::array<std::array<ArrayRef<unsigned>, 2>, 3> matrices = {
+      {{rows, *sums}, {*sums, cols}, {rows, cols}}};
   for (unsigned x = 0; x < 3; ++x) {
-    auto storedAt = [&](unsigned loop) {
-      return maps[x].getResultPosition(getAffineDimExpr(loop, ctx));
-    };
-    if (maps[x].getNumResults() != logical[x].size() + gemm.outerLoops.size() ||
-        !llvm::all_of(gemm.outerLoops, storedAt) ||
-        !llvm::all_of(logical[x], storedAt))
-      return fail("operand #" + Twine(x) +
-                  " is read at other dims than a batch, row, column or "
-                  "summed one");
-    for (unsigned loop : gemm.outerLoops)
-      gemm.outerDims[x].push_back(*storedAt(loop));
-    for (unsigned loop : logical[x]) {
-      unsigned stored = *storedAt(loop);
-      // Its place in the view that fixes the outer dims.
-      gemm.order[x].push_back(
-          stored - llvm::count_if(gemm.outerDims[x], [&](unsigned outer) {
-            return outer < stored;
-          }));
-    }
+    if (gemm.batched)
+      gemm.dims[x].push_back(dimOf(x, gemm.batchLoop));
+    for (ArrayRef<unsigned> loops : matrices[x])
+      gemm.dims[x].push_back(dimOf(x, loops));
+    for (auto [i, loop] : llvm::enumerate(gemm.outerLoops))
+      if (std::optional<unsigned> stored = storedDim(x, loop))
+        gemm.outerDims[x].push_back({*stored, i});
   }
-  gemm.innerExtent = extents[k];
+  gemm.innerExtent = 1;
+  for (unsigned loop : *sums)
+    gemm.innerExtent = ShapedType::isDynamic(extents[loop])
+                           ? ShapedType::kDynamic
+                           : gemm.innerExtent * extents[loop];
   return gemm;
 }
 
-/// matchGemmDims on buffers the library can read: every operand needs a
-/// strided layout.
+/// matchGemmDims on buffers: a contraction the library reads.
 std::optional<Gemm> matchGemm(linalg::LinalgOp op, std::string &whyNot) {
-  for (auto [x, type] : llvm::enumerate(op->getOperandTypes())) {
-    auto memref = dyn_cast<MemRefType>(type);
-    if (!memref || !memref.isStrided()) {
-      whyNot = "operand #" + std::to_string(x) + " has no strided layout";
-      return std::nullopt;
-    }
-  }
+  if (!llvm::all_of(op->getOperandTypes(), llvm::IsaPred<MemRefType>))
+    return std::nullopt;
   return matchGemmDims(op, &whyNot);
 }
 
@@ -172,21 +259,16 @@ bool hasLibraryTypes(linalg::LinalgOp op) {
                         : (element.isF16() || element.isBF16()) && out.isF32();
 }
 
-/// Whether the library reads operand `x` of `gemm`, a buffer of `type`, in
-/// place on the GPU: each matrix with contiguous rows or columns (rows for
-/// the result). The CPU library copies any other layout.
-bool readableOnGPU(const Gemm &gemm, unsigned x, MemRefType type) {
+/// Whether the library reads operand `x` of `gemm`, of `type`, in place on
+/// the GPU: each matrix with contiguous rows or columns (rows for the
+/// result). The CPU library copies any other layout.
+bool readableOnGPU(const Gemm &gemm, unsigned x, Type type) {
   SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
+  if (failed(stridesOf(type, strides)))
     return false;
-  // The strides of the view at one point of the outer batch dims.
-  SmallVector<int64_t> view;
-  for (auto [dim, stride] : llvm::enumerate(strides))
-    if (!llvm::is_contained(gemm.outerDims[x], dim))
-      view.push_back(stride);
-  ArrayRef<unsigned> order = gemm.order[x];
-  int64_t rows = view[order[order.size() - 2]], cols = view[order.back()];
+  ArrayRef<Gemm::Dim> dims = gemm.dims[x];
+  int64_t rows = strides[dims[dims.size() - 2].strideOf],
+          cols = strides[dims.back().strideOf];
   return cols == 1 || (x != 2 && rows == 1);
 }
 
@@ -352,73 +434,83 @@ std::optional<Epilogue> matchEpilogue(linalg::LinalgOp matmul,
   return epilogue;
 }
 
-/// The buffer `meta` describes at index `at[i]` of each of its dims
-/// `dims[i]`, without those dims: a view with the buffer's other sizes and
-/// strides. (A rank-reducing subview leaves which dims it drops to be
-/// inferred from the sizes and strides; with another dim of size 1 and
-/// dynamic strides, that picks the wrong one.)
-Value viewAtPoint(OpBuilder &b, Location loc,
-                  memref::ExtractStridedMetadataOp meta,
-                  ArrayRef<unsigned> dims, ValueRange at) {
+/// Operand `x` of `gemm`, the buffer `meta` describes, as the library
+/// reads it at `point`, the outer loops' indices: its dims in the library's
+/// order, each of several stored dims merged, without those the loops fix.
+/// (A rank-reducing subview would leave which dims it drops to be inferred
+/// from the sizes and strides; with another dim of size 1 and dynamic
+/// strides, that picks the wrong one.)
+Value viewOf(OpBuilder &b, Location loc, memref::ExtractStridedMetadataOp meta,
+             const Gemm &gemm, unsigned x, ValueRange point) {
   auto type = cast<MemRefType>(meta.getSource().getType());
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)))
-    llvm_unreachable("matchGemm takes strided layouts only");
+    llvm_unreachable("matchGemmDims takes strided layouts only");
   Value viewOffset = meta.getOffset();
-  SmallVector<OpFoldResult> viewSizes, viewStrides;
+  for (auto [dim, loop] : gemm.outerDims[x]) {
+    Value step =
+        arith::MulIOp::create(b, loc, point[loop], meta.getStrides()[dim]);
+    viewOffset = arith::AddIOp::create(b, loc, viewOffset, step);
+  }
+  auto known = [&](int64_t value, Value dynamic) -> OpFoldResult {
+    if (ShapedType::isDynamic(value))
+      return dynamic;
+    return b.getIndexAttr(value);
+  };
+  SmallVector<OpFoldResult> sizes, viewStrides;
   SmallVector<int64_t> shape, layout;
-  for (int64_t dim = 0; dim < type.getRank(); ++dim) {
-    if (const unsigned *fixed = llvm::find(dims, dim); fixed != dims.end()) {
-      Value step = arith::MulIOp::create(b, loc, at[fixed - dims.begin()],
-                                         meta.getStrides()[dim]);
-      viewOffset = arith::AddIOp::create(b, loc, viewOffset, step);
-      continue;
-    }
-    auto known = [&](int64_t value, Value dynamic) -> OpFoldResult {
-      if (ShapedType::isDynamic(value))
-        return dynamic;
-      return b.getIndexAttr(value);
-    };
-    viewSizes.push_back(known(type.getDimSize(dim), meta.getSizes()[dim]));
-    viewStrides.push_back(known(strides[dim], meta.getStrides()[dim]));
-    shape.push_back(type.getDimSize(dim));
-    layout.push_back(strides[dim]);
+  for (const Gemm::Dim &dim : gemm.dims[x]) {
+    // Several dims merge only where their extents are static.
+    int64_t size = 1;
+    for (unsigned stored : dim.stored)
+      size = ShapedType::isDynamic(type.getDimSize(stored))
+                 ? ShapedType::kDynamic
+                 : size * type.getDimSize(stored);
+    sizes.push_back(known(size, meta.getSizes()[dim.stored[0]]));
+    viewStrides.push_back(
+        known(strides[dim.strideOf], meta.getStrides()[dim.strideOf]));
+    shape.push_back(size);
+    layout.push_back(strides[dim.strideOf]);
   }
   auto viewType = MemRefType::get(
       shape, type.getElementType(),
       StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, layout),
       type.getMemorySpace());
-  return memref::ReinterpretCastOp::create(b, loc, viewType,
-                                           meta.getBaseBuffer(), viewOffset,
-                                           viewSizes, viewStrides);
+  return memref::ReinterpretCastOp::create(
+      b, loc, viewType, meta.getBaseBuffer(), viewOffset, sizes, viewStrides);
 }
 
-/// Loops over `gemm`'s outer batch dims, made at `b`'s insertion point,
-/// which moves into the innermost one; returns `operands` (A, B, C) viewed
-/// at the loops' point, without the outer dims.
-std::array<Value, 3> viewAtOuterPoint(OpBuilder &b, Location loc,
-                                      const Gemm &gemm,
-                                      std::array<Value, 3> operands) {
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  auto metas = llvm::map_to_vector(operands, [&](Value operand) {
-    return memref::ExtractStridedMetadataOp::create(b, loc, operand);
-  });
-  // C has every batch dim.
-  SmallVector<Value> extents =
-      llvm::map_to_vector(gemm.outerDims[2], [&](unsigned dim) {
-        return getValueOrCreateConstantIndexOp(
-            b, loc, memref::getMixedSize(b, loc, operands[2], dim));
-      });
+/// `operands` (A, B, C) as the library reads them, made at `b`'s insertion
+/// point: where `gemm` has outer loops, inside them (the insertion point
+/// moves into the innermost), each operand `viewed` a view at the loops'
+/// point.
+std::array<Value, 3> viewOperands(OpBuilder &b, Location loc, const Gemm &gemm,
+                                  std::array<Value, 3> operands) {
+  std::array<memref::ExtractStridedMetadataOp, 3> metas;
+  for (unsigned x = 0; x < 3; ++x)
+    if (gemm.viewed(x))
+      metas[x] = memref::ExtractStridedMetadataOp::create(b, loc, operands[x]);
   SmallVector<Value> point;
-  for (Value extent : extents) {
-    auto loop = scf::ForOp::create(b, loc, zero, extent, one);
-    b.setInsertionPointToStart(loop.getBody());
-    point.push_back(loop.getInductionVar());
+  if (!gemm.outerLoops.empty()) {
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    // C has every outer loop (none sums).
+    SmallVector<Value> extents =
+        llvm::map_to_vector(gemm.outerDims[2], [&](auto dimAndLoop) {
+          return getValueOrCreateConstantIndexOp(
+              b, loc,
+              memref::getMixedSize(b, loc, operands[2], dimAndLoop.first));
+        });
+    for (Value extent : extents) {
+      auto loop = scf::ForOp::create(b, loc, zero, extent, one);
+      b.setInsertionPointToStart(loop.getBody());
+      point.push_back(loop.getInductionVar());
+    }
   }
   for (unsigned x = 0; x < 3; ++x)
-    operands[x] = viewAtPoint(b, loc, metas[x], gemm.outerDims[x], point);
+    if (gemm.viewed(x))
+      operands[x] = viewOf(b, loc, metas[x], gemm, x, point);
   return operands;
 }
 
@@ -441,7 +533,7 @@ struct ConvertMatmulToBlasPass
           << library << "' (expected blas or cublaslt)";
       return signalPassFailure();
     }
-    SmallVector<std::pair<linalg::LinalgOp, Gemm>> candidates;
+    std::vector<std::pair<linalg::LinalgOp, Gemm>> candidates;
     module.walk([&](linalg::LinalgOp op) {
       if (!op.hasPureBufferSemantics())
         return;
@@ -479,8 +571,7 @@ struct ConvertMatmulToBlasPass
       return why;
     }
     for (unsigned x = 0; gpu && x < 3; ++x)
-      if (!readableOnGPU(gemm, x,
-                         cast<MemRefType>(op->getOperand(x).getType()))) {
+      if (!readableOnGPU(gemm, x, op->getOperand(x).getType())) {
         os << "operand #" << x << "'s matrices have "
            << (x == 2 ? "no contiguous rows"
                       : "neither contiguous rows nor "
@@ -498,9 +589,12 @@ struct ConvertMatmulToBlasPass
       return "d" + std::to_string(dim) + " (" + std::to_string(extents[dim]) +
              ")";
     };
-    op.emitRemark() << op->getName() << ": a library call batched over loop "
-                    << loop(gemm.batchLoop) << ", in loops over "
-                    << llvm::join(llvm::map_range(gemm.outerLoops, loop), ", ");
+    InFlightDiagnostic remark = op.emitRemark()
+                                << op->getName() << ": a library call";
+    if (gemm.batched)
+      remark << " batched over loop " << loop(gemm.batchLoop) << ",";
+    remark << " in loops over "
+           << llvm::join(llvm::map_range(gemm.outerLoops, loop), ", ");
   }
 
   void convert(ModuleOp module, linalg::LinalgOp op, const Gemm &gemm,
@@ -514,8 +608,9 @@ struct ConvertMatmulToBlasPass
     // has no algorithm"); an f64 epilogue stays a generated kernel.
     bool epilogueAllowed = !(gpu && element.isF64());
     std::optional<Epilogue> epilogue;
-    if (fill && !gemm.batched && Gemm::isIdentity(gemm.order[2]) &&
-        gemm.innerExtent > 0 && epilogueAllowed)
+    if (fill && !gemm.batched && !gemm.viewed(2) &&
+        Gemm::isIdentity(gemm.order(2)) && gemm.innerExtent > 0 &&
+        epilogueAllowed)
       epilogue = matchEpilogue(op, fill, gpu);
 
     // The call goes where the last op it replaces was.
@@ -534,17 +629,25 @@ struct ConvertMatmulToBlasPass
           cast<MemRefType>(operand.getType()).getElementType(), 0);
       return memref::CastOp::create(b, loc, unranked, operand);
     };
-    static constexpr unsigned kRowMajor[] = {0, 1};
     Value c = op.getDpsInits()[0];
     Value out = epilogue ? epilogue->output() : c;
     std::array<Value, 3> operands = {op.getDpsInputs()[0], op.getDpsInputs()[1],
                                      out};
-    if (!gemm.outerLoops.empty())
-      operands = viewAtOuterPoint(b, loc, gemm, operands);
+    bool views =
+        llvm::any_of(llvm::seq(3u), [&](unsigned x) { return gemm.viewed(x); });
+    if (views)
+      operands = viewOperands(b, loc, gemm, operands);
+    // A view is made in the library's order; any other operand goes
+    // transposed into it.
+    auto orderOf = [&](unsigned x) {
+      return gemm.viewed(x) ? llvm::to_vector<3>(
+                                  llvm::seq<unsigned>(0, gemm.dims[x].size()))
+                            : gemm.order(x);
+    };
     SmallVector<Value> args = {
-        pass(operands[0], gemm.order[0]), pass(operands[1], gemm.order[1]),
+        pass(operands[0], orderOf(0)), pass(operands[1], orderOf(1)),
         pass(operands[2],
-             epilogue ? ArrayRef(kRowMajor) : ArrayRef(gemm.order[2]))};
+             epilogue ? SmallVector<unsigned, 3>{0, 1} : orderOf(2))};
     SmallVector<Type> types = llvm::to_vector(ValueRange(args).getTypes());
     std::string name = std::string(gpu ? "dt_rt_gpu_" : "dt_rt_") +
                        (gemm.batched ? "batch_matmul_" : "matmul_");
@@ -590,10 +693,6 @@ bool mlir::dt::isLibraryGemm(linalg::LinalgOp op) {
   std::optional<Gemm> gemm = matchGemmDims(op);
   return gemm && hasLibraryTypes(op) &&
          llvm::all_of(llvm::seq(3u), [&](unsigned x) {
-           // A tensor becomes a buffer with the identity layout.
-           auto type = cast<ShapedType>(op->getOperand(x).getType());
-           return readableOnGPU(
-               *gemm, x,
-               MemRefType::get(type.getShape(), type.getElementType()));
+           return readableOnGPU(*gemm, x, op->getOperand(x).getType());
          });
 }
