@@ -304,30 +304,36 @@ ATTENTION = (4, 256, 8, 64)  # B, S, H, D: q, k, v and o are BxSxHxD
 LINEAR = (4, 256, 512, 512)  # B, S, K, N: x is BxSxK, w KxN, y BxSxN
 
 
+def product(name, loops, lhs, rhs, maps, out):
+    """`%name` = a multiply-accumulate generic over `loops` (the last one
+    summed) of lhs * rhs into zeros of type `out`; `lhs` and `rhs` are
+    (value, type), `maps` the three operands' dims."""
+    (a, a_type), (c, c_type) = lhs, rhs
+    count = len(loops.split(","))
+    iterators = ", ".join(['"parallel"'] * (count - 1) + ['"reduction"'])
+    maps = ", ".join(f"affine_map<({loops}) -> ({m})>" for m in maps)
+    return (f"  %e{name} = tensor.empty() : {out}\n"
+            f"  %z{name} = linalg.fill ins(%zero : f32) outs(%e{name} : {out}) -> {out}\n"
+            f"  %{name} = linalg.generic {{indexing_maps = [{maps}], "
+            f"iterator_types = [{iterators}]}}\n"
+            f"      ins(%{a}, %{c} : {a_type}, {c_type}) outs(%z{name} : {out}) {{\n"
+            f"    ^bb0(%lhs: f32, %rhs: f32, %acc: f32):\n"
+            f"      %m = arith.mulf %lhs, %rhs : f32\n"
+            f"      %r = arith.addf %acc, %m : f32\n"
+            f"      linalg.yield %r : f32\n"
+            f"  }} -> {out}\n")
+
+
 def attention():
     """Attention's scores and weighted values, the heads a dim of their own."""
     b, s, h, d = ATTENTION
     x, sc = f"tensor<{b}x{s}x{h}x{d}xf32>", f"tensor<{b}x{h}x{s}x{s}xf32>"
-
-    def product(name, lhs, rhs, maps, out):
-        """`name` = sum over the last loop of lhs * rhs, into zeros `out`."""
-        (a, a_type), (c, c_type) = lhs, rhs
-        loops = "(b, h, i, j, d)" if name == "s" else "(b, h, i, d, j)"
-        maps = ", ".join(f"affine_map<{loops} -> ({m})>" for m in maps)
-        return (f"  %e{name} = tensor.empty() : {out}\n"
-                f"  %z{name} = linalg.fill ins(%zero : f32) outs(%e{name} : {out}) -> {out}\n"
-                f"  %{name} = linalg.generic {{indexing_maps = [{maps}], iterator_types = "
-                f"[\"parallel\", \"parallel\", \"parallel\", \"parallel\", \"reduction\"]}}\n"
-                f"      ins(%{a}, %{c} : {a_type}, {c_type}) outs(%z{name} : {out}) {{\n"
-                f"    ^bb0(%x: f32, %y: f32, %acc: f32):\n"
-                f"      %m = arith.mulf %x, %y : f32\n"
-                f"      %r = arith.addf %acc, %m : f32\n"
-                f"      linalg.yield %r : f32\n"
-                f"  }} -> {out}\n")
     return (f"func.func @main(%q: {x}, %k: {x}, %v: {x}) -> ({sc}, {x}) {{\n"
             f"  %zero = arith.constant 0.0 : f32\n"
-            + product("s", ("q", x), ("k", x), ["b, i, h, d", "b, j, h, d", "b, h, i, j"], sc)
-            + product("o", ("s", sc), ("v", x), ["b, h, i, j", "b, j, h, d", "b, i, h, d"], x)
+            + product("s", "b, h, i, j, d", ("q", x), ("k", x),
+                      ["b, i, h, d", "b, j, h, d", "b, h, i, j"], sc)
+            + product("o", "b, h, i, d, j", ("s", sc), ("v", x),
+                      ["b, h, i, j", "b, j, h, d", "b, i, h, d"], x)
             + f"  return %s, %o : {sc}, {x}\n}}\n")
 
 
@@ -337,18 +343,8 @@ def linear():
     x, w, y = f"tensor<{b}x{s}x{k}xf32>", f"tensor<{k}x{n}xf32>", f"tensor<{b}x{s}x{n}xf32>"
     return (f"func.func @main(%x: {x}, %w: {w}) -> {y} {{\n"
             f"  %zero = arith.constant 0.0 : f32\n"
-            f"  %e = tensor.empty() : {y}\n"
-            f"  %z = linalg.fill ins(%zero : f32) outs(%e : {y}) -> {y}\n"
-            f"  %y = linalg.generic {{indexing_maps = [affine_map<(b, s, n, k) -> (b, s, k)>, "
-            f"affine_map<(b, s, n, k) -> (k, n)>, affine_map<(b, s, n, k) -> (b, s, n)>], "
-            f"iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"reduction\"]}}\n"
-            f"      ins(%x, %w : {x}, {w}) outs(%z : {y}) {{\n"
-            f"    ^bb0(%a: f32, %c: f32, %acc: f32):\n"
-            f"      %m = arith.mulf %a, %c : f32\n"
-            f"      %r = arith.addf %acc, %m : f32\n"
-            f"      linalg.yield %r : f32\n"
-            f"  }} -> {y}\n"
-            f"  return %y : {y}\n}}\n")
+            + product("y", "b, s, n, k", ("x", x), ("w", w), ["b, s, k", "k, n", "b, s, n"], y)
+            + f"  return %y : {y}\n}}\n")
 
 
 def transpose(shape, copy):

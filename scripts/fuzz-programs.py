@@ -346,15 +346,8 @@ class Program:
             return
         name, shape = lhs
         if len(shape) < 4:
-            d = self.rng.randrange(len(shape))
-            n = shape[d]
-            a = self.rng.choice([f for f in range(1, n + 1) if n % f == 0])
-            split = shape[:d] + [a, n // a] + shape[d + 1 :]
-            groups = [[i] for i in range(d)] + [[d, d + 1]] + [[i + 1] for i in range(d + 1, len(shape))]
             name = self.fresh()
-            self.emit(f"{name} = tensor.expand_shape {lhs[0]} {groups} output_shape {split} : "
-                      f"{ttype(shape)} into {ttype(split)}")
-            shape = split
+            shape = self.split_dim(lhs[0], shape, name)
         # The dims past m and k: batch dims, or a second row or summed dim.
         extra = self.rng.choice([["b0", "b1"], ["b0", "m1"], ["b0", "k1"], ["m1", "k1"]])
         lhs_loops = ["m", "k"] + extra[: len(shape) - 2]
@@ -955,18 +948,22 @@ class Program:
             groups = [[i] for i in range(d)] + [[d, d + 1]] + [[i + 1] for i in range(d + 1, len(new))]
             self.emit(f"{out} = tensor.collapse_shape {name} {groups} : {ttype(shape)} into {ttype(new)}")
         elif len(shape) < 3:
-            d = self.rng.randrange(len(shape))
-            n = shape[d]
-            a = self.rng.choice([f for f in range(1, n + 1) if n % f == 0])
-            new = shape[:d] + [a, n // a] + shape[d + 1 :]
-            groups = [[i] for i in range(d)] + [[d, d + 1]] + [[i + 1] for i in range(d + 1, len(shape))]
-            self.emit(
-                f"{out} = tensor.expand_shape {name} {groups} output_shape {new} : "
-                f"{ttype(shape)} into {ttype(new)}"
-            )
+            new = self.split_dim(name, shape, out)
         else:
             return
         self.values.append((out, new))
+
+    def split_dim(self, name, shape, out):
+        """Emits `out`, `name` with a random dim split in two by a random
+        factor (tensor.expand_shape), and returns its shape."""
+        d = self.rng.randrange(len(shape))
+        n = shape[d]
+        a = self.rng.choice([f for f in range(1, n + 1) if n % f == 0])
+        new = shape[:d] + [a, n // a] + shape[d + 1 :]
+        groups = [[i] for i in range(d)] + [[d, d + 1]] + [[i + 1] for i in range(d + 1, len(shape))]
+        self.emit(f"{out} = tensor.expand_shape {name} {groups} output_shape {new} : "
+                  f"{ttype(shape)} into {ttype(new)}")
+        return new
 
     def reshape_to_shape(self, name, shape, out):
         """tensor.reshape by a constant shape: flat, the dims swapped (a

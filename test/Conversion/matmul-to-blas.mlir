@@ -347,6 +347,27 @@ func.func @heads(%q: memref<2x8x3x4xf32>, %k: memref<2x8x3x4xf32>, %s: memref<2x
 
 // -----
 
+// Heads stored next to the batch in every operand (q[b, h, i, d]): the two
+// batch dims are one, a single call batched over 6.
+// CHECK-LABEL: func.func @heads_first
+// CHECK-NOT: scf.for
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [6, 8, 4], strides: [32, 4, 1]
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [6, 4, 8], strides: [32, 1, 4]
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [6, 8, 8], strides: [64, 8, 1]
+// CHECK: call @dt_rt_batch_matmul_f32(
+func.func @heads_first(%q: memref<2x3x8x4xf32>, %k: memref<2x3x8x4xf32>, %s: memref<2x3x8x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> (b, h, i, d)>, affine_map<(b, h, i, j, d) -> (b, h, j, d)>, affine_map<(b, h, i, j, d) -> (b, h, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x3x8x4xf32>, memref<2x3x8x4xf32>) outs(%s : memref<2x3x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // Three batch dims, the longest (5) in the middle and stored last by B:
 // the call is batched over it, loops over the other two (4, then 2, in the
 // op's loop order), every view dropping both. B's matrices have neither

@@ -7,7 +7,8 @@
 // columns (the CPU library copies them; on the GPU that one stays a
 // kernel); a linear layer on [batch, seq, width] activations split over dp
 // (batch and seq one row dim); a weight summed over two dims read as one;
-// and rows A and C do not store as one (a loop over the outer). Against
+// rows A and C do not store as one (a loop over the outer); and heads
+// stored next to the batch (one batch dim of 8). Against
 // upstream mlir-runner's loops, the single-device reference on threads,
 // MPI and the emulated GPU.
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
@@ -19,24 +20,26 @@
 // RUN: dt-compile --target=cuda --emulate-gpu %s -o %t.emu.so
 // RUN: dt-run %t.emu.so --seed 0 --verify | FileCheck %s --check-prefix=VERIFY
 // VERIFY: verify: PASS
-// All six are calls in both programs.
+// All seven are calls in both programs.
 // RUN: dt-compile %s -o /dev/null -mlir-pass-statistics 2>&1 | FileCheck %s --check-prefix=STATS
-// STATS: 6 dt-convert-matmul-to-blas blas-calls
+// STATS: 7 dt-convert-matmul-to-blas blas-calls
 // STATS: single-device program
-// STATS: 6 dt-convert-matmul-to-blas blas-calls
+// STATS: 7 dt-convert-matmul-to-blas blas-calls
 dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
 func.func @main(%q: tensor<2x8x6x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(2)]>},
                 %k: tensor<2x8x6x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(2)]>},
                 %v: tensor<2x8x6x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(2)]>},
                 %a: tensor<4x5x2x3x6xf32>, %b: tensor<2x4x6x7x5xf32>,
                 %x: tensor<4x6x8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), R]>},
-                %w: tensor<8x5xf32>, %u: tensor<5x3x4xf32>, %g: tensor<3x4x7xf32>,
-                %p: tensor<3x8x5xf32>, %r: tensor<8x6xf32>)
+                %w: tensor<8x5xf32>, %u: tensor<5x4x4xf32>, %g: tensor<4x4x7xf32>,
+                %p: tensor<3x8x5xf32>, %r: tensor<8x6xf32>,
+                %hq: tensor<2x4x5x3xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(1)]>},
+                %hk: tensor<2x4x6x3xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(1)]>})
     -> (tensor<2x6x8x8xf32>,
         tensor<2x8x6x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(2)]>},
         tensor<4x5x2x3x7xf32>,
         tensor<4x6x5xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), R]>},
-        tensor<5x7xf32>, tensor<3x5x6xf32>) {
+        tensor<5x7xf32>, tensor<3x5x6xf32>, tensor<2x4x5x6xf32>) {
   %zero = arith.constant 0.0 : f32
   // s[b, h, i, j] = q[b, i, h, :] . k[b, j, h, :]
   %es = tensor.empty() : tensor<2x6x8x8xf32>
@@ -80,7 +83,7 @@ func.func @main(%q: tensor<2x8x6x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)
   %ez = tensor.empty() : tensor<5x7xf32>
   %zz = linalg.fill ins(%zero : f32) outs(%ez : tensor<5x7xf32>) -> tensor<5x7xf32>
   %z = linalg.generic {indexing_maps = [affine_map<(m, n, k1, k2) -> (m, k1, k2)>, affine_map<(m, n, k1, k2) -> (k1, k2, n)>, affine_map<(m, n, k1, k2) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
-      ins(%u, %g : tensor<5x3x4xf32>, tensor<3x4x7xf32>) outs(%zz : tensor<5x7xf32>) {
+      ins(%u, %g : tensor<5x4x4xf32>, tensor<4x4x7xf32>) outs(%zz : tensor<5x7xf32>) {
     ^bb0(%e: f32, %f: f32, %acc: f32):
       %m = arith.mulf %e, %f : f32
       %t = arith.addf %acc, %m : f32
@@ -96,6 +99,16 @@ func.func @main(%q: tensor<2x8x6x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)
       %t = arith.addf %acc, %m : f32
       linalg.yield %t : f32
   } -> tensor<3x5x6xf32>
-  return %s, %o, %c, %y, %z, %q2 : tensor<2x6x8x8xf32>, tensor<2x8x6x4xf32>, tensor<4x5x2x3x7xf32>,
-      tensor<4x6x5xf32>, tensor<5x7xf32>, tensor<3x5x6xf32>
+  // h[b, g, i, j] = hq[b, g, i, :] . hk[b, g, j, :]
+  %eh = tensor.empty() : tensor<2x4x5x6xf32>
+  %zh = linalg.fill ins(%zero : f32) outs(%eh : tensor<2x4x5x6xf32>) -> tensor<2x4x5x6xf32>
+  %h = linalg.generic {indexing_maps = [affine_map<(b, g, i, j, d) -> (b, g, i, d)>, affine_map<(b, g, i, j, d) -> (b, g, j, d)>, affine_map<(b, g, i, j, d) -> (b, g, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%hq, %hk : tensor<2x4x5x3xf32>, tensor<2x4x6x3xf32>) outs(%zh : tensor<2x4x5x6xf32>) {
+    ^bb0(%e: f32, %f: f32, %acc: f32):
+      %m = arith.mulf %e, %f : f32
+      %t = arith.addf %acc, %m : f32
+      linalg.yield %t : f32
+  } -> tensor<2x4x5x6xf32>
+  return %s, %o, %c, %y, %z, %q2, %h : tensor<2x6x8x8xf32>, tensor<2x8x6x4xf32>, tensor<4x5x2x3x7xf32>,
+      tensor<4x6x5xf32>, tensor<5x7xf32>, tensor<3x5x6xf32>, tensor<2x4x5x6xf32>
 }

@@ -334,15 +334,16 @@ def ConvertMatmulToBlasPass : Pass<"dt-convert-matmul-to-blas", "ModuleOp"> {
     operands becomes a call of the runtime, which runs OpenBLAS' gemm on
     the operands' strides (a transposed operand travels as a
     `memref.transpose` view; f16 and bf16 are widened to f32 and the
-    result rounded once). A contraction may have several row, column or
-    summed dims: those its operands store as one (their strides nest: a
-    linear layer's `y[b, s, n] += x[b, s, k] * w[k, n]`, rows b and s) are
-    read as one dim of a view (`memref.reinterpret_cast`). Several batch
-    dims (attention's `s[b, h, i, j] += q[b, i, h, d] * k[b, j, h, d]`),
-    and rows or columns the operands do not store as one, become `scf.for`
-    loops around the call, batched over the longest batch dim, each
-    operand viewed at one point of the loops. Summed dims the operands do
-    not store as one leave the contraction as loops.
+    result rounded once). A contraction may have several batch, row,
+    column or summed dims: those its operands store as one (their strides
+    nest: a linear layer's `y[b, s, n] += x[b, s, k] * w[k, n]`, rows b and
+    s) are read as one dim of a view (`memref.reinterpret_cast`). Batch
+    dims the operands do not store as one (attention's
+    `s[b, h, i, j] += q[b, i, h, d] * k[b, j, h, d]`), and rows or columns
+    likewise, become `scf.for` loops around the call, batched over the
+    longest batch dim, each operand viewed at one point of the loops.
+    Summed dims the operands do not store as one leave the contraction as
+    loops.
 
     With `explain` (`dt-compile --explain`), a remark at each contraction
     that stays loops says why (`remark: linalg.matvec stays loops: 1 row,

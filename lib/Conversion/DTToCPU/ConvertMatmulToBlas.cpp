@@ -18,10 +18,14 @@
 // where that op was; that is allowed only when nothing in between touches
 // the buffers involved.
 //
-// A contraction with several batch dims (attention's scores, `q[b, i, h, d]`
-// times `k[b, j, h, d]` into `s[b, h, i, j]`) is a batched call over its
-// longest batch dim in loops over the others, each operand a view that
-// fixes them: the library reads the views' strides as it reads any other.
+// A contraction may have several batch, row, column or summed dims. Those
+// its operands store as one (their strides nest: a linear layer's
+// `y[b, s, n] += x[b, s, k] * w[k, n]`, rows b and s) are one dim of a view
+// of each operand (memref.reinterpret_cast). Batch, row or column dims they
+// do not (attention's `q[b, i, h, d]` times `k[b, j, h, d]` into
+// `s[b, h, i, j]`: batch dims b and h) are scf.for loops around the call,
+// batched over the longest batch dim, each operand viewed at one point of
+// the loops. The library reads the views' strides as it reads any other.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,7 +70,9 @@ struct Gemm {
     unsigned strideOf = 0;
   };
   bool batched = false;
-  unsigned batchLoop = 0; ///< The op's loop that is b, when batched.
+  /// The op's loops that are b, when batched: one, or several every
+  /// operand stores as one.
+  SmallVector<unsigned, 2> batchLoops;
   /// Each operand's (A, B, C) dims in the library's order: [b,] row, col.
   std::array<SmallVector<Dim, 3>, 3> dims;
   /// The op's loops around the call, and where each operand stores them:
@@ -150,12 +156,11 @@ std::optional<Gemm> matchGemmDims(linalg::LinalgOp op,
     return strides[x][*storedDim(x, loop)];
   };
 
-  // `loops`, one role's, as one dim of the operands `holders` (both have
+  // `loops`, one role's, as one dim of the operands `holders` (all have
   // them): outermost first by their strides in the first, each stride the
-  // next one's times that one's extent, in both (static). Loops of one
+  // next one's times that one's extent, in all (static). Loops of one
   // element take any stride and any place.
-  auto asOne = [&](SmallVector<unsigned, 2> loops,
-                   std::array<unsigned, 2> holders)
+  auto asOne = [&](SmallVector<unsigned, 2> loops, ArrayRef<unsigned> holders)
       -> std::optional<SmallVector<unsigned, 2>> {
     if (loops.size() == 1)
       return loops;
@@ -185,11 +190,11 @@ std::optional<Gemm> matchGemmDims(linalg::LinalgOp op,
   if (!sums)
     return fail(Twine(roles->k.size()) +
                 " summed dims that A and B do not both store as one");
-  // Rows or columns no operand reads as one: the innermost in C is the
-  // library's, the others loops around the call; so are batch loops
-  // besides the longest.
+  // Rows or columns the operands do not store as one: the innermost in C
+  // is the library's, the others loops around the call; so are batch
+  // loops besides the longest, where they are not one either.
   auto oneOrLoops = [&](SmallVector<unsigned, 2> loops,
-                        std::array<unsigned, 2> holders) {
+                        ArrayRef<unsigned> holders) {
     if (std::optional<SmallVector<unsigned, 2>> one = asOne(loops, holders))
       return *one;
     unsigned inner = *llvm::min_element(loops, [&](unsigned a, unsigned b) {
@@ -205,13 +210,19 @@ std::optional<Gemm> matchGemmDims(linalg::LinalgOp op,
       oneOrLoops(SmallVector<unsigned, 2>(roles->n), {kB, kC});
   gemm.batched = !roles->batch.empty();
   if (gemm.batched) {
-    // A dynamic extent (-1) comes last.
-    gemm.batchLoop =
-        *llvm::max_element(roles->batch, [&](unsigned a, unsigned b) {
-          return extents[a] < extents[b];
-        });
-    llvm::copy_if(roles->batch, std::back_inserter(gemm.outerLoops),
-                  [&](unsigned loop) { return loop != gemm.batchLoop; });
+    SmallVector<unsigned, 2> batch(roles->batch);
+    if (std::optional<SmallVector<unsigned, 2>> one =
+            asOne(batch, {kA, kB, kC})) {
+      gemm.batchLoops = *one;
+    } else {
+      // A dynamic extent (-1) comes last.
+      unsigned longest = *llvm::max_element(batch, [&](unsigned a, unsigned b) {
+        return extents[a] < extents[b];
+      });
+      gemm.batchLoops = {longest};
+      llvm::copy_if(batch, std::back_inserter(gemm.outerLoops),
+                    [&](unsigned loop) { return loop != longest; });
+    }
   }
 
   auto dimOf = [&](unsigned x, ArrayRef<unsigned> loops) {
@@ -225,7 +236,7 @@ std::optional<Gemm> matchGemmDims(linalg::LinalgOp op,
       {{rows, *sums}, {*sums, cols}, {rows, cols}}};
   for (unsigned x = 0; x < 3; ++x) {
     if (gemm.batched)
-      gemm.dims[x].push_back(dimOf(x, gemm.batchLoop));
+      gemm.dims[x].push_back(dimOf(x, gemm.batchLoops));
     for (ArrayRef<unsigned> loops : matrices[x])
       gemm.dims[x].push_back(dimOf(x, loops));
     for (auto [i, loop] : llvm::enumerate(gemm.outerLoops))
@@ -592,7 +603,9 @@ struct ConvertMatmulToBlasPass
     InFlightDiagnostic remark = op.emitRemark()
                                 << op->getName() << ": a library call";
     if (gemm.batched)
-      remark << " batched over loop " << loop(gemm.batchLoop) << ",";
+      remark << " batched over loop"
+             << (gemm.batchLoops.size() > 1 ? "s " : " ")
+             << llvm::join(llvm::map_range(gemm.batchLoops, loop), ", ") << ",";
     remark << " in loops over "
            << llvm::join(llvm::map_range(gemm.outerLoops, loop), ", ");
   }
