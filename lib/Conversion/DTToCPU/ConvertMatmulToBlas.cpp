@@ -583,10 +583,9 @@ struct ConvertMatmulToBlasPass
     }
     for (unsigned x = 0; gpu && x < 3; ++x)
       if (!readableOnGPU(gemm, x, op->getOperand(x).getType())) {
-        os << "operand #" << x << "'s matrices have "
-           << (x == 2 ? "no contiguous rows"
-                      : "neither contiguous rows nor "
-                        "columns")
+        StringRef lacks = x == 2 ? "no contiguous rows"
+                                 : "neither contiguous rows nor columns";
+        os << "operand #" << x << "'s matrices have " << lacks
            << ", which cuBLASLt cannot read";
         return why;
       }
@@ -597,8 +596,10 @@ struct ConvertMatmulToBlasPass
   static void explainOuterLoops(linalg::LinalgOp op, const Gemm &gemm) {
     SmallVector<int64_t> extents = op.getStaticLoopRanges();
     auto loop = [&](unsigned dim) {
-      return "d" + std::to_string(dim) + " (" + std::to_string(extents[dim]) +
-             ")";
+      std::string extent = ShapedType::isDynamic(extents[dim])
+                               ? "?"
+                               : std::to_string(extents[dim]);
+      return "d" + std::to_string(dim) + " (" + extent + ")";
     };
     InFlightDiagnostic remark = op.emitRemark()
                                 << op->getName() << ": a library call";
@@ -646,9 +647,7 @@ struct ConvertMatmulToBlasPass
     Value out = epilogue ? epilogue->output() : c;
     std::array<Value, 3> operands = {op.getDpsInputs()[0], op.getDpsInputs()[1],
                                      out};
-    bool views =
-        llvm::any_of(llvm::seq(3u), [&](unsigned x) { return gemm.viewed(x); });
-    if (views)
+    if (llvm::any_of(llvm::seq(3u), [&](unsigned x) { return gemm.viewed(x); }))
       operands = viewOperands(b, loc, gemm, operands);
     // A view is made in the library's order; any other operand goes
     // transposed into it.
