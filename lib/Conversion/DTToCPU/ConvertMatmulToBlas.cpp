@@ -59,18 +59,14 @@ enum EpilogueBits : int32_t { kBias = 1, kRelu = 2 };
 /// B[b, k, n] (b only when batched), each operand stored with its dims in
 /// some order. Each of m, n and k may be several of the op's loops that
 /// every operand having them stores as one (a linear layer on [batch, seq,
-/// width] activations: m is batch and seq); batch loops besides b, and row
-/// or column loops that no operand can read as one, are loops around the
-/// call (attention's batch and heads are two batch loops).
+/// width] activations: m is batch and seq); so may b. Batch, row or column
+/// loops the operands do not store as one are loops around the call
+/// (attention's batch and heads in q[b, i, h, d]).
 struct Gemm {
-  /// One of the library's dims of an operand: the operand's `stored` dims
-  /// read as one, outermost first, whose stride is that of `strideOf`.
-  struct Dim {
-    SmallVector<unsigned, 2> stored;
-    unsigned strideOf = 0;
-  };
-  bool batched = false;
-  /// The op's loops that are b, when batched: one, or several every
+  /// One of the library's dims of an operand: the operand's stored dims
+  /// read as one, outermost first; the last one's stride is the dim's.
+  using Dim = SmallVector<unsigned, 2>;
+  /// The op's loops that are b (none: not batched): one, or several every
   /// operand stores as one.
   SmallVector<unsigned, 2> batchLoops;
   /// Each operand's (A, B, C) dims in the library's order: [b,] row, col.
@@ -87,14 +83,13 @@ struct Gemm {
   /// where loops fix some of its dims, or a dim of the library's is
   /// several of its dims.
   bool viewed(unsigned x) const {
-    return !outerDims[x].empty() || llvm::any_of(dims[x], [](const Dim &d) {
-      return d.stored.size() > 1;
-    });
+    return !outerDims[x].empty() ||
+           llvm::any_of(dims[x], [](const Dim &d) { return d.size() > 1; });
   }
+  bool batched() const { return !batchLoops.empty(); }
   /// The stored dims of an operand not `viewed`, in the library's order.
   SmallVector<unsigned, 3> order(unsigned x) const {
-    return llvm::map_to_vector<3>(dims[x],
-                                  [](const Dim &d) { return d.stored[0]; });
+    return llvm::map_to_vector<3>(dims[x], [](const Dim &d) { return d[0]; });
   }
   static bool isIdentity(ArrayRef<unsigned> order) {
     return llvm::equal(order, llvm::seq<unsigned>(0, order.size()));
@@ -208,8 +203,7 @@ std::optional<Gemm> matchGemmDims(linalg::LinalgOp op,
       oneOrLoops(SmallVector<unsigned, 2>(roles->m), {kA, kC});
   SmallVector<unsigned, 2> cols =
       oneOrLoops(SmallVector<unsigned, 2>(roles->n), {kB, kC});
-  gemm.batched = !roles->batch.empty();
-  if (gemm.batched) {
+  if (!roles->batch.empty()) {
     SmallVector<unsigned, 2> batch(roles->batch);
     if (std::optional<SmallVector<unsigned, 2>> one =
             asOne(batch, {kA, kB, kC})) {
@@ -226,16 +220,13 @@ std::optional<Gemm> matchGemmDims(linalg::LinalgOp op,
   }
 
   auto dimOf = [&](unsigned x, ArrayRef<unsigned> loops) {
-    Gemm::Dim dim;
-    for (unsigned loop : loops)
-      dim.stored.push_back(*storedDim(x, loop));
-    dim.strideOf = dim.stored.back();
-    return dim;
+    return llvm::map_to_vector<2>(
+        loops, [&](unsigned loop) { return *storedDim(x, loop); });
   };
   std::array<std::array<ArrayRef<unsigned>, 2>, 3> matrices = {
       {{rows, *sums}, {*sums, cols}, {rows, cols}}};
   for (unsigned x = 0; x < 3; ++x) {
-    if (gemm.batched)
+    if (gemm.batched())
       gemm.dims[x].push_back(dimOf(x, gemm.batchLoops));
     for (ArrayRef<unsigned> loops : matrices[x])
       gemm.dims[x].push_back(dimOf(x, loops));
@@ -244,10 +235,13 @@ std::optional<Gemm> matchGemmDims(linalg::LinalgOp op,
         gemm.outerDims[x].push_back({*stored, i});
   }
   gemm.innerExtent = 1;
-  for (unsigned loop : *sums)
-    gemm.innerExtent = ShapedType::isDynamic(extents[loop])
-                           ? ShapedType::kDynamic
-                           : gemm.innerExtent * extents[loop];
+  for (unsigned loop : *sums) {
+    if (ShapedType::isDynamic(extents[loop])) {
+      gemm.innerExtent = ShapedType::kDynamic;
+      break;
+    }
+    gemm.innerExtent *= extents[loop];
+  }
   return gemm;
 }
 
@@ -278,8 +272,8 @@ bool readableOnGPU(const Gemm &gemm, unsigned x, Type type) {
   if (failed(stridesOf(type, strides)))
     return false;
   ArrayRef<Gemm::Dim> dims = gemm.dims[x];
-  int64_t rows = strides[dims[dims.size() - 2].strideOf],
-          cols = strides[dims.back().strideOf];
+  int64_t rows = strides[dims[dims.size() - 2].back()],
+          cols = strides[dims.back().back()];
   return cols == 1 || (x != 2 && rows == 1);
 }
 
@@ -455,8 +449,7 @@ Value viewOf(OpBuilder &b, Location loc, memref::ExtractStridedMetadataOp meta,
              const Gemm &gemm, unsigned x, ValueRange point) {
   auto type = cast<MemRefType>(meta.getSource().getType());
   SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
+  if (failed(stridesOf(type, strides)))
     llvm_unreachable("matchGemmDims takes strided layouts only");
   Value viewOffset = meta.getOffset();
   for (auto [dim, loop] : gemm.outerDims[x]) {
@@ -474,15 +467,15 @@ Value viewOf(OpBuilder &b, Location loc, memref::ExtractStridedMetadataOp meta,
   for (const Gemm::Dim &dim : gemm.dims[x]) {
     // Several dims merge only where their extents are static.
     int64_t size = 1;
-    for (unsigned stored : dim.stored)
+    for (unsigned stored : dim)
       size = ShapedType::isDynamic(type.getDimSize(stored))
                  ? ShapedType::kDynamic
                  : size * type.getDimSize(stored);
-    sizes.push_back(known(size, meta.getSizes()[dim.stored[0]]));
+    sizes.push_back(known(size, meta.getSizes()[dim[0]]));
     viewStrides.push_back(
-        known(strides[dim.strideOf], meta.getStrides()[dim.strideOf]));
+        known(strides[dim.back()], meta.getStrides()[dim.back()]));
     shape.push_back(size);
-    layout.push_back(strides[dim.strideOf]);
+    layout.push_back(strides[dim.back()]);
   }
   auto viewType = MemRefType::get(
       shape, type.getElementType(),
@@ -556,8 +549,8 @@ struct ConvertMatmulToBlasPass
           return;
         }
       }
-      if (explain && !whyNot.empty() && op.getNumDpsInputs() == 2 &&
-          op.getNumDpsInits() == 1 && linalg::isaContractionOpInterface(op))
+      // Only a contraction gets a reason.
+      if (explain && !whyNot.empty())
         op.emitRemark() << op->getName() << " stays loops: " << whyNot;
     });
     for (auto &[op, gemm] : candidates) {
@@ -603,7 +596,7 @@ struct ConvertMatmulToBlasPass
     };
     InFlightDiagnostic remark = op.emitRemark()
                                 << op->getName() << ": a library call";
-    if (gemm.batched)
+    if (gemm.batched())
       remark << " batched over loop"
              << (gemm.batchLoops.size() > 1 ? "s " : " ")
              << llvm::join(llvm::map_range(gemm.batchLoops, loop), ", ") << ",";
@@ -622,7 +615,7 @@ struct ConvertMatmulToBlasPass
     // has no algorithm"); an f64 epilogue stays a generated kernel.
     bool epilogueAllowed = !(gpu && element.isF64());
     std::optional<Epilogue> epilogue;
-    if (fill && !gemm.batched && !gemm.viewed(2) &&
+    if (fill && !gemm.batched() && !gemm.viewed(2) &&
         Gemm::isIdentity(gemm.order(2)) && gemm.innerExtent > 0 &&
         epilogueAllowed)
       epilogue = matchEpilogue(op, fill, gpu);
@@ -662,7 +655,7 @@ struct ConvertMatmulToBlasPass
              epilogue ? SmallVector<unsigned, 3>{0, 1} : orderOf(2))};
     SmallVector<Type> types = llvm::to_vector(ValueRange(args).getTypes());
     std::string name = std::string(gpu ? "dt_rt_gpu_" : "dt_rt_") +
-                       (gemm.batched ? "batch_matmul_" : "matmul_");
+                       (gemm.batched() ? "batch_matmul_" : "matmul_");
     if (fill) {
       // C = epilogue(A B): the bias (the output itself stands in when
       // there is none) and the epilogue's bits follow.
