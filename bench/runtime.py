@@ -133,6 +133,13 @@ by side in one run, printing ratios against the targets.
    batch and seq loops are one row dim of x and y (their strides nest):
    one call. Before dt-convert-matmul-to-blas merged dims, a contraction
    with two row dims stayed loops: 420 ms a call here, 5 ms now.
+20. Item 19's linear layer with its width split over tp=2 (threads; the
+   sums partial, all-reduced): 511 wide, in pieces of 256 and 255 (the
+   second padded to 256), against 512 wide in even pieces, each keeping its
+   best call over ROUNDS turns. Target: uneven / even <= 1.15. dt-partition
+   zeroes both operands' padding and the contraction stays a library call
+   (1.02-1.03 when added); before, it masked the padded iterations in the
+   generic's body, which left it loops: 224 ms a call here, against 2.9 ms.
 
 5-7 and 13 compare two compilations of one program: dt-bench-pair (bench/pair.cpp)
 calls the two in alternating turns in one process on the same buffers, and
@@ -337,11 +344,17 @@ def attention():
             + f"  return %s, %o : {sc}, {x}\n}}\n")
 
 
-def linear():
-    """A linear layer on 3-D activations, the batch and seq dims kept."""
-    b, s, k, n = LINEAR
+def linear(k=LINEAR[2], split=False):
+    """A linear layer on 3-D activations of width `k`, the batch and seq dims
+    kept; `split`: the width split over tp=2 (the sums partial, all-reduced)."""
+    b, s, _, n = LINEAR
     x, w, y = f"tensor<{b}x{s}x{k}xf32>", f"tensor<{k}x{n}xf32>", f"tensor<{b}x{s}x{n}xf32>"
-    return (f"func.func @main(%x: {x}, %w: {w}) -> {y} {{\n"
+    mesh, on = "", lambda placement: ""
+    if split:
+        mesh = 'dt.mesh @mesh = <["tp" = 2]>\n'
+        on = lambda placement: f" {{dt.sharding = #dt.sharding<@mesh, [{placement}]>}}"
+    return (f"{mesh}func.func @main(%x: {x}{on('S(2)')}, %w: {w}{on('S(0)')}) "
+            f"-> ({y}{on('R')}) {{\n"
             f"  %zero = arith.constant 0.0 : f32\n"
             + product("y", "b, s, n, k", ("x", x), ("w", w), ["b, s, k", "k, n", "b, s, n"], y)
             + f"  return %y : {y}\n}}\n")
@@ -815,6 +828,15 @@ def main():
               f"the three dims), 1 rank: dt min {linear_best*1e3:.2f} ms, one hand-written "
               f"sgemm min {linear_hand*1e3:.2f} ms")
 
+        # The width split over tp=2 unevenly (511: pieces of 256 and 255, the
+        # second padded) and evenly (512).
+        uneven_so = compile_program(tools, tmp, "uneven", linear(k - 1, split=True))
+        even_so = compile_program(tools, tmp, "even", linear(k, split=True))
+        uneven_best, even_best = best_in_turns(tools, [uneven_so, even_so], args.repeat)
+        print(f"the linear layer with its width split over tp=2 (threads): {k - 1} wide (pieces "
+              f"of {k // 2} and {k // 2 - 1}) min {uneven_best*1e3:.2f} ms, {k} wide min "
+              f"{even_best*1e3:.2f} ms")
+
         gathers_so = compile_program(tools, tmp, "gathers", gathers(8, 1024),
                                      ["--combine-collectives=false"])
         process_bests = sorted(time_program(tools, gathers_so, 20)[1]
@@ -824,7 +846,7 @@ def main():
               f"{process_bests[len(process_bests) // 2]*1e6:.1f} us, slowest "
               f"{process_bests[-1]*1e6:.1f} us")
 
-        print("\nratios (measured side by side in this run; 1-4, 8-11 and 14-17 best of the calls, "
+        print("\nratios (measured side by side in this run; 1-4, 8-11 and 14-20 best of the calls, "
               "5-7 and 13 median of paired turns, 12 across processes)")
         ratio = one_best / hand_best
         check("dt 1 rank / hand-written", f"{ratio:.3f}", "<= 1.15", ratio <= 1.15)
@@ -869,6 +891,9 @@ def main():
         linear_ratio = linear_best / linear_hand
         check("linear layer on 3-D activations: dt / hand", f"{linear_ratio:.2f}", "<= 1.15",
               linear_ratio <= 1.15)
+        uneven_ratio = uneven_best / even_best
+        check("width split unevenly / evenly (tp=2)", f"{uneven_ratio:.2f}", "<= 1.15",
+              uneven_ratio <= 1.15)
         spread = process_bests[-1] / process_bests[0]
         check("slowest process / fastest (8 all_gathers)", f"{spread:.2f}", "<= 2",
               spread <= 2)

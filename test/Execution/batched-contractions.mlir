@@ -8,7 +8,9 @@
 // kernel); a linear layer on [batch, seq, width] activations split over dp
 // (batch and seq one row dim); a weight summed over two dims read as one;
 // rows A and C do not store as one (a loop over the outer); and heads
-// stored next to the batch (one batch dim of 8). Against
+// stored next to the batch (one batch dim of 8); and a linear layer whose
+// width is split unevenly over tp (both operands' padding zeroed, and the
+// padding of the activations is -inf). Against
 // upstream mlir-runner's loops, the single-device reference on threads,
 // MPI and the emulated GPU.
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
@@ -20,11 +22,11 @@
 // RUN: dt-compile --target=cuda --emulate-gpu %s -o %t.emu.so
 // RUN: dt-run %t.emu.so --seed 0 --verify | FileCheck %s --check-prefix=VERIFY
 // VERIFY: verify: PASS
-// All seven are calls in both programs.
+// All eight are calls in both programs.
 // RUN: dt-compile %s -o /dev/null -mlir-pass-statistics 2>&1 | FileCheck %s --check-prefix=STATS
-// STATS: 7 dt-convert-matmul-to-blas blas-calls
+// STATS: 8 dt-convert-matmul-to-blas blas-calls
 // STATS: single-device program
-// STATS: 7 dt-convert-matmul-to-blas blas-calls
+// STATS: 8 dt-convert-matmul-to-blas blas-calls
 dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
 func.func @main(%q: tensor<2x8x6x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(2)]>},
                 %k: tensor<2x8x6x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(2)]>},
@@ -34,12 +36,15 @@ func.func @main(%q: tensor<2x8x6x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)
                 %w: tensor<8x5xf32>, %u: tensor<5x4x4xf32>, %g: tensor<4x4x7xf32>,
                 %p: tensor<3x8x5xf32>, %r: tensor<8x6xf32>,
                 %hq: tensor<2x4x5x3xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(1)]>},
-                %hk: tensor<2x4x6x3xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(1)]>})
+                %hk: tensor<2x4x6x3xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(1)]>},
+                %x8: tensor<4x6x63xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(2)]>},
+                %w8: tensor<63x5xf32> {dt.sharding = #dt.sharding<@mesh, [R, S(0)]>})
     -> (tensor<2x6x8x8xf32>,
         tensor<2x8x6x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(2)]>},
         tensor<4x5x2x3x7xf32>,
         tensor<4x6x5xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), R]>},
-        tensor<5x7xf32>, tensor<3x5x6xf32>, tensor<2x4x5x6xf32>) {
+        tensor<5x7xf32>, tensor<3x5x6xf32>, tensor<2x4x5x6xf32>,
+        tensor<4x6x5xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), R]>}) {
   %zero = arith.constant 0.0 : f32
   // s[b, h, i, j] = q[b, i, h, :] . k[b, j, h, :]
   %es = tensor.empty() : tensor<2x6x8x8xf32>
@@ -109,6 +114,23 @@ func.func @main(%q: tensor<2x8x6x4xf32> {dt.sharding = #dt.sharding<@mesh, [S(0)
       %t = arith.addf %acc, %m : f32
       linalg.yield %t : f32
   } -> tensor<2x4x5x6xf32>
-  return %s, %o, %c, %y, %z, %q2, %h : tensor<2x6x8x8xf32>, tensor<2x8x6x4xf32>, tensor<4x5x2x3x7xf32>,
-      tensor<4x6x5xf32>, tensor<5x7xf32>, tensor<3x5x6xf32>, tensor<2x4x5x6xf32>
+  // y8[b, s, n] = log(x8[b, s, :]^2) . w8[:, n], the width (63) split over tp
+  // in pieces of 32 and 31: the padded column of the log is -inf
+  %el = tensor.empty() : tensor<4x6x63xf32>
+  %l = linalg.generic {indexing_maps = [affine_map<(b, s, k) -> (b, s, k)>, affine_map<(b, s, k) -> (b, s, k)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x8 : tensor<4x6x63xf32>) outs(%el : tensor<4x6x63xf32>) {
+    ^bb0(%e: f32, %acc: f32):
+      %sq = arith.mulf %e, %e : f32
+      %lg = math.log %sq : f32
+      linalg.yield %lg : f32
+  } -> tensor<4x6x63xf32>
+  %y8 = linalg.generic {indexing_maps = [affine_map<(b, s, n, k) -> (b, s, k)>, affine_map<(b, s, n, k) -> (k, n)>, affine_map<(b, s, n, k) -> (b, s, n)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%l, %w8 : tensor<4x6x63xf32>, tensor<63x5xf32>) outs(%zy : tensor<4x6x5xf32>) {
+    ^bb0(%e: f32, %f: f32, %acc: f32):
+      %m = arith.mulf %e, %f : f32
+      %t = arith.addf %acc, %m : f32
+      linalg.yield %t : f32
+  } -> tensor<4x6x5xf32>
+  return %s, %o, %c, %y, %z, %q2, %h, %y8 : tensor<2x6x8x8xf32>, tensor<2x8x6x4xf32>, tensor<4x5x2x3x7xf32>,
+      tensor<4x6x5xf32>, tensor<5x7xf32>, tensor<3x5x6xf32>, tensor<2x4x5x6xf32>, tensor<4x6x5xf32>
 }

@@ -174,6 +174,62 @@ func.func @uneven_nested(%x: tensor<6x3xf32, #dt.sharding<@mesh, [S(0), S(0)]>>)
 
 // -----
 
+// A contraction over an unevenly split dim (10 over 4: pieces of 3, 3, 3, 1
+// padded to 3) zeroes the padding of both operands and keeps its body, so it
+// can still become a library call; a sum of products over a dim that only
+// one input runs over (a padded 0 times a finite v) skips the padded
+// iterations in the body instead.
+dt.mesh @mesh = <["tp" = 4]>
+// CHECK-LABEL: func.func @uneven_contraction
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>, %[[W:.*]]: tensor<3x3xf32>, %[[V:.*]]: tensor<2xf32>)
+// CHECK: %[[VALID:.*]] = arith.minsi
+// CHECK: %[[XZ:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x3xf32>)
+// CHECK: %[[K:.*]] = linalg.index 1
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[K]], %[[VALID]]
+// CHECK: arith.select %[[IN]], %{{.*}}, %cst
+// CHECK: %[[WZ:.*]] = linalg.generic {{.*}} ins(%[[W]] : tensor<3x3xf32>)
+// CHECK: %[[K2:.*]] = linalg.index 0
+// CHECK: arith.cmpi ult, %[[K2]], %[[VALID]]
+// CHECK: linalg.generic {{.*}} ins(%[[XZ]], %[[WZ]] : tensor<2x3xf32>, tensor<3x3xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: linalg.yield
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %[[V]] : tensor<2x3xf32>, tensor<2xf32>)
+// CHECK: %[[SUM:.*]] = arith.addf
+// CHECK: arith.cmpi ult
+// CHECK: arith.select %{{.*}}, %[[SUM]], %out
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#s = affine_map<(m, k) -> (m)>
+#x2 = affine_map<(m, k) -> (m, k)>
+func.func @uneven_contraction(%x: tensor<2x10xf32, #dt.sharding<@mesh, [S(1)]>>, %w: tensor<10x3xf32, #dt.sharding<@mesh, [S(0)]>>, %v: tensor<2xf32, #dt.sharding<@mesh, [R]>>)
+    -> (tensor<2x3xf32, #dt.sharding<@mesh, [P(sum)]>>, tensor<2xf32, #dt.sharding<@mesh, [P(sum)]>>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3xf32, #dt.sharding<@mesh, [P(sum)]>>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3xf32, #dt.sharding<@mesh, [P(sum)]>>) -> tensor<2x3xf32, #dt.sharding<@mesh, [P(sum)]>>
+  %y = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<2x10xf32, #dt.sharding<@mesh, [S(1)]>>, tensor<10x3xf32, #dt.sharding<@mesh, [S(0)]>>) outs(%z : tensor<2x3xf32, #dt.sharding<@mesh, [P(sum)]>>) {
+    ^bb0(%l: f32, %r: f32, %acc: f32):
+      %p = arith.mulf %l, %r : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+  } -> tensor<2x3xf32, #dt.sharding<@mesh, [P(sum)]>>
+  %e1 = tensor.empty() : tensor<2xf32, #dt.sharding<@mesh, [P(sum)]>>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2xf32, #dt.sharding<@mesh, [P(sum)]>>) -> tensor<2xf32, #dt.sharding<@mesh, [P(sum)]>>
+  %u = linalg.generic {indexing_maps = [#x2, #s, #s], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %v : tensor<2x10xf32, #dt.sharding<@mesh, [S(1)]>>, tensor<2xf32, #dt.sharding<@mesh, [R]>>) outs(%z1 : tensor<2xf32, #dt.sharding<@mesh, [P(sum)]>>) {
+    ^bb0(%l: f32, %r: f32, %acc: f32):
+      %p = arith.mulf %l, %r : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+  } -> tensor<2xf32, #dt.sharding<@mesh, [P(sum)]>>
+  return %y, %u : tensor<2x3xf32, #dt.sharding<@mesh, [P(sum)]>>, tensor<2xf32, #dt.sharding<@mesh, [P(sum)]>>
+}
+
+// -----
+
 // An all_to_all between two uneven dims: 6 rows (2, 2, 2, 0) become 10
 // columns (3, 3, 3, 1); the rows are packed to 6 and sliced.
 dt.mesh @mesh = <["tp" = 4]>

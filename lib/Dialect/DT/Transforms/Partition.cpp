@@ -295,6 +295,25 @@ static Value zeroPadding(OpBuilder &b, Location loc, Value value, int64_t dim,
   return generic.getResult(0);
 }
 
+/// Whether zeroing the padding of `op`'s operands along the `uneven` loops
+/// makes the padded iterations add nothing: `op` is a multiply-accumulate
+/// contraction and every input runs over each such loop, so each padded
+/// product has a zero factor and no factor that is not zeroed (0 * inf).
+static bool zeroesAddNothing(linalg::LinalgOp op,
+                             const llvm::MapVector<int64_t, Value> &uneven) {
+  if (!linalg::isaContractionOpInterface(op))
+    return false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    if (!isa<FloatType, IntegerType>(getElementTypeOrSelf(input->get())))
+      return false;
+    AffineMap map = op.getMatchingIndexingMap(input);
+    for (auto &entry : uneven)
+      if (!map.isFunctionOfDim(entry.first))
+        return false;
+  }
+  return true;
+}
+
 LogicalResult FunctionPartitioner::maskUnevenReductions(linalg::LinalgOp op) {
   // The reduction loops that run over an unevenly split tensor dim.
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -325,9 +344,10 @@ LogicalResult FunctionPartitioner::maskUnevenReductions(linalg::LinalgOp op) {
     valid[loop] =
         unevenPiece(b, loc, axesExtent.first, axesExtent.second).second;
 
-  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(*op)) {
+  if (zeroesAddNothing(op, valid)) {
     // out += a * b: zero both operands' padding (it may hold NaNs), and the
-    // padded products add nothing.
+    // padded products add nothing. The op stays a contraction, so it can
+    // still become a library call.
     for (OpOperand *input : op.getDpsInputOperands()) {
       AffineMap map = maps[input->getOperandNumber()];
       for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
