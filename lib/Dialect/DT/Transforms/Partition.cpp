@@ -21,6 +21,7 @@
 #include "dt/Dialect/DT/IR/DTInterfaces.h"
 #include "dt/Dialect/DT/IR/DTOps.h"
 #include "dt/Dialect/DT/Transforms/Passes.h"
+#include "dt/Dialect/DT/Transforms/ShardingCost.h"
 #include "dt/Sharding/ShardLayout.h"
 #include "dt/Support/Statistic.h"
 
@@ -296,19 +297,21 @@ static Value zeroPadding(OpBuilder &b, Location loc, Value value, int64_t dim,
 }
 
 /// Whether zeroing the padding of `op`'s operands along the `uneven` loops
-/// makes the padded iterations add nothing: `op` is a multiply-accumulate
-/// contraction and every input runs over each such loop, so each padded
-/// product has a zero factor and no factor that is not zeroed (0 * inf).
+/// makes the padded iterations add nothing: `op` multiplies its two inputs
+/// and accumulates (a contraction, a convolution, an adjoint), and each
+/// input reads each such loop as a dim of its own, so each padded product
+/// has two zero factors (and none that is not zeroed: 0 * inf).
 static bool zeroesAddNothing(linalg::LinalgOp op,
                              const llvm::MapVector<int64_t, Value> &uneven) {
-  if (!linalg::isaContractionOpInterface(op))
+  if (!isMultiplyAccumulate(op))
     return false;
   for (OpOperand *input : op.getDpsInputOperands()) {
     if (!isa<FloatType, IntegerType>(getElementTypeOrSelf(input->get())))
       return false;
     AffineMap map = op.getMatchingIndexingMap(input);
     for (auto &entry : uneven)
-      if (!map.isFunctionOfDim(entry.first))
+      if (!map.getResultPosition(
+              getAffineDimExpr(entry.first, op->getContext())))
         return false;
   }
   return true;
@@ -346,8 +349,8 @@ LogicalResult FunctionPartitioner::maskUnevenReductions(linalg::LinalgOp op) {
 
   if (zeroesAddNothing(op, valid)) {
     // out += a * b: zero both operands' padding (it may hold NaNs), and the
-    // padded products add nothing. The op stays a contraction, so it can
-    // still become a library call.
+    // padded products add nothing. The op keeps its body, so it can still
+    // become a library call.
     for (OpOperand *input : op.getDpsInputOperands()) {
       AffineMap map = maps[input->getOperandNumber()];
       for (auto [dim, expr] : llvm::enumerate(map.getResults())) {

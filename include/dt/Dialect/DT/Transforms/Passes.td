@@ -357,8 +357,9 @@ def PartitionPass : Pass<"dt-partition", "ModuleOp"> {
 
     Uneven shards (torch.chunk, one split level per mesh axis) are padded to
     the chunk size: a reduction over an unevenly split dim skips the padded
-    iterations (a contraction's operands get their padding zeroed instead,
-    so it can still become a library call); collectives of uneven dims
+    iterations (a multiply-accumulate's inputs, a contraction's or a
+    convolution's, get their padding zeroed instead, so it can still
+    become a library call); collectives of uneven dims
     carry their layout (`extent`, `outer_axes`) so the runtime finds each
     piece, and packed results are sliced back.
 
