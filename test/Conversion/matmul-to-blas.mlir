@@ -14,12 +14,16 @@
 // EXPLAIN: remark: linalg.generic: a library call batched over loop d0 (8), in loops over d2 (6)
 // EXPLAIN: remark: linalg.matmul stays loops: operand #0 has no strided layout
 // EXPLAIN: remark: linalg.matmul stays loops: its element types (i32 by i32 into i32) are none the library has (f32, f64, f16 or bf16, or f16 or bf16 into f32)
-// EXPLAIN: remark: linalg.matvec stays loops: 1 row, 0 column and 1 summed dims, where the library needs one of each
+// EXPLAIN: remark: linalg.dot stays loops: 0 row, 0 column and 1 summed dims, where the library needs a row or a column, and a summed dim
 // EXPLAIN: remark: linalg.generic stays loops: 2 summed dims that A and B do not both store as one
+// EXPLAIN: remark: linalg.generic: a library call batched over loop d1 (3), in loops over d0 (2)
 // EXPLAIN: remark: linalg.generic: a library call in loops over d0 (2)
 // EXPLAIN-NOT: remark
 // GPU-EXPLAIN: remark: linalg.generic stays loops: operand #1's matrices have neither contiguous rows nor columns, which cuBLASLt cannot read
 // GPU-EXPLAIN: remark: linalg.generic stays loops: operand #0's matrices have neither contiguous rows nor columns, which cuBLASLt cannot read
+// GPU-EXPLAIN: remark: linalg.matvec stays loops: 1 row, 0 column and 1 summed dims, where the library needs one of each
+// GPU-EXPLAIN: remark: linalg.generic stays loops: 0 row, 1 column and 1 summed dims, where the library needs one of each
+// GPU-EXPLAIN: remark: linalg.generic stays loops: 0 row, 1 column and 1 summed dims, where the library needs one of each
 
 #id = affine_map<(i, j) -> (i, j)>
 #col = affine_map<(i, j) -> (j)>
@@ -528,25 +532,84 @@ func.func @bf16_bias_relu(%x: memref<4x8xbf16>, %w: memref<8x16xbf16>, %b: memre
 
 // -----
 
-// Contractions the library does not take: integers, a matrix-vector
-// product, two summed dims A does not store as one (explained above; not
-// rewritten).
+// Contractions the library does not take: integers, a dot product (no row
+// and no column), two summed dims A does not store as one (explained
+// above; not rewritten).
 // CHECK-LABEL: func.func @stays_loops
 // CHECK-NOT: call
 // CHECK: linalg.matmul
-// CHECK: linalg.matvec
+// CHECK: linalg.dot
 // CHECK: linalg.generic
 func.func @stays_loops(%a: memref<4x8xi32>, %b: memref<8x4xi32>, %c: memref<4x4xi32>,
-                       %m: memref<4x8xf32>, %v: memref<8xf32>, %y: memref<4xf32>,
+                       %v: memref<8xf32>, %d: memref<f32>,
                        %x: memref<2x4x3xf32>, %w: memref<3x2x5xf32>, %z: memref<4x5xf32>) {
   linalg.matmul ins(%a, %b : memref<4x8xi32>, memref<8x4xi32>) outs(%c : memref<4x4xi32>)
-  linalg.matvec ins(%m, %v : memref<4x8xf32>, memref<8xf32>) outs(%y : memref<4xf32>)
+  linalg.dot ins(%v, %v : memref<8xf32>, memref<8xf32>) outs(%d : memref<f32>)
   linalg.generic {indexing_maps = [affine_map<(m, n, k1, k2) -> (k1, m, k2)>, affine_map<(m, n, k1, k2) -> (k2, k1, n)>, affine_map<(m, n, k1, k2) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
       ins(%x, %w : memref<2x4x3xf32>, memref<3x2x5xf32>) outs(%z : memref<4x5xf32>) {
   ^bb0(%p: f32, %q: f32, %acc: f32):
     %r = arith.mulf %p, %q : f32
     %s = arith.addf %acc, %r : f32
     linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Products with no row or no column: on the CPU, gemv (the runtime's
+// matmul with one column or one row). The vector is a view with a dim of
+// one element, stride 1: x as [8, 1], y as [4, 1]; a vecmat's vector, a
+// column of %m (stride 8), as [1, 4]; decode-time attention's scores, one
+// query a head (q [b, h, d], k [b, j, h, d]), batched over the heads in a
+// loop over the batch. cuBLASLt has no gemv: on the GPU each stays loops.
+// CHECK-LABEL: func.func @vectors
+// CHECK-SAME: (%[[M:.*]]: memref<4x8xf32>, %[[V:.*]]: memref<8xf32>, %[[Y:.*]]: memref<4xf32>
+// CHECK-NOT: linalg.matvec
+// CHECK: %[[VB:.*]], %[[VO:.*]], %{{.*}}, %{{.*}} = memref.extract_strided_metadata %[[V]]
+// CHECK: %[[YB:.*]], %[[YO:.*]], %{{.*}}, %{{.*}} = memref.extract_strided_metadata %[[Y]]
+// CHECK: %[[VV:.*]] = memref.reinterpret_cast %[[VB]] to offset: [%[[VO]]], sizes: [8, 1], strides: [1, 1]
+// CHECK: %[[YV:.*]] = memref.reinterpret_cast %[[YB]] to offset: [%[[YO]]], sizes: [4, 1], strides: [1, 1]
+// CHECK: %[[CM:.*]] = memref.cast %[[M]]
+// CHECK: %[[CV:.*]] = memref.cast %[[VV]]
+// CHECK: %[[CY:.*]] = memref.cast %[[YV]]
+// CHECK: call @dt_rt_matmul_f32(%[[CM]], %[[CV]], %[[CY]])
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [1, 4], strides: [1, 8]
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [1, 6], strides: [1, 1]
+// CHECK: memref.transpose
+// CHECK: call @dt_rt_matmul_into_f32(
+// CHECK: scf.for
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [3, 1, 5], strides: [5, 1, 1]
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [3, 5, 7], strides: [5, 1, 15]
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [3, 1, 7], strides: [7, 1, 1]
+// CHECK: call @dt_rt_batch_matmul_f32(
+// GPU-LABEL: func.func @vectors
+// GPU-NOT: call
+// GPU: linalg.matvec
+// GPU: linalg.generic
+// GPU: linalg.generic
+// GPU-NOT: call
+// GPU: return
+func.func @vectors(%m: memref<4x8xf32>, %v: memref<8xf32>, %y: memref<4xf32>,
+                   %t: memref<6x4xf32>, %u: memref<6xf32>,
+                   %q: memref<2x3x5xf32>, %k: memref<2x7x3x5xf32>, %s: memref<2x3x7xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.matvec ins(%m, %v : memref<4x8xf32>, memref<8xf32>) outs(%y : memref<4xf32>)
+  %col = memref.subview %m[0, 2] [4, 1] [1, 1] : memref<4x8xf32> to memref<4xf32, strided<[8], offset: 2>>
+  linalg.fill ins(%zero : f32) outs(%u : memref<6xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (k)>, affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>], iterator_types = ["parallel", "reduction"]}
+      ins(%col, %t : memref<4xf32, strided<[8], offset: 2>>, memref<6x4xf32>) outs(%u : memref<6xf32>) {
+  ^bb0(%p: f32, %r: f32, %acc: f32):
+    %x = arith.mulf %p, %r : f32
+    %z = arith.addf %acc, %x : f32
+    linalg.yield %z : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(b, h, j, d) -> (b, h, d)>, affine_map<(b, h, j, d) -> (b, j, h, d)>, affine_map<(b, h, j, d) -> (b, h, j)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x3x5xf32>, memref<2x7x3x5xf32>) outs(%s : memref<2x3x7xf32>) {
+  ^bb0(%p: f32, %r: f32, %acc: f32):
+    %x = arith.mulf %p, %r : f32
+    %z = arith.addf %acc, %x : f32
+    linalg.yield %z : f32
   }
   return
 }

@@ -24,8 +24,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <thread>
+#include <type_traits>
 #include <unistd.h>
 
 #define DT_STR_(x) #x
@@ -1146,4 +1148,95 @@ TEST(HalfMatmul, DoesNotRoundTheAccumulatorAtEveryStep) {
       mc(c.data(), {1, 1}, {1, 1});
   dt_rt_matmul_bf16(2, ma.ref, 2, mb.ref, 2, mc.ref);
   EXPECT_EQ(bf16ToFloat(c[0]), 300.0f);
+}
+
+// A product of one row or one column is a gemv (runtime/lib/Blas.cpp). The
+// operands are quarters of small integers, so every sum is exact: the
+// result must equal the exact product, in f32 and f64, in every layout of
+// A, B and C (the vector as the compiler passes it, a dim of one element
+// with stride 1, read in place), batched or not, accumulated into C or
+// overwriting it (C holding NaNs, which must not survive beta = 0).
+template <typename T> void checkVectorProducts() {
+  std::mt19937 rng(29);
+  auto quarter = [&] { return T(int(rng() % 33) / 4.0 - 4.0); };
+  const int64_t batches = 2, k = 37;
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{5, 1}, {1, 7}, {1, 1}})
+    for (bool batched : {false, true}) {
+      // Beside layoutsOf's, a vector with its elements 3 apart, the dim of
+      // one element given stride 1.
+      auto layouts = [](int64_t rows, int64_t cols) {
+        std::vector<Layout2D> all = layoutsOf(rows, cols);
+        all.push_back({"vector, stride 3", rows == 1 ? 1 : 3, rows == 1 ? 3 : 1,
+                       3 * rows * cols});
+        return all;
+      };
+      for (const Layout2D &la : layouts(m, k))
+        for (const Layout2D &lb : layouts(k, n))
+          for (const Layout2D &lc : layouts(m, n))
+            for (bool into : {false, true}) {
+              int64_t nb = batched ? batches : 1;
+              std::vector<T> a(nb * la.batchStride), b(nb * lb.batchStride),
+                  c(nb * lc.batchStride);
+              for (auto *v : {&a, &b, &c})
+                for (T &x : *v)
+                  x = quarter();
+              if (into)
+                for (T &x : c)
+                  x = std::numeric_limits<T>::quiet_NaN();
+              std::vector<T> before = c;
+              auto shape = [&](int64_t r, int64_t q) {
+                return batched ? std::vector<int64_t>{nb, r, q}
+                               : std::vector<int64_t>{r, q};
+              };
+              auto strides = [&](const Layout2D &l) {
+                return batched ? std::vector<int64_t>{l.batchStride, l.s0, l.s1}
+                               : std::vector<int64_t>{l.s0, l.s1};
+              };
+              TestMemRef ma(a.data(), shape(m, k), strides(la)),
+                  mb(b.data(), shape(k, n), strides(lb)),
+                  mc(c.data(), shape(m, n), strides(lc));
+              int64_t r = ma.rank;
+              if constexpr (std::is_same_v<T, float>) {
+                if (into)
+                  (batched ? dt_rt_batch_matmul_into_f32
+                           : dt_rt_matmul_into_f32)(r, ma.ref, r, mb.ref, r,
+                                                    mc.ref, r, mc.ref, 0);
+                else
+                  (batched ? dt_rt_batch_matmul_f32
+                           : dt_rt_matmul_f32)(r, ma.ref, r, mb.ref, r, mc.ref);
+              } else {
+                if (into)
+                  (batched ? dt_rt_batch_matmul_into_f64
+                           : dt_rt_matmul_into_f64)(r, ma.ref, r, mb.ref, r,
+                                                    mc.ref, r, mc.ref, 0);
+                else
+                  (batched ? dt_rt_batch_matmul_f64
+                           : dt_rt_matmul_f64)(r, ma.ref, r, mb.ref, r, mc.ref);
+              }
+              for (int64_t i = 0; i < nb; ++i)
+                for (int64_t row = 0; row < m; ++row)
+                  for (int64_t q = 0; q < n; ++q) {
+                    int64_t at = i * lc.batchStride + row * lc.s0 + q * lc.s1;
+                    T exact = into ? T(0) : before[at];
+                    for (int64_t j = 0; j < k; ++j)
+                      exact += a[i * la.batchStride + row * la.s0 + j * la.s1] *
+                               b[i * lb.batchStride + j * lb.s0 + q * lb.s1];
+                    ASSERT_EQ(c[at], exact)
+                        << m << "x" << n << (into ? " into" : "")
+                        << (batched ? " batched" : "") << " A " << la.name
+                        << ", B " << lb.name << ", C " << lc.name << " at ("
+                        << i << ", " << row << ", " << q << ")";
+                    c[at] = before[at];
+                  }
+              // Nothing outside C's view is written (bits compared: NaNs).
+              ASSERT_EQ(
+                  std::memcmp(c.data(), before.data(), c.size() * sizeof(T)), 0)
+                  << "C " << lc.name;
+            }
+    }
+}
+
+TEST(Matmul, OneRowOrOneColumnIsComputedInEveryLayout) {
+  checkVectorProducts<float>();
+  checkVectorProducts<double>();
 }

@@ -343,11 +343,16 @@ def ConvertMatmulToBlasPass : Pass<"dt-convert-matmul-to-blas", "ModuleOp"> {
     likewise, become `scf.for` loops around the call, batched over the
     longest batch dim, each operand viewed at one point of the loops.
     Summed dims the operands do not store as one leave the contraction as
-    loops.
+    loops. On the CPU, a product with no row or no column (`linalg.matvec`,
+    `vecmat`, a generic: decode-time attention's scores, one query a head)
+    passes its vector as a matrix of one column or row, a view with a dim
+    of one element, and the runtime calls gemv for it (gemm would pack the
+    matrix first). cuBLASLt has no gemv: on the GPU these stay loops.
 
     With `explain` (`dt-compile --explain`), a remark at each contraction
-    that stays loops says why (`remark: linalg.matvec stays loops: 1 row,
-    0 column and 1 summed dims, where the library needs one of each`;
+    that stays loops says why (`remark: linalg.dot stays loops: 0 row, 0
+    column and 1 summed dims, where the library needs a row or a column,
+    and a summed dim`;
     summed dims not stored as one; its element types; on the GPU a matrix
     cuBLASLt cannot read), and one at each contraction that becomes calls
     in loops names its loops (`remark: linalg.generic: a library call

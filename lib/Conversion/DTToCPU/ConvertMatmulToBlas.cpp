@@ -61,10 +61,13 @@ enum EpilogueBits : int32_t { kBias = 1, kRelu = 2 };
 /// every operand having them stores as one (a linear layer on [batch, seq,
 /// width] activations: m is batch and seq); so may b. Batch, row or column
 /// loops the operands do not store as one are loops around the call
-/// (attention's batch and heads in q[b, i, h, d]).
+/// (attention's batch and heads in q[b, i, h, d]). On the CPU, m or n may
+/// be no loop at all (a matvec, a vecmat): a dim of one element that no
+/// operand stores, which the views add.
 struct Gemm {
   /// One of the library's dims of an operand: the operand's stored dims
   /// read as one, outermost first; the last one's stride is the dim's.
+  /// None: a dim of one element the operand does not store.
   using Dim = SmallVector<unsigned, 2>;
   /// The op's loops that are b (none: not batched): one, or several every
   /// operand stores as one.
@@ -81,10 +84,10 @@ struct Gemm {
 
   /// Whether the library reads operand `x` through a view of its own:
   /// where loops fix some of its dims, or a dim of the library's is
-  /// several of its dims.
+  /// several of its dims or none.
   bool viewed(unsigned x) const {
     return !outerDims[x].empty() ||
-           llvm::any_of(dims[x], [](const Dim &d) { return d.size() > 1; });
+           llvm::any_of(dims[x], [](const Dim &d) { return d.size() != 1; });
   }
   bool batched() const { return !batchLoops.empty(); }
   /// The stored dims of an operand not `viewed`, in the library's order.
@@ -112,10 +115,12 @@ LogicalResult stridesOf(Type type, SmallVectorImpl<int64_t> &strides) {
 /// tensors or buffers: linalg.matmul, batch_matmul, or any contraction (a
 /// generic multiply-accumulate) with a row, a column and a summed dim or
 /// several read as one, and any number of batch dims that every operand
-/// has, whatever the order of its dims. Where it is a contraction but no
-/// such matmul, `whyNot` says why.
+/// has, whatever the order of its dims; with `vectors`, also one with no
+/// row or no column (linalg.matvec, vecmat: the library's gemv). Where it
+/// is a contraction but no such matmul, `whyNot` says why.
 std::optional<Gemm> matchGemmDims(linalg::LinalgOp op,
-                                  std::string *whyNot = nullptr) {
+                                  std::string *whyNot = nullptr,
+                                  bool vectors = false) {
   auto fail = [&](const Twine &why) -> std::optional<Gemm> {
     if (whyNot)
       *whyNot = why.str();
@@ -128,10 +133,14 @@ std::optional<Gemm> matchGemmDims(linalg::LinalgOp op,
       linalg::inferContractionDims(op);
   if (failed(roles))
     return std::nullopt;
-  if (roles->m.empty() || roles->n.empty() || roles->k.empty())
-    return fail(Twine(roles->m.size()) + " row, " + Twine(roles->n.size()) +
-                " column and " + Twine(roles->k.size()) +
-                " summed dims, where the library needs one of each");
+  bool rowsAndColumns = vectors ? !roles->m.empty() || !roles->n.empty()
+                                : !roles->m.empty() && !roles->n.empty();
+  if (!rowsAndColumns || roles->k.empty())
+    return fail(
+        Twine(roles->m.size()) + " row, " + Twine(roles->n.size()) +
+        " column and " + Twine(roles->k.size()) +
+        " summed dims, where the library needs " +
+        (vectors ? "a row or a column, and a summed dim" : "one of each"));
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   std::array<SmallVector<int64_t>, 3> strides;
@@ -246,10 +255,11 @@ std::optional<Gemm> matchGemmDims(linalg::LinalgOp op,
 }
 
 /// matchGemmDims on buffers: a contraction the library reads.
-std::optional<Gemm> matchGemm(linalg::LinalgOp op, std::string &whyNot) {
+std::optional<Gemm> matchGemm(linalg::LinalgOp op, std::string &whyNot,
+                              bool vectors) {
   if (!llvm::all_of(op->getOperandTypes(), llvm::IsaPred<MemRefType>))
     return std::nullopt;
-  return matchGemmDims(op, &whyNot);
+  return matchGemmDims(op, &whyNot, vectors);
 }
 
 /// Whether the library has the element types of `op`, a matched gemm: one
@@ -465,6 +475,16 @@ Value viewOf(OpBuilder &b, Location loc, memref::ExtractStridedMetadataOp meta,
   SmallVector<OpFoldResult> sizes, viewStrides;
   SmallVector<int64_t> shape, layout;
   for (const Gemm::Dim &dim : gemm.dims[x]) {
+    if (dim.empty()) {
+      // A dim of one element the operand does not store (a matvec's
+      // vector as a matrix of one column): any stride; 1 lets the runtime
+      // read the vector in place whichever way it takes the matrix.
+      sizes.push_back(b.getIndexAttr(1));
+      viewStrides.push_back(b.getIndexAttr(1));
+      shape.push_back(1);
+      layout.push_back(1);
+      continue;
+    }
     // Several dims merge only where their extents are static.
     int64_t size = 1;
     for (unsigned stored : dim)
@@ -542,7 +562,8 @@ struct ConvertMatmulToBlasPass
       if (!op.hasPureBufferSemantics())
         return;
       std::string whyNot;
-      if (std::optional<Gemm> gemm = matchGemm(op, whyNot)) {
+      // cuBLASLt has no gemv: a matvec stays a generated kernel there.
+      if (std::optional<Gemm> gemm = matchGemm(op, whyNot, !gpu)) {
         whyNot = whyNotLibrary(op, *gemm, gpu);
         if (whyNot.empty()) {
           candidates.emplace_back(op, *gemm);
