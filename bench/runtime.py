@@ -651,6 +651,9 @@ def main():
             failures.append(name)
         print(f"  {name:<42} {value:>10}   target {target:<10} {status}")
 
+    def at_most(name, ratio, target):
+        check(name, f"{ratio:.2f}", f"<= {target}", ratio <= target)
+
     with tempfile.TemporaryDirectory() as tmp:
         print(f"MLP {M}x{K} -> {H} -> {K} (f32, 4.3 GFLOP per call), {args.repeat} calls "
               f"each, {ROUNDS} turns (each keeps its lowest mean and best call)")
@@ -832,27 +835,27 @@ def main():
                   f"{transpose_best*1e6:.1f} us, copy min {tensor_copy_best*1e6:.1f} us")
             transpose_ratios.append((name, transpose_best / tensor_copy_best, target))
 
-        backward_so = compile_program(tools, tmp, "backward", backward())
-        backward_best, backward_hand = against_baseline(tools, backward_so, baseline,
-                                                        ("backward", *BACKWARD), args.repeat)
-        print(f"a linear layer's gradients through transposes ({'x'.join(map(str, BACKWARD))}), "
-              f"1 rank: dt min {backward_best*1e3:.2f} ms, hand-written sgemm with trans flags "
-              f"min {backward_hand*1e3:.2f} ms")
+        def versus_hand(name, source, words, what, hand):
+            """Program `source` against dt-bench-baseline `words`, each's best
+            call printed: `what` dt computes, `hand` the baseline."""
+            so = compile_program(tools, tmp, name, source)
+            best, hand_best = against_baseline(tools, so, baseline, words, args.repeat)
+            print(f"{what}, 1 rank: dt min {best*1e3:.2f} ms, {hand} min {hand_best*1e3:.2f} ms")
+            return best, hand_best
 
-        attention_so = compile_program(tools, tmp, "attention", attention())
-        attention_best, attention_hand = against_baseline(
-            tools, attention_so, baseline, ("attention", *ATTENTION), args.repeat)
-        print(f"attention's two products ({'x'.join(map(str, ATTENTION))}, heads a dim of "
-              f"their own), 1 rank: dt min {attention_best*1e3:.2f} ms, hand-written sgemm "
-              f"per head min {attention_hand*1e3:.2f} ms")
-
+        backward_best, backward_hand = versus_hand(
+            "backward", backward(), ("backward", *BACKWARD),
+            f"a linear layer's gradients through transposes ({'x'.join(map(str, BACKWARD))})",
+            "hand-written sgemm with trans flags")
+        attention_best, attention_hand = versus_hand(
+            "attention", attention(), ("attention", *ATTENTION),
+            f"attention's two products ({'x'.join(map(str, ATTENTION))}, heads a dim of "
+            "their own)", "hand-written sgemm per head")
         b, s, k, n = LINEAR
-        linear_so = compile_program(tools, tmp, "linear", linear())
-        linear_best, linear_hand = against_baseline(
-            tools, linear_so, baseline, ("gemm", b * s, k, n), args.repeat)
-        print(f"a linear layer on {b}x{s}x{k} activations by {k}x{n} (a generic keeping "
-              f"the three dims), 1 rank: dt min {linear_best*1e3:.2f} ms, one hand-written "
-              f"sgemm min {linear_hand*1e3:.2f} ms")
+        linear_best, linear_hand = versus_hand(
+            "linear", linear(), ("gemm", b * s, k, n),
+            f"a linear layer on {b}x{s}x{k} activations by {k}x{n} (a generic keeping "
+            "the three dims)", "one hand-written sgemm")
 
         # The width split over tp=2 unevenly (511: pieces of 256 and 255, the
         # second padded) and evenly (512).
@@ -863,12 +866,10 @@ def main():
               f"of {k // 2} and {k // 2 - 1}) min {uneven_best*1e3:.2f} ms, {k} wide min "
               f"{even_best*1e3:.2f} ms")
 
-        vectors_so = compile_program(tools, tmp, "vectors", vectors())
-        vectors_best, vectors_hand = against_baseline(
-            tools, vectors_so, baseline, ("gemv", *VECTORS), args.repeat)
-        print(f"a {'x'.join(map(str, VECTORS))} matrix times a vector and a vector times it, "
-              f"1 rank: dt min {vectors_best*1e3:.2f} ms, two hand-written sgemv min "
-              f"{vectors_hand*1e3:.2f} ms")
+        vectors_best, vectors_hand = versus_hand(
+            "vectors", vectors(), ("gemv", *VECTORS),
+            f"a {'x'.join(map(str, VECTORS))} matrix times a vector and a vector times it",
+            "two hand-written sgemv")
 
         gathers_so = compile_program(tools, tmp, "gathers", gathers(8, 1024),
                                      ["--combine-collectives=false"])
@@ -898,38 +899,21 @@ def main():
         check("exchange / one-axis collectives", f"{moved:.2f}", "<= 0.5", moved <= 0.5)
         for cols, ratio in row_ratios:
             check(f"rows of {cols}: dt / hand-written loop", f"{ratio:.2f}", "<= 1.5", ratio <= 1.5)
-        softmax_ratio = split_best / gathered_best
-        check("vocab softmax: split rows / gathered", f"{softmax_ratio:.2f}", "<= 0.5",
-              softmax_ratio <= 0.5)
-        sum_ratio = half_best / full_best
-        check("bf16 sums / f32 sums", f"{sum_ratio:.2f}", "<= 0.7", sum_ratio <= 0.7)
+        at_most("vocab softmax: split rows / gathered", split_best / gathered_best, 0.5)
+        at_most("bf16 sums / f32 sums", half_best / full_best, 0.7)
         conv_ratio = conv_best / conv_hand
         check("convolution: dt / hand-written im2col", f"{conv_ratio:.2f}", "<= 1.25",
               conv_ratio <= 1.25)
-        gconv_ratio = gconv_best / gconv_hand
-        check("grouped convolution: dt / hand-written", f"{gconv_ratio:.2f}", "<= 1.25",
-              gconv_ratio <= 1.25)
-        adjoint_ratio = adjoint_best / adjoint_hand
-        check("convolution's adjoint: dt / hand-written", f"{adjoint_ratio:.2f}", "<= 1.25",
-              adjoint_ratio <= 1.25)
+        at_most("grouped convolution: dt / hand-written", gconv_best / gconv_hand, 1.25)
+        at_most("convolution's adjoint: dt / hand-written", adjoint_best / adjoint_hand, 1.25)
         for name, transpose_ratio, target in transpose_ratios:
             check(f"transpose / copy, {name}", f"{transpose_ratio:.1f}", f"<= {target}",
                   transpose_ratio <= target)
-        backward_ratio = backward_best / backward_hand
-        check("gradients through transposes: dt / hand", f"{backward_ratio:.2f}", "<= 1.15",
-              backward_ratio <= 1.15)
-        attention_ratio = attention_best / attention_hand
-        check("attention's products: dt / hand", f"{attention_ratio:.2f}", "<= 1.15",
-              attention_ratio <= 1.15)
-        linear_ratio = linear_best / linear_hand
-        check("linear layer on 3-D activations: dt / hand", f"{linear_ratio:.2f}", "<= 1.15",
-              linear_ratio <= 1.15)
-        uneven_ratio = uneven_best / even_best
-        check("width split unevenly / evenly (tp=2)", f"{uneven_ratio:.2f}", "<= 1.15",
-              uneven_ratio <= 1.15)
-        vectors_ratio = vectors_best / vectors_hand
-        check("matrix times vector: dt / hand (sgemv)", f"{vectors_ratio:.2f}", "<= 1.15",
-              vectors_ratio <= 1.15)
+        at_most("gradients through transposes: dt / hand", backward_best / backward_hand, 1.15)
+        at_most("attention's products: dt / hand", attention_best / attention_hand, 1.15)
+        at_most("linear layer on 3-D activations: dt / hand", linear_best / linear_hand, 1.15)
+        at_most("width split unevenly / evenly (tp=2)", uneven_best / even_best, 1.15)
+        at_most("matrix times vector: dt / hand (sgemv)", vectors_best / vectors_hand, 1.15)
         spread = process_bests[-1] / process_bests[0]
         check("slowest process / fastest (8 all_gathers)", f"{spread:.2f}", "<= 2",
               spread <= 2)

@@ -27,7 +27,6 @@
 #include <limits>
 #include <random>
 #include <thread>
-#include <type_traits>
 #include <unistd.h>
 
 #define DT_STR_(x) #x
@@ -1030,6 +1029,10 @@ struct TestMemRef {
       ref->sizesAndStrides[rank + d] = strides[d];
     }
   }
+  TestMemRef(TestMemRef &&other) : rank(other.rank), ref(other.ref) {
+    other.ref = nullptr;
+  }
+  TestMemRef(const TestMemRef &) = delete;
   ~TestMemRef() { std::free(ref); }
   int64_t rank;
   DtMemRef *ref;
@@ -1041,6 +1044,15 @@ struct Layout2D {
   const char *name;
   int64_t s0, s1, batchStride;
 };
+
+/// A rows x cols operand in layout `l` of `data`, with a leading dim of
+/// `batches` (0: none).
+TestMemRef operandOf(void *data, const Layout2D &l, int64_t rows, int64_t cols,
+                     int64_t batches) {
+  if (batches)
+    return TestMemRef(data, {batches, rows, cols}, {l.batchStride, l.s0, l.s1});
+  return TestMemRef(data, {rows, cols}, {l.s0, l.s1});
+}
 
 /// Row-major, column-major, padded rows, and rows far apart (a slice of a
 /// wider array: the runtime packs it instead of widening the gaps).
@@ -1076,18 +1088,11 @@ TEST(HalfMatmul, RoundsTheExactProductOnceInEveryLayout) {
                 for (uint16_t &x : *v)
                   x = quarter();
               std::vector<uint16_t> before = c;
-              auto shape = [&](int64_t r, int64_t q) {
-                return batched ? std::vector<int64_t>{nb, r, q}
-                               : std::vector<int64_t>{r, q};
-              };
-              auto strides = [&](const Layout2D &l) {
-                return batched ? std::vector<int64_t>{l.batchStride, l.s0, l.s1}
-                               : std::vector<int64_t>{l.s0, l.s1};
-              };
-              TestMemRef ma(a.data(), shape(m, k), strides(la)),
-                  mb(b.data(), shape(k, n), strides(lb)),
-                  mc(c.data(), shape(m, n), strides(lc)),
-                  mbias(bias.data(), {n}, {2});
+              int64_t batchDim = batched ? nb : 0;
+              TestMemRef ma = operandOf(a.data(), la, m, k, batchDim),
+                         mb = operandOf(b.data(), lb, k, n, batchDim),
+                         mc = operandOf(c.data(), lc, m, n, batchDim),
+                         mbias(bias.data(), {n}, {2});
               int64_t ra = ma.rank;
               // -1: C += A B; else C = epilogue(A B) with the epilogue's
               // bits: the bias (every other element of `bias`) and relu.
@@ -1150,6 +1155,21 @@ TEST(HalfMatmul, DoesNotRoundTheAccumulatorAtEveryStep) {
   EXPECT_EQ(bf16ToFloat(c[0]), 300.0f);
 }
 
+/// The runtime's matmuls of element type T.
+template <typename T> struct MatmulCalls;
+template <> struct MatmulCalls<float> {
+  static constexpr auto plain = dt_rt_matmul_f32,
+                        batch = dt_rt_batch_matmul_f32,
+                        into = dt_rt_matmul_into_f32,
+                        batchInto = dt_rt_batch_matmul_into_f32;
+};
+template <> struct MatmulCalls<double> {
+  static constexpr auto plain = dt_rt_matmul_f64,
+                        batch = dt_rt_batch_matmul_f64,
+                        into = dt_rt_matmul_into_f64,
+                        batchInto = dt_rt_batch_matmul_into_f64;
+};
+
 // A product of one row or one column is a gemv (runtime/lib/Blas.cpp). The
 // operands are quarters of small integers, so every sum is exact: the
 // result must equal the exact product, in f32 and f64, in every layout of
@@ -1184,35 +1204,18 @@ template <typename T> void checkVectorProducts() {
                 for (T &x : c)
                   x = std::numeric_limits<T>::quiet_NaN();
               std::vector<T> before = c;
-              auto shape = [&](int64_t r, int64_t q) {
-                return batched ? std::vector<int64_t>{nb, r, q}
-                               : std::vector<int64_t>{r, q};
-              };
-              auto strides = [&](const Layout2D &l) {
-                return batched ? std::vector<int64_t>{l.batchStride, l.s0, l.s1}
-                               : std::vector<int64_t>{l.s0, l.s1};
-              };
-              TestMemRef ma(a.data(), shape(m, k), strides(la)),
-                  mb(b.data(), shape(k, n), strides(lb)),
-                  mc(c.data(), shape(m, n), strides(lc));
+              int64_t batchDim = batched ? nb : 0;
+              TestMemRef ma = operandOf(a.data(), la, m, k, batchDim),
+                         mb = operandOf(b.data(), lb, k, n, batchDim),
+                         mc = operandOf(c.data(), lc, m, n, batchDim);
               int64_t r = ma.rank;
-              if constexpr (std::is_same_v<T, float>) {
-                if (into)
-                  (batched ? dt_rt_batch_matmul_into_f32
-                           : dt_rt_matmul_into_f32)(r, ma.ref, r, mb.ref, r,
-                                                    mc.ref, r, mc.ref, 0);
-                else
-                  (batched ? dt_rt_batch_matmul_f32
-                           : dt_rt_matmul_f32)(r, ma.ref, r, mb.ref, r, mc.ref);
-              } else {
-                if (into)
-                  (batched ? dt_rt_batch_matmul_into_f64
-                           : dt_rt_matmul_into_f64)(r, ma.ref, r, mb.ref, r,
-                                                    mc.ref, r, mc.ref, 0);
-                else
-                  (batched ? dt_rt_batch_matmul_f64
-                           : dt_rt_matmul_f64)(r, ma.ref, r, mb.ref, r, mc.ref);
-              }
+              using Calls = MatmulCalls<T>;
+              if (into)
+                (batched ? Calls::batchInto : Calls::into)(
+                    r, ma.ref, r, mb.ref, r, mc.ref, r, mc.ref, 0);
+              else
+                (batched ? Calls::batch : Calls::plain)(r, ma.ref, r, mb.ref, r,
+                                                        mc.ref);
               for (int64_t i = 0; i < nb; ++i)
                 for (int64_t row = 0; row < m; ++row)
                   for (int64_t q = 0; q < n; ++q) {
