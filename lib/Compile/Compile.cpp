@@ -210,7 +210,7 @@ static void buildGlobalPipeline(OpPassManager &pm,
 /// The passes of the SPMD program, from dt-partition to the LLVM dialect.
 static LogicalResult buildLocalPipeline(OpPassManager &pm,
                                         const CompileOptions &options) {
-  pm.addPass(createPartitionPass());
+  pm.addPass(createPartitionPass({options.explain}));
   // A 16-bit sum's parts are added up in f32, as the single device's sum is.
   pm.addPass(createWidenPartialSumsPass(
       {options.reduceMatmulsInF32, options.explain}));

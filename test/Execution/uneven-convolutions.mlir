@@ -24,6 +24,10 @@
 // RUN: dt-opt %s -dt-shard | FileCheck %s --check-prefix=SHARD
 // SHARD-COUNT-6: arith.select
 // SHARD-NOT: arith.select
+// RUN: dt-compile %s --explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// EXPLAIN: remark: linalg.conv_2d_nhwc_hwcf sums over loop d6 (5, split unevenly over "tp"): both inputs' padding zeroed first, so it keeps its body and can be a library call
+// EXPLAIN: remark: linalg.generic sums over loop d4 (3, split unevenly over "dp"): both inputs' padding zeroed first
+// EXPLAIN: remark: linalg.generic sums over loop d6 (5, split unevenly over "tp"): both inputs' padding zeroed first
 // RUN: dt-opt %s -dt-shard | dt-opt -dt-lower-to-cpu | FileCheck %s --check-prefix=LOWERED
 // LOWERED-COUNT-3: call @dt_rt_matmul
 // LOWERED-NOT: call @dt_rt_matmul

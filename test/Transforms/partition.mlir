@@ -1,4 +1,11 @@
 // RUN: dt-opt %s -split-input-file -dt-partition -verify-diagnostics | FileCheck %s
+// With explain, each op that sums over an unevenly split dim says how its
+// padding is kept out (the file's expected errors make dt-opt fail).
+// RUN: not dt-opt %s -split-input-file -dt-partition=explain=1 -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// EXPLAIN: remark: linalg.reduce sums over loop d0 (5, split unevenly over "tp"): its body skips the padded iterations{{$}}
+// EXPLAIN: remark: linalg.reduce sums over loop d0 (6, split unevenly over "a", "b"): its body skips the padded iterations{{$}}
+// EXPLAIN: remark: linalg.generic sums over loop d2 (10, split unevenly over "tp"): both inputs' padding zeroed first, so it keeps its body and can be a library call
+// EXPLAIN: remark: linalg.generic sums over loop d1 (10, split unevenly over "tp"): its body skips the padded iterations (an input does not run over that loop: zeroing the other's padding could multiply 0 by inf), so it stays loops
 
 // Every tensor takes the shape of its shard; collectives take their local
 // form (their verifiers check the local shapes).

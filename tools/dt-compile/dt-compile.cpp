@@ -120,10 +120,11 @@ llvm::cl::opt<std::string>
 llvm::cl::opt<bool> explain(
     "explain",
     llvm::cl::desc("Say why: a remark for each op's sharding choice, each "
-                   "redistribution's plan, each convolution's (or "
-                   "adjoint's) matmul, each transpose a matmul reads "
-                   "through and each contraction left as loops (stderr), "
-                   "and the cost report (stdout)"),
+                   "redistribution's plan, each sum over an unevenly "
+                   "split dim, each convolution's (or adjoint's) matmul, "
+                   "each transpose a matmul reads through and each "
+                   "contraction left as loops (stderr), and the cost report "
+                   "(stdout)"),
     llvm::cl::init(false), llvm::cl::cat(options));
 llvm::cl::opt<bool> passStatistics(
     "mlir-pass-statistics",

@@ -48,8 +48,8 @@ namespace {
 /// Partitions one function over one mesh.
 class FunctionPartitioner {
 public:
-  FunctionPartitioner(func::FuncOp func, MeshOp mesh)
-      : func(func), mesh(mesh), shape(mesh.getShape()) {}
+  FunctionPartitioner(func::FuncOp func, MeshOp mesh, bool explain)
+      : func(func), mesh(mesh), shape(mesh.getShape()), explain(explain) {}
 
   LogicalResult run();
 
@@ -92,6 +92,8 @@ private:
   func::FuncOp func;
   MeshOp mesh;
   ArrayRef<int64_t> shape;
+  /// Whether ops summing over an unevenly split dim get a remark.
+  bool explain;
 };
 } // namespace
 
@@ -347,7 +349,32 @@ LogicalResult FunctionPartitioner::maskUnevenReductions(linalg::LinalgOp op) {
     valid[loop] =
         unevenPiece(b, loc, axesExtent.first, axesExtent.second).second;
 
-  if (zeroesAddNothing(op, valid)) {
+  bool zeroes = zeroesAddNothing(op, valid);
+  if (explain) {
+    InFlightDiagnostic remark = op.emitRemark()
+                                << op->getName() << " sums over ";
+    llvm::interleaveComma(uneven, remark, [&](auto &entry) {
+      auto &[loop, axesExtent] = entry;
+      remark << "loop d" << loop << " (" << axesExtent.second
+             << ", split unevenly over ";
+      llvm::interleaveComma(axesExtent.first, remark, [&](int64_t axis) {
+        remark << "\"" << cast<StringAttr>(mesh.getAxisNames()[axis]).getValue()
+               << "\"";
+      });
+      remark << ")";
+    });
+    if (zeroes)
+      remark << ": both inputs' padding zeroed first, so it keeps its body "
+                "and can be a library call";
+    else
+      remark << ": its body skips the padded iterations"
+             << (isMultiplyAccumulate(op)
+                     ? " (an input does not run over that loop: zeroing "
+                       "the other's padding could multiply 0 by inf), so it "
+                       "stays loops"
+                     : "");
+  }
+  if (zeroes) {
     // out += a * b: zero both operands' padding (it may hold NaNs), and the
     // padded products add nothing. The op keeps its body, so it can still
     // become a library call.
@@ -664,12 +691,14 @@ void FunctionPartitioner::dropOneRankCollectives() {
   }
 }
 
-LogicalResult mlir::dt::partitionFunction(func::FuncOp func, MeshOp mesh) {
-  return FunctionPartitioner(func, mesh).run();
+LogicalResult mlir::dt::partitionFunction(func::FuncOp func, MeshOp mesh,
+                                          bool explain) {
+  return FunctionPartitioner(func, mesh, explain).run();
 }
 
 namespace {
 struct PartitionPass : public mlir::dt::impl::PartitionPassBase<PartitionPass> {
+  using Base::Base;
   mlir::dt::Statistic numFunctions{this, "functions-partitioned",
                                    "Number of functions partitioned"};
   void runOnOperation() override {
@@ -680,7 +709,7 @@ struct PartitionPass : public mlir::dt::impl::PartitionPassBase<PartitionPass> {
       MeshOp mesh = getFunctionMesh(func, symbolTables);
       if (!mesh)
         return signalPassFailure();
-      if (failed(partitionFunction(func, mesh)))
+      if (failed(partitionFunction(func, mesh, explain)))
         return signalPassFailure();
       ++numFunctions;
     }

@@ -32,7 +32,8 @@ void buildShardPipeline(OpPassManager &pm, StringRef topologyFile = "",
                         unsigned search = kDefaultPlanSearch);
 
 /// Partitions one function over `mesh` (what dt-partition does to each).
-LogicalResult partitionFunction(func::FuncOp func, MeshOp mesh);
+LogicalResult partitionFunction(func::FuncOp func, MeshOp mesh,
+                                bool explain = false);
 
 /// Whether `type` (or its element type) is a float narrower than f64: what
 /// dt-widen-to-f64 spells in f64.

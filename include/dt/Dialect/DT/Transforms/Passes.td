@@ -361,7 +361,12 @@ def PartitionPass : Pass<"dt-partition", "ModuleOp"> {
     convolution's, get their padding zeroed instead, so it can still
     become a library call); collectives of uneven dims
     carry their layout (`extent`, `outer_axes`) so the runtime finds each
-    piece, and packed results are sliced back.
+    piece, and packed results are sliced back. With `explain`
+    (`dt-compile --explain`), a remark at each op that sums over an
+    unevenly split dim says which of the two it got (`remark:
+    linalg.generic sums over loop d1 (9, split unevenly over "tp"): both
+    inputs' padding zeroed first, so it keeps its body and can be a library
+    call`).
 
     Before:
     ```mlir
@@ -374,6 +379,11 @@ def PartitionPass : Pass<"dt-partition", "ModuleOp"> {
       %0 = math.exp %x : tensor<4x64xf32>
     ```
   }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "A remark at each op that sums over an unevenly split dim: how "
+           "its padding is kept out of the sum">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
