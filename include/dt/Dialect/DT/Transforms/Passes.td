@@ -359,9 +359,9 @@ def PartitionPass : Pass<"dt-partition", "ModuleOp"> {
     the chunk size: a reduction over an unevenly split dim skips the padded
     iterations (a multiply-accumulate's inputs, a contraction's or a
     convolution's, get their padding zeroed instead, so it can still
-    become a library call); collectives of uneven dims
-    carry their layout (`extent`, `outer_axes`) so the runtime finds each
-    piece, and packed results are sliced back. With `explain`
+    become a library call); collectives of uneven dims carry their layout
+    (`extent`, `outer_axes`) so the runtime finds each piece, and packed
+    results are sliced back. With `explain`
     (`dt-compile --explain`), a remark at each op that sums over an
     unevenly split dim says which of the two it got (`remark:
     linalg.generic sums over loop d1 (9, split unevenly over "tp"): both
