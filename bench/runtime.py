@@ -148,7 +148,7 @@ by side in one run, printing ratios against the targets.
    column or row, and the runtime's matmul calls gemv for it (gemm would
    pack the matrix first: 3-4 times gemv's time; 0.95 when added). As
    loops, before, they took 10.4 ms (matvec) and 110 ms (vecmat, reading
-   the matrix down its columns) here, the item 115 ms against 4.7 ms now.
+   the matrix down its columns) here, the item 115 ms against 4-5 ms now.
 
 5-7 and 13 compare two compilations of one program: dt-bench-pair (bench/pair.cpp)
 calls the two in alternating turns in one process on the same buffers, and

@@ -1,10 +1,9 @@
 // Products with no row or no column as gemv calls (dt-convert-matmul-to-blas
 // on the CPU: the vector a matrix of one column or one row, the runtime's
 // matmul a gemv): a matvec with the rows over tp; a vector times a matrix
-// whose columns are split over tp; the same summed over a dim split
-// unevenly over tp (10: pieces of 5, 5 on 2 ranks is even, so 9: 5 and 4,
-// both operands' padding zeroed) with the weight stored transposed
-// (t[n, k]); decode-time attention's scores, one query a head (q [b, h,
+// whose columns are split over tp; the same with the sum split over tp
+// (9 in pieces of 5 and 4: both operands' padding zeroed) and the weight
+// stored transposed (t[n, k]); decode-time attention's scores, one query a head (q [b, h,
 // d] . k [b, j, h, d]), the batch over dp and the heads over tp. Against
 // upstream mlir-runner's loops, the single-device reference on threads,
 // MPI and the emulated GPU (where they stay generated kernels). @wide: an

@@ -308,8 +308,6 @@ static bool zeroesAddNothing(linalg::LinalgOp op,
   if (!isMultiplyAccumulate(op))
     return false;
   for (OpOperand *input : op.getDpsInputOperands()) {
-    if (!isa<FloatType, IntegerType>(getElementTypeOrSelf(input->get())))
-      return false;
     AffineMap map = op.getMatchingIndexingMap(input);
     for (auto &entry : uneven)
       if (!map.getResultPosition(
