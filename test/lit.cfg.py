@@ -22,6 +22,10 @@ config.substitutions.append(("%dt_tools_dir", config.dt_tools_dir))
 config.substitutions.append(("%python", config.python_executable))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# The machine's choice of OpenBLAS kernels, where it makes one: some CPUs
+# need it (older OpenBLAS builds miscompute on them with the kernels they
+# would pick), so the tests run what a user's dt-run runs there.
+llvm_config.with_system_environment(["OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"])
 # dt-run's compile cache: the suite's own, not the user's ~/.cache/dt.
 config.environment["DT_CACHE_DIR"] = os.path.join(config.test_exec_root, "dt-cache")
 llvm_config.use_default_substitutions()

@@ -14,18 +14,36 @@
 
 #include "Context.h"
 #include "GemmParts.h"
+#include "dt/Runtime/Job.h"
 #include "dt/Runtime/Tensor.h"
 #include "dt/runtime.h"
+
+#include "absl/strings/str_cat.h"
 
 #include <cblas.h>
 
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 using namespace dt::rt;
+
+std::string dt::rt::blasKernels() {
+  // "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64": the
+  // version is its second word.
+  std::string config = openblas_get_config();
+  std::string version =
+      config.substr(0, config.find(' ', config.find(' ') + 1));
+  std::string kernels =
+      absl::StrCat(version, ", its ", openblas_get_corename(), " kernels");
+  if (const char *forced = std::getenv("OPENBLAS_CORETYPE"); forced && *forced)
+    absl::StrAppend(&kernels, " (OPENBLAS_CORETYPE=", forced, ")");
+  return kernels;
+}
 
 namespace {
 struct SetBlasThreads {

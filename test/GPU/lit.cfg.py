@@ -46,6 +46,7 @@ for n in (4, 8):
 config.substitutions.append(("%dt_run", "timeout -k 5 120 " + os.path.join(bin_dir, "dt-run")))
 config.substitutions.append(("%artifacts", artifacts))
 config.substitutions.append(("%npy", f"{sys.executable} {src_root}/scripts/npy.py"))
-for name in ("LD_LIBRARY_PATH", "PATH", "HOME", "CUDA_VISIBLE_DEVICES", "TMPDIR"):
+for name in ("LD_LIBRARY_PATH", "PATH", "HOME", "CUDA_VISIBLE_DEVICES", "TMPDIR",
+             "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
     if name in os.environ:
         config.environment[name] = os.environ[name]

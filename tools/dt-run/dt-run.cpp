@@ -659,9 +659,10 @@ void printCompute(std::vector<const ProfiledSite *> sites, double entry,
 
 /// --profile: each collective's time per call of the entry, merged over the
 /// ranks by site, in the order the first rank ran them, then the kernels
-/// and matmuls when the artifact times them. Of several calls, the first
-/// (warm-up) is left out, as the runtime left it out of the profile.
-void printProfile(const RunStats &stats, int repeat) {
+/// and matmuls when the artifact times them, and on the CPU the BLAS
+/// kernels the matmuls ran. Of several calls, the first (warm-up) is left
+/// out, as the runtime left it out of the profile.
+void printProfile(const RunStats &stats, int repeat, bool cuda) {
   int skipped = repeat > 1 ? 1 : 0;
   repeat -= skipped;
   std::vector<ProfiledSite> sites;
@@ -709,6 +710,8 @@ void printProfile(const RunStats &stats, int repeat) {
                 "compiles a .mlir so under --profile)\n");
   else
     printCompute(std::move(compute), entry, collectiveSeconds, repeat, ranks);
+  if (!cuda)
+    std::printf("profile: matmuls through %s\n", blasKernels().c_str());
 }
 
 /// Makes --output-dir (when given) ready to take the results: created if
@@ -1109,7 +1112,7 @@ int main(int argc, char **argv) {
               ranks == 1 ? "" : "s", flags.backend.c_str(), mesh.str().c_str());
   printTiming(stats, flags.backend);
   if (flags.profile)
-    printProfile(stats, flags.repeat);
+    printProfile(stats, flags.repeat, cuda);
   if (absl::Status s = writeResults(flags.outputDir, results); !s.ok())
     fail(s);
 

@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
+#include <string>
 #include <vector>
 
 namespace dt::rt {
@@ -111,6 +112,12 @@ absl::StatusOr<RunStats> runThreads(Artifact::EntryFn entry,
                                     const EntrySpec &spec,
                                     std::vector<std::vector<void *>> &buffers,
                                     const RunOptions &options);
+
+/// The BLAS that CPU matmuls run in this process, for --profile:
+/// "OpenBLAS 0.3.21, its Haswell kernels (OPENBLAS_CORETYPE=Haswell)".
+/// OpenBLAS picks its kernels for the CPU when it loads, unless
+/// OPENBLAS_CORETYPE names them; the runtime takes them as they are.
+std::string blasKernels();
 
 /// Runs the reference entry (the whole program on this thread).
 absl::Status runReference(Artifact::EntryFn entry,
