@@ -17,6 +17,9 @@
   bandwidth against a device-to-device copy).
 - bench_chain.mlir: N dependent small ops that do not fuse (a row sum, then
   the rows minus their sums), for the host cost per op.
+
+bench/torch_cpu.py takes its CPU programs from here too: mlp() and
+transformer() in f32, and cnn(), a small CNN's training step.
 """
 import argparse
 import os
@@ -277,6 +280,119 @@ def transformer(T="bf16", S=2048, D=1024, NH=16, F=4096):
             f"// S={S} tokens, D={D}, {NH} heads of {HD}, MLP width {F}.\n"
             f"func.func @main(\n    {params})\n    -> ({results}) {{")
     return head + "\n" + "\n".join(lines) + "\n}\n"
+
+
+def cnn(N=32, HW=32, C0=16, C1=64, C2=64, K=10, dp=None):
+    """A small CNN's training step, f32, NHWC: the gradients of
+    0.5 |y - t|^2 with respect to the three weights, where
+        a1 = relu(conv(x, w1)); a2 = relu(conv(a1, w2))  (3x3, no padding)
+        p = the mean of a2 over the image; y = p w3
+    The filters' gradients are generics of a convolution's shape and the
+    gradient of a1 is conv2's adjoint (each product added where the forward
+    read a1), as python-free-examples/cnn_dp_tp.mlir writes them. With
+    `dp`, x and t are split over a mesh of dp ranks by the batch (data
+    parallel: the gradients come back as partial sums over dp)."""
+    H1, H2 = HW - 2, HW - 4
+
+    def ty(*shape):
+        return "tensor<" + "x".join(str(d) for d in shape) + "xf32>"
+
+    x, t = ty(N, HW, HW, C0), ty(N, K)
+    w1, w2, w3 = ty(3, 3, C0, C1), ty(3, 3, C1, C2), ty(C2, K)
+    h1, h2, pooled = ty(N, H1, H1, C1), ty(N, H2, H2, C2), ty(N, C2)
+    per_pixel = repr(1.0 / (H2 * H2))
+    split = ", dt.sharding = #dt.sharding<@mesh, [S(0)]>" if dp else ""
+
+    def conv(result, a, w, out, init):
+        return (f"  {result} = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, "
+                f"strides = dense<1> : tensor<2xi64>}}\n"
+                f"      ins({a}, {w} : {ty_of[a]}, {ty_of[w]}) outs({init} : {out}) -> {out}")
+
+    def filter_gradient(result, a, grad, out, init):
+        return f"""  {result} = linalg.generic {{
+      indexing_maps = [affine_map<(kh, kw, c, f, n, i, j) -> (n, i + kh, j + kw, c)>,
+                       affine_map<(kh, kw, c, f, n, i, j) -> (n, i, j, f)>,
+                       affine_map<(kh, kw, c, f, n, i, j) -> (kh, kw, c, f)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                        "reduction", "reduction", "reduction"]}}
+      ins({a}, {grad} : {ty_of[a]}, {ty_of[grad]}) outs({init} : {out}) {{
+    ^bb0(%in: f32, %g: f32, %acc: f32):
+      %m = arith.mulf %in, %g : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+  }} -> {out}"""
+
+    def filled(name, out):
+        return (f"  %{name}e = tensor.empty() : {out}\n"
+                f"  %{name} = linalg.fill ins(%zero : f32) outs(%{name}e : {out}) -> {out}")
+
+    def relu_backward(result, grad, pre, out, from_pooling=False):
+        """grad where pre > 0; from the pooling, grad holds one value per
+        image and channel, spread evenly over the pixels."""
+        gmap = "(n, f)" if from_pooling else "(n, i, j, f)"
+        spread = "      %s = arith.mulf %g, %cst_pixel : f32\n" if from_pooling else ""
+        value = "%s" if from_pooling else "%g"
+        return f"""  {result} = linalg.generic {{
+      indexing_maps = [affine_map<(n, i, j, f) -> {gmap}>, affine_map<(n, i, j, f) -> (n, i, j, f)>,
+                       affine_map<(n, i, j, f) -> (n, i, j, f)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
+      ins({grad}, {pre} : {ty_of[grad]}, {out}) outs({pre} : {out}) {{
+    ^bb0(%g: f32, %pre: f32, %out: f32):
+      %positive = arith.cmpf ogt, %pre, %zero : f32
+{spread}      %r = arith.select %positive, {value}, %zero : f32
+      linalg.yield %r : f32
+  }} -> {out}"""
+
+    ty_of = {"%x": x, "%w1": w1, "%w2": w2, "%a1": h1, "%dh2": h2, "%dh1": h1, "%da1": h1, "%dp": pooled}
+    mesh = f'dt.mesh @mesh = <["dp" = {dp}]>\n\n' if dp else ""
+    return mesh + "\n".join([
+        f"// A CNN training step (bench/gen_gpu_programs.py cnn): {N} images of {HW}x{HW}x{C0},",
+        f"// 3x3 convolutions to {C1} and {C2} channels, mean pooling, {K} outputs.",
+        f'func.func @main(%x: {x} {{dt.name = "x"{split}}}, %t: {t} {{dt.name = "t"{split}}},',
+        f'    %w1: {w1} {{dt.name = "w1"}}, %w2: {w2} {{dt.name = "w2"}}, %w3: {w3} {{dt.name = "w3"}})',
+        f"    -> ({w1}, {w2}, {w3}) {{",
+        "  %zero = arith.constant 0.0 : f32",
+        f"  %cst_pixel = arith.constant {per_pixel} : f32",
+        filled("h1z", h1),
+        conv("%h1", "%x", "%w1", h1, "%h1z"),
+        f"  %a1 = arith.maximumf %h1, %h1z : {h1}",
+        filled("h2z", h2),
+        conv("%h2", "%a1", "%w2", h2, "%h2z"),
+        f"  %a2 = arith.maximumf %h2, %h2z : {h2}",
+        filled("sz", pooled),
+        f"  %sum = linalg.reduce {{ arith.addf }} ins(%a2 : {h2}) outs(%sz : {pooled}) dimensions = [1, 2]",
+        f"  %inv_pixels = arith.constant dense<{per_pixel}> : {pooled}",
+        f"  %p = arith.mulf %sum, %inv_pixels : {pooled}",
+        filled("yz", t),
+        f"  %y = linalg.matmul ins(%p, %w3 : {pooled}, {w3}) outs(%yz : {t}) -> {t}",
+        f"  %dy = arith.subf %y, %t : {t}",
+        filled("g3z", w3),
+        f"  %dw3 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, "
+        f"affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]",
+        f"      ins(%p, %dy : {pooled}, {t}) outs(%g3z : {w3}) -> {w3}",
+        f"  %dp = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, "
+        f"affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]",
+        f"      ins(%dy, %w3 : {t}, {w3}) outs(%sz : {pooled}) -> {pooled}",
+        relu_backward("%dh2", "%dp", "%h2", h2, from_pooling=True),
+        filled("g2z", w2),
+        filter_gradient("%dw2", "%a1", "%dh2", w2, "%g2z"),
+        f"""  %da1 = linalg.generic {{
+      indexing_maps = [affine_map<(n, i, j, kh, kw, c, f) -> (n, i, j, f)>,
+                       affine_map<(n, i, j, kh, kw, c, f) -> (kh, kw, c, f)>,
+                       affine_map<(n, i, j, kh, kw, c, f) -> (n, i + kh, j + kw, c)>],
+      iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction",
+                        "parallel", "reduction"]}}
+      ins(%dh2, %w2 : {h2}, {w2}) outs(%h1z : {h1}) {{
+    ^bb0(%g: f32, %w: f32, %acc: f32):
+      %m = arith.mulf %g, %w : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+  }} -> {h1}""",
+        relu_backward("%dh1", "%da1", "%h1", h1),
+        filled("g1z", w1),
+        filter_gradient("%dw1", "%x", "%dh1", w1, "%g1z"),
+        f"  return %dw1, %dw2, %dw3 : {w1}, {w2}, {w3}",
+        "}", ""])
 
 
 def elementwise():

@@ -19,7 +19,19 @@ PyTorch twin take ROUNDS turns, and each keeps its best call.
    PyTorch autograd of the same loss on 1 thread. Target: dt faster
    (ratio < 1). The seven gradients must agree with PyTorch's to 1e-4 of
    each one's largest magnitude.
-3. Host cost: 200 dependent row sums of a 16x16 tensor, each subtracted
+3. The CNN training step of bench/gen_gpu_programs.py (f32, 32 images of
+   32x32x16, 3x3 convolutions to 64 and 64 channels, mean pooling, 10
+   outputs; convolutions as im2col + sgemm, the input's gradient as sgemm +
+   col2im): dt-run data parallel on 2 ranks against PyTorch on 2 threads
+   and against the same split written by hand (gloo, 2 processes, one
+   all_reduce of the gradients). Target: dt faster than each (ratio < 1).
+   The three gradients must agree with PyTorch's as the transformer's do.
+   On 1 rank against 1 thread the ratio is shown without a target:
+   PyTorch's convolutions are oneDNN's, which use this CPU's AVX-512 units,
+   where dt's sgemm runs OpenBLAS's AVX2 (Haswell) kernels, the ones this
+   machine's OPENBLAS_CORETYPE pins (older OpenBLAS builds miscompute with
+   the others here); one convolution alone in each shows the difference.
+4. Host cost: 200 dependent row sums of a 16x16 tensor, each subtracted
    from the rows (ops that do not fuse into one loop). Target: dt's time per
    link at most a tenth of PyTorch's.
 
@@ -43,6 +55,7 @@ STEPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_cpu_step
 ROUNDS = 3
 MLP = (512, 1024, 4096)  # B, D, H
 TRANSFORMER = dict(S=512, D=512, NH=8, F=2048)
+CNN = dict(N=32, HW=32, C0=16, C1=64, C2=64, K=10)
 CHAIN = (200, 16, 16)  # links, rows, cols
 GRADIENT_TOLERANCE = 1e-4
 
@@ -87,6 +100,20 @@ def matmul_program(m, k, n):
   %z = linalg.fill ins(%zero : f32) outs(%e : {ty(m, n)}) -> {ty(m, n)}
   %c = linalg.matmul ins(%a, %b : {ty(m, k)}, {ty(k, n)}) outs(%z : {ty(m, n)}) -> {ty(m, n)}
   return %c : {ty(m, n)}
+}}
+"""
+
+
+def conv_program(n, hw, c, f):
+    x, w, y = (f"tensor<{n}x{hw}x{hw}x{c}xf32>", f"tensor<3x3x{c}x{f}xf32>",
+               f"tensor<{n}x{hw - 2}x{hw - 2}x{f}xf32>")
+    return f"""func.func @main(%x: {x}, %w: {w}) -> {y} {{
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : {y}
+  %z = linalg.fill ins(%zero : f32) outs(%e : {y}) -> {y}
+  %c = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}}
+      ins(%x, %w : {x}, {w}) outs(%z : {y}) -> {y}
+  return %c : {y}
 }}
 """
 
@@ -153,6 +180,41 @@ def main():
               f"{torch_block * 1e3:8.1f} ms")
         print(f"  gradients: largest difference from PyTorch's {difference:.2e} of the largest")
 
+        sizes = list(CNN.values())
+        n, hw, c0, c1, c2, k = sizes
+        convs = [(hw, c0, c1), (hw - 2, c1, c2)]
+        conv_flop = sum(2 * n * (side - 2) ** 2 * 9 * c * f for side, c, f in convs)
+        cnn_flop = 3 * conv_flop - 2 * n * (hw - 2) ** 2 * 9 * c0 * c1  # no gradient of x
+        print(f"CNN step, f32, {n} images of {hw}x{hw}x{c0}, 3x3 convolutions to {c1} and {c2} "
+              f"channels ({cnn_flop / 1e9:.1f} GFLOP)")
+        cnn1 = compile_program(tools, tmp, "cnn1", programs.cnn(**CNN))
+        cnn2 = compile_program(tools, tmp, "cnn2", programs.cnn(**CNN, dp=2))
+        data = os.path.join(tmp, "cnn_data")
+        os.makedirs(data)
+        torch_run("cnn", 1, 1, *sizes, data)  # writes inputs and gradients
+        inputs = [f"--input={name}={os.path.join(data, name + '.npy')}"
+                  for name in ("x", "t", "w1", "w2", "w3")]
+        subprocess.run([os.path.join(tools, "dt-run"), cnn1, *inputs, "--output-dir",
+                        os.path.join(data, "out")], check=True, capture_output=True)
+        compared = subprocess.run([TORCH_PYTHON, STEPS, "compare", data, "3"], check=True,
+                                  capture_output=True, text=True).stdout
+        cnn_difference = float(re.search(r"difference ([\d.e+-]+)", compared).group(1))
+        one_conv = compile_program(tools, tmp, "conv", conv_program(n, hw - 2, c1, c2))
+        (dt_cnn1, torch_cnn1, dt_cnn2, torch_cnn2, torch_cnn_dp, dt_conv, torch_conv) = turns([
+            dt(cnn1), lambda: torch_run("cnn", 1, repeat, *sizes),
+            dt(cnn2), lambda: torch_run("cnn", 2, repeat, *sizes),
+            lambda: torch_run("cnn-dp", 2, repeat, *sizes),
+            dt(one_conv), lambda: torch_run("conv", 1, repeat, n, hw - 2, c1, c2)])
+        for name, seconds in (("dt-run, 1 rank", dt_cnn1), ("PyTorch, 1 thread", torch_cnn1),
+                              ("dt-run, dp=2 (2 ranks, threads)", dt_cnn2),
+                              ("PyTorch, 2 threads", torch_cnn2),
+                              ("PyTorch, dp=2 by hand (gloo, 2 processes)", torch_cnn_dp)):
+            print(f"  {name:<44} {seconds * 1e3:8.1f} ms  {cnn_flop / seconds / 1e9:6.1f} GFLOP/s")
+        second = 2 * n * (hw - 4) ** 2 * 9 * c1 * c2
+        print(f"  its second convolution alone, 1 thread: dt {second / dt_conv / 1e9:.1f} GFLOP/s "
+              f"(im2col + OpenBLAS sgemm), PyTorch {second / torch_conv / 1e9:.1f} GFLOP/s (oneDNN)")
+        print(f"  gradients: largest difference from PyTorch's {cnn_difference:.2e} of the largest")
+
         links, rows, cols = CHAIN
         print(f"{links} dependent row sums of {rows}x{cols}, each subtracted from the rows")
         chain = compile_program(tools, tmp, "chain", programs.chain(links, rows, cols))
@@ -169,6 +231,13 @@ def main():
             check(name, f"{ratio:.3f}", "< 1", ratio < 1)
         check("transformer gradients: |dt - PyTorch|", f"{difference:.1e}",
               f"<= {GRADIENT_TOLERANCE:g}", difference <= GRADIENT_TOLERANCE)
+        for name, ratio in (("CNN step: dt dp=2 / PyTorch 2 threads", dt_cnn2 / torch_cnn2),
+                            ("CNN step: dt dp=2 / PyTorch dp=2 by hand", dt_cnn2 / torch_cnn_dp)):
+            check(name, f"{ratio:.3f}", "< 1", ratio < 1)
+        print(f"  {'CNN step: dt 1 rank / PyTorch 1 thread':<46} {dt_cnn1 / torch_cnn1:>10.3f}"
+              "   (no target: oneDNN's AVX-512 convolutions, above)")
+        check("CNN gradients: |dt - PyTorch|", f"{cnn_difference:.1e}",
+              f"<= {GRADIENT_TOLERANCE:g}", cnn_difference <= GRADIENT_TOLERANCE)
         ratio = dt_link / torch_link
         check("host time per link: dt / PyTorch", f"{ratio:.3f}", "<= 0.1", ratio <= 0.1)
     return 1 if failures else 0

@@ -13,12 +13,22 @@ OMP_NUM_THREADS and OPENBLAS_NUM_THREADS to THREADS before it starts.
         the transformer block's loss, gradients by autograd; with DIR, also
         writes fixed inputs (DIR/NAME.npy) and the gradients
         (DIR/torch_result<i>.npy) for `compare`
+    torch_cpu_steps.py cnn THREADS REPEAT N HW C0 C1 C2 K [DIR]
+        the CNN step of gen_gpu_programs.cnn(): the weights' gradients by
+        autograd, channels_last (oneDNN's convolutions); with DIR, also
+        writes fixed inputs and the gradients, as the transformer does
+    torch_cpu_steps.py cnn-dp RANKS REPEAT N HW C0 C1 C2 K
+        the same, data parallel by hand on RANKS processes (gloo, one
+        thread each): N / RANKS images each, one all_reduce of the three
+        gradients
     torch_cpu_steps.py compare DIR COUNT
         max |dt - torch| / max |torch| over DIR/out/result<i>.npy
     torch_cpu_steps.py chain THREADS REPEAT LINKS ROWS COLS
         LINKS dependent row sums, each subtracted from the rows
     torch_cpu_steps.py matmul THREADS REPEAT M K N
         one M x K by K x N product
+    torch_cpu_steps.py conv THREADS REPEAT N HW C F
+        one 3x3 convolution of N channels_last images (no padding)
 
 Each timing mode prints "best S s" (the fastest of REPEAT calls after one
 warm-up call); mlp-tp prints the slowest rank's.
@@ -124,6 +134,81 @@ def transformer(repeat, s, d, nh, f, out_dir=None):
     return best(lambda: transformer_gradients(p, nh), repeat)
 
 
+CNN_INPUTS = ["x", "t", "w1", "w2", "w3"]
+
+
+def cnn_inputs(n, hw, c0, c1, c2, k):
+    """NHWC images and HWCF filters, as dt's program takes them."""
+    gen = torch.Generator().manual_seed(2)
+    shapes = {"x": (n, hw, hw, c0), "t": (n, k), "w1": (3, 3, c0, c1),
+              "w2": (3, 3, c1, c2), "w3": (c2, k)}
+    fan_in = {"w1": 9 * c0, "w2": 9 * c1, "w3": c2}
+    return {name: uniform(gen, *shape, scale=(3 / fan_in[name]) ** 0.5 if name in fan_in else 1.0)
+            for name, shape in shapes.items()}
+
+
+def cnn_step(p):
+    """The step on PyTorch's own layouts, made once: the images as a
+    channels_last NCHW view, the filters as OIHW (channels_last too).
+    Returns the step, which gives the gradients in dt's layouts."""
+    import torch.nn.functional as F
+    x = p["x"].permute(0, 3, 1, 2)  # NHWC memory is channels_last NCHW
+    filters = [p[w].permute(3, 2, 0, 1).contiguous(memory_format=torch.channels_last)
+               .requires_grad_(True) for w in ("w1", "w2")]
+    w3 = p["w3"].clone().requires_grad_(True)
+
+    def step():
+        a1 = torch.relu(F.conv2d(x, filters[0]))
+        a2 = torch.relu(F.conv2d(a1, filters[1]))
+        y = a2.mean(dim=(2, 3)) @ w3
+        loss = 0.5 * ((y - p["t"]) ** 2).sum()
+        dw1, dw2, dw3 = torch.autograd.grad(loss, filters + [w3])
+        return dw1.permute(2, 3, 1, 0), dw2.permute(2, 3, 1, 0), dw3
+
+    return step
+
+
+def cnn(repeat, n, hw, c0, c1, c2, k, out_dir=None):
+    p = cnn_inputs(n, hw, c0, c1, c2, k)
+    step = cnn_step(p)
+    if out_dir:
+        for name, value in p.items():
+            np.save(os.path.join(out_dir, f"{name}.npy"), value.numpy())
+        for i, grad in enumerate(step()):
+            np.save(os.path.join(out_dir, f"torch_result{i}.npy"), grad.contiguous().numpy())
+    return best(step, repeat)
+
+
+def cnn_dp_rank(rank, ranks, repeat, sizes, port, results):
+    import torch.distributed as dist
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}",
+                            rank=rank, world_size=ranks)
+    p = cnn_inputs(*sizes)
+    share = sizes[0] // ranks
+    for name in ("x", "t"):
+        p[name] = p[name][rank * share:(rank + 1) * share].contiguous()
+    step = cnn_step(p)
+
+    def reduced():
+        grads = step()
+        for grad in grads:
+            dist.all_reduce(grad)
+        return grads
+
+    dist.barrier()
+    results[rank] = best(reduced, repeat)
+    dist.destroy_process_group()
+
+
+def cnn_dp(ranks, repeat, *sizes):
+    import torch.multiprocessing as mp
+    results = mp.Manager().dict()
+    port = 29500 + os.getpid() % 1000
+    mp.spawn(cnn_dp_rank, args=(ranks, repeat, sizes, port, results), nprocs=ranks)
+    return max(results.values())
+
+
 def compare(out_dir, count):
     worst = 0.0
     for i in range(count):
@@ -153,6 +238,14 @@ def matmul(repeat, m, k, n):
     return best(lambda: a @ b, repeat)
 
 
+def conv(repeat, n, hw, c, f):
+    import torch.nn.functional as F
+    gen = torch.Generator().manual_seed(0)
+    x = uniform(gen, n, hw, hw, c).permute(0, 3, 1, 2)
+    w = uniform(gen, f, c, 3, 3).contiguous(memory_format=torch.channels_last)
+    return best(lambda: F.conv2d(x, w), repeat)
+
+
 def main():
     mode, args = sys.argv[1], sys.argv[2:]
     if mode == "compare":
@@ -168,8 +261,14 @@ def main():
         seconds = mlp_tp(threads, repeat, *sizes)
     elif mode == "transformer":
         seconds = transformer(repeat, *sizes, out_dir=paths[0] if paths else None)
+    elif mode == "cnn":
+        seconds = cnn(repeat, *sizes, out_dir=paths[0] if paths else None)
+    elif mode == "cnn-dp":
+        seconds = cnn_dp(threads, repeat, *sizes)
     elif mode == "chain":
         seconds = chain(repeat, *sizes)
+    elif mode == "conv":
+        seconds = conv(repeat, *sizes)
     elif mode == "matmul":
         seconds = matmul(repeat, *sizes)
     else:
