@@ -88,14 +88,16 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
 /// bucket's members made in it, `fillBucketsInPlace`), freed by ownership,
 /// matmuls as library calls (reading transposed operands in place), and
 /// the C entry points; with `explain`, a remark at each convolution and at
-/// each transpose a matmul reads through.
+/// each transpose a matmul reads through. On a GPU (`gpu`, emulated or not)
+/// an NCHW convolution stays one library call, not one per image.
 static std::string bufferizationPipeline(StringRef entryPrefix,
                                          StringRef matmulLibrary,
-                                         const LoweringOptions &options) {
+                                         const LoweringOptions &options,
+                                         bool gpu) {
   // Upstream passes are named by their textual form, which is their stable
   // interface across LLVM releases.
-  return (llvm::Twine("dt-convolutions-to-matmuls") +
-          (options.explain ? "{explain=1}" : "") +
+  return (llvm::Twine("dt-convolutions-to-matmuls{per-image=") +
+          (gpu ? "0" : "1") + (options.explain ? " explain=1" : "") + "}" +
           ",func.func(convert-elementwise-to-linalg),dt-generalize-elementwise,"
           "dt-widen-half-sums,dt-guard-integer-division,"
           "func.func(dt-fuse-elementwise,canonicalize),"
@@ -150,7 +152,7 @@ mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm, StringRef entryPrefix,
   pm.addPass(createWidenPredicateCollectivesPass());
   pm.addPass(createDecomposeAggregatesPass());
   std::string pipeline =
-      bufferizationPipeline(entryPrefix, "blas", target) +
+      bufferizationPipeline(entryPrefix, "blas", target, /*gpu=*/false) +
       ",dt-split-reductions,dt-free-after-last-use,dt-outline-kernels" +
       (target.timeKernels ? "{time=1}" : "") + kCPUTail;
   return parsePassPipeline(pipeline, pm);
@@ -199,8 +201,8 @@ mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
                         "},dt-pack-device-buffers";
   if (target.emulateOnCPU)
     return parsePassPipeline(
-        bufferizationPipeline(entryPrefix, "blas", target) + kernels +
-            ",dt-emulate-gpu-on-cpu,dt-outline-kernels" + kCPUTail,
+        bufferizationPipeline(entryPrefix, "blas", target, /*gpu=*/true) +
+            kernels + ",dt-emulate-gpu-on-cpu,dt-outline-kernels" + kCPUTail,
         pm);
   // dt-compile checks --gpu-arch before it builds this; a pipeline option
   // has no other way to fail (LLVM would abort in instruction selection).
@@ -214,7 +216,8 @@ mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
   // (upstream's NVVM target would otherwise ask for PTX 6.0, older than any
   // SM dt compiles for).
   std::string pipeline =
-      bufferizationPipeline(entryPrefix, "cublaslt", target) + kernels +
+      bufferizationPipeline(entryPrefix, "cublaslt", target, /*gpu=*/true) +
+      kernels +
       ",convert-complex-to-standard,canonicalize,"
       "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
       "dt-merge-gpu-modules,dt-lower-bounds-checks,"

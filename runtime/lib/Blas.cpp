@@ -28,6 +28,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 using namespace dt::rt;
@@ -133,6 +134,11 @@ void blasProduct(const GemmOperand<T> &a, const GemmOperand<T> &b, T beta, T *c,
   blasGemv(true, k, n, b.data, b.ld, a.data, incx, beta, c, incy);
 }
 
+/// `m` read as its transpose: the same elements, rows and columns swapped.
+template <typename T> Matrix<T> transposedOf(Matrix<T> m) {
+  return {m.data, m.cols, m.rows, m.ld, !m.transposed, std::move(m.copy)};
+}
+
 /// C = A B + beta C; with beta = 0 C is not read (BLAS semantics). Counts
 /// past a BLAS int are cut into several calls (GemmParts.h).
 template <typename T>
@@ -223,6 +229,11 @@ void matmul(int batchDims, Strided<T> a, Strided<T> b, Strided<T> c, T beta,
             cp[r * c0 + q * c1] = T(0);
     } else if (c1 == 1 && c0 >= n) {
       gemm(ma, mb, beta, cp, c0);
+    } else if (c0 == 1 && c1 >= m) {
+      // C stored column by column (an NCHW convolution's product, per
+      // image): C^T = B^T A^T, stored row by row.
+      gemm(transposedOf(std::move(mb)), transposedOf(std::move(ma)), beta, cp,
+           c1);
     } else {
       // C with an unusual layout: compute densely and write back.
       std::vector<T> dense(m * n);

@@ -19,6 +19,7 @@
 // EXPLAIN: remark: linalg.conv_2d_nhwgc_gfhwc stays loops: depthwise, nothing is summed across channels (its loops vectorize along them)
 // EXPLAIN: remark: linalg.conv_2d_nhwgc_gfhwc stays loops: 3 output channels a group, fewer than 4: its matmuls would be too thin to pay for the im2col copy
 // EXPLAIN: remark: linalg.depthwise_conv_2d_nhwc_hwcm stays loops: depthwise
+// EXPLAIN: remark: linalg.conv_2d_nchw_fchw: one library matmul per image (2), [144 x 27] x [27 x 6] each, of an im2col copy of its input (30.4 KiB); the output made as it is, channels before pixels{{$}}
 // EXPLAIN: remark: linalg.conv_2d_nhwc_hwcf: one library matmul, [50 x 6] x [6 x 4], of its input as it is
 // EXPLAIN: remark: linalg.depthwise_conv_2d_nhwc_hwc stays loops: depthwise
 // EXPLAIN: remark: linalg.conv_2d_nhwc_hwcf stays loops: its elements are not floats, which no library multiplies
@@ -29,6 +30,11 @@
 // EXPLAIN: remark: linalg.generic: a convolution's adjoint, one library matmul, [162 x 8] x [8 x 36], into a col matrix (22.8 KiB) that a col2im adds into its output; in f32, rounded once{{$}}
 // EXPLAIN: remark: linalg.generic stays loops: a convolution's adjoint (its output written at sums of loops), but it sums 2 terms a point, fewer than 8, and its loops run along its output's rows
 // EXPLAIN-NOT: remark
+// Without per-image (the CUDA target's pipeline), the larger NCHW images'
+// product is made as NHWC and transposed back too, one library call:
+// RUN: dt-opt %s -dt-convolutions-to-matmuls="per-image=false explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ONE-CALL
+// ONE-CALL: remark: linalg.conv_2d_nchw_fchw: one library matmul, [288 x 27] x [27 x 6], of an im2col copy of its input (30.4 KiB); the output made with its channels last and transposed back{{$}}
+// ONE-CALL-NOT: per image
 // RUN: dt-opt %s -dt-convolutions-to-matmuls="max-col-bytes=4096 explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN-SMALL
 // EXPLAIN-SMALL: remark: linalg.conv_2d_nhwc_hwcf stays loops: its im2col copy would take 6.8 KiB, over max-col-bytes (4.0 KiB)
 // EXPLAIN-SMALL: remark: linalg.generic stays loops: a convolution's adjoint (its output written at sums of loops), but its col matrix would take 11.8 KiB, over max-col-bytes (4.0 KiB)
@@ -47,6 +53,10 @@
 // CHECK-DAG: #[[GNK:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
 // CHECK-DAG: #[[MGN:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2)>
 // CHECK-DAG: #[[ID6:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+// CHECK-DAG: #[[NCHW_PATCHES:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d3 + d5)>
+// CHECK-DAG: #[[BKM:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
+// CHECK-DAG: #[[NK4:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+// CHECK-DAG: #[[BNM:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1)>
 // CHECK-DAG: #[[NCHW_COL2IM:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d0, d1 + d4, d2 + d5)>
 
 // NHWC/HWCF, strided and dilated: col[n, h, w, kh, kw, c], the filter and
@@ -172,6 +182,36 @@ func.func @nchw_zeros(%x: tensor<2x6x9x7xf32>, %w: tensor<4x6x3x2xf32>) -> tenso
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%x, %w : tensor<2x6x9x7xf32>, tensor<4x6x3x2xf32>) outs(%z : tensor<2x4x7x6xf32>) -> tensor<2x4x7x6xf32>
   return %c : tensor<2x4x7x6xf32>
+}
+
+// NCHW with 144 pixels an image (kMinImagePixels or more): a matmul per
+// image, made as it is: col[n, c, kh, kw, h, w] as [images, K, M] (its
+// copy runs along the input's rows), the filter as [N, K] and the output
+// as [images, N, M], each by a collapse; no transpose. Into zeros, each is
+// a gemm with beta = 0, in a loop over the images.
+// CHECK-LABEL: func.func @nchw_per_image
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x14x14xf32>, %[[W:.*]]: tensor<6x3x3x3xf32>)
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x6x12x12xf32>)
+// CHECK: %[[COL:.*]] = linalg.generic {indexing_maps = [#[[NCHW_PATCHES]], #{{.*}}]{{.*}} ins(%[[X]] : tensor<2x3x14x14xf32>) outs(%{{.*}} : tensor<2x3x3x3x12x12xf32>)
+// CHECK: %[[CA:.*]] = tensor.collapse_shape %[[COL]] {{\[\[}}0], [1, 2, 3], [4, 5]] : tensor<2x3x3x3x12x12xf32> into tensor<2x27x144xf32>
+// CHECK: %[[CB:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0], [1, 2, 3]] : tensor<6x3x3x3xf32> into tensor<6x27xf32>
+// CHECK: %[[CC:.*]] = tensor.collapse_shape %[[Z]] {{\[\[}}0], [1], [2, 3]] : tensor<2x6x12x12xf32> into tensor<2x6x144xf32>
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[BKM]], #[[NK4]], #[[BNM]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[CA]], %[[CB]] : tensor<2x27x144xf32>, tensor<6x27xf32>) outs(%[[CC]] : tensor<2x6x144xf32>)
+// CHECK: %[[R:.*]] = tensor.expand_shape %[[P]] {{\[\[}}0], [1], [2, 3]] output_shape [2, 6, 12, 12] : tensor<2x6x144xf32> into tensor<2x6x12x12xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[R]]
+// BLAS-LABEL: llvm.func @nchw_per_image(
+// BLAS: llvm.cond_br
+// BLAS: call @dt_rt_matmul_into_f32
+// BLAS-NOT: call @dt_rt_
+// BLAS: llvm.return
+func.func @nchw_per_image(%x: tensor<2x3x14x14xf32>, %w: tensor<6x3x3x3xf32>) -> tensor<2x6x12x12xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x6x12x12xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x6x12x12xf32>) -> tensor<2x6x12x12xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x3x14x14xf32>, tensor<6x3x3x3xf32>) outs(%z : tensor<2x6x12x12xf32>) -> tensor<2x6x12x12xf32>
+  return %c : tensor<2x6x12x12xf32>
 }
 
 // A 1x1 convolution of stride 1 reads its input as it is: no copy.

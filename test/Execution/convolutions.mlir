@@ -3,12 +3,14 @@
 // have, against upstream mlir-runner's loops on the plain program and
 // against the single-device reference, sharded four ways on a 2x2 mesh:
 // batch (dp), output channels (tp), input channels (a partial sum over tp,
-// reduced after), and an NCHW output accumulated into a bias (the product
-// made as NHWC and transposed back); 3-D, and generics of a convolution's
-// shape: a filter's gradient, and a filter that holds its output channel
-// between its window dims (transposed first), named before the image. @mixed: 16-bit convolutions
-// (bf16 into f32, and bf16 throughout: summed in f32, rounded once), and a
-// depthwise and an integer one, which stay loops.
+// reduced after), an NCHW output accumulated into a bias (images of 42
+// pixels: the product made as NHWC and transposed back) and one of larger
+// images (144 pixels: a product per image, made as NCHW); 3-D, and
+// generics of a convolution's shape: a filter's gradient, and a filter
+// that holds its output channel between its window dims (transposed
+// first), named before the image. @mixed: 16-bit convolutions (bf16 into
+// f32, and bf16 throughout: summed in f32, rounded once), and a depthwise
+// and an integer one, which stay loops.
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
 // RUN: %npy pattern-run %dt_run %s > %t.dtrun
 // RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.dtrun | FileCheck %s --check-prefix=COMPARE
@@ -16,21 +18,23 @@
 // RUN: dt-run %s --seed 3 --verify | FileCheck %s
 // RUN: dt-run %s --entry=mixed --seed 3 --verify | FileCheck %s --check-prefix=MIXED
 // RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --seed 3 --verify | FileCheck %s %}
-// CHECK-COUNT-7: : ok
+// CHECK-COUNT-8: : ok
 // CHECK: verify: PASS
 // MIXED-COUNT-4: : ok
 // MIXED: verify: PASS
-// dt-run --profile names what a convolution became: its im2col copy, its
-// matmul call and, for NCHW, the transpose of its product back (the bias
-// it accumulates into goes the other way first).
+// dt-run --profile names what a convolution became: its im2col copy and
+// its matmul call. dt-compile --explain says how the NCHW products are
+// made (EXPLAIN, by the ops): the small images' as NHWC and transposed
+// back (and the bias it accumulates into the other way first), the larger
+// ones' per image, as they are.
 // RUN: dt-compile --profile-kernels %s -o %t.so
 // RUN: dt-run %t.so --seed 3 --profile | FileCheck %s --check-prefix=PROFILE
+// RUN: dt-compile %s --explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // PROFILE-DAG: convolution (
 // PROFILE-DAG: im2col (
-// PROFILE-DAG: {{^ +[0-9.]+ us \( +[0-9.]+ us\) +2 +[0-9.]+% +transpose \(}}
 // Each float convolution but the depthwise one is a matmul call:
 // RUN: dt-opt %s -dt-shard | dt-opt -dt-lower-to-cpu | FileCheck %s --check-prefix=LOWERED
-// LOWERED-COUNT-9: call @dt_rt_matmul
+// LOWERED-COUNT-10: call @dt_rt_matmul
 // LOWERED-NOT: call @dt_rt_matmul
 dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
 func.func @main(
@@ -43,9 +47,11 @@ func.func @main(
     %dy: tensor<4x9x9x8xf32> {dt.name = "dy", dt.sharding = #dt.sharding<@mesh, [S(0), R]>},
     %vol: tensor<2x5x6x7x3xf32> {dt.name = "vol", dt.sharding = #dt.sharding<@mesh, [S(0), R]>},
     %dhwcf: tensor<2x3x2x3x4xf32> {dt.name = "dhwcf", dt.sharding = #dt.sharding<@mesh, [R, S(4)]>},
-    %hfwc: tensor<3x4x2x6xf32> {dt.name = "hfwc", dt.sharding = #dt.sharding<@mesh, [R, R]>})
+    %hfwc: tensor<3x4x2x6xf32> {dt.name = "hfwc", dt.sharding = #dt.sharding<@mesh, [R, R]>},
+    %large: tensor<2x3x14x14xf32> {dt.name = "large", dt.sharding = #dt.sharding<@mesh, [S(0), R]>},
+    %flarge: tensor<6x3x3x3xf32> {dt.name = "flarge", dt.sharding = #dt.sharding<@mesh, [R, S(0)]>})
     -> (tensor<4x5x3x8xf32>, tensor<4x10x10x8xf32>, tensor<2x4x7x6xf32>, tensor<4x9x9x8xf32>,
-        tensor<3x3x6x8xf32>, tensor<2x4x2x3x4xf32>, tensor<4x9x10x4xf32>) {
+        tensor<3x3x6x8xf32>, tensor<2x4x2x3x4xf32>, tensor<4x9x10x4xf32>, tensor<2x6x12x12xf32>) {
   %zero = arith.constant 0.0 : f32
   // Strided and dilated, NHWC/HWCF: batch over dp, output channels over tp.
   %e0 = tensor.empty() : tensor<4x5x3x8xf32>
@@ -60,8 +66,16 @@ func.func @main(
   // NCHW/FCHW (PyTorch's layout), accumulated into a bias per channel.
   %e2 = tensor.empty() : tensor<2x4x7x6xf32>
   %b2 = linalg.broadcast ins(%bias : tensor<4xf32>) outs(%e2 : tensor<2x4x7x6xf32>) dimensions = [0, 2, 3]
+  // EXPLAIN: convolutions.mlir:[[# @LINE + 1]]:9: remark: linalg.conv_2d_nchw_fchw: one library matmul, [42 x 36] x [36 x 4], of an im2col copy of its input (5.9 KiB); the output made with its channels last and transposed back
   %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%nchw, %fchw : tensor<2x6x9x7xf32>, tensor<4x6x3x2xf32>) outs(%b2 : tensor<2x4x7x6xf32>) -> tensor<2x4x7x6xf32>
+  // NCHW with 144 pixels an image (kMinImagePixels, 64, or more), into
+  // zeros, images over dp and output channels over tp: a product per image.
+  %e7 = tensor.empty() : tensor<2x6x12x12xf32>
+  %z7 = linalg.fill ins(%zero : f32) outs(%e7 : tensor<2x6x12x12xf32>) -> tensor<2x6x12x12xf32>
+  // EXPLAIN: convolutions.mlir:[[# @LINE + 1]]:9: remark: linalg.conv_2d_nchw_fchw: one library matmul per image (1), [144 x 27] x [27 x 3] each, of an im2col copy of its input (15.2 KiB); the output made as it is, channels before pixels
+  %c7 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%large, %flarge : tensor<2x3x14x14xf32>, tensor<6x3x3x3xf32>) outs(%z7 : tensor<2x6x12x12xf32>) -> tensor<2x6x12x12xf32>
   // Input channels split over tp: each rank sums its channels, a partial
   // sum reduced after.
   %ic = dt.constrain %img to #dt.sharding<@mesh, [S(0), S(3)]> : tensor<4x11x11x6xf32>
@@ -110,8 +124,8 @@ func.func @main(
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   } -> tensor<4x9x10x4xf32>
-  return %c0, %c1, %c2, %r3, %dw, %c5, %c6 : tensor<4x5x3x8xf32>, tensor<4x10x10x8xf32>, tensor<2x4x7x6xf32>,
-      tensor<4x9x9x8xf32>, tensor<3x3x6x8xf32>, tensor<2x4x2x3x4xf32>, tensor<4x9x10x4xf32>
+  return %c0, %c1, %c2, %r3, %dw, %c5, %c6, %c7 : tensor<4x5x3x8xf32>, tensor<4x10x10x8xf32>, tensor<2x4x7x6xf32>,
+      tensor<4x9x9x8xf32>, tensor<3x3x6x8xf32>, tensor<2x4x2x3x4xf32>, tensor<4x9x10x4xf32>, tensor<2x6x12x12xf32>
 }
 
 func.func @mixed(

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <thread>
@@ -1170,24 +1171,24 @@ template <> struct MatmulCalls<double> {
                         batchInto = dt_rt_batch_matmul_into_f64;
 };
 
-// A product of one row or one column is a gemv (runtime/lib/Blas.cpp). The
-// operands are quarters of small integers, so every sum is exact: the
-// result must equal the exact product, in f32 and f64, in every layout of
-// A, B and C (the vector as the compiler passes it, a dim of one element
-// with stride 1, read in place), batched or not, accumulated into C or
-// overwriting it (C holding NaNs, which must not survive beta = 0).
-template <typename T> void checkVectorProducts() {
+// The operands are quarters of small integers, so every sum is exact: the
+// result of each m x n product must equal the exact product, in every
+// layout of A, B and C, batched or not, accumulated into C or overwriting
+// it (C holding NaNs, which must not survive beta = 0).
+template <typename T>
+void checkProducts(std::initializer_list<std::pair<int64_t, int64_t>> shapes) {
   std::mt19937 rng(29);
   auto quarter = [&] { return T(int(rng() % 33) / 4.0 - 4.0); };
   const int64_t batches = 2, k = 37;
-  for (auto [m, n] : {std::pair<int64_t, int64_t>{5, 1}, {1, 7}, {1, 1}})
+  for (auto [m, n] : shapes)
     for (bool batched : {false, true}) {
       // Beside layoutsOf's, a vector with its elements 3 apart, the dim of
-      // one element given stride 1.
+      // one element given stride 1 (as the compiler passes a vector).
       auto layouts = [](int64_t rows, int64_t cols) {
         std::vector<Layout2D> all = layoutsOf(rows, cols);
-        all.push_back({"vector, stride 3", rows == 1 ? 1 : 3, rows == 1 ? 3 : 1,
-                       3 * rows * cols});
+        if (rows == 1 || cols == 1)
+          all.push_back({"vector, stride 3", rows == 1 ? 1 : 3,
+                         rows == 1 ? 3 : 1, 3 * rows * cols});
         return all;
       };
       for (const Layout2D &la : layouts(m, k))
@@ -1239,7 +1240,15 @@ template <typename T> void checkVectorProducts() {
     }
 }
 
+// A product of one row or one column is a gemv (runtime/lib/Blas.cpp).
 TEST(Matmul, OneRowOrOneColumnIsComputedInEveryLayout) {
-  checkVectorProducts<float>();
-  checkVectorProducts<double>();
+  checkProducts<float>({{5, 1}, {1, 7}, {1, 1}});
+  checkProducts<double>({{5, 1}, {1, 7}, {1, 1}});
+}
+
+// A C stored column by column (an NCHW convolution's product, per image)
+// is the transposed product, stored row by row; rows far apart, a copy.
+TEST(Matmul, EveryLayoutOfAMatrixProductIsComputed) {
+  checkProducts<float>({{5, 7}, {8, 3}});
+  checkProducts<double>({{5, 7}});
 }
