@@ -83,6 +83,22 @@ def torch_run(mode, threads, *args):
     return float(match.group(1))
 
 
+def against_autograd(tools, tmp, so, mode, names, count, *sizes):
+    """The largest difference between the `count` gradients dt-run's `so`
+    computes and PyTorch's autograd (torch_cpu_steps.py `mode`, which writes
+    fixed inputs, named `names`, and its gradients), relative to each
+    gradient's largest magnitude."""
+    data = os.path.join(tmp, f"{mode}_data")
+    os.makedirs(data)
+    torch_run(mode, 1, 1, *sizes, data)
+    inputs = [f"--input={name}={os.path.join(data, name + '.npy')}" for name in names]
+    subprocess.run([os.path.join(tools, "dt-run"), so, *inputs, "--output-dir",
+                    os.path.join(data, "out")], check=True, capture_output=True)
+    compared = subprocess.run([TORCH_PYTHON, STEPS, "compare", data, str(count)], check=True,
+                              capture_output=True, text=True).stdout
+    return float(re.search(r"difference ([\d.e+-]+)", compared).group(1))
+
+
 def turns(timers):
     """Each timer's best over ROUNDS turns taken in order."""
     bests = [[] for _ in timers]
@@ -164,16 +180,9 @@ def main():
         s, dm, nh, f = (TRANSFORMER[k] for k in ("S", "D", "NH", "F"))
         print(f"transformer block step, f32, {s} tokens, width {dm}, {nh} heads, MLP {f}")
         block = compile_program(tools, tmp, "transformer", programs.transformer("f32", **TRANSFORMER))
-        data = os.path.join(tmp, "transformer_data")
-        os.makedirs(data)
-        torch_run("transformer", 1, 1, s, dm, nh, f, data)  # writes inputs and gradients
-        inputs = [f"--input={n}={os.path.join(data, n + '.npy')}"
-                  for n in ("x", "t", "wq", "wk", "wv", "wo", "w1", "w2")]
-        subprocess.run([os.path.join(tools, "dt-run"), block, *inputs, "--output-dir",
-                        os.path.join(data, "out")], check=True, capture_output=True)
-        compared = subprocess.run([TORCH_PYTHON, STEPS, "compare", data, "7"], check=True,
-                                  capture_output=True, text=True).stdout
-        difference = float(re.search(r"difference ([\d.e+-]+)", compared).group(1))
+        difference = against_autograd(tools, tmp, block, "transformer",
+                                      ("x", "t", "wq", "wk", "wv", "wo", "w1", "w2"), 7,
+                                      s, dm, nh, f)
         dt_block, torch_block = turns([
             dt(block), lambda: torch_run("transformer", 1, repeat, s, dm, nh, f)])
         print(f"  dt-run, 1 rank {dt_block * 1e3:8.1f} ms;  PyTorch autograd, 1 thread "
@@ -189,16 +198,8 @@ def main():
               f"channels ({cnn_flop / 1e9:.1f} GFLOP)")
         cnn1 = compile_program(tools, tmp, "cnn1", programs.cnn(**CNN))
         cnn2 = compile_program(tools, tmp, "cnn2", programs.cnn(**CNN, dp=2))
-        data = os.path.join(tmp, "cnn_data")
-        os.makedirs(data)
-        torch_run("cnn", 1, 1, *sizes, data)  # writes inputs and gradients
-        inputs = [f"--input={name}={os.path.join(data, name + '.npy')}"
-                  for name in ("x", "t", "w1", "w2", "w3")]
-        subprocess.run([os.path.join(tools, "dt-run"), cnn1, *inputs, "--output-dir",
-                        os.path.join(data, "out")], check=True, capture_output=True)
-        compared = subprocess.run([TORCH_PYTHON, STEPS, "compare", data, "3"], check=True,
-                                  capture_output=True, text=True).stdout
-        cnn_difference = float(re.search(r"difference ([\d.e+-]+)", compared).group(1))
+        cnn_difference = against_autograd(tools, tmp, cnn1, "cnn", ("x", "t", "w1", "w2", "w3"),
+                                          3, *sizes)
         one_conv = compile_program(tools, tmp, "conv", conv_program(n, hw - 2, c1, c2))
         (dt_cnn1, torch_cnn1, dt_cnn2, torch_cnn2, torch_cnn_dp, dt_conv, torch_conv) = turns([
             dt(cnn1), lambda: torch_run("cnn", 1, repeat, *sizes),
