@@ -89,7 +89,8 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
 /// matmuls as library calls (reading transposed operands in place), and
 /// the C entry points; with `explain`, a remark at each convolution and at
 /// each transpose a matmul reads through. On a GPU (`gpu`, emulated or not)
-/// an NCHW convolution stays one library call, not one per image.
+/// an NCHW convolution stays one library call, not one per image, and a
+/// transpose feeding a matrix-vector product (a kernel there) stays.
 static std::string bufferizationPipeline(StringRef entryPrefix,
                                          StringRef matmulLibrary,
                                          const LoweringOptions &options,
@@ -101,8 +102,8 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
           ",func.func(convert-elementwise-to-linalg),dt-generalize-elementwise,"
           "dt-widen-half-sums,dt-guard-integer-division,"
           "func.func(dt-fuse-elementwise,canonicalize),"
-          "dt-fold-transposes-into-matmuls" +
-          (options.explain ? "{explain=1}" : "") +
+          "dt-fold-transposes-into-matmuls{vectors=" +
+          (gpu ? "0" : "1") + (options.explain ? " explain=1" : "") + "}" +
           ",dt-unshare-fills,dt-read-only-arguments,"
           "one-shot-bufferize{bufferize-function-boundaries "
           "allow-return-allocs-from-loops "

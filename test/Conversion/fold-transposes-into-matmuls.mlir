@@ -10,6 +10,10 @@
 // RUN: dt-opt %s -dt-fold-transposes-into-matmuls=explain=true -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // EXPLAIN-COUNT-4: remark: transpose, not copied: the matmul at {{.*}}fold-transposes-into-matmuls.mlir:{{[0-9]+}}:{{[0-9]+}} reads its input transposed (the library's trans flags)
 // EXPLAIN-NOT: remark
+// With vectors (the CPU pipeline's), a matrix times a vector too:
+// RUN: dt-opt %s -dt-fold-transposes-into-matmuls=vectors=true -split-input-file | FileCheck %s --check-prefix=VECTORS
+// RUN: dt-opt %s -dt-fold-transposes-into-matmuls=vectors=true -split-input-file -mlir-pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=VECTORS-STATS
+// VECTORS-STATS: 6 dt-fold-transposes-into-matmuls folded
 
 // A weight's gradient, x^T dy, and an input's, dy w^T: each operand read
 // transposed, no transpose left.
@@ -110,4 +114,33 @@ func.func @kept(%a: tensor<6x4xf32>, %b: tensor<6x5xf32>, %i: tensor<6x4xi32>, %
   %zb = linalg.fill ins(%zero : f32) outs(%eb : tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
   %rb = linalg.batch_matmul ins(%pt, %q : tensor<2x4x6xf32>, tensor<2x6x5xf32>) outs(%zb : tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
   return %r, %ri, %rb : tensor<4x5xf32>, tensor<4x5xi32>, tensor<2x4x5xf32>
+}
+
+// -----
+
+// A matrix times a vector, W^T x (matvec) and u W^T (vecmat): gemv reads W
+// transposed in place on the CPU (vectors), where the copy of a 4096x4096
+// W took 4-10 times the gemv; on the GPU, a kernel, the copy stays.
+// CHECK-LABEL: func.func @vectors
+// CHECK: %[[T:.*]] = linalg.transpose ins(%arg0
+// CHECK: linalg.matvec ins(%[[T]],
+// CHECK: linalg.vecmat ins(%arg2, %[[T]] :
+// VECTORS-LABEL: func.func @vectors
+// VECTORS-SAME: (%[[W:[^:]*]]: tensor<6x4xf32>, %[[X:[^:]*]]: tensor<6xf32>, %[[U:[^:]*]]: tensor<4xf32>)
+// VECTORS-NOT: linalg.transpose
+// VECTORS: %[[Y:.*]] = linalg.generic {indexing_maps = [{{.*}}], iterator_types = ["parallel", "reduction"]} ins(%[[W]], %[[X]] : tensor<6x4xf32>, tensor<6xf32>)
+// VECTORS: %[[Z:.*]] = linalg.generic {indexing_maps = [{{.*}}], iterator_types = ["parallel", "reduction"]} ins(%[[U]], %[[W]] : tensor<4xf32>, tensor<6x4xf32>)
+// VECTORS-NOT: linalg.transpose
+// VECTORS: return %[[Y]], %[[Z]]
+func.func @vectors(%w: tensor<6x4xf32>, %x: tensor<6xf32>, %u: tensor<4xf32>) -> (tensor<4xf32>, tensor<6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x6xf32>
+  %wt = linalg.transpose ins(%w : tensor<6x4xf32>) outs(%e : tensor<4x6xf32>) permutation = [1, 0]
+  %ey = tensor.empty() : tensor<4xf32>
+  %zy = linalg.fill ins(%zero : f32) outs(%ey : tensor<4xf32>) -> tensor<4xf32>
+  %y = linalg.matvec ins(%wt, %x : tensor<4x6xf32>, tensor<6xf32>) outs(%zy : tensor<4xf32>) -> tensor<4xf32>
+  %ez = tensor.empty() : tensor<6xf32>
+  %zz = linalg.fill ins(%zero : f32) outs(%ez : tensor<6xf32>) -> tensor<6xf32>
+  %z = linalg.vecmat ins(%u, %wt : tensor<4xf32>, tensor<4x6xf32>) outs(%zz : tensor<6xf32>) -> tensor<6xf32>
+  return %y, %z : tensor<4xf32>, tensor<6xf32>
 }

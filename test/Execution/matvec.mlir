@@ -4,7 +4,9 @@
 // whose columns are split over tp; the same with the sum split over tp
 // (9 in pieces of 5 and 4: both operands' padding zeroed) and the weight
 // stored transposed (t[n, k]); decode-time attention's scores, one query a head (q [b, h,
-// d] . k [b, j, h, d]), the batch over dp and the heads over tp. Against
+// d] . k [b, j, h, d]), the batch over dp and the heads over tp; and a
+// transpose of w times v (dt-fold-transposes-into-matmuls: gemv reads w
+// transposed, no copy; FOLDED, by the op). Against
 // upstream mlir-runner's loops, the single-device reference on threads,
 // MPI and the emulated GPU (where they stay generated kernels). @wide: an
 // f64 matvec whose vector is a column of a matrix (stride 3), the rows
@@ -18,16 +20,17 @@
 // RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --seed 5 --verify | FileCheck %s %}
 // RUN: dt-compile --target=cuda --emulate-gpu %s -o %t.emu.so
 // RUN: dt-run %t.emu.so --seed 5 --verify | FileCheck %s
-// CHECK-COUNT-4: : ok
+// CHECK-COUNT-5: : ok
 // CHECK: verify: PASS
 // RUN: dt-run %s --entry=wide --seed 5 --verify | FileCheck %s --check-prefix=WIDE
 // WIDE-COUNT-3: : ok
 // WIDE: verify: PASS
-// All seven are library calls in both programs.
+// All eight are library calls in both programs.
 // RUN: dt-compile %s -o /dev/null -mlir-pass-statistics 2>&1 | FileCheck %s --check-prefix=STATS
-// STATS: 7 dt-convert-matmul-to-blas blas-calls
+// STATS: 8 dt-convert-matmul-to-blas blas-calls
 // STATS: single-device program
-// STATS: 7 dt-convert-matmul-to-blas blas-calls
+// STATS: 8 dt-convert-matmul-to-blas blas-calls
+// RUN: dt-compile %s --explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=FOLDED
 dt.mesh @mesh = <["dp" = 2, "tp" = 2]>
 func.func @main(%a: tensor<12x7xf32> {dt.sharding = #dt.sharding<@mesh, [R, S(0)]>},
                 %x: tensor<7xf32>,
@@ -36,7 +39,7 @@ func.func @main(%a: tensor<12x7xf32> {dt.sharding = #dt.sharding<@mesh, [R, S(0)
                 %t: tensor<10x9xf32> {dt.sharding = #dt.sharding<@mesh, [R, S(1)]>},
                 %q: tensor<4x6x8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(1)]>},
                 %k: tensor<4x5x6x8xf32> {dt.sharding = #dt.sharding<@mesh, [S(0), S(2)]>})
-    -> (tensor<12xf32>, tensor<10xf32>, tensor<10xf32>, tensor<4x6x5xf32>) {
+    -> (tensor<12xf32>, tensor<10xf32>, tensor<10xf32>, tensor<4x6x5xf32>, tensor<10xf32>) {
   %zero = arith.constant 0.0 : f32
   %e12 = tensor.empty() : tensor<12xf32>
   %z12 = linalg.fill ins(%zero : f32) outs(%e12 : tensor<12xf32>) -> tensor<12xf32>
@@ -69,7 +72,12 @@ func.func @main(%a: tensor<12x7xf32> {dt.sharding = #dt.sharding<@mesh, [R, S(0)
       %sum = arith.addf %acc, %p : f32
       linalg.yield %sum : f32
   } -> tensor<4x6x5xf32>
-  return %y, %u, %r, %s : tensor<12xf32>, tensor<10xf32>, tensor<10xf32>, tensor<4x6x5xf32>
+  // ut = w^T v, as a transpose and a matvec
+  %ewt = tensor.empty() : tensor<10x9xf32>
+  // FOLDED: matvec.mlir:[[# @LINE + 1]]:9: remark: transpose, not copied: the matmul at {{.*}}matvec.mlir:[[# @LINE + 2]]:9 reads its input transposed
+  %wt = linalg.transpose ins(%w : tensor<9x10xf32>) outs(%ewt : tensor<10x9xf32>) permutation = [1, 0]
+  %ut = linalg.matvec ins(%wt, %v : tensor<10x9xf32>, tensor<9xf32>) outs(%z10 : tensor<10xf32>) -> tensor<10xf32>
+  return %y, %u, %r, %s, %ut : tensor<12xf32>, tensor<10xf32>, tensor<10xf32>, tensor<4x6x5xf32>, tensor<10xf32>
 }
 // o = m . g[:, 1] and p = g[:, 1] . n, in f64; h = hm . hv in bf16
 func.func @wide(%m: tensor<5x6xf64> {dt.sharding = #dt.sharding<@mesh, [R, S(0)]>},

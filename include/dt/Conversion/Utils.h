@@ -37,8 +37,9 @@ func::FuncOp getOrInsertRuntimeFunction(ModuleOp module, StringRef name,
 /// Whether `op`, on tensors, is a matmul that dt-convert-matmul-to-blas
 /// will give the library on either target once bufferized (with the
 /// identity layouts bufferization gives tensors): its shape, element types
-/// and operand orders. The library accumulates 16-bit ones in f32.
-bool isLibraryGemm(linalg::LinalgOp op);
+/// and operand orders. The library accumulates 16-bit ones in f32. With
+/// `vectors` (the CPU's), also a product with no row or no column (a gemv).
+bool isLibraryGemm(linalg::LinalgOp op, bool vectors = false);
 
 /// The address of a NUL-terminated constant global holding `text`, at `b`'s
 /// insertion point: one internal `llvm.mlir.global` per distinct text in

@@ -276,14 +276,17 @@ bool hasLibraryTypes(linalg::LinalgOp op) {
 
 /// Whether the library reads operand `x` of `gemm`, of `type`, in place on
 /// the GPU: each matrix with contiguous rows or columns (rows for the
-/// result). The CPU library copies any other layout.
+/// result). The CPU library copies any other layout. (A vector's missing
+/// dim is one element of stride 1.)
 bool readableOnGPU(const Gemm &gemm, unsigned x, Type type) {
   SmallVector<int64_t> strides;
   if (failed(stridesOf(type, strides)))
     return false;
   ArrayRef<Gemm::Dim> dims = gemm.dims[x];
-  int64_t rows = strides[dims[dims.size() - 2].back()],
-          cols = strides[dims.back().back()];
+  auto strideOf = [&](const Gemm::Dim &dim) {
+    return dim.empty() ? int64_t(1) : strides[dim.back()];
+  };
+  int64_t rows = strideOf(dims[dims.size() - 2]), cols = strideOf(dims.back());
   return cols == 1 || (x != 2 && rows == 1);
 }
 
@@ -715,8 +718,8 @@ struct ConvertMatmulToBlasPass
 };
 } // namespace
 
-bool mlir::dt::isLibraryGemm(linalg::LinalgOp op) {
-  std::optional<Gemm> gemm = matchGemmDims(op);
+bool mlir::dt::isLibraryGemm(linalg::LinalgOp op, bool vectors) {
+  std::optional<Gemm> gemm = matchGemmDims(op, /*whyNot=*/nullptr, vectors);
   return gemm && hasLibraryTypes(op) &&
          llvm::all_of(llvm::seq(3u), [&](unsigned x) {
            return readableOnGPU(*gemm, x, op->getOperand(x).getType());

@@ -66,7 +66,7 @@ struct FoldTransposesIntoMatmulsPass
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> matmuls;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (op.hasPureTensorSemantics() && isLibraryGemm(op))
+      if (op.hasPureTensorSemantics() && isLibraryGemm(op, vectors))
         matmuls.push_back(op);
     });
     IRRewriter rewriter(&getContext());
@@ -96,7 +96,7 @@ struct FoldTransposesIntoMatmulsPass
         maps, op.getIteratorTypesArray());
     rewriter.cloneRegionBefore(op->getRegion(0), generic.getRegion(),
                                generic.getRegion().begin());
-    if (!isLibraryGemm(generic)) {
+    if (!isLibraryGemm(generic, vectors)) {
       // A batch no longer outermost, say: the library would need a copy.
       rewriter.eraseOp(generic);
       return;
