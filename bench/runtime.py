@@ -250,9 +250,10 @@ CONV = (8, 34, 34, 64, 64, 3, 3)  # N, H, W, C, F, KH, KW
 GCONV = (8, 34, 34, 8, 16, 16, 3, 3)  # N, H, W, G, C, F, KH, KW
 
 
-def convolution(nchw=False):
-    """CONV's convolution, NHWC/HWCF or NCHW/FCHW."""
-    n, h, w, c, f, kh, kw = CONV
+def convolution(nchw=False, sizes=CONV):
+    """The convolution of `sizes` (N, H, W, C, F, KH, KW; stride 1, no
+    padding), NHWC/HWCF or NCHW/FCHW."""
+    n, h, w, c, f, kh, kw = sizes
     oh, ow = h - kh + 1, w - kw + 1
     x, filt, y = (f"tensor<{n}x{h}x{w}x{c}xf32>", f"tensor<{kh}x{kw}x{c}x{f}xf32>",
                   f"tensor<{n}x{oh}x{ow}x{f}xf32>")

@@ -50,7 +50,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_gpu_programs as programs  # noqa: E402
-from runtime import build_tools, compile_program, time_program  # noqa: E402
+from runtime import build_tools, compile_program, convolution, time_program  # noqa: E402
 
 TORCH_PYTHON = "/usr/bin/python3"  # Debian's, where python3-torch lives
 STEPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_cpu_steps.py")
@@ -122,20 +122,6 @@ def matmul_program(m, k, n):
 """
 
 
-def conv_program(n, hw, c, f):
-    x, w, y = (f"tensor<{n}x{hw}x{hw}x{c}xf32>", f"tensor<3x3x{c}x{f}xf32>",
-               f"tensor<{n}x{hw - 2}x{hw - 2}x{f}xf32>")
-    return f"""func.func @main(%x: {x}, %w: {w}) -> {y} {{
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : {y}
-  %z = linalg.fill ins(%zero : f32) outs(%e : {y}) -> {y}
-  %c = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}}
-      ins(%x, %w : {x}, {w}) outs(%z : {y}) -> {y}
-  return %c : {y}
-}}
-"""
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--build", default="build")
@@ -202,7 +188,8 @@ def main():
         cnn2 = compile_program(tools, tmp, "cnn2", programs.cnn(**CNN, dp=2))
         cnn_difference = against_autograd(tools, tmp, cnn1, "cnn", ("x", "t", "w1", "w2", "w3"),
                                           3, *sizes)
-        one_conv = compile_program(tools, tmp, "conv", conv_program(n, hw - 2, c1, c2))
+        one_conv = compile_program(tools, tmp, "conv",
+                                   convolution(sizes=(n, hw - 2, hw - 2, c1, c2, 3, 3)))
         (dt_cnn1, torch_cnn1, dt_cnn2, torch_cnn2, torch_cnn_dp, dt_conv, torch_conv) = turns([
             dt(cnn1), lambda: torch_run("cnn", 1, repeat, *sizes),
             dt(cnn2), lambda: torch_run("cnn", 2, repeat, *sizes),

@@ -64,29 +64,38 @@ def mlp(repeat, b, d, h):
     return best(lambda: mlp_step(*args), repeat)
 
 
-def mlp_tp_rank(rank, ranks, repeat, b, d, h, port, results):
+def gloo_rank(rank, ranks, port, results, repeat, make_step, sizes):
+    """One process of on_gloo_ranks: joins the gloo group on one thread,
+    times make_step(rank, ranks, *sizes)'s step and leaves."""
     import torch.distributed as dist
     torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}",
                             rank=rank, world_size=ranks)
+    step = make_step(rank, ranks, *sizes)
+    dist.barrier()
+    results[rank] = best(step, repeat)
+    dist.destroy_process_group()
+
+
+def on_gloo_ranks(ranks, repeat, make_step, *sizes):
+    """The slowest rank's best time of a step split by hand over RANKS
+    processes (gloo, one thread each)."""
+    import torch.multiprocessing as mp
+    results = mp.Manager().dict()
+    port = 29500 + os.getpid() % 1000
+    mp.spawn(gloo_rank, args=(ranks, port, results, repeat, make_step, sizes), nprocs=ranks)
+    return max(results.values())
+
+
+def mlp_tp_step(rank, ranks, b, d, h):
+    """Megatron's split: w1 by columns, w2 by rows, one all_reduce of y."""
+    import torch.distributed as dist
     gen = torch.Generator().manual_seed(0)
     x, t = uniform(gen, b, d), uniform(gen, b, d)
     cols = h // ranks
     w1 = uniform(gen, d, h)[:, rank * cols:(rank + 1) * cols].contiguous()
     w2 = uniform(gen, h, d)[rank * cols:(rank + 1) * cols].contiguous()
-
-    dist.barrier()
-    seconds = best(lambda: mlp_step(x, t, w1, w2, reduce=dist.all_reduce), repeat)
-    results[rank] = seconds
-    dist.destroy_process_group()
-
-
-def mlp_tp(ranks, repeat, b, d, h):
-    import torch.multiprocessing as mp
-    results = mp.Manager().dict()
-    port = 29500 + os.getpid() % 1000
-    mp.spawn(mlp_tp_rank, args=(ranks, repeat, b, d, h, port, results), nprocs=ranks)
-    return max(results.values())
+    return lambda: mlp_step(x, t, w1, w2, reduce=dist.all_reduce)
 
 
 TRANSFORMER_INPUTS = ["x", "t", "wq", "wk", "wv", "wo", "w1", "w2"]
@@ -179,11 +188,10 @@ def cnn(repeat, n, hw, c0, c1, c2, k, out_dir=None):
     return best(step, repeat)
 
 
-def cnn_dp_rank(rank, ranks, repeat, sizes, port, results):
+def cnn_dp_step(rank, ranks, *sizes):
+    """Data parallelism: N / RANKS images each, one all_reduce of the three
+    gradients."""
     import torch.distributed as dist
-    torch.set_num_threads(1)
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}",
-                            rank=rank, world_size=ranks)
     p = cnn_inputs(*sizes)
     share = sizes[0] // ranks
     for name in ("x", "t"):
@@ -196,17 +204,7 @@ def cnn_dp_rank(rank, ranks, repeat, sizes, port, results):
             dist.all_reduce(grad)
         return grads
 
-    dist.barrier()
-    results[rank] = best(reduced, repeat)
-    dist.destroy_process_group()
-
-
-def cnn_dp(ranks, repeat, *sizes):
-    import torch.multiprocessing as mp
-    results = mp.Manager().dict()
-    port = 29500 + os.getpid() % 1000
-    mp.spawn(cnn_dp_rank, args=(ranks, repeat, sizes, port, results), nprocs=ranks)
-    return max(results.values())
+    return reduced
 
 
 def compare(out_dir, count):
@@ -258,13 +256,13 @@ def main():
     if mode == "mlp":
         seconds = mlp(repeat, *sizes)
     elif mode == "mlp-tp":
-        seconds = mlp_tp(threads, repeat, *sizes)
+        seconds = on_gloo_ranks(threads, repeat, mlp_tp_step, *sizes)
     elif mode == "transformer":
         seconds = transformer(repeat, *sizes, out_dir=paths[0] if paths else None)
     elif mode == "cnn":
         seconds = cnn(repeat, *sizes, out_dir=paths[0] if paths else None)
     elif mode == "cnn-dp":
-        seconds = cnn_dp(threads, repeat, *sizes)
+        seconds = on_gloo_ranks(threads, repeat, cnn_dp_step, *sizes)
     elif mode == "chain":
         seconds = chain(repeat, *sizes)
     elif mode == "conv":

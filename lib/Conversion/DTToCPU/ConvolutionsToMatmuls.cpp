@@ -351,18 +351,16 @@ void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
   // images) are the matmul's batch, which the filter does not read, and
   // col is [images, K, M], so that its copy runs along the input's rows.
   SmallVector<int64_t> outputM = positionsOf(outputLoops, conv.m);
-  auto channelAt = llvm::find(outputLoops, conv.n) - outputLoops.begin();
-  SmallVector<unsigned> images(outputLoops.begin(),
-                               outputLoops.begin() + channelAt);
-  SmallVector<unsigned> pixels(outputLoops.begin() + channelAt + 1,
-                               outputLoops.end());
+  auto channel = llvm::find(outputLoops, conv.n);
+  SmallVector<unsigned> pixels(std::next(channel), outputLoops.end());
   int64_t imagePixels = 1;
   for (unsigned loop : pixels)
     imagePixels *= ranges[loop];
   bool channelsFirst = perImage && !conv.group && !pixels.empty() &&
                        imagePixels >= kMinImagePixels;
-  if (!channelsFirst)
-    images.clear();
+  SmallVector<unsigned> images;
+  if (channelsFirst)
+    images.assign(outputLoops.begin(), channel);
   auto roleOf = [&](unsigned loop) {
     if (loop == conv.group || llvm::is_contained(images, loop))
       return Role::Batch;
