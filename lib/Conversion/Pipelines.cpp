@@ -89,8 +89,9 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
 /// matmuls as library calls (reading transposed operands in place), and
 /// the C entry points; with `explain`, a remark at each convolution and at
 /// each transpose a matmul reads through. On a GPU (`gpu`, emulated or not)
-/// an NCHW convolution stays one library call, not one per image, and a
-/// transpose feeding a matrix-vector product (a kernel there) stays.
+/// an NCHW convolution stays one library call, not one per image, a large
+/// one is made whole, not in chunks of images, and a transpose feeding a
+/// matrix-vector product (a kernel there) stays.
 static std::string bufferizationPipeline(StringRef entryPrefix,
                                          StringRef matmulLibrary,
                                          const LoweringOptions &options,
@@ -98,7 +99,8 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
   // Upstream passes are named by their textual form, which is their stable
   // interface across LLVM releases.
   return (llvm::Twine("dt-convolutions-to-matmuls{per-image=") +
-          (gpu ? "0" : "1") + (options.explain ? " explain=1" : "") + "}" +
+          (gpu ? "0" : "1") + (gpu ? " col-chunk-bytes=0" : "") +
+          (options.explain ? " explain=1" : "") + "}" +
           ",func.func(convert-elementwise-to-linalg),dt-generalize-elementwise,"
           "dt-widen-half-sums,dt-guard-integer-division,"
           "func.func(dt-fuse-elementwise,canonicalize),"

@@ -38,6 +38,23 @@
 // RUN: dt-opt %s -dt-convolutions-to-matmuls="max-col-bytes=4096 explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN-SMALL
 // EXPLAIN-SMALL: remark: linalg.conv_2d_nhwc_hwcf stays loops: its im2col copy would take 6.8 KiB, over max-col-bytes (4.0 KiB)
 // EXPLAIN-SMALL: remark: linalg.generic stays loops: a convolution's adjoint (its output written at sums of loops), but its col matrix would take 11.8 KiB, over max-col-bytes (4.0 KiB)
+// With col-chunk-bytes (2 MiB by default), one whose col would take more is
+// made in chunks of its images (the most that divide its batch and fit):
+// an scf.for over them, each chunk's im2col copy and matmul on slices of
+// static shape; where the chunks are of its output, the fill that makes it
+// is fused into each chunk; where the images are summed (a filter's
+// gradient), each chunk adds into the whole, made once before the loop.
+// RUN: dt-opt %s -dt-convolutions-to-matmuls=col-chunk-bytes=4096 | FileCheck %s --check-prefix=CHUNKS
+// RUN: dt-opt %s -dt-convolutions-to-matmuls="col-chunk-bytes=4096 explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN-CHUNKS
+// EXPLAIN-CHUNKS: remark: linalg.conv_2d_nhwc_hwcf: in 2 chunks of 2 along its first input's first dim (of 4), each one library matmul, [24 x 36] x [36 x 8], of an im2col copy of its input (3.4 KiB){{$}}
+// EXPLAIN-CHUNKS: remark: linalg.conv_2d_nchw_fchw: in 2 chunks of 1 along its first input's first dim (of 2), each one library matmul, [42 x 36] x [36 x 4], of an im2col copy of its input (5.9 KiB); the output made with its channels last and transposed back
+// EXPLAIN-CHUNKS: remark: linalg.conv_2d_nhwgc_gfhwc: in 2 chunks of 1 along its first input's first dim (of 2), each one library matmul batched over 4 groups, [49 x 27] x [27 x 5] each
+// EXPLAIN-CHUNKS: remark: linalg.generic: a convolution's adjoint, one library matmul, [24 x 8] x [8 x 36], into a col matrix (3.4 KiB) that a col2im adds into its output{{$}}
+// EXPLAIN-CHUNKS: remark: linalg.generic: a convolution's adjoint, in 2 chunks of 1 along its first input's first dim (of 2), each one library matmul, [36 x 8] x [8 x 42], into a col matrix (5.9 KiB)
+// Chunks of one image whose col still passes max-col-bytes stay loops:
+// RUN: dt-opt %s -dt-convolutions-to-matmuls="col-chunk-bytes=4096 max-col-bytes=4096 explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHUNKS-SMALL
+// CHUNKS-SMALL: remark: linalg.conv_2d_nhwc_hwcf: in 2 chunks of 2 along its first input's first dim (of 4), each one library matmul
+// CHUNKS-SMALL: remark: linalg.conv_2d_nchw_fchw stays loops: its im2col copy would take 5.9 KiB a chunk, over max-col-bytes (4.0 KiB)
 // And through the CPU lowering, each rewritten one is one BLAS call:
 // RUN: dt-opt %s -dt-lower-to-cpu | FileCheck %s --check-prefix=BLAS
 
@@ -78,6 +95,19 @@
 // SMALL: linalg.conv_2d_nhwc_hwcf
 // BLAS-LABEL: llvm.func @nhwc(
 // BLAS: call @dt_rt_matmul_f32
+// CHUNKS-LABEL: func.func @nhwc
+// CHUNKS: %[[C0:.*]] = arith.constant 0 : index
+// CHUNKS: %[[C4:.*]] = arith.constant 4 : index
+// CHUNKS: %[[C2:.*]] = arith.constant 2 : index
+// CHUNKS: %[[LOOP:.*]] = scf.for %[[I:.*]] = %[[C0]] to %[[C4]] step %[[C2]] iter_args(%[[OUT:.*]] = %{{.*}}) -> (tensor<4x4x3x8xf32>)
+// CHUNKS: %[[X:.*]] = tensor.extract_slice %{{.*}}[%[[I]], 0, 0, 0] [2, 11, 8, 6] [1, 1, 1, 1] : tensor<4x11x11x6xf32> to tensor<2x11x8x6xf32>
+// CHUNKS: %[[O:.*]] = tensor.extract_slice %[[OUT]][%[[I]], 0, 0, 0] [2, 4, 3, 8] [1, 1, 1, 1]
+// CHUNKS: %[[COL:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x11x8x6xf32>) outs(%{{.*}} : tensor<2x4x3x3x2x6xf32>)
+// CHUNKS: %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<24x8xf32>)
+// CHUNKS: %[[E:.*]] = tensor.expand_shape %[[P]]
+// CHUNKS: %[[IN:.*]] = tensor.insert_slice %[[E]] into %[[OUT]][%[[I]], 0, 0, 0] [2, 4, 3, 8]
+// CHUNKS: scf.yield %[[IN]]
+// CHUNKS: return %[[LOOP]]
 func.func @nhwc(%x: tensor<4x11x11x6xf32>, %w: tensor<3x2x6x8xf32>, %o: tensor<4x4x3x8xf32>) -> tensor<4x4x3x8xf32> {
   %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<[2, 1]> : tensor<2xi64>, strides = dense<[2, 3]> : tensor<2xi64>}
       ins(%x, %w : tensor<4x11x11x6xf32>, tensor<3x2x6x8xf32>) outs(%o : tensor<4x4x3x8xf32>) -> tensor<4x4x3x8xf32>
@@ -175,6 +205,13 @@ func.func @grouped_stay(%x: tensor<2x9x9x4x1xf32>, %w: tensor<4x1x3x3x1xf32>, %o
 // CHECK: return
 // BLAS-LABEL: llvm.func @nchw_zeros(
 // BLAS: call @dt_rt_matmul_into_f32
+// CHUNKS-LABEL: func.func @nchw_zeros
+// CHUNKS: scf.for %[[I:.*]] = {{.*}} iter_args(%[[OUT:.*]] = %{{.*}}) -> (tensor<2x4x7x6xf32>)
+// CHUNKS: tensor.extract_slice %{{.*}}[%[[I]], 0, 0, 0] [1, 6, 9, 7]
+// CHUNKS: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x7x6x4xf32>)
+// CHUNKS: linalg.generic {{.*}} outs(%{{.*}} : tensor<42x4xf32>)
+// CHUNKS: linalg.transpose {{.*}} permutation = [0, 3, 1, 2]
+// CHUNKS: tensor.insert_slice %{{.*}} into %[[OUT]][%[[I]], 0, 0, 0] [1, 4, 7, 6]
 func.func @nchw_zeros(%x: tensor<2x6x9x7xf32>, %w: tensor<4x6x3x2xf32>) -> tensor<2x4x7x6xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<2x4x7x6xf32>
@@ -277,6 +314,15 @@ func.func @skips_rows(%x: tensor<6x3x8x1xf32>, %w: tensor<2x1x1x9xf32>, %o: tens
 // CHECK: linalg.generic {indexing_maps = [#[[KM]], #[[KN]], #[[C]]], {{.*}} ins(%[[CA]], %{{.*}} : tensor<256x54xf32>, tensor<256x5xf32>) outs(%{{.*}} : tensor<54x5xf32>)
 // BLAS-LABEL: llvm.func @filter_gradient(
 // BLAS: call @dt_rt_matmul_f32
+// CHUNKS-LABEL: func.func @filter_gradient(
+// CHUNKS-SAME: %[[X:.*]]: tensor<4x10x10x6xf32>, %[[DY:.*]]: tensor<4x8x8x5xf32>, %[[INIT:.*]]: tensor<3x3x6x5xf32>
+// CHUNKS: scf.for %[[I:.*]] = {{.*}} iter_args(%[[SUM:.*]] = %[[INIT]]) -> (tensor<3x3x6x5xf32>)
+// CHUNKS: tensor.extract_slice %[[X]][%[[I]], 0, 0, 0] [1, 10, 10, 6]
+// CHUNKS: tensor.extract_slice %[[DY]][%[[I]], 0, 0, 0] [1, 8, 8, 5]
+// CHUNKS: tensor.extract_slice %[[SUM]][0, 0, 0, 0] [3, 3, 6, 5]
+// CHUNKS-NOT: linalg.fill
+// CHUNKS: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x54xf32>, tensor<64x5xf32>) outs(%{{.*}} : tensor<54x5xf32>)
+// CHUNKS: tensor.insert_slice %{{.*}} into %[[SUM]][0, 0, 0, 0] [3, 3, 6, 5]
 func.func @filter_gradient(%x: tensor<4x10x10x6xf32>, %dy: tensor<4x8x8x5xf32>, %o: tensor<3x3x6x5xf32>) -> tensor<3x3x6x5xf32> {
   %dw = linalg.generic {
       indexing_maps = [affine_map<(kh, kw, c, f, n, i, j) -> (n, i + kh, j + kw, c)>,

@@ -47,14 +47,21 @@
 // GFLOP/s here as loops (4.5 written NCHW, whose loops run across the
 // image's rows), at 80-90 so.
 //
+// A convolution or adjoint whose col would pass col-chunk-bytes is made a
+// chunk of images at a time (upstream's tiling, scf.for over its first
+// input's first dim), each chunk's col made and read while in the cache.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dt/Conversion/Passes.h"
 #include "dt/Dialect/DT/Transforms/HalfSums.h"
 #include "dt/Dialect/DT/Transforms/ShardingCost.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/PatternMatch.h"
@@ -75,6 +82,8 @@ struct ConvAsMatmul {
   SmallVector<unsigned> m, k;
   unsigned n;
   std::optional<unsigned> group;
+  /// The bytes of its im2col copy.
+  double colBytes;
 };
 
 /// What a dim of the matmul's operands is: its batch (a group), a row, a
@@ -116,12 +125,10 @@ constexpr int64_t kMinImagePixels = 64;
 /// `op` as a matmul, when it is a convolution of static float tensors that
 /// multiplies and accumulates, with one output channel and at most one
 /// group dim whose groups each sum over channels into
-/// kMinGroupOutputChannels or more (a depthwise convolution stays loops),
-/// and whose col matrix stays under `maxColBytes`. A convolution
-/// that stays loops says why in `whyNot`; an op that is none (a pooling, a
-/// matmul) leaves it empty.
+/// kMinGroupOutputChannels or more (a depthwise convolution stays loops).
+/// A convolution that stays loops says why in `whyNot`; an op that is none
+/// (a pooling, a matmul) leaves it empty.
 std::optional<ConvAsMatmul> matchConvolution(linalg::LinalgOp op,
-                                             int64_t maxColBytes,
                                              std::string &whyNot) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !isMultiplyAccumulateConvolution(op))
@@ -193,12 +200,116 @@ std::optional<ConvAsMatmul> matchConvolution(linalg::LinalgOp op,
     colBytes *= static_cast<double>(ranges[loop]);
   if (conv.group)
     colBytes *= static_cast<double>(ranges[*conv.group]);
-  if (colBytes > static_cast<double>(maxColBytes))
-    return stays("its im2col copy would take " + formatBytes(colBytes) +
-                 ", over max-col-bytes (" +
-                 formatBytes(static_cast<double>(maxColBytes)) + ")");
+  conv.colBytes = colBytes;
   return conv;
 }
+
+//===----------------------------------------------------------------------===//
+// Chunks
+//===----------------------------------------------------------------------===//
+
+/// A convolution (or adjoint) made a chunk at a time: `size` of the
+/// `extent` iterations of `loop` (its first input's first dim: the
+/// images) a chunk, so that each chunk's col is made, multiplied and (an
+/// adjoint's) added up while it is in the cache, where a whole batch's col
+/// goes to memory and back.
+struct Chunks {
+  unsigned loop;
+  int64_t size, extent;
+};
+
+/// How `op`, whose col takes `colBytes` and holds the loops `colLoops`, is
+/// made in chunks of at most `chunkBytes` of col each: along the loop its
+/// first input's first dim reads, where every operand reads that loop at
+/// one dim of its own (or not at all) and col holds it; a chunk is the most
+/// of its iterations that divide its extent (every chunk of one static
+/// shape) and whose col fits, or one. None where col fits whole,
+/// `chunkBytes` is 0, or no loop can be chunked.
+std::optional<Chunks> chooseChunks(linalg::LinalgOp op,
+                                   ArrayRef<unsigned> colLoops, double colBytes,
+                                   int64_t chunkBytes) {
+  if (chunkBytes <= 0 || colBytes <= static_cast<double>(chunkBytes))
+    return std::nullopt;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps[0].getNumResults() == 0)
+    return std::nullopt;
+  AffineExpr first = maps[0].getResult(0);
+  auto dim = dyn_cast<AffineDimExpr>(first);
+  if (!dim || !llvm::is_contained(colLoops, dim.getPosition()))
+    return std::nullopt;
+  unsigned loop = dim.getPosition();
+  for (AffineMap map : maps) {
+    auto reads = [&](AffineExpr result) {
+      return result.isFunctionOfDim(loop);
+    };
+    if (llvm::count_if(map.getResults(), reads) > 1 ||
+        llvm::any_of(map.getResults(), [&](AffineExpr result) {
+          return reads(result) && result != first;
+        }))
+      return std::nullopt;
+  }
+  int64_t extent = op.getStaticLoopRanges()[loop];
+  double perIteration = colBytes / static_cast<double>(extent);
+  int64_t size = 1;
+  for (int64_t d = extent - 1; d > 1; --d) {
+    if (extent % d == 0 && static_cast<double>(d) * perIteration <=
+                               static_cast<double>(chunkBytes)) {
+      size = d;
+      break;
+    }
+  }
+  return Chunks{loop, size, extent};
+}
+
+/// `op` tiled into an scf.for over `chunks`, the fill that makes its output
+/// fused into each chunk where the chunks are of its output (not summed);
+/// the tiled op, in the loop.
+FailureOr<linalg::LinalgOp> tileIntoChunks(RewriterBase &rewriter,
+                                           linalg::LinalgOp op,
+                                           const Chunks &chunks) {
+  SmallVector<OpFoldResult> sizes(op.getNumLoops(), rewriter.getIndexAttr(0));
+  sizes[chunks.loop] = rewriter.getIndexAttr(chunks.size);
+  bool summed =
+      op.getIteratorTypesArray()[chunks.loop] == utils::IteratorType::reduction;
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes(sizes);
+  if (summed)
+    tiling.setReductionDims({chunks.loop});
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (!summed && isDestination &&
+            isa<linalg::FillOp>(producer.getOwner()))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTileAndFuseResult> tiled =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(tiled))
+    return failure();
+  auto chunk = cast<linalg::LinalgOp>(tiled->tiledAndFusedOps.front());
+  for (OpResult result : op->getResults())
+    rewriter.replaceAllUsesWith(result, tiled->replacements.lookup(result));
+  rewriter.eraseOp(op);
+  return chunk;
+}
+
+/// Says in `remark` how `chunks` make a convolution or adjoint.
+void explainChunks(InFlightDiagnostic &remark,
+                   const std::optional<Chunks> &chunks) {
+  if (chunks)
+    remark << "in " << chunks->extent / chunks->size << " chunks of "
+           << chunks->size << " along its first input's first dim (of "
+           << chunks->extent << "), each ";
+}
+
+//===----------------------------------------------------------------------===//
+// A convolution
+//===----------------------------------------------------------------------===//
 
 /// An empty tensor of `value`'s type with its dims permuted: dim i is dim
 /// `permutation[i]` of `value`.
@@ -330,11 +441,13 @@ Location namedLoc(Operation *op, StringRef name) {
   return NameLoc::get(StringAttr::get(op->getContext(), name), op->getLoc());
 }
 
-/// Rewrites `op`, a convolution matched as `conv`; with `explain`, a remark
-/// says what it became. With `perImage`, an NCHW output of large enough
-/// images is a matmul per image.
+/// Rewrites `op`, a convolution matched as `conv` (a chunk of it, one of
+/// `chunks`, where it is made in chunks); with `explain`, a remark says what
+/// it became. With `perImage`, an NCHW output of large enough images is a
+/// matmul per image.
 void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
-             const ConvAsMatmul &conv, bool perImage, bool explain) {
+             const ConvAsMatmul &conv, const std::optional<Chunks> &chunks,
+             bool perImage, bool explain) {
   MLIRContext *ctx = op.getContext();
   auto named = [&](StringRef name) { return namedLoc(op, name); };
   Location loc = named("convolution");
@@ -491,7 +604,9 @@ void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
 
   if (explain) {
     InFlightDiagnostic remark = op.emitRemark();
-    remark << op->getName() << ": one library matmul";
+    remark << op->getName() << ": ";
+    explainChunks(remark, chunks);
+    remark << "one library matmul";
     if (conv.group)
       remark << " batched over " << extentOf(c, Role::Batch) << " groups";
     else if (!images.empty())
@@ -532,6 +647,8 @@ struct AdjointAsMatmul {
   /// What col holds and the col2im adds up: the output's element type, or
   /// f32 for a 16-bit output, rounded once after.
   FloatType accumulator;
+  /// The bytes of col.
+  double colBytes;
 };
 
 /// The fewest terms (the extent of the loops only the inputs read: the
@@ -548,23 +665,23 @@ struct AdjointAsMatmul {
 constexpr int64_t kMinAdjointTerms = 8;
 constexpr int64_t kMinAdjointRow = 16;
 
+/// How an adjoint that stays loops says why.
+constexpr StringLiteral kAdjointStays =
+    "a convolution's adjoint (its output written at sums of loops), but ";
+
 /// `op` as a convolution's adjoint: a multiply-accumulate of static float
 /// tensors whose inputs are read at loops and whose output is written at
 /// sums of them (`dx[n, h + kh, w + kw, c] += dy[n, h, w, f] *
 /// filter[kh, kw, c, f]`), when each loop is a matmul's row, column, sum or
-/// batch, it sums enough terms a point (kMinAdjointTerms) and col stays
-/// under `maxColBytes`. One that stays loops says why in `whyNot`; any
-/// other op leaves it empty.
-std::optional<AdjointAsMatmul>
-matchAdjoint(linalg::LinalgOp op, int64_t maxColBytes, std::string &whyNot) {
+/// batch and it sums enough terms a point (kMinAdjointTerms). One that
+/// stays loops says why in `whyNot`; any other op leaves it empty.
+std::optional<AdjointAsMatmul> matchAdjoint(linalg::LinalgOp op,
+                                            std::string &whyNot) {
   if (!op.hasPureTensorSemantics() || !isMultiplyAccumulateAdjoint(op))
     return std::nullopt;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   auto stays = [&](const Twine &why) {
-    whyNot = ("a convolution's adjoint (its output written at sums of "
-              "loops), but " +
-              why)
-                 .str();
+    whyNot = (kAdjointStays + why).str();
     return std::nullopt;
   };
   if (op.hasDynamicShape())
@@ -611,10 +728,7 @@ matchAdjoint(linalg::LinalgOp op, int64_t maxColBytes, std::string &whyNot) {
   for (unsigned loop :
        llvm::concat<const unsigned>(adjoint.batch, adjoint.m, adjoint.n))
     colBytes *= static_cast<double>(ranges[loop]);
-  if (colBytes > static_cast<double>(maxColBytes))
-    return stays("its col matrix would take " + formatBytes(colBytes) +
-                 ", over max-col-bytes (" +
-                 formatBytes(static_cast<double>(maxColBytes)) + ")");
+  adjoint.colBytes = colBytes;
   return adjoint;
 }
 
@@ -623,9 +737,11 @@ matchAdjoint(linalg::LinalgOp op, int64_t maxColBytes, std::string &whyNot) {
 ///   col[batch, m, n] = lhs[batch, m, k] * rhs[batch, k, n]  (a matmul)
 ///   out[<op's output map>] += col[batch, m, n]              (col2im)
 ///
-/// with `explain`, a remark says what it became.
+/// (a chunk of it, one of `chunks`, where it is made in chunks); with
+/// `explain`, a remark says what it became.
 void rewriteAdjoint(RewriterBase &rewriter, linalg::LinalgOp op,
-                    const AdjointAsMatmul &adjoint, bool explain) {
+                    const AdjointAsMatmul &adjoint,
+                    const std::optional<Chunks> &chunks, bool explain) {
   MLIRContext *ctx = op.getContext();
   auto named = [&](StringRef name) { return namedLoc(op, name); };
   Location loc = named("adjoint");
@@ -753,7 +869,9 @@ void rewriteAdjoint(RewriterBase &rewriter, linalg::LinalgOp op,
 
   if (explain) {
     InFlightDiagnostic remark = op.emitRemark();
-    remark << op->getName() << ": a convolution's adjoint, one library matmul";
+    remark << op->getName() << ": a convolution's adjoint, ";
+    explainChunks(remark, chunks);
+    remark << "one library matmul";
     bool batched = !adjoint.batch.empty();
     if (batched)
       remark << " batched over " << extentOf(c, Role::Batch) << " groups";
@@ -800,19 +918,64 @@ struct ConvolutionsToMatmulsPass
       (void)swapIntoConvolution(rewriter, generic);
     getOperation().walk([&](linalg::LinalgOp op) {
       Convolution c{op, std::nullopt, std::nullopt, {}};
-      c.conv = matchConvolution(op, maxColBytes, c.whyNot);
+      c.conv = matchConvolution(op, c.whyNot);
       if (!c.conv && c.whyNot.empty())
-        c.adjoint = matchAdjoint(op, maxColBytes, c.whyNot);
+        c.adjoint = matchAdjoint(op, c.whyNot);
       if (c.conv || c.adjoint || !c.whyNot.empty())
         convolutions.push_back(std::move(c));
     });
     for (Convolution &c : convolutions) {
+      if (!c.conv && !c.adjoint) {
+        if (explain)
+          c.op.emitRemark() << c.op->getName() << " stays loops: " << c.whyNot;
+        continue;
+      }
+      // col holds the matmul's rows and sums (and groups) of a
+      // convolution, the rows and columns (and batch) of an adjoint.
+      SmallVector<unsigned> colLoops;
+      double colBytes;
+      if (c.conv) {
+        llvm::append_range(colLoops, c.conv->m);
+        llvm::append_range(colLoops, c.conv->k);
+        if (c.conv->group)
+          colLoops.push_back(*c.conv->group);
+        colBytes = c.conv->colBytes;
+      } else {
+        for (ArrayRef<unsigned> loops :
+             {c.adjoint->batch, c.adjoint->m, c.adjoint->n})
+          llvm::append_range(colLoops, loops);
+        colBytes = c.adjoint->colBytes;
+      }
+      std::optional<Chunks> chunks =
+          chooseChunks(c.op, colLoops, colBytes, colChunkBytes);
+      double madeBytes = colBytes;
+      if (chunks)
+        madeBytes *= static_cast<double>(chunks->size) / chunks->extent;
+      if (madeBytes > static_cast<double>(maxColBytes)) {
+        if (explain)
+          c.op.emitRemark()
+              << c.op->getName() << " stays loops: "
+              << (c.conv ? "its im2col copy" : kAdjointStays + "its col matrix")
+              << " would take " << formatBytes(madeBytes)
+              << (chunks ? " a chunk" : "") << ", over max-col-bytes ("
+              << formatBytes(static_cast<double>(maxColBytes)) << ")";
+        continue;
+      }
+      linalg::LinalgOp op = c.op;
+      if (chunks) {
+        FailureOr<linalg::LinalgOp> chunk =
+            tileIntoChunks(rewriter, op, *chunks);
+        if (failed(chunk)) {
+          c.op.emitError("dt-convolutions-to-matmuls could not split it "
+                         "into chunks");
+          return signalPassFailure();
+        }
+        op = *chunk;
+      }
       if (c.conv)
-        rewrite(rewriter, c.op, *c.conv, perImage, explain);
-      else if (c.adjoint)
-        rewriteAdjoint(rewriter, c.op, *c.adjoint, explain);
-      else if (explain)
-        c.op.emitRemark() << c.op->getName() << " stays loops: " << c.whyNot;
+        rewrite(rewriter, op, *c.conv, chunks, perImage, explain);
+      else
+        rewriteAdjoint(rewriter, op, *c.adjoint, chunks, explain);
     }
   }
 };
