@@ -132,10 +132,15 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
 /// through MLIR's generic functions, which the runtime defines with a cache
 /// for large blocks (runtime/lib/HostMemory.cpp).
 /// (dt-outline-kernels comes first, with `{time=1}` when the kernels are
-/// timed.)
+/// timed.) bf16 arithmetic and math are computed in f32, as LLVM would
+/// promote them, and every rounding to bf16 is integer arithmetic
+/// (dt-expand-bf16-conversions): without AVX512-BF16, LLVM would call a
+/// compiler-runtime helper that Debian 12's libgcc lacks.
 static constexpr const char *kCPUTail =
     ",convert-complex-to-standard,dt-lower-bounds-checks,dt-approximate-math,"
-    "dt-expand-bf16-truncation,"
+    "math-extend-to-supported-types{extra-types=f16 target-type=f32},"
+    "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
+    "dt-expand-bf16-conversions,"
     "dt-vectorize-transposes,dt-transpose-loop-order,"
     "func.func(convert-linalg-to-loops),"
     "dt-keep-row-loops,"

@@ -68,6 +68,52 @@ TEST(BFloat16, RoundsToNearestEven) {
   EXPECT_TRUE(std::isnan(bf16ToFloat(floatToBF16(NAN))));
 }
 
+} // namespace
+
+// The compiler-runtime helpers the runtime defines for artifacts
+// (runtime/lib/CompilerHelpers.cpp), named as LLVM calls them.
+extern "C" float __truncsfbf2(float);
+extern "C" float __truncdfbf2(double);
+
+namespace {
+/// The bf16 in the low 16 bits of a helper's result.
+uint16_t lowBits(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return static_cast<uint16_t>(bits);
+}
+
+TEST(BFloat16, CompilerHelpersRoundAsTheRuntimeDoes) {
+  std::mt19937 random(5);
+  for (int i = 0; i < 100000; ++i) {
+    uint32_t bits = random();
+    if (i % 4 == 0)
+      bits = (bits & 0xffff0000) | 0x8000; // A tie.
+    float f;
+    std::memcpy(&f, &bits, 4);
+    ASSERT_EQ(lowBits(__truncsfbf2(f)), floatToBF16(f)) << std::hex << bits;
+    // An f32 is a double exactly: the f64 helper rounds it alike.
+    ASSERT_EQ(lowBits(__truncdfbf2(static_cast<double>(f))), floatToBF16(f))
+        << std::hex << bits;
+  }
+  // The largest finite f32 rounds to infinity, a NaN whose payload the
+  // carry would make infinite stays a NaN.
+  EXPECT_EQ(lowBits(__truncsfbf2(std::numeric_limits<float>::max())), 0x7f80);
+  uint32_t nanBits = 0x7f800001;
+  float nan;
+  std::memcpy(&nan, &nanBits, 4);
+  EXPECT_EQ(lowBits(__truncsfbf2(nan)), 0x7fc0);
+  // Just above the midpoint between 1 and its bf16 successor: to f32 first
+  // (to nearest) lands on the midpoint, whose tie goes down; once, up.
+  double above = 1.0 + 1.0 / 256 + 1.0 / (1 << 30);
+  EXPECT_EQ(lowBits(__truncdfbf2(above)), 0x3f81);
+  EXPECT_EQ(lowBits(__truncdfbf2(-above)), 0xbf81);
+  EXPECT_EQ(lowBits(__truncdfbf2(1e39)), 0x7f80);
+  EXPECT_EQ(lowBits(__truncdfbf2(-std::numeric_limits<double>::infinity())),
+            0xff80);
+  EXPECT_TRUE(std::isnan(bf16ToFloat(lowBits(__truncdfbf2(NAN)))));
+}
+
 TEST(Npy, WritesAndReadsEveryDType) {
   for (DType dtype : {DType::F32, DType::F64, DType::F16, DType::BF16,
                       DType::I32, DType::I64}) {

@@ -543,27 +543,47 @@ def ApproximateMathPass : Pass<"dt-approximate-math", "ModuleOp"> {
                            "mlir::vector::VectorDialect"];
 }
 
-def ExpandBF16TruncationPass : Pass<"dt-expand-bf16-truncation", "ModuleOp"> {
-  let summary = "Rounds f64 to bf16 in arithmetic, without a compiler-runtime helper";
+def ExpandBF16ConversionsPass : Pass<"dt-expand-bf16-conversions", "ModuleOp"> {
+  let summary = "Converts between bf16 and f32 or f64 in integer arithmetic, without a compiler-runtime helper";
   let description = [{
-    LLVM lowers an f64 -> bf16 `fptrunc` on x86 to a call of libgcc's
+    LLVM rounds f32 or f64 to bf16 with an instruction only on a CPU that
+    has one (AVX512-BF16: Cooper Lake, Zen 4 and later); elsewhere an
+    `fptrunc` to bf16 is a call of libgcc's `__truncsfbf2` or
     `__truncdfbf2`, which GCC 12's libgcc (Debian 12) does not have: the
-    artifact would not load. Each `arith.truncf` from f64 to bf16 (scalar
-    or vector) becomes a rounding to f32 by round-to-odd, then the f32 ->
-    bf16 rounding LLVM does inline. Round-to-odd keeps the last bit of f32
-    set when the first rounding was inexact, so the second rounding sees
-    what lay beyond f32's precision and the result is the correctly rounded
-    (nearest, ties to even) bf16 of the f64, never a double rounding.
+    artifact would not load. LLVM also narrows some arithmetic on extended
+    bf16 values back to bf16 (a clamp of a loaded value became a bf16 min,
+    rounded through `__truncsfbf2`). So every `arith.truncf` to bf16 and
+    `arith.extf` from bf16 (scalar or vector; a truncation with its own
+    rounding mode stays) becomes integer arithmetic on the bits, the same on
+    every CPU:
+
+    - f32 -> bf16 rounds to nearest, ties to even: add 0x7fff and the
+      lowest bit kept, drop the low 16 bits (a carry into the exponent
+      rounds the largest finite values to infinity); a NaN keeps its sign
+      and top payload bits with its quiet bit set. A subnormal result is
+      rounded as any other, not flushed to zero.
+    - f64 -> bf16 first rounds to f32 by round-to-odd, which keeps the last
+      bit of f32 set when that rounding was inexact, so that the second
+      rounding sees what lay beyond f32's precision: the correctly rounded
+      bf16 of the f64, never a double rounding.
+    - bf16 -> f32 (or f64, through f32) puts the bits in an f32's top half.
+
+    Runs after `arith-emulate-unsupported-floats` has made bf16 arithmetic
+    f32 arithmetic between such conversions, so that none is left in bf16.
 
     ```mlir
-    %b = arith.truncf %d : f64 to bf16
+    %b = arith.truncf %f : f32 to bf16
     // becomes
-    %f = arith.truncf %d : f64 to f32          // to nearest
-    ...                                        // one step toward zero if
-                                               // that rounded away from it,
-                                               // then the low bit set if
-                                               // inexact (round to odd)
-    %b = arith.truncf %odd : f32 to bf16
+    %bits = arith.bitcast %f : f32 to i32
+    %high = arith.shrui %bits, %c16 : i32
+    %kept = arith.andi %high, %c1 : i32           // ties to even
+    %bias = arith.addi %kept, %c0x7fff : i32
+    %sum = arith.addi %bits, %bias : i32
+    %rounded = arith.shrui %sum, %c16 : i32
+    %quiet = arith.ori %high, %c0x40 : i32        // a NaN stays one
+    %nan = arith.cmpf uno, %f, %f : f32
+    %pick = arith.select %nan, %quiet, %rounded : i32
+    %b = arith.bitcast (arith.trunci %pick : i32 to i16) : i16 to bf16
     ```
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""f64 -> bf16 rounding (dt-expand-bf16-truncation) against exact rounding
-in plain Python (fractions), on the inputs a double rounding gets wrong.
+"""f64 -> bf16 and f32 -> bf16 rounding (dt-expand-bf16-conversions) against
+exact rounding in plain Python (fractions), on the inputs a double rounding
+or a rounding on the bits gets wrong.
 
-  bf16_rounding.py write DIR   writes DIR/prog.mlir, DIR/in.npy (f64) and
-                               DIR/expected.txt (the bf16 bits of each)
-  bf16_rounding.py check DIR   reads DIR/out/result0.npy and prints how many
-                               results differ from the exact rounding
+  bf16_rounding.py write DIR   writes DIR/prog.mlir, DIR/in.npy (f64),
+                               DIR/in32.npy (f32) and DIR/expected.txt and
+                               DIR/expected32.txt (the bf16 bits of each)
+  bf16_rounding.py check DIR   reads DIR/out/result0.npy and result1.npy and
+                               prints how many results differ from the
+                               exact rounding
 
-A subnormal bf16 result may come back as a zero of the same sign: the CPU's
-own f32 -> bf16 instruction (AVX512-BF16's vcvtneps2bf16) flushes them.
+Subnormal results are rounded as any other (no flush to zero); an f32 NaN
+keeps its sign and top payload bits with the quiet bit set.
 """
 
 import math
@@ -62,43 +65,73 @@ def inputs():
     return values
 
 
-def write(directory):
-    values = inputs()
-    n = len(values)
-    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (%d,), }" % n
+F32_COUNT = 27000
+
+
+def inputs32():
+    """f32 bit patterns: the special values, the bf16 midpoints (ties, to
+    even and odd) and their neighbours, NaNs whose payload the rounding's
+    carry would turn into an infinity, and random patterns."""
+    rng = random.Random(11)
+    bits = [0, 0x80000000, 0x7F800000, 0xFF800000, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F7F8000,
+            0x7F7F7FFF, 0x7F7E8000, 0x00000001, 0x80000001, 0x007FFFFF, 0x00008000,
+            0x00018000, 0x00007FFF, 0x7F800001, 0xFF800001, 0x7F80FFFF, 0x7FC00000,
+            0x7FFFFFFF, 0xFFFFFFFF, 0xFFC00001]
+    for _ in range(3000):
+        high = rng.randrange(1 << 16)
+        bits += [high << 16 | low for low in (0x8000, 0x7FFF, 0x8001, 0x0000, 0xFFFF)]
+    while len(bits) < F32_COUNT:
+        bits.append(rng.getrandbits(32))
+    return bits
+
+
+def bf16_of_f32(b):
+    """The bf16 bits of the f32 with bits b rounded once; a NaN quieted."""
+    if (b & 0x7F800000) == 0x7F800000 and b & 0x7FFFFF:
+        return (b >> 16) | 0x40
+    return bf16_exact(float32(b))
+
+
+def write_npy(path, descr, fmt, values):
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }" % (descr, len(values))
     header += " " * (118 - len(header)) + "\n"
-    with open(os.path.join(directory, "in.npy"), "wb") as f:
+    with open(path, "wb") as f:
         f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
-        f.write(struct.pack(f"<{n}d", *values))
+        f.write(struct.pack(f"<{len(values)}{fmt}", *values))
+
+
+def write(directory):
+    values, bits = inputs(), inputs32()
+    n, m = len(values), len(bits)
+    write_npy(os.path.join(directory, "in.npy"), "<f8", "d", values)
+    write_npy(os.path.join(directory, "in32.npy"), "<f4", "I", bits)
     with open(os.path.join(directory, "prog.mlir"), "w") as f:
-        f.write(f"func.func @main(%d: tensor<{n}xf64>) -> tensor<{n}xbf16> {{\n"
+        f.write(f"func.func @main(%d: tensor<{n}xf64>, %f: tensor<{m}xf32>) -> "
+                f"(tensor<{n}xbf16>, tensor<{m}xbf16>) {{\n"
                 f"  %b = arith.truncf %d : tensor<{n}xf64> to tensor<{n}xbf16>\n"
-                f"  return %b : tensor<{n}xbf16>\n}}\n")
+                f"  %c = arith.truncf %f : tensor<{m}xf32> to tensor<{m}xbf16>\n"
+                f"  return %b, %c : tensor<{n}xbf16>, tensor<{m}xbf16>\n}}\n")
     with open(os.path.join(directory, "expected.txt"), "w") as f:
         f.write("\n".join(str(bf16_exact(v)) for v in values) + "\n")
+    with open(os.path.join(directory, "expected32.txt"), "w") as f:
+        f.write("\n".join(str(bf16_of_f32(b)) for b in bits) + "\n")
 
 
 def check(directory):
-    with open(os.path.join(directory, "out", "result0.npy"), "rb") as f:
-        data = f.read()
-    length = struct.unpack("<H", data[8:10])[0]
-    body = data[10 + length:]
-    got = struct.unpack(f"<{len(body) // 2}H", body)
-    with open(os.path.join(directory, "expected.txt")) as f:
-        expected = [None if w == "None" else int(w) for w in f.read().split()]
-    flushed, wrong = 0, []
-    for i, (g, e) in enumerate(zip(got, expected)):
-        if e is None or g == e:
-            continue
-        subnormal = (e & 0x7F80) == 0
-        if subnormal and g == (e & 0x8000):
-            flushed += 1
-        else:
-            wrong.append((i, hex(g), hex(e)))
-    if len(got) != len(expected):
-        wrong.append(("count", len(got), len(expected)))
-    print(f"bf16 rounding: {len(got)} values, {flushed} subnormals flushed to zero, "
-          f"{len(wrong)} wrong {wrong[:5]}")
+    for source, result, expectation in (("f64", "result0.npy", "expected.txt"),
+                                        ("f32", "result1.npy", "expected32.txt")):
+        with open(os.path.join(directory, "out", result), "rb") as f:
+            data = f.read()
+        length = struct.unpack("<H", data[8:10])[0]
+        body = data[10 + length:]
+        got = struct.unpack(f"<{len(body) // 2}H", body)
+        with open(os.path.join(directory, expectation)) as f:
+            expected = [None if w == "None" else int(w) for w in f.read().split()]
+        wrong = [(i, hex(g), hex(e)) for i, (g, e) in enumerate(zip(got, expected))
+                 if e is not None and g != e]
+        if len(got) != len(expected):
+            wrong.append(("count", len(got), len(expected)))
+        print(f"bf16 rounding from {source}: {len(got)} values, {len(wrong)} wrong {wrong[:5]}")
 
 
 if __name__ == "__main__":
