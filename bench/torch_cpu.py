@@ -27,12 +27,12 @@ PyTorch twin take ROUNDS turns, and each keeps its best call.
    split written by hand (gloo, 2 processes, one all_reduce of the
    gradients). The three gradients must agree with PyTorch's as the
    transformer's do (the target). The times are shown without a target:
-   PyTorch's convolutions are oneDNN's, which use this CPU's AVX-512 units
-   (one convolution alone in each shows it: 3x dt's), where dt's sgemm
-   runs OpenBLAS's AVX2 (Haswell) kernels, the ones this machine's
-   OPENBLAS_CORETYPE pins (older OpenBLAS builds miscompute with the others
-   here); and PyTorch's step moves from one process to the next, 52-124 ms
-   on 1 thread (its best beat dt's 90 ms; most of its runs lost to it).
+   PyTorch's convolutions are oneDNN's, which use the widest vector units
+   the CPU has (one convolution alone in each shows it: on a Zen 5, with
+   AVX-512, 3x dt's, whose sgemm runs the AVX2 kernels that machine's
+   OPENBLAS_CORETYPE pins, since older OpenBLAS builds miscompute with the
+   others there; on a Zen 3, AVX2 for both, 1.2x); and PyTorch's step
+   moves from one process to the next (52-124 ms on 1 thread on the Zen 5).
 4. Host cost: 200 dependent row sums of a 16x16 tensor, each subtracted
    from the rows (ops that do not fuse into one loop). Target: dt's time per
    link at most a tenth of PyTorch's.
@@ -224,7 +224,7 @@ def main():
         for name, ratio in (("CNN step: dt 1 rank / PyTorch 1 thread", dt_cnn1 / torch_cnn1),
                             ("CNN step: dt dp=2 / PyTorch 2 threads", dt_cnn2 / torch_cnn2),
                             ("CNN step: dt dp=2 / PyTorch dp=2 by hand", dt_cnn2 / torch_cnn_dp)):
-            print(f"  {name:<46} {ratio:>10.3f}   (no target: oneDNN's AVX-512 convolutions)")
+            print(f"  {name:<46} {ratio:>10.3f}   (no target: oneDNN's convolutions)")
         check("CNN gradients: |dt - PyTorch|", f"{cnn_difference:.1e}",
               f"<= {GRADIENT_TOLERANCE:g}", cnn_difference <= GRADIENT_TOLERANCE)
         ratio = dt_link / torch_link
