@@ -458,6 +458,14 @@ func.func @adjoint_nchw(%dy: tensor<2x8x7x6xf32>, %w: tensor<8x6x3x2xf32>, %o: t
 // CHECK-NEXT: arith.truncf %{{.*}} : f32 to bf16
 // BLAS-LABEL: llvm.func @adjoint_half(
 // BLAS: call @dt_rt_matmul_into_bf16_f32
+// An adjoint writes its output at sums of loops, which may leave rows no
+// chunk writes: its fill stays whole, before the loop, not fused into the
+// chunks (it was, and the rows were left unmade).
+// CHUNKS-LABEL: func.func @adjoint_half
+// CHUNKS: %[[WHOLE:.*]] = linalg.fill ins(%{{.*}} : bf16) outs(%{{.*}} : tensor<2x11x11x4xbf16>)
+// CHUNKS: scf.for {{.*}} iter_args(%{{.*}} = %[[WHOLE]]) -> (tensor<2x11x11x4xbf16>)
+// CHUNKS-NOT: linalg.fill ins(%{{.*}} : bf16)
+// CHUNKS: return
 func.func @adjoint_half(%dy: tensor<2x9x9x8xbf16>, %w: tensor<3x3x4x8xbf16>) -> tensor<2x11x11x4xbf16> {
   %zero = arith.constant 0.0 : bf16
   %e = tensor.empty() : tensor<2x11x11x4xbf16>

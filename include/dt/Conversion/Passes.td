@@ -210,9 +210,10 @@ def ConvolutionsToMatmulsPass : Pass<"dt-convolutions-to-matmuls", "ModuleOp"> {
     im2col copy, matmul and (an adjoint's) col2im on slices of static
     shape, so that `col` is made and read while it is in the cache, where a
     whole batch's goes to memory and back. The fill that makes the output is
-    fused into each chunk where the chunks are of the output; where the
-    images are summed (a filter's gradient), each chunk adds into the
-    whole. A CNN training step (32 images of 32x32, 3x3 convolutions of 16
+    fused into each chunk where the chunks are of the output and cover it
+    (an adjoint's output, written at sums of loops, may have rows no chunk
+    writes: its fill stays whole, before the loop); where the images are
+    summed (a filter's gradient), each chunk adds into the whole. A CNN training step (32 images of 32x32, 3x3 convolutions of 16
     to 64 and 64 to 64 channels) took 1.35-1.42x as long whole; its second
     convolution alone 1.22-1.29x (chunks of 1 to 4 MiB alike; 8 MiB and
     more lose most of it).

@@ -262,8 +262,10 @@ std::optional<Chunks> chooseChunks(linalg::LinalgOp op,
 }
 
 /// `op` tiled into an scf.for over `chunks`, the fill that makes its output
-/// fused into each chunk where the chunks are of its output (not summed);
-/// the tiled op, in the loop.
+/// fused into each chunk where the chunks are of its output (not summed)
+/// and cover it whole (its output read at loops: an adjoint's, written at
+/// sums of them, may have rows it never writes, which only the whole fill
+/// makes); the tiled op, in the loop.
 FailureOr<linalg::LinalgOp> tileIntoChunks(RewriterBase &rewriter,
                                            linalg::LinalgOp op,
                                            const Chunks &chunks) {
@@ -271,6 +273,9 @@ FailureOr<linalg::LinalgOp> tileIntoChunks(RewriterBase &rewriter,
   sizes[chunks.loop] = rewriter.getIndexAttr(chunks.size);
   bool summed =
       op.getIteratorTypesArray()[chunks.loop] == utils::IteratorType::reduction;
+  bool coversOutput = llvm::all_of(
+      op.getIndexingMapsArray().back().getResults(),
+      [](AffineExpr result) { return isa<AffineDimExpr>(result); });
   scf::SCFTilingOptions tiling;
   tiling.setTileSizes(sizes);
   if (summed)
@@ -280,7 +285,7 @@ FailureOr<linalg::LinalgOp> tileIntoChunks(RewriterBase &rewriter,
   options.setFusionControlFn(
       [&](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
           -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        if (!summed && isDestination &&
+        if (!summed && coversOutput && isDestination &&
             isa<linalg::FillOp>(producer.getOwner()))
           return scf::SCFTileAndFuseOptions::ControlFnResult{};
         return std::nullopt;
