@@ -134,31 +134,31 @@ struct ExpandBF16ConversionsPass
     : public mlir::dt::impl::ExpandBF16ConversionsPassBase<
           ExpandBF16ConversionsPass> {
   void runOnOperation() override {
-    SmallVector<arith::TruncFOp> truncations;
-    getOperation().walk([&](arith::TruncFOp op) {
-      if (isToBF16(op))
-        truncations.push_back(op);
+    SmallVector<Operation *> conversions;
+    getOperation().walk([&](Operation *op) {
+      auto truncation = dyn_cast<arith::TruncFOp>(op);
+      auto extension = dyn_cast<arith::ExtFOp>(op);
+      if ((truncation && isToBF16(truncation)) ||
+          (extension && isFromBF16(extension)))
+        conversions.push_back(op);
     });
-    for (arith::TruncFOp op : truncations) {
+    for (Operation *op : conversions) {
       OpBuilder b(op);
-      Value f = op.getIn();
-      if (getElementTypeOrSelf(f.getType()).isF64())
-        f = roundToOddF32(b, op.getLoc(), f);
-      op.replaceAllUsesWith(roundToBF16(b, op.getLoc(), f));
-      op.erase();
-    }
-    SmallVector<arith::ExtFOp> extensions;
-    getOperation().walk([&](arith::ExtFOp op) {
-      if (isFromBF16(op))
-        extensions.push_back(op);
-    });
-    for (arith::ExtFOp op : extensions) {
-      OpBuilder b(op);
-      Value f = extendBF16(b, op.getLoc(), op.getIn());
-      if (f.getType() != op.getType())
-        f = arith::ExtFOp::create(b, op.getLoc(), op.getType(), f);
-      op.replaceAllUsesWith(f);
-      op.erase();
+      Location loc = op->getLoc();
+      Value in = op->getOperand(0);
+      Type type = op->getResult(0).getType();
+      Value result;
+      if (isa<arith::TruncFOp>(op)) {
+        if (getElementTypeOrSelf(in.getType()).isF64())
+          in = roundToOddF32(b, loc, in);
+        result = roundToBF16(b, loc, in);
+      } else {
+        result = extendBF16(b, loc, in);
+        if (result.getType() != type)
+          result = arith::ExtFOp::create(b, loc, type, result);
+      }
+      op->getResult(0).replaceAllUsesWith(result);
+      op->erase();
     }
   }
 };
