@@ -31,8 +31,10 @@ PyTorch twin take ROUNDS turns, and each keeps its best call.
    the CPU has (one convolution alone in each shows it: on a Zen 5, with
    AVX-512, 3x dt's, whose sgemm runs the AVX2 kernels that machine's
    OPENBLAS_CORETYPE pins, since older OpenBLAS builds miscompute with the
-   others there; on a Zen 3, AVX2 for both, 1.2x); and PyTorch's step
-   moves from one process to the next (52-124 ms on 1 thread on the Zen 5).
+   others there; on a Zen 3, AVX2 for both, 1.2x before dt made its im2col
+   in chunks of images, 0.9x since); and PyTorch's step moves from one
+   process to the next (52-124 ms on 1 thread on the Zen 5, 138-165 on the
+   Zen 3, where dt's took 105 ms, 140 before the chunks).
 4. Host cost: 200 dependent row sums of a 16x16 tensor, each subtracted
    from the rows (ops that do not fuse into one loop). Target: dt's time per
    link at most a tenth of PyTorch's.
