@@ -99,7 +99,7 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
   // Upstream passes are named by their textual form, which is their stable
   // interface across LLVM releases.
   return (llvm::Twine("dt-convolutions-to-matmuls{per-image=") +
-          (gpu ? "0" : "1") + (gpu ? " col-chunk-bytes=0" : "") +
+          (gpu ? "0 col-chunk-bytes=0" : "1") +
           (options.explain ? " explain=1" : "") + "}" +
           ",func.func(convert-elementwise-to-linalg),dt-generalize-elementwise,"
           "dt-widen-half-sums,dt-guard-integer-division,"

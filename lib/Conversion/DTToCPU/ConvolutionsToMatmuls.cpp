@@ -84,6 +84,15 @@ struct ConvAsMatmul {
   std::optional<unsigned> group;
   /// The bytes of its im2col copy.
   double colBytes;
+
+  /// The loops col holds: the matmul's rows and sums, and the groups.
+  SmallVector<unsigned> colLoops() const {
+    SmallVector<unsigned> loops(m);
+    llvm::append_range(loops, k);
+    if (group)
+      loops.push_back(*group);
+    return loops;
+  }
 };
 
 /// What a dim of the matmul's operands is: its batch (a group), a row, a
@@ -195,12 +204,9 @@ std::optional<ConvAsMatmul> matchConvolution(linalg::LinalgOp op,
                    [&](unsigned m) { return llvm::is_contained(conv.k, m); }))
     return stays("its loops are not a matmul's rows, columns, sums and groups");
   Type element = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
-  double colBytes = element.getIntOrFloatBitWidth() / 8;
-  for (unsigned loop : llvm::concat<unsigned>(conv.m, conv.k))
-    colBytes *= static_cast<double>(ranges[loop]);
-  if (conv.group)
-    colBytes *= static_cast<double>(ranges[*conv.group]);
-  conv.colBytes = colBytes;
+  conv.colBytes = element.getIntOrFloatBitWidth() / 8;
+  for (unsigned loop : conv.colLoops())
+    conv.colBytes *= static_cast<double>(ranges[loop]);
   return conv;
 }
 
@@ -654,6 +660,14 @@ struct AdjointAsMatmul {
   FloatType accumulator;
   /// The bytes of col.
   double colBytes;
+
+  /// The loops col holds: the matmul's batch, rows and columns.
+  SmallVector<unsigned> colLoops() const {
+    SmallVector<unsigned> loops(batch);
+    llvm::append_range(loops, m);
+    llvm::append_range(loops, n);
+    return loops;
+  }
 };
 
 /// The fewest terms (the extent of the loops only the inputs read: the
@@ -729,11 +743,9 @@ std::optional<AdjointAsMatmul> matchAdjoint(linalg::LinalgOp op,
     return stays("it sums " + Twine(terms) + " terms a point, fewer than " +
                  Twine(kMinAdjointTerms) +
                  ", and its loops run along its output's rows");
-  double colBytes = adjoint.accumulator.getWidth() / 8;
-  for (unsigned loop :
-       llvm::concat<const unsigned>(adjoint.batch, adjoint.m, adjoint.n))
-    colBytes *= static_cast<double>(ranges[loop]);
-  adjoint.colBytes = colBytes;
+  adjoint.colBytes = adjoint.accumulator.getWidth() / 8;
+  for (unsigned loop : adjoint.colLoops())
+    adjoint.colBytes *= static_cast<double>(ranges[loop]);
   return adjoint;
 }
 
@@ -935,22 +947,9 @@ struct ConvolutionsToMatmulsPass
           c.op.emitRemark() << c.op->getName() << " stays loops: " << c.whyNot;
         continue;
       }
-      // col holds the matmul's rows and sums (and groups) of a
-      // convolution, the rows and columns (and batch) of an adjoint.
-      SmallVector<unsigned> colLoops;
-      double colBytes;
-      if (c.conv) {
-        llvm::append_range(colLoops, c.conv->m);
-        llvm::append_range(colLoops, c.conv->k);
-        if (c.conv->group)
-          colLoops.push_back(*c.conv->group);
-        colBytes = c.conv->colBytes;
-      } else {
-        for (ArrayRef<unsigned> loops :
-             {c.adjoint->batch, c.adjoint->m, c.adjoint->n})
-          llvm::append_range(colLoops, loops);
-        colBytes = c.adjoint->colBytes;
-      }
+      SmallVector<unsigned> colLoops =
+          c.conv ? c.conv->colLoops() : c.adjoint->colLoops();
+      double colBytes = c.conv ? c.conv->colBytes : c.adjoint->colBytes;
       std::optional<Chunks> chunks =
           chooseChunks(c.op, colLoops, colBytes, colChunkBytes);
       double madeBytes = colBytes;
