@@ -44,13 +44,22 @@
 // static shape; where the chunks are of its output, the fill that makes it
 // is fused into each chunk; where the images are summed (a filter's
 // gradient), each chunk adds into the whole, made once before the loop.
+// Where one image's col alone passes the budget, each chunk of images is
+// made in chunks of rows too (of the longest loop of the first dim an
+// operand reads through a window), where a chunk of rows takes a quarter
+// of the budget or more (a prime number of rows may allow only one a
+// chunk: then whole images); a 16-bit output that several chunks add into
+// is summed in f32 across them and rounded once.
 // RUN: dt-opt %s -dt-convolutions-to-matmuls=col-chunk-bytes=4096 | FileCheck %s --check-prefix=CHUNKS
 // RUN: dt-opt %s -dt-convolutions-to-matmuls="col-chunk-bytes=4096 explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN-CHUNKS
 // EXPLAIN-CHUNKS: remark: linalg.conv_2d_nhwc_hwcf: in 2 chunks of 2 along its first input's first dim (of 4), each one library matmul, [24 x 36] x [36 x 8], of an im2col copy of its input (3.4 KiB){{$}}
 // EXPLAIN-CHUNKS: remark: linalg.conv_2d_nchw_fchw: in 2 chunks of 1 along its first input's first dim (of 2), each one library matmul, [42 x 36] x [36 x 4], of an im2col copy of its input (5.9 KiB); the output made with its channels last and transposed back
-// EXPLAIN-CHUNKS: remark: linalg.conv_2d_nhwgc_gfhwc: in 2 chunks of 1 along its first input's first dim (of 2), each one library matmul batched over 4 groups, [49 x 27] x [27 x 5] each
+// EXPLAIN-CHUNKS: remark: linalg.conv_2d_nhwgc_gfhwc: in 2 chunks of 1 along its first input's first dim (of 2), each in 7 chunks of 1 along d1 (of 7), which its first input's dim 1 reads at d1 + d5, each one library matmul batched over 4 groups, [7 x 27] x [27 x 5] each
+// EXPLAIN-CHUNKS: remark: linalg.conv_2d_nchw_fchw: in 2 chunks of 1 along its first input's first dim (of 2), each in 4 chunks of 3 along d2 (of 12), which its first input's dim 2 reads at d2 + d5, each one library matmul, [36 x 27] x [27 x 6], of an im2col copy of its input (3.8 KiB)
+// EXPLAIN-CHUNKS: remark: linalg.generic: in 4 chunks of 1 along its first input's first dim (of 4), each in 4 chunks of 2 along d5 (of 8), which its first input's dim 1 reads at d0 + d5, each one library matmul, [54 x 16] x [16 x 5], of an im2col copy of its input (3.4 KiB)
 // EXPLAIN-CHUNKS: remark: linalg.generic: a convolution's adjoint, one library matmul, [24 x 8] x [8 x 36], into a col matrix (3.4 KiB) that a col2im adds into its output{{$}}
 // EXPLAIN-CHUNKS: remark: linalg.generic: a convolution's adjoint, in 2 chunks of 1 along its first input's first dim (of 2), each one library matmul, [36 x 8] x [8 x 42], into a col matrix (5.9 KiB)
+// EXPLAIN-CHUNKS: remark: linalg.generic: a convolution's adjoint, in 2 chunks of 1 along its first input's first dim (of 2), each in 3 chunks of 3 along d1 (of 9), which its output's dim 1 reads at d1 + d3, summed in f32 across its chunks and rounded once, each one library matmul, [27 x 8] x [8 x 36], into a col matrix (3.8 KiB) that a col2im adds into its output{{$}}
 // Chunks of one image whose col still passes max-col-bytes stay loops:
 // RUN: dt-opt %s -dt-convolutions-to-matmuls="col-chunk-bytes=4096 max-col-bytes=4096 explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHUNKS-SMALL
 // CHUNKS-SMALL: remark: linalg.conv_2d_nhwc_hwcf: in 2 chunks of 2 along its first input's first dim (of 4), each one library matmul
@@ -316,12 +325,16 @@ func.func @skips_rows(%x: tensor<6x3x8x1xf32>, %w: tensor<2x1x1x9xf32>, %o: tens
 // BLAS: call @dt_rt_matmul_f32
 // CHUNKS-LABEL: func.func @filter_gradient(
 // CHUNKS-SAME: %[[X:.*]]: tensor<4x10x10x6xf32>, %[[DY:.*]]: tensor<4x8x8x5xf32>, %[[INIT:.*]]: tensor<3x3x6x5xf32>
-// CHUNKS: scf.for %[[I:.*]] = {{.*}} iter_args(%[[SUM:.*]] = %[[INIT]]) -> (tensor<3x3x6x5xf32>)
-// CHUNKS: tensor.extract_slice %[[X]][%[[I]], 0, 0, 0] [1, 10, 10, 6]
-// CHUNKS: tensor.extract_slice %[[DY]][%[[I]], 0, 0, 0] [1, 8, 8, 5]
+// One image's col (21.1 KiB) passes 4 KiB: each image in chunks of 2 of
+// its 8 rows of output, whose input rows (those the window reads, 4 of 10)
+// and gradient rows each chunk slices.
+// CHUNKS: scf.for %[[I:.*]] = {{.*}} iter_args(%[[OUTER:.*]] = %[[INIT]]) -> (tensor<3x3x6x5xf32>)
+// CHUNKS: scf.for %[[R:.*]] = {{.*}} iter_args(%[[SUM:.*]] = %[[OUTER]]) -> (tensor<3x3x6x5xf32>)
+// CHUNKS: tensor.extract_slice %[[X]][%[[I]], %[[R]], 0, 0] [1, 4, 10, 6]
+// CHUNKS: tensor.extract_slice %[[DY]][%[[I]], %[[R]], 0, 0] [1, 2, 8, 5]
 // CHUNKS: tensor.extract_slice %[[SUM]][0, 0, 0, 0] [3, 3, 6, 5]
 // CHUNKS-NOT: linalg.fill
-// CHUNKS: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x54xf32>, tensor<64x5xf32>) outs(%{{.*}} : tensor<54x5xf32>)
+// CHUNKS: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x54xf32>, tensor<16x5xf32>) outs(%{{.*}} : tensor<54x5xf32>)
 // CHUNKS: tensor.insert_slice %{{.*}} into %[[SUM]][0, 0, 0, 0] [3, 3, 6, 5]
 func.func @filter_gradient(%x: tensor<4x10x10x6xf32>, %dy: tensor<4x8x8x5xf32>, %o: tensor<3x3x6x5xf32>) -> tensor<3x3x6x5xf32> {
   %dw = linalg.generic {
@@ -460,11 +473,20 @@ func.func @adjoint_nchw(%dy: tensor<2x8x7x6xf32>, %w: tensor<8x6x3x2xf32>, %o: t
 // BLAS: call @dt_rt_matmul_into_bf16_f32
 // An adjoint writes its output at sums of loops, which may leave rows no
 // chunk writes: its fill stays whole, before the loop, not fused into the
-// chunks (it was, and the rows were left unmade).
+// chunks (it was, and the rows were left unmade). In chunks of rows too,
+// whose outputs overlap by the window's rows, it is summed in f32 across
+// them (from a whole fill of f32 zeros) and rounded once after.
 // CHUNKS-LABEL: func.func @adjoint_half
-// CHUNKS: %[[WHOLE:.*]] = linalg.fill ins(%{{.*}} : bf16) outs(%{{.*}} : tensor<2x11x11x4xbf16>)
-// CHUNKS: scf.for {{.*}} iter_args(%{{.*}} = %[[WHOLE]]) -> (tensor<2x11x11x4xbf16>)
+// CHUNKS: %[[WHOLE:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x11x11x4xf32>)
+// CHUNKS: %[[LOOP:.*]] = scf.for %[[I:.*]] = {{.*}} iter_args(%[[OUTER:.*]] = %[[WHOLE]]) -> (tensor<2x11x11x4xf32>)
+// CHUNKS: scf.for %[[R:.*]] = {{.*}} iter_args(%[[SUM:.*]] = %[[OUTER]]) -> (tensor<2x11x11x4xf32>)
 // CHUNKS-NOT: linalg.fill ins(%{{.*}} : bf16)
+// CHUNKS: tensor.extract_slice %[[SUM]][%[[I]], %[[R]], 0, 0] [1, 5, 11, 4]
+// CHUNKS-NOT: arith.truncf
+// CHUNKS: tensor.insert_slice %{{.*}} into %[[SUM]][%[[I]], %[[R]], 0, 0] [1, 5, 11, 4] [1, 1, 1, 1] : tensor<1x5x11x4xf32>
+// CHUNKS: linalg.generic {{.*}} ins(%[[LOOP]] : tensor<2x11x11x4xf32>) outs(%{{.*}} : tensor<2x11x11x4xbf16>)
+// CHUNKS-NEXT: ^bb0
+// CHUNKS-NEXT: arith.truncf
 // CHUNKS: return
 func.func @adjoint_half(%dy: tensor<2x9x9x8xbf16>, %w: tensor<3x3x4x8xbf16>) -> tensor<2x11x11x4xbf16> {
   %zero = arith.constant 0.0 : bf16

@@ -214,84 +214,209 @@ std::optional<ConvAsMatmul> matchConvolution(linalg::LinalgOp op,
 // Chunks
 //===----------------------------------------------------------------------===//
 
-/// A convolution (or adjoint) made a chunk at a time: `size` of the
-/// `extent` iterations of `loop` (its first input's first dim: the
-/// images) a chunk, so that each chunk's col is made, multiplied and (an
-/// adjoint's) added up while it is in the cache, where a whole batch's col
-/// goes to memory and back.
-struct Chunks {
+/// A loop a convolution (or adjoint) is made in chunks along: `size` of
+/// its `extent` iterations a chunk.
+struct ChunkLoop {
   unsigned loop;
   int64_t size, extent;
 };
 
+/// A convolution (or adjoint) made a chunk at a time, so that each chunk's
+/// col is made, multiplied and (an adjoint's) added up while it is in the
+/// cache, where a whole batch's col goes to memory and back: along its
+/// `images` (the loop its first input's first dim reads) and, where one
+/// image's col alone passes the budget, along its `rows` too (the longest
+/// loop of the first dim an operand reads through a window), each chunk of
+/// images in chunks of rows.
+struct Chunks {
+  std::optional<ChunkLoop> images, rows;
+  /// Where `rows` was found, for --explain: the operand (0 and 1 its
+  /// inputs, 2 its output) and its dim.
+  unsigned rowsOperand = 0, rowsDim = 0;
+  /// Whether its 16-bit output, which several chunks add into, is summed in
+  /// f32 across them and rounded once (widenChunkedSum).
+  bool widened = false;
+
+  SmallVector<ChunkLoop, 2> loops() const {
+    SmallVector<ChunkLoop, 2> loops;
+    for (const std::optional<ChunkLoop> &chunk : {images, rows})
+      if (chunk)
+        loops.push_back(*chunk);
+    return loops;
+  }
+
+  /// The share of col a chunk holds.
+  double share() const {
+    double share = 1;
+    for (const ChunkLoop &chunk : loops())
+      share *= static_cast<double>(chunk.size) / chunk.extent;
+    return share;
+  }
+};
+
+/// The most iterations of `extent` that divide it (every chunk of one
+/// static shape) and whose col, `perIteration` bytes each, fits in
+/// `chunkBytes`; at least one.
+int64_t chunkSize(int64_t extent, double perIteration, int64_t chunkBytes) {
+  for (int64_t d = extent; d > 1; --d)
+    if (extent % d == 0 && static_cast<double>(d) * perIteration <=
+                               static_cast<double>(chunkBytes))
+      return d;
+  return 1;
+}
+
+/// Whether `op` can be made in chunks along `loop`: every operand reads it
+/// at one dim at most, and where `plain`, at that dim alone.
+bool chunkable(linalg::LinalgOp op, unsigned loop, bool plain) {
+  return llvm::all_of(op.getIndexingMapsArray(), [&](AffineMap map) {
+    int reads = 0;
+    for (AffineExpr result : map.getResults()) {
+      if (!result.isFunctionOfDim(loop))
+        continue;
+      if (++reads > 1 || (plain && !isa<AffineDimExpr>(result)))
+        return false;
+    }
+    return true;
+  });
+}
+
+/// How small a share of col-chunk-bytes a chunk of rows may take (one
+/// kMinRowsChunkShare-th of it): the rows that divide an image's evenly
+/// can be few (a prime number of them: one), and a matmul of so few rows
+/// runs far below the library's rate.
+/// 3x3 convolutions of 64 channels by 64 filters here (Zen 3, dt-bench-pair,
+/// best calls): 2 images of 112x112 pixels out (col 14 MiB an image), in
+/// chunks of 8 rows (2 MiB) 25.8 ms, of 4 (1 MiB) and 2 (512 KiB) as
+/// fast, whole images 32.2 ms; but 4 images of 13x13 by 384 filters (2.3
+/// MiB an image), in chunks of one row (176 KiB) 38.7 ms, whole images 23.4.
+constexpr double kMinRowsChunkShare = 4;
+
 /// How `op`, whose col takes `colBytes` and holds the loops `colLoops`, is
-/// made in chunks of at most `chunkBytes` of col each: along the loop its
-/// first input's first dim reads, where every operand reads that loop at
-/// one dim of its own (or not at all) and col holds it; a chunk is the most
-/// of its iterations that divide its extent (every chunk of one static
-/// shape) and whose col fits, or one. None where col fits whole,
-/// `chunkBytes` is 0, or no loop can be chunked.
+/// made in chunks of at most `chunkBytes` of col each (as Chunks says), or
+/// in the smallest it allows where even those pass it: one image, or rows
+/// of one image that take a kMinRowsChunkShare of `chunkBytes` or more.
+/// None where col fits whole, `chunkBytes` is 0, or no loop can be
+/// chunked.
 std::optional<Chunks> chooseChunks(linalg::LinalgOp op,
                                    ArrayRef<unsigned> colLoops, double colBytes,
                                    int64_t chunkBytes) {
   if (chunkBytes <= 0 || colBytes <= static_cast<double>(chunkBytes))
     return std::nullopt;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (maps[0].getNumResults() == 0)
-    return std::nullopt;
-  AffineExpr first = maps[0].getResult(0);
-  auto dim = dyn_cast<AffineDimExpr>(first);
-  if (!dim || !llvm::is_contained(colLoops, dim.getPosition()))
-    return std::nullopt;
-  unsigned loop = dim.getPosition();
-  for (AffineMap map : maps) {
-    auto reads = [&](AffineExpr result) {
-      return result.isFunctionOfDim(loop);
-    };
-    if (llvm::count_if(map.getResults(), reads) > 1 ||
-        llvm::any_of(map.getResults(), [&](AffineExpr result) {
-          return reads(result) && result != first;
-        }))
-      return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  Chunks chunks;
+  double perChunk = colBytes;
+  // The images: the loop the first input's first dim reads alone.
+  std::optional<unsigned> images;
+  if (maps[0].getNumResults() > 0)
+    if (auto dim = dyn_cast<AffineDimExpr>(maps[0].getResult(0)))
+      if (llvm::is_contained(colLoops, dim.getPosition()) &&
+          ranges[dim.getPosition()] > 1 &&
+          chunkable(op, dim.getPosition(), /*plain=*/true))
+        images = dim.getPosition();
+  if (images) {
+    int64_t extent = ranges[*images];
+    int64_t size = chunkSize(extent, colBytes / extent, chunkBytes);
+    chunks.images = ChunkLoop{*images, size, extent};
+    perChunk *= static_cast<double>(size) / extent;
+    if (perChunk <= static_cast<double>(chunkBytes))
+      return chunks;
   }
-  int64_t extent = op.getStaticLoopRanges()[loop];
-  double perIteration = colBytes / static_cast<double>(extent);
-  int64_t size = 1;
-  for (int64_t d = extent - 1; d > 1; --d) {
-    if (extent % d == 0 && static_cast<double>(d) * perIteration <=
-                               static_cast<double>(chunkBytes)) {
-      size = d;
-      break;
+  // The rows: of the first dim an operand reads through a window (a sum of
+  // loops: the image's rows and the window's), the longest loop col holds.
+  std::optional<unsigned> rows;
+  for (auto [operand, map] : llvm::enumerate(maps)) {
+    for (auto [dim, result] : llvm::enumerate(map.getResults())) {
+      if (isa<AffineDimExpr, AffineConstantExpr>(result))
+        continue;
+      for (unsigned loop : colLoops)
+        if (loop != images && result.isFunctionOfDim(loop) &&
+            ranges[loop] > 1 && (!rows || ranges[loop] > ranges[*rows]) &&
+            chunkable(op, loop, /*plain=*/false))
+          rows = loop;
+      if (rows) {
+        chunks.rowsOperand = operand;
+        chunks.rowsDim = dim;
+        break;
+      }
     }
+    if (rows)
+      break;
   }
-  return Chunks{loop, size, extent};
+  if (rows) {
+    int64_t extent = ranges[*rows];
+    double perRow = perChunk / static_cast<double>(extent);
+    int64_t size = chunkSize(extent, perRow, chunkBytes);
+    if (static_cast<double>(size) * perRow >=
+        static_cast<double>(chunkBytes) / kMinRowsChunkShare)
+      chunks.rows = ChunkLoop{*rows, size, extent};
+  }
+  if (!chunks.images && !chunks.rows)
+    return std::nullopt;
+  return chunks;
 }
 
-/// `op` tiled into an scf.for over `chunks`, the fill that makes its output
-/// fused into each chunk where the chunks are of its output (not summed)
-/// and cover it whole (its output read at loops: an adjoint's, written at
-/// sums of them, may have rows it never writes, which only the whole fill
-/// makes); the tiled op, in the loop.
+/// Whether several of `chunks` add into some of `op`'s output: a chunked
+/// loop is summed, or its output reads one at a sum of loops (an adjoint's
+/// rows, whose chunks' outputs overlap).
+bool chunksShareOutput(linalg::LinalgOp op, const Chunks &chunks) {
+  AffineMap output = op.getIndexingMapsArray().back();
+  return llvm::any_of(chunks.loops(), [&](const ChunkLoop &chunk) {
+    return op.getIteratorTypesArray()[chunk.loop] ==
+               utils::IteratorType::reduction ||
+           llvm::any_of(output.getResults(), [&](AffineExpr result) {
+             return result.isFunctionOfDim(chunk.loop) &&
+                    !isa<AffineDimExpr>(result);
+           });
+  });
+}
+
+/// `op`, whose 16-bit output several of `chunks` add into, made to sum in
+/// f32 (its result rounded once after, as one library call over the whole
+/// would), so that no chunk rounds what the next adds to; `op` itself
+/// where it needs none. Fails where it cannot be widened.
+FailureOr<linalg::LinalgOp>
+widenChunkedSum(RewriterBase &rewriter, linalg::LinalgOp op, Chunks &chunks) {
+  OpOperand &init = op.getDpsInitsMutable()[0];
+  std::optional<HalfSum> sum = matchHalfSum(op, init);
+  if (!sum || !chunksShareOutput(op, chunks))
+    return op;
+  FailureOr<linalg::GenericOp> wide = widenHalfSums(
+      rewriter, op, {{init.getOperandNumber() - op.getNumDpsInputs(), *sum}});
+  if (failed(wide))
+    return failure();
+  chunks.widened = true;
+  return cast<linalg::LinalgOp>(wide->getOperation());
+}
+
+/// `op` tiled into a nest of scf.for over `chunks`, the fill that makes its
+/// output fused into each chunk where the chunks are of its output (no
+/// chunked loop summed) and cover it whole (its output read at loops: an
+/// adjoint's, written at sums of them, may have rows it never writes,
+/// which only the whole fill makes); the tiled op, in the innermost loop.
 FailureOr<linalg::LinalgOp> tileIntoChunks(RewriterBase &rewriter,
                                            linalg::LinalgOp op,
                                            const Chunks &chunks) {
   SmallVector<OpFoldResult> sizes(op.getNumLoops(), rewriter.getIndexAttr(0));
-  sizes[chunks.loop] = rewriter.getIndexAttr(chunks.size);
-  bool summed =
-      op.getIteratorTypesArray()[chunks.loop] == utils::IteratorType::reduction;
+  SmallVector<unsigned> summed;
+  for (const ChunkLoop &chunk : chunks.loops()) {
+    sizes[chunk.loop] = rewriter.getIndexAttr(chunk.size);
+    if (op.getIteratorTypesArray()[chunk.loop] ==
+        utils::IteratorType::reduction)
+      summed.push_back(chunk.loop);
+  }
   bool coversOutput = llvm::all_of(
       op.getIndexingMapsArray().back().getResults(),
       [](AffineExpr result) { return isa<AffineDimExpr>(result); });
   scf::SCFTilingOptions tiling;
   tiling.setTileSizes(sizes);
-  if (summed)
-    tiling.setReductionDims({chunks.loop});
+  tiling.setReductionDims(summed);
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tiling);
   options.setFusionControlFn(
       [&](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
           -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        if (!summed && coversOutput && isDestination &&
+        if (summed.empty() && coversOutput && isDestination &&
             isa<linalg::FillOp>(producer.getOwner()))
           return scf::SCFTileAndFuseOptions::ControlFnResult{};
         return std::nullopt;
@@ -309,13 +434,30 @@ FailureOr<linalg::LinalgOp> tileIntoChunks(RewriterBase &rewriter,
   return chunk;
 }
 
-/// Says in `remark` how `chunks` make a convolution or adjoint.
-void explainChunks(InFlightDiagnostic &remark,
+/// Says in `remark` how `chunks` make a convolution or adjoint `op`.
+void explainChunks(InFlightDiagnostic &remark, linalg::LinalgOp op,
                    const std::optional<Chunks> &chunks) {
-  if (chunks)
-    remark << "in " << chunks->extent / chunks->size << " chunks of "
-           << chunks->size << " along its first input's first dim (of "
-           << chunks->extent << "), each ";
+  if (!chunks)
+    return;
+  if (const std::optional<ChunkLoop> &images = chunks->images)
+    remark << "in " << images->extent / images->size << " chunks of "
+           << images->size << " along its first input's first dim (of "
+           << images->extent << "), ";
+  if (const std::optional<ChunkLoop> &rows = chunks->rows) {
+    static constexpr StringLiteral kOperands[] = {"first input", "second input",
+                                                  "output"};
+    std::string read;
+    llvm::raw_string_ostream(read)
+        << op.getIndexingMapsArray()[chunks->rowsOperand].getResult(
+               chunks->rowsDim);
+    remark << (chunks->images ? "each in " : "in ") << rows->extent / rows->size
+           << " chunks of " << rows->size << " along d" << rows->loop << " (of "
+           << rows->extent << "), which its " << kOperands[chunks->rowsOperand]
+           << "'s dim " << chunks->rowsDim << " reads at " << read << ", ";
+  }
+  if (chunks->widened)
+    remark << "summed in f32 across its chunks and rounded once, ";
+  remark << "each ";
 }
 
 //===----------------------------------------------------------------------===//
@@ -616,7 +758,7 @@ void rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
   if (explain) {
     InFlightDiagnostic remark = op.emitRemark();
     remark << op->getName() << ": ";
-    explainChunks(remark, chunks);
+    explainChunks(remark, op, chunks);
     remark << "one library matmul";
     if (conv.group)
       remark << " batched over " << extentOf(c, Role::Batch) << " groups";
@@ -887,7 +1029,7 @@ void rewriteAdjoint(RewriterBase &rewriter, linalg::LinalgOp op,
   if (explain) {
     InFlightDiagnostic remark = op.emitRemark();
     remark << op->getName() << ": a convolution's adjoint, ";
-    explainChunks(remark, chunks);
+    explainChunks(remark, op, chunks);
     remark << "one library matmul";
     bool batched = !adjoint.batch.empty();
     if (batched)
@@ -954,7 +1096,7 @@ struct ConvolutionsToMatmulsPass
           chooseChunks(c.op, colLoops, colBytes, colChunkBytes);
       double madeBytes = colBytes;
       if (chunks)
-        madeBytes *= static_cast<double>(chunks->size) / chunks->extent;
+        madeBytes *= chunks->share();
       if (madeBytes > static_cast<double>(maxColBytes)) {
         if (explain)
           c.op.emitRemark()
@@ -968,7 +1110,19 @@ struct ConvolutionsToMatmulsPass
       linalg::LinalgOp op = c.op;
       if (chunks) {
         FailureOr<linalg::LinalgOp> chunk =
-            tileIntoChunks(rewriter, op, *chunks);
+            widenChunkedSum(rewriter, op, *chunks);
+        if (succeeded(chunk) && *chunk != op) {
+          // Widened, it is the same convolution with an f32 output.
+          std::string whyNot;
+          if (c.conv)
+            c.conv = matchConvolution(*chunk, whyNot);
+          else
+            c.adjoint = matchAdjoint(*chunk, whyNot);
+          if (!c.conv && !c.adjoint)
+            chunk = failure();
+        }
+        if (succeeded(chunk))
+          chunk = tileIntoChunks(rewriter, *chunk, *chunks);
         if (failed(chunk)) {
           c.op.emitError("dt-convolutions-to-matmuls could not split it "
                          "into chunks");
