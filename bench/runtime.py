@@ -996,7 +996,7 @@ def main():
         at_most("width split unevenly / evenly (tp=2)", uneven_best / even_best, 1.15)
         at_most("matrix times vector: dt / hand (sgemv)", vectors_best / vectors_hand, 1.15)
         at_most("convolution written NCHW / NHWC", nchw_best / nhwc_best, 1.1)
-        at_most("large images' convolution: dt / hand-written", large_best / large_hand, 0.9)
+        at_most("large images' convolution: dt / hand", large_best / large_hand, 0.9)
         spread = process_bests[-1] / process_bests[0]
         check("slowest process / fastest (8 all_gathers)", f"{spread:.2f}", "<= 2",
               spread <= 2)
