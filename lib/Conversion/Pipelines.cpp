@@ -101,7 +101,9 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
   return (llvm::Twine("dt-convolutions-to-matmuls{per-image=") +
           (gpu ? "0 col-chunk-bytes=0" : "1") +
           (options.explain ? " explain=1" : "") + "}" +
-          ",func.func(convert-elementwise-to-linalg),dt-generalize-elementwise,"
+          ",func.func(convert-elementwise-to-linalg),dt-generalize-"
+          "elementwise," +
+          (gpu ? "" : "dt-mark-bf16-roundings,") +
           "dt-widen-half-sums,dt-guard-integer-division,"
           "func.func(dt-fuse-elementwise,canonicalize),"
           "dt-fold-transposes-into-matmuls{vectors=" +
@@ -128,18 +130,9 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
       .str();
 }
 
-/// Buffers and loops -> LLVM dialect on the CPU. Buffers are allocated
-/// through MLIR's generic functions, which the runtime defines with a cache
-/// for large blocks (runtime/lib/HostMemory.cpp).
-/// (dt-outline-kernels comes first, with `{time=1}` when the kernels are
-/// timed.) bf16 arithmetic and math are computed in f32, as LLVM would
-/// promote them, and every rounding to bf16 is integer arithmetic
-/// (dt-expand-bf16-conversions): without AVX512-BF16, LLVM would call a
-/// compiler-runtime helper that Debian 12's libgcc lacks.
-static constexpr const char *kCPUTail =
-    ",convert-complex-to-standard,dt-lower-bounds-checks,dt-approximate-math,"
-    "math-extend-to-supported-types{extra-types=f16 target-type=f32},"
-    "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
+/// The CPU tail's loops and LLVM lowering, after bf16 arithmetic is f32
+/// (cpuTail).
+static constexpr const char *kCPUTailLoops =
     "dt-expand-bf16-conversions,"
     "dt-vectorize-transposes,dt-transpose-loop-order,"
     "func.func(convert-linalg-to-loops),"
@@ -153,6 +146,26 @@ static constexpr const char *kCPUTail =
     "convert-func-to-llvm,"
     "dt-kernel-noalias,reconcile-unrealized-casts,dt-descriptor-slots";
 
+/// Buffers and loops -> LLVM dialect on the CPU. Buffers are allocated
+/// through MLIR's generic functions, which the runtime defines with a cache
+/// for large blocks (runtime/lib/HostMemory.cpp).
+/// (dt-outline-kernels comes first, with `{time=1}` when the kernels are
+/// timed.) bf16 arithmetic and math are computed in f32, as LLVM would
+/// promote them, and every rounding to bf16 is integer arithmetic
+/// (dt-expand-bf16-conversions): without AVX512-BF16, LLVM would call a
+/// compiler-runtime helper that Debian 12's libgcc lacks. On the CPU target
+/// (`elideRoundings`), a kernel's bf16 intermediate values stay in f32
+/// (dt-elide-bf16-roundings); the emulated GPU rounds each, as the GPU does.
+static std::string cpuTail(bool elideRoundings) {
+  return std::string(
+             ",convert-complex-to-standard,dt-lower-bounds-checks,"
+             "dt-approximate-math,"
+             "math-extend-to-supported-types{extra-types=f16 target-type=f32},"
+             "arith-emulate-unsupported-floats{source-types=bf16 "
+             "target-type=f32},") +
+         (elideRoundings ? "dt-elide-bf16-roundings," : "") + kCPUTailLoops;
+}
+
 LogicalResult
 mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm, StringRef entryPrefix,
                                   const CPUTargetOptions &target) {
@@ -162,7 +175,7 @@ mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm, StringRef entryPrefix,
   std::string pipeline =
       bufferizationPipeline(entryPrefix, "blas", target, /*gpu=*/false) +
       ",dt-split-reductions,dt-free-after-last-use,dt-outline-kernels" +
-      (target.timeKernels ? "{time=1}" : "") + kCPUTail;
+      (target.timeKernels ? "{time=1}" : "") + cpuTail(/*elideRoundings=*/true);
   return parsePassPipeline(pipeline, pm);
 }
 
@@ -210,7 +223,8 @@ mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
   if (target.emulateOnCPU)
     return parsePassPipeline(
         bufferizationPipeline(entryPrefix, "blas", target, /*gpu=*/true) +
-            kernels + ",dt-emulate-gpu-on-cpu,dt-outline-kernels" + kCPUTail,
+            kernels + ",dt-emulate-gpu-on-cpu,dt-outline-kernels" +
+            cpuTail(/*elideRoundings=*/false),
         pm);
   // dt-compile checks --gpu-arch before it builds this; a pipeline option
   // has no other way to fail (LLVM would abort in instruction selection).

@@ -610,6 +610,51 @@ def ExpandBF16ConversionsPass : Pass<"dt-expand-bf16-conversions", "ModuleOp"> {
                            "mlir::math::MathDialect"];
 }
 
+def MarkBF16RoundingsPass : Pass<"dt-mark-bf16-roundings", "ModuleOp"> {
+  let summary = "Marks the roundings to bf16 the program writes, which dt-elide-bf16-roundings keeps";
+  let description = [{
+    Sets `dt_rounds` on every `arith.truncf` to bf16 there is (the
+    program's own, as `x.to(torch.bfloat16)` writes one), before the
+    lowering makes any of its own. Runs on the CPU target after the
+    program's elementwise ops are linalg bodies (dt-generalize-elementwise),
+    so that each mark is on the scalar op that the loops will run.
+  }];
+}
+
+def ElideBF16RoundingsPass : Pass<"dt-elide-bf16-roundings", "ModuleOp"> {
+  let summary = "Keeps a kernel's bf16 intermediate values in f32, rounding where they are stored and where the program rounds";
+  let description = [{
+    `arith-emulate-unsupported-floats` computes each bf16 operation in f32
+    and rounds its result to bf16 at once, and the next operation extends
+    it back: `extf(truncf(x))`. Within one kernel (a fused loop body), this
+    pass uses `x` itself there, so that a chain of bf16 operations is
+    computed in f32 and rounded once, where its value is stored (a yield
+    into a bf16 buffer) or where the program rounds it itself (a truncation
+    that dt-mark-bf16-roundings marked stays, as does any rounding a value
+    stored or used elsewhere needs). This is the excess precision that
+    XLA's CPU and GPU compilers and PyTorch's inductor allow by default in
+    their fused kernels: one rounding where there were several, so usually
+    a more accurate result, and the kernel runs at most of f32's
+    speed rather than at less than half of it (about 8 integer operations a
+    rounding without AVX512-BF16). A kernel's result may so differ from
+    PyTorch eager's in the last bit of bf16; dt-run --verify's reference is
+    compiled alike. The CPU target only: a GPU rounds with one instruction
+    (the emulated GPU pipeline keeps every rounding, as the GPU's kernels
+    do).
+
+    ```mlir
+    %a = arith.mulf %x, %y : f32
+    %r = arith.truncf %a : f32 to bf16
+    %b = arith.extf %r : bf16 to f32
+    %c = arith.addf %b, %z : f32
+    // becomes
+    %a = arith.mulf %x, %y : f32
+    %c = arith.addf %a, %z : f32
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def SplitReductionsPass : Pass<"dt-split-reductions", "ModuleOp"> {
   let summary = "Accumulates a floating-point reduction in 16 lanes, so that its loop vectorizes";
   let description = [{

@@ -1,0 +1,41 @@
+// A kernel's bf16 intermediate values stay in f32 on the CPU target, each
+// result rounded once where it is stored (dt-elide-bf16-roundings), while
+// a rounding the program writes is made. With a = b = 1.0625 and c = -1 in
+// bf16, a * b = 1.12890625 lies halfway between two bf16 values: rounded
+// on its own (to 1.125, ties to even) and then added to c, the sum is
+// 0.125; kept in f32, it is 0.12890625, which bf16 holds. The program's
+// own rounding of the same product (an f32 product rounded to bf16 and
+// extended, as `x.to(torch.bfloat16).float()` writes) gives 0.125; so
+// does the emulated GPU, which rounds every operation as the GPU does.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %npy array %t/a.npy '<f4' 4 1.0625,1.0625,3.0,-2.5
+// RUN: %npy array %t/c.npy '<f4' 4 -1.0,-1.0,0.5,0.25
+// RUN: dt-run %s --input a=%t/a.npy --input b=%t/a.npy --input c=%t/c.npy --output-dir %t/cpu --verify | FileCheck %s --check-prefix=VERIFY
+// VERIFY: verify: PASS
+// RUN: %npy print %t/cpu/result0.npy | FileCheck %s --check-prefix=KERNEL
+// KERNEL: 0.12890625
+// KERNEL-NEXT: 0.12890625
+// KERNEL-NEXT: 9.5
+// KERNEL-NEXT: 6.5
+// RUN: %npy print %t/cpu/result1.npy | FileCheck %s --check-prefix=ROUNDED
+// ROUNDED: 0.125
+// ROUNDED-NEXT: 0.125
+// ROUNDED-NEXT: 9.5
+// ROUNDED-NEXT: 6.5
+// RUN: dt-compile --target=cuda --emulate-gpu %s -o %t/emulated.so
+// RUN: dt-run %t/emulated.so --input a=%t/a.npy --input b=%t/a.npy --input c=%t/c.npy --output-dir %t/emulated
+// RUN: %npy print %t/emulated/result0.npy | FileCheck %s --check-prefix=ROUNDED
+func.func @main(%a: tensor<4xf32> {dt.name = "a"}, %b: tensor<4xf32> {dt.name = "b"},
+                %c: tensor<4xf32> {dt.name = "c"}) -> (tensor<4xf32>, tensor<4xf32>) {
+  %a16 = arith.truncf %a : tensor<4xf32> to tensor<4xbf16>
+  %b16 = arith.truncf %b : tensor<4xf32> to tensor<4xbf16>
+  %c16 = arith.truncf %c : tensor<4xf32> to tensor<4xbf16>
+  %p16 = arith.mulf %a16, %b16 : tensor<4xbf16>
+  %s16 = arith.addf %p16, %c16 : tensor<4xbf16>
+  %s = arith.extf %s16 : tensor<4xbf16> to tensor<4xf32>
+  %p = arith.mulf %a, %b : tensor<4xf32>
+  %r16 = arith.truncf %p : tensor<4xf32> to tensor<4xbf16>
+  %r = arith.extf %r16 : tensor<4xbf16> to tensor<4xf32>
+  %t = arith.addf %r, %c : tensor<4xf32>
+  return %s, %t : tensor<4xf32>, tensor<4xf32>
+}
