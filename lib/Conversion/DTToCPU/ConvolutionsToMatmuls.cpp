@@ -49,7 +49,10 @@
 //
 // A convolution or adjoint whose col would pass col-chunk-bytes is made a
 // chunk of images at a time (upstream's tiling, scf.for over its first
-// input's first dim), each chunk's col made and read while in the cache.
+// input's first dim), and where one image's col passes it, a chunk of that
+// image's rows at a time (a second scf.for, over the rows its window
+// reads), each chunk's col made and read while in the cache; a 16-bit
+// output that several chunks add into is summed in f32 across them.
 //
 //===----------------------------------------------------------------------===//
 
