@@ -359,14 +359,18 @@ std::optional<Chunks> chooseChunks(linalg::LinalgOp op,
   return chunks;
 }
 
+/// Whether `op` sums over `loop` (a reduction: a filter gradient's images).
+bool isSummed(linalg::LinalgOp op, unsigned loop) {
+  return op.getIteratorTypesArray()[loop] == utils::IteratorType::reduction;
+}
+
 /// Whether several of `chunks` add into some of `op`'s output: a chunked
 /// loop is summed, or its output reads one at a sum of loops (an adjoint's
 /// rows, whose chunks' outputs overlap).
 bool chunksShareOutput(linalg::LinalgOp op, const Chunks &chunks) {
   AffineMap output = op.getIndexingMapsArray().back();
   return llvm::any_of(chunks.loops(), [&](const ChunkLoop &chunk) {
-    return op.getIteratorTypesArray()[chunk.loop] ==
-               utils::IteratorType::reduction ||
+    return isSummed(op, chunk.loop) ||
            llvm::any_of(output.getResults(), [&](AffineExpr result) {
              return result.isFunctionOfDim(chunk.loop) &&
                     !isa<AffineDimExpr>(result);
@@ -404,8 +408,7 @@ FailureOr<linalg::LinalgOp> tileIntoChunks(RewriterBase &rewriter,
   SmallVector<unsigned> summed;
   for (const ChunkLoop &chunk : chunks.loops()) {
     sizes[chunk.loop] = rewriter.getIndexAttr(chunk.size);
-    if (op.getIteratorTypesArray()[chunk.loop] ==
-        utils::IteratorType::reduction)
+    if (isSummed(op, chunk.loop))
       summed.push_back(chunk.loop);
   }
   bool coversOutput = llvm::all_of(
