@@ -103,7 +103,7 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
           (options.explain ? " explain=1" : "") + "}" +
           ",func.func(convert-elementwise-to-linalg),dt-generalize-"
           "elementwise," +
-          (gpu ? "" : "dt-mark-bf16-roundings,") +
+          (gpu ? "" : "dt-mark-half-roundings,") +
           "dt-widen-half-sums,dt-guard-integer-division,"
           "func.func(dt-fuse-elementwise,canonicalize),"
           "dt-fold-transposes-into-matmuls{vectors=" +
@@ -154,16 +154,21 @@ static constexpr const char *kCPUTailLoops =
 /// promote them, and every rounding to bf16 is integer arithmetic
 /// (dt-expand-bf16-conversions): without AVX512-BF16, LLVM would call a
 /// compiler-runtime helper that Debian 12's libgcc lacks. On the CPU target
-/// (`elideRoundings`), a kernel's bf16 intermediate values stay in f32
-/// (dt-elide-bf16-roundings); the emulated GPU rounds each, as the GPU does.
+/// (`elideRoundings`), f16 arithmetic is computed in f32 too, and a
+/// kernel's 16-bit intermediate values stay in f32 (dt-elide-half-
+/// roundings). The emulated GPU rounds each, as the GPU does: its f16
+/// arithmetic stays f16 for LLVM to promote and round, since upstream's
+/// fold of `extf(truncf(x))` between the emulation's own conversions
+/// (both `contract`) would elide an emulated f16 rounding.
 static std::string cpuTail(bool elideRoundings) {
   return std::string(
              ",convert-complex-to-standard,dt-lower-bounds-checks,"
              "dt-approximate-math,"
              "math-extend-to-supported-types{extra-types=f16 target-type=f32},"
-             "arith-emulate-unsupported-floats{source-types=bf16 "
-             "target-type=f32},") +
-         (elideRoundings ? "dt-elide-bf16-roundings," : "") + kCPUTailLoops;
+             "arith-emulate-unsupported-floats{source-types=bf16") +
+         (elideRoundings ? ",f16 target-type=f32},dt-elide-half-roundings,"
+                         : " target-type=f32},") +
+         kCPUTailLoops;
 }
 
 LogicalResult

@@ -610,10 +610,10 @@ def ExpandBF16ConversionsPass : Pass<"dt-expand-bf16-conversions", "ModuleOp"> {
                            "mlir::math::MathDialect"];
 }
 
-def MarkBF16RoundingsPass : Pass<"dt-mark-bf16-roundings", "ModuleOp"> {
-  let summary = "Marks the roundings to bf16 the program writes, which dt-elide-bf16-roundings keeps";
+def MarkHalfRoundingsPass : Pass<"dt-mark-half-roundings", "ModuleOp"> {
+  let summary = "Marks the roundings to bf16 and f16 the program writes, which dt-elide-half-roundings keeps";
   let description = [{
-    Sets `dt_rounds` on every `arith.truncf` to bf16 there is (the
+    Sets `dt_rounds` on every `arith.truncf` to bf16 or f16 there is (the
     program's own, as `x.to(torch.bfloat16)` writes one), before the
     lowering makes any of its own. Runs on the CPU target after the
     program's elementwise ops are linalg bodies (dt-generalize-elementwise),
@@ -621,26 +621,29 @@ def MarkBF16RoundingsPass : Pass<"dt-mark-bf16-roundings", "ModuleOp"> {
   }];
 }
 
-def ElideBF16RoundingsPass : Pass<"dt-elide-bf16-roundings", "ModuleOp"> {
-  let summary = "Keeps a kernel's bf16 intermediate values in f32, rounding where they are stored and where the program rounds";
+def ElideHalfRoundingsPass : Pass<"dt-elide-half-roundings", "ModuleOp"> {
+  let summary = "Keeps a kernel's bf16 and f16 intermediate values in f32, rounding where they are stored and where the program rounds";
   let description = [{
-    `arith-emulate-unsupported-floats` computes each bf16 operation in f32
-    and rounds its result to bf16 at once, and the next operation extends
-    it back: `extf(truncf(x))`. Within one kernel (a fused loop body), this
-    pass uses `x` itself there, so that a chain of bf16 operations is
-    computed in f32 and rounded once, where its value is stored (a yield
-    into a bf16 buffer) or where the program rounds it itself (a truncation
-    that dt-mark-bf16-roundings marked stays, as does any rounding a value
-    stored or used elsewhere needs). This is the excess precision that
-    XLA's CPU and GPU compilers and PyTorch's inductor allow by default in
-    their fused kernels: one rounding where there were several, so usually
-    a more accurate result, and the kernel runs at most of f32's
-    speed rather than at less than half of it (about 8 integer operations a
-    rounding without AVX512-BF16). A kernel's result may so differ from
-    PyTorch eager's in the last bit of bf16; dt-run --verify's reference is
-    compiled alike. The CPU target only: a GPU rounds with one instruction
-    (the emulated GPU pipeline keeps every rounding, as the GPU's kernels
-    do).
+    `arith-emulate-unsupported-floats` computes each bf16 or f16 operation
+    in f32 and rounds its result to 16 bits at once, and the next operation
+    extends it back: `extf(truncf(x))`. Within one kernel (a fused loop
+    body), this pass uses `x` itself there, so that a chain of 16-bit
+    operations is computed in f32 and rounded once, where its value is
+    stored (a yield into a 16-bit buffer) or where the program rounds it
+    itself (a truncation that dt-mark-half-roundings marked stays, as does
+    any rounding a value stored or used elsewhere needs). This is the
+    excess precision that XLA's CPU and GPU compilers and PyTorch's
+    inductor allow by default in their fused kernels: one rounding where
+    there were several, so usually a more accurate result (and in f16, an
+    intermediate value past 65504 that the stored result is not does not
+    overflow), and the kernel runs at most of f32's speed rather than at
+    less than half of it in bf16 (about 8 integer operations a rounding
+    without AVX512-BF16) or three quarters of it in f16 (two conversions a
+    rounding, as LLVM promotes f16 arithmetic). A kernel's result may so
+    differ from PyTorch eager's in the last bit of a 16-bit value;
+    dt-run --verify's reference is compiled alike. The CPU target only: a
+    GPU rounds with one instruction (the emulated GPU pipeline keeps every
+    rounding, as the GPU's kernels do).
 
     ```mlir
     %a = arith.mulf %x, %y : f32

@@ -1,12 +1,12 @@
-// dt-mark-bf16-roundings marks the roundings to bf16 a program writes;
-// dt-elide-bf16-roundings, after arith-emulate-unsupported-floats, keeps a
-// kernel's bf16 intermediate values in f32: an extension of an unmarked
-// rounding is the rounded value itself, a bf16 select is made in f32, and
-// roundings the program wrote, roundings into a store, from f64 or with a
-// rounding mode of their own stay.
-// RUN: dt-opt %s -dt-mark-bf16-roundings | FileCheck %s --check-prefix=MARK
-// RUN: dt-opt %s -dt-elide-bf16-roundings | FileCheck %s
-// RUN: dt-opt %s -dt-mark-bf16-roundings -dt-elide-bf16-roundings | FileCheck %s --check-prefix=KEPT
+// dt-mark-half-roundings marks the roundings to bf16 and f16 a program
+// writes; dt-elide-half-roundings, after arith-emulate-unsupported-floats,
+// keeps a kernel's 16-bit intermediate values in f32: an extension of an
+// unmarked rounding is the rounded value itself, a 16-bit select is made in
+// f32, and roundings the program wrote, roundings into a store, from f64 or
+// with a rounding mode of their own stay.
+// RUN: dt-opt %s -dt-mark-half-roundings | FileCheck %s --check-prefix=MARK
+// RUN: dt-opt %s -dt-elide-half-roundings | FileCheck %s
+// RUN: dt-opt %s -dt-mark-half-roundings -dt-elide-half-roundings | FileCheck %s --check-prefix=KEPT
 
 // MARK-LABEL: func.func @chain
 // MARK: arith.truncf %{{.*}} {dt_rounds} : f32 to bf16
@@ -32,6 +32,24 @@ func.func @chain(%a: f32, %b: f32, %c: f32) -> bf16 {
   %s = arith.addf %p32, %c : f32
   %s16 = arith.truncf %s : f32 to bf16
   return %s16 : bf16
+}
+
+// The same in f16.
+// MARK-LABEL: func.func @chain_f16
+// MARK: arith.truncf %{{.*}} {dt_rounds} : f32 to f16
+// CHECK-LABEL: func.func @chain_f16
+// CHECK-SAME: (%[[A:.*]]: f32, %[[B:.*]]: f32, %[[C:.*]]: f32)
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[P]], %[[C]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.truncf %[[S]] : f32 to f16
+// CHECK-NEXT: return %[[R]]
+func.func @chain_f16(%a: f32, %b: f32, %c: f32) -> f16 {
+  %p = arith.mulf %a, %b : f32
+  %p16 = arith.truncf %p : f32 to f16
+  %p32 = arith.extf %p16 : f16 to f32
+  %s = arith.addf %p32, %c : f32
+  %s16 = arith.truncf %s : f32 to f16
+  return %s16 : f16
 }
 
 // A select of bf16 values (the emulation leaves it in bf16) that is

@@ -1,13 +1,14 @@
-//===- BF16Roundings.cpp - dt-mark/elide-bf16-roundings -------------------===//
+//===- HalfRoundings.cpp - dt-mark/elide-half-roundings -------------------===//
 //
-// A bf16 value a kernel computes and uses again at once is kept in f32:
-// arith-emulate-unsupported-floats rounds every bf16 operation's result and
-// extends it again for the next (`extf(truncf(x))`), which costs about 8
-// integer operations a rounding on a CPU without AVX512-BF16 and more than
-// halves a kernel's speed. dt-elide-bf16-roundings uses `x` itself there,
-// keeping the roundings where a value is stored and those the program wrote
-// (marked by dt-mark-bf16-roundings before the lowering adds any): excess
-// precision within a kernel, as XLA and PyTorch's inductor allow.
+// A bf16 or f16 value a kernel computes and uses again at once is kept in
+// f32: arith-emulate-unsupported-floats rounds every 16-bit operation's
+// result and extends it again for the next (`extf(truncf(x))`), which costs
+// about 8 integer operations a bf16 rounding on a CPU without AVX512-BF16
+// (and two conversions an f16 one, as LLVM would promote f16 arithmetic).
+// dt-elide-half-roundings uses `x` itself there, keeping the roundings
+// where a value is stored and those the program wrote (marked by
+// dt-mark-half-roundings before the lowering adds any): excess precision
+// within a kernel, as XLA and PyTorch's inductor allow.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,8 +19,8 @@
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::dt {
-#define GEN_PASS_DEF_MARKBF16ROUNDINGSPASS
-#define GEN_PASS_DEF_ELIDEBF16ROUNDINGSPASS
+#define GEN_PASS_DEF_MARKHALFROUNDINGSPASS
+#define GEN_PASS_DEF_ELIDEHALFROUNDINGSPASS
 #include "dt/Conversion/Passes.h.inc"
 } // namespace mlir::dt
 
@@ -29,16 +30,21 @@ using namespace mlir::dt;
 /// The mark of a rounding the program wrote.
 static constexpr StringLiteral kRounds = "dt_rounds";
 
-/// Whether `truncate` is a rounding to bf16 that may be left out where its
-/// result is extended back to `wide`: not the program's own, of a value of
-/// type `wide`, with the default rounding mode.
-static bool isElidable(arith::TruncFOp truncate, Type wide) {
-  return !truncate->hasAttr(kRounds) && !truncate.getRoundingmodeAttr() &&
-         getElementTypeOrSelf(truncate.getType()).isBF16() &&
-         truncate.getIn().getType() == wide;
+/// Whether `type` is a 16-bit float type (or a shaped type of one).
+static bool isHalf(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  return element.isBF16() || element.isF16();
 }
 
-/// `value` (bf16) extended to `wide` before `user`: the value an elidable
+/// Whether `truncate` is a rounding to bf16 or f16 that may be left out
+/// where its result is extended back to `wide`: not the program's own, of a
+/// value of type `wide`, with the default rounding mode.
+static bool isElidable(arith::TruncFOp truncate, Type wide) {
+  return !truncate->hasAttr(kRounds) && !truncate.getRoundingmodeAttr() &&
+         isHalf(truncate.getType()) && truncate.getIn().getType() == wide;
+}
+
+/// `value` (16-bit) extended to `wide` before `user`: the value an elidable
 /// rounding rounded, else an extension of it.
 static Value widened(OpBuilder &b, Operation *user, Value value, Type wide) {
   if (auto truncate = value.getDefiningOp<arith::TruncFOp>();
@@ -49,22 +55,22 @@ static Value widened(OpBuilder &b, Operation *user, Value value, Type wide) {
 }
 
 namespace {
-struct MarkBF16RoundingsPass
-    : public mlir::dt::impl::MarkBF16RoundingsPassBase<MarkBF16RoundingsPass> {
+struct MarkHalfRoundingsPass
+    : public mlir::dt::impl::MarkHalfRoundingsPassBase<MarkHalfRoundingsPass> {
   void runOnOperation() override {
     getOperation().walk([](arith::TruncFOp truncate) {
-      if (getElementTypeOrSelf(truncate.getType()).isBF16())
+      if (isHalf(truncate.getType()))
         truncate->setAttr(kRounds, UnitAttr::get(truncate.getContext()));
     });
   }
 };
 
-struct ElideBF16RoundingsPass
-    : public mlir::dt::impl::ElideBF16RoundingsPassBase<
-          ElideBF16RoundingsPass> {
+struct ElideHalfRoundingsPass
+    : public mlir::dt::impl::ElideHalfRoundingsPassBase<
+          ElideHalfRoundingsPass> {
   void runOnOperation() override {
-    // Each extension of a rounded value, or of a bf16 select (which the
-    // emulation leaves in bf16) of values: the value itself, or a select in
+    // Each extension of a rounded value, or of a 16-bit select (which the
+    // emulation leaves in 16 bits) of values: the value itself, or a select in
     // f32.
     SmallVector<arith::ExtFOp> extensions;
     getOperation().walk([&](arith::ExtFOp extend) {
@@ -73,7 +79,7 @@ struct ElideBF16RoundingsPass
           truncate && isElidable(truncate, extend.getType()))
         extensions.push_back(extend);
       else if (isa_and_nonnull<arith::SelectOp>(from) &&
-               getElementTypeOrSelf(extend.getIn().getType()).isBF16())
+               isHalf(extend.getIn().getType()))
         extensions.push_back(extend);
     });
     OpBuilder b(&getContext());
