@@ -54,6 +54,10 @@ struct Flags {
   bool strict = false;
   bool describe = false;
   bool profile = false;
+  /// --profile's kernels and matmuls shown one a row, the slowest first
+  /// (0: every one); the rest are summed in one row.
+  int profileRows = 15;
+  std::optional<int> profileRowsGiven;
   /// The compile cache's directory; empty: none (--no-cache).
   std::string cacheDir;
   int repeat = 1;
@@ -66,14 +70,16 @@ constexpr char kUsage[] =
     "              [--gpus=auto|one-per-rank|device-local] [--entry=NAME]\n"
     "              [--input=I=FILE.npy]... [--seed=N] [--output-dir=DIR]\n"
     "              [--verify [--rtol=X] [--atol=X] [--strict]] [--repeat=N]\n"
-    "              [--timeout=SECONDS] [--profile] [--describe] [--no-cache]\n"
+    "              [--timeout=SECONDS] [--profile [--profile-rows=N]]\n"
+    "              [--describe] [--no-cache]\n"
     "  I is an argument's index or its dt.name. Arguments without --input\n"
     "  take seeded values (--seed). --profile times each collective of the\n"
     "  program and prints them per call of the entry, by source location,\n"
     "  then its kernels and matmuls, the slowest first (on the CPU, an\n"
     "  artifact compiled with --profile-kernels, as a .mlir given here is\n"
     "  under --profile; on GPUs, every artifact, with events on the streams\n"
-    "  the work runs on). --describe prints the program\n"
+    "  the work runs on), N of them a row (15; 0: all), the rest summed.\n"
+    "  --describe prints the program\n"
     "  description (entries, meshes, arguments, results) and exits.\n"
     "  --verify compares each result with the single-device reference's; a\n"
     "  float result beyond its dtype's tolerance passes all the same when,\n"
@@ -148,6 +154,12 @@ Flags parseFlags(int argc, char **argv) {
       flags.describe = true;
     } else if (arg == "--profile") {
       flags.profile = true;
+    } else if (auto v = value("profile-rows")) {
+      int rows;
+      if (!absl::SimpleAtoi(*v, &rows) || rows < 0)
+        usage(absl::StrCat("--profile-rows takes an integer >= 0, got '", *v,
+                           "'"));
+      flags.profileRowsGiven = rows;
     } else if (arg == "--no-cache") {
       noCache = true;
     } else if (auto v = value("repeat")) {
@@ -183,6 +195,10 @@ Flags parseFlags(int argc, char **argv) {
     usage("no program given");
   if (flags.strict && !flags.verify)
     usage("--strict goes with --verify");
+  if (flags.profileRowsGiven && !flags.profile)
+    usage("--profile-rows goes with --profile");
+  if (flags.profileRowsGiven)
+    flags.profileRows = *flags.profileRowsGiven;
   if (!noCache)
     flags.cacheDir = cacheDirectory();
   if (flags.backend != "threads" && flags.backend != "mpi" &&
@@ -616,12 +632,12 @@ double printCollectives(const std::vector<const ProfiledSite *> &sites,
 }
 
 /// The kernels' and matmuls' table of --profile (an artifact compiled with
-/// --profile-kernels): the slowest first, the rest summed in one line; what
-/// neither they nor the collectives (`collectives` seconds) took is the
-/// entry's own overhead.
+/// --profile-kernels): the slowest first, `rows` of them (0: all), the rest
+/// summed in one line; what neither they nor the collectives (`collectives`
+/// seconds) took is the entry's own overhead.
 void printCompute(std::vector<const ProfiledSite *> sites, double entry,
-                  double collectives, int repeat, size_t ranks) {
-  constexpr size_t kRows = 15;
+                  double collectives, int repeat, size_t ranks, int rows) {
+  size_t shown = rows == 0 ? sites.size() : static_cast<size_t>(rows);
   std::stable_sort(sites.begin(), sites.end(),
                    [](const ProfiledSite *a, const ProfiledSite *b) {
                      return a->mean() > b->mean();
@@ -637,7 +653,7 @@ void printCompute(std::vector<const ProfiledSite *> sites, double entry,
     const ProfiledSite *site = sites[i];
     double mean = site->mean();
     total += mean;
-    if (i >= kRows) {
+    if (i >= shown) {
       rest += mean;
       continue;
     }
@@ -645,10 +661,10 @@ void printCompute(std::vector<const ProfiledSite *> sites, double entry,
                 1e6 * site->fastest(), static_cast<double>(site->runs) / repeat,
                 entry > 0 ? 100 * mean / entry : 0.0, site->name.c_str());
   }
-  if (sites.size() > kRows)
+  if (sites.size() > shown)
     std::printf("  %7.1f us %12s %7s %6.1f%%  (%zu more site%s)\n", 1e6 * rest,
                 "", "", entry > 0 ? 100 * rest / entry : 0.0,
-                sites.size() - kRows, sites.size() - kRows == 1 ? "" : "s");
+                sites.size() - shown, sites.size() - shown == 1 ? "" : "s");
   std::printf("  kernels and matmuls: %.1f us of %.1f us per call (%.1f%%); "
               "with the collectives' %.1f us, that leaves %.1f us "
               "(allocations, copies, the calls themselves)\n",
@@ -662,7 +678,7 @@ void printCompute(std::vector<const ProfiledSite *> sites, double entry,
 /// and matmuls when the artifact times them, and on the CPU the BLAS
 /// kernels the matmuls ran. Of several calls, the first (warm-up) is left
 /// out, as the runtime left it out of the profile.
-void printProfile(const RunStats &stats, int repeat, bool cuda) {
+void printProfile(const RunStats &stats, int repeat, bool cuda, int rows) {
   int skipped = repeat > 1 ? 1 : 0;
   repeat -= skipped;
   std::vector<ProfiledSite> sites;
@@ -709,7 +725,8 @@ void printProfile(const RunStats &stats, int repeat, bool cuda) {
                 "--profile-kernels times each loop nest and matmul; dt-run "
                 "compiles a .mlir so under --profile)\n");
   else
-    printCompute(std::move(compute), entry, collectiveSeconds, repeat, ranks);
+    printCompute(std::move(compute), entry, collectiveSeconds, repeat, ranks,
+                 rows);
   if (!cuda)
     std::printf("profile: matmuls through %s\n", blasKernels().c_str());
 }
@@ -1112,7 +1129,7 @@ int main(int argc, char **argv) {
               ranks == 1 ? "" : "s", flags.backend.c_str(), mesh.str().c_str());
   printTiming(stats, flags.backend);
   if (flags.profile)
-    printProfile(stats, flags.repeat, cuda);
+    printProfile(stats, flags.repeat, cuda, flags.profileRows);
   if (absl::Status s = writeResults(flags.outputDir, results); !s.ok())
     fail(s);
 
