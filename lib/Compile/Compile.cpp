@@ -1,6 +1,7 @@
 //===- Compile.cpp - From an annotated program to a native artifact -------===//
 
 #include "dt/Compile/Compile.h"
+#include "dt/Compile/BF16Bits.h"
 #include "dt/Compile/CompileCache.h"
 #include "dt/Conversion/Passes.h"
 #include "dt/Conversion/Utils.h"
@@ -615,6 +616,7 @@ bool mlir::dt::optimizeLLVM(llvm::Module &llvmModule,
     error = "LLVM optimization failed: " + llvm::toString(std::move(err));
     return false;
   }
+  moveBF16AsBits(llvmModule);
   return true;
 }
 

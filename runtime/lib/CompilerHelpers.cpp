@@ -5,13 +5,15 @@
 // the compiler runtime's `__truncsfbf2` (f32) or `__truncdfbf2` (f64),
 // which GCC 12's libgcc (Debian 12's) does not have. dt-compile makes every
 // rounding the program asks for integer arithmetic
-// (dt-expand-bf16-conversions), but LLVM's backend still makes some of its
-// own: a bf16 value it keeps in a vector register, or one a select picks,
-// is widened to f32 and rounded back. Those calls, round trips that change
-// nothing, land here, so that an artifact loads on every x86 CPU; they
-// round as the program's own roundings do (nearest, ties to even; a NaN
-// kept a NaN, quieted). Where libgcc has them (GCC 13 and later), these
-// take their place in dt-run's process, with the same results.
+// (dt-expand-bf16-conversions), and every move of a bf16 value (a load, a
+// store, a select, a shuffle) one of its i16 bits once LLVM's optimizations
+// are done (lib/Compile/BF16Bits.cpp), where LLVM's backend used to widen a
+// moved value to f32 and round it back. So its artifacts call neither
+// today; these stay for any round trip a later LLVM makes elsewhere, so
+// that an artifact loads on every x86 CPU all the same. They round as the
+// program's own roundings do (nearest, ties to even; a NaN kept a NaN,
+// quieted). Where libgcc has them (GCC 13 and later), these take their
+// place in dt-run's process, with the same results.
 //
 // The bf16 result is returned in the low 16 bits of xmm0, as the x86-64
 // ABI returns a __bf16 (which GCC 12 cannot name): a float whose bits are

@@ -115,8 +115,9 @@ translateToLLVM(ModuleOp module, llvm::LLVMContext &llvmContext,
                 llvm::TargetMachine &targetMachine,
                 const CompileOptions &options);
 
-/// Runs LLVM's -O`optLevel` pipeline on `llvmModule`; false and `error` set
-/// when it fails.
+/// Runs LLVM's -O`optLevel` pipeline on `llvmModule`, then moves bf16
+/// values as their bits (moveBF16AsBits); false and `error` set when it
+/// fails.
 bool optimizeLLVM(llvm::Module &llvmModule, llvm::TargetMachine &targetMachine,
                   unsigned optLevel, std::string &error);
 
