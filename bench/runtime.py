@@ -176,6 +176,17 @@ by side in one run, printing ratios against the targets.
    best call over ROUNDS turns. Target: dt / hand-written <= 0.9. In
    chunks of whole images (before chunks of rows) it was 0.96 of the
    hand-written here (32.2 ms against 25.8 in rows, dt-bench-pair).
+24. 16-bit kernels against the same in f32, 1 rank, each keeping its best
+   call over ROUNDS turns: (a) a relu's gradient (dy where x > 0, a select)
+   over 2048x2048 and (b) a transpose of 2048x2048, which only move bf16
+   values: target bf16 / f32 <= 0.8 (half the bytes; x86 without
+   AVX512-BF16 made the select a branch a lane and the transpose's shuffles
+   f32 round trips, 24x and 2.2x f32's time on the Zen 3, until dt-compile
+   moved bf16 values as i16 bits: lib/Compile/BF16Bits.cpp); (c) a chain of
+   a multiply, a clamp by select, a tanh and an add over 2048x2048 in bf16
+   and in f16: target bf16 / f32 <= 1.6 (each rounding to bf16 is integer
+   arithmetic, once a kernel: dt-elide-half-roundings; 2.1x with a rounding
+   after each operation) and f16 / f32 <= 1.2 (1.7x so).
 
 5-7 and 13 compare two compilations of one program: dt-bench-pair (bench/pair.cpp)
 calls the two in alternating turns in one process on the same buffers, and
@@ -444,6 +455,55 @@ def sums(element):
             f"  %rows = linalg.reduce {{ arith.addf }} ins(%x : {t}) outs(%z : {v}) dimensions = [1]\n"
             f"  %cols = linalg.reduce {{ arith.addf }} ins(%x : {t}) outs(%z : {v}) dimensions = [0]\n"
             f"  return %rows, %cols : {v}, {v}\n}}\n")
+
+
+def relu_gradient(element, side=2048):
+    """dy where x > 0, else 0: a select of `element` values."""
+    t = f"tensor<{side}x{side}x{element}>"
+    return f"""func.func @main(%x: {t}, %dy: {t}) -> {t} {{
+  %zero = arith.constant 0.0 : {element}
+  %e = tensor.empty() : {t}
+  %r = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}}
+      ins(%x, %dy : {t}, {t}) outs(%e : {t}) {{
+    ^bb0(%a: {element}, %g: {element}, %o: {element}):
+      %on = arith.cmpf ogt, %a, %zero : {element}
+      %s = arith.select %on, %g, %zero : {element}
+      linalg.yield %s : {element}
+  }} -> {t}
+  return %r : {t}
+}}
+"""
+
+
+def square_transpose(element, side=2048):
+    t = f"tensor<{side}x{side}x{element}>"
+    return f"""func.func @main(%x: {t}) -> {t} {{
+  %e = tensor.empty() : {t}
+  %r = linalg.transpose ins(%x : {t}) outs(%e : {t}) permutation = [1, 0]
+  return %r : {t}
+}}
+"""
+
+
+def elementwise_chain(element, side=2048):
+    """x * y clamped at 0 by a select (else y), its tanh, plus x."""
+    t = f"tensor<{side}x{side}x{element}>"
+    return f"""func.func @main(%x: {t}, %y: {t}) -> {t} {{
+  %zero = arith.constant 0.0 : {element}
+  %e = tensor.empty() : {t}
+  %r = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}}
+      ins(%x, %y : {t}, {t}) outs(%e : {t}) {{
+    ^bb0(%a: {element}, %b: {element}, %o: {element}):
+      %m = arith.mulf %a, %b : {element}
+      %on = arith.cmpf ogt, %m, %zero : {element}
+      %s = arith.select %on, %m, %b : {element}
+      %h = math.tanh %s : {element}
+      %u = arith.addf %h, %a : {element}
+      linalg.yield %u : {element}
+  }} -> {t}
+  return %r : {t}
+}}
+"""
 
 
 def redistribute(source, target):
@@ -847,6 +907,17 @@ def main():
         print(f"row and column sums of {SUM_SIDE}x{SUM_SIDE}, 1 rank: bf16 (f32 accumulators) "
               f"min {half_best*1e3:.2f} ms, f32 min {full_best*1e3:.2f} ms")
 
+        sixteen = {}
+        for kernel, make, elements in (("relu gradient", relu_gradient, ("bf16", "f32")),
+                                       ("transpose", square_transpose, ("bf16", "f32")),
+                                       ("chain", elementwise_chain, ("bf16", "f16", "f32"))):
+            artifacts = [compile_program(tools, tmp, f"{kernel.replace(' ', '_')}_{e}", make(e))
+                         for e in elements]
+            bests = best_in_turns(tools, artifacts, args.repeat)
+            sixteen[kernel] = dict(zip(elements, bests))
+            print(f"{kernel} over 2048x2048, 1 rank: " +
+                  ", ".join(f"{e} min {b*1e3:.2f} ms" for e, b in zip(elements, bests)))
+
         conv_so = compile_program(tools, tmp, "convolution", convolution())
         conv_best, conv_hand = against_baseline(tools, conv_so, baseline, ("conv", *CONV),
                                                 args.repeat)
@@ -982,6 +1053,11 @@ def main():
             check(f"rows of {cols}: dt / hand-written loop", f"{ratio:.2f}", "<= 1.5", ratio <= 1.5)
         at_most("vocab softmax: split rows / gathered", split_best / gathered_best, 0.5)
         at_most("bf16 sums / f32 sums", half_best / full_best, 0.7)
+        for kernel, element, target in (("relu gradient", "bf16", 0.8),
+                                        ("transpose", "bf16", 0.8), ("chain", "bf16", 1.6),
+                                        ("chain", "f16", 1.2)):
+            at_most(f"{kernel}: {element} / f32", sixteen[kernel][element] / sixteen[kernel]["f32"],
+                    target)
         conv_ratio = conv_best / conv_hand
         check("convolution: dt / hand-written im2col", f"{conv_ratio:.2f}", "<= 1.25",
               conv_ratio <= 1.25)
