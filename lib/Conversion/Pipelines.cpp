@@ -103,8 +103,9 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
           (options.explain ? " explain=1" : "") + "}" +
           ",func.func(convert-elementwise-to-linalg),dt-generalize-"
           "elementwise," +
-          (gpu ? "" : "dt-mark-half-roundings,") +
-          "dt-widen-half-sums,dt-guard-integer-division,"
+          (gpu ? "" : "dt-mark-half-roundings,") + "dt-widen-half-sums" +
+          (gpu ? "" : "{extrema=1}") +
+          ",dt-guard-integer-division,"
           "func.func(dt-fuse-elementwise,canonicalize),"
           "dt-fold-transposes-into-matmuls{vectors=" +
           (gpu ? "0" : "1") + (options.explain ? " explain=1" : "") + "}" +

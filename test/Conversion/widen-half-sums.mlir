@@ -1,7 +1,9 @@
 // dt-widen-half-sums: a sum into an f16 or bf16 init accumulates in f32 and
-// rounds once; other accumulations (max, f32 sums, library matmuls, a
-// body that does more with its init than add to it) are left alone.
-// RUN: dt-opt %s -dt-widen-half-sums | FileCheck %s
+// rounds once, and so does a running max or min with `extrema` (the CPU's
+// choice); other accumulations (f32 sums, library matmuls, a body that does
+// more with its init than add to it) are left alone.
+// RUN: dt-opt %s -dt-widen-half-sums | FileCheck %s --check-prefixes=CHECK,KEEP
+// RUN: dt-opt %s -dt-widen-half-sums=extrema=1 | FileCheck %s --check-prefixes=CHECK,EXTREMA
 
 // A reduction from a zero fill: the fill is of the wide zero.
 // CHECK-LABEL: func.func @row_sum
@@ -63,16 +65,49 @@ func.func @count(%x: tensor<8x300xbf16>) -> tensor<8xbf16> {
   return %r : tensor<8xbf16>
 }
 
-// Left alone: a max (exact in any order), an f32 sum, a bf16 matmul the
-// library takes (it accumulates in f32 itself), an elementwise add into the
-// init (no reduction loop), and a body that uses its init beyond the add.
+// A running maximum or minimum, with `extrema`, is taken in f32 too (the
+// same value, without a rounding at every step), with its own op; without,
+// it stays in its type.
+// KEEP-LABEL: func.func @extrema
+// KEEP-NOT: arith.extf
+// KEEP: return
+// EXTREMA-LABEL: func.func @extrema
+// EXTREMA: linalg.generic {{.*}} ins(%{{.*}} : tensor<8x64xbf16>) outs(%{{.*}} : tensor<8xf32>)
+// EXTREMA-NEXT: ^bb0(%[[IN:.*]]: bf16, %[[ACC:.*]]: f32):
+// EXTREMA-NEXT: %[[W:.*]] = arith.extf %[[IN]] : bf16 to f32
+// EXTREMA-NEXT: arith.maximumf %[[ACC]], %[[W]] : f32
+// EXTREMA: arith.truncf %{{.*}} : f32 to bf16
+// EXTREMA: linalg.generic {{.*}} ins(%{{.*}} : tensor<8x64xf16>) outs(%{{.*}} : tensor<8xf32>)
+// EXTREMA-NEXT: ^bb0(%[[IN2:.*]]: f16, %[[ACC2:.*]]: f32):
+// EXTREMA-NEXT: %[[W2:.*]] = arith.extf %[[IN2]] : f16 to f32
+// EXTREMA-NEXT: arith.minnumf %[[ACC2]], %[[W2]] : f32
+// EXTREMA: arith.truncf %{{.*}} : f32 to f16
+func.func @extrema(%x: tensor<8x64xbf16>, %m: tensor<8xbf16>, %h: tensor<8x64xf16>, %n: tensor<8xf16>)
+    -> (tensor<8xbf16>, tensor<8xf16>) {
+  %max = linalg.reduce { arith.maximumf } ins(%x : tensor<8x64xbf16>) outs(%m : tensor<8xbf16>) dimensions = [1]
+  %min = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%h : tensor<8x64xf16>) outs(%n : tensor<8xf16>) {
+    ^bb0(%in: f16, %acc: f16):
+      %r = arith.minnumf %acc, %in : f16
+      linalg.yield %r : f16
+  } -> tensor<8xf16>
+  return %max, %min : tensor<8xbf16>, tensor<8xf16>
+}
+
+// Left alone: an f32 sum, a bf16 matmul the library takes (it accumulates
+// in f32 itself), an elementwise add into the init (no reduction loop), and
+// a body that uses its init beyond the add.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: arith.extf
-// CHECK-NOT: tensor<{{.*}}xf32>
+// CHECK: linalg.reduce { arith.addf } ins(%{{.*}} : tensor<8x64xf32>)
+// CHECK-NOT: arith.extf
+// CHECK-NOT: arith.truncf
 // CHECK: return
-func.func @left_alone(%x: tensor<8x64xbf16>, %w: tensor<64x8xbf16>, %m: tensor<8xbf16>, %m2: tensor<8x8xbf16>)
-    -> (tensor<8xbf16>, tensor<8x8xbf16>, tensor<8x8xbf16>, tensor<8xbf16>) {
-  %max = linalg.reduce { arith.maximumf } ins(%x : tensor<8x64xbf16>) outs(%m : tensor<8xbf16>) dimensions = [1]
+func.func @left_alone(%x: tensor<8x64xbf16>, %w: tensor<64x8xbf16>, %m: tensor<8xbf16>, %m2: tensor<8x8xbf16>,
+                      %f: tensor<8x64xf32>, %fm: tensor<8xf32>)
+    -> (tensor<8xf32>, tensor<8x8xbf16>, tensor<8x8xbf16>, tensor<8xbf16>) {
+  %sum = linalg.reduce { arith.addf } ins(%f : tensor<8x64xf32>) outs(%fm : tensor<8xf32>) dimensions = [1]
   %mm = linalg.matmul ins(%x, %w : tensor<8x64xbf16>, tensor<64x8xbf16>) outs(%m2 : tensor<8x8xbf16>) -> tensor<8x8xbf16>
   %add = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
                          iterator_types = ["parallel", "parallel"]}
@@ -90,7 +125,7 @@ func.func @left_alone(%x: tensor<8x64xbf16>, %w: tensor<64x8xbf16>, %m: tensor<8
       %s = arith.addf %acc, %p : bf16
       linalg.yield %s : bf16
   } -> tensor<8xbf16>
-  return %max, %mm, %add, %twice : tensor<8xbf16>, tensor<8x8xbf16>, tensor<8x8xbf16>, tensor<8xbf16>
+  return %sum, %mm, %add, %twice : tensor<8xf32>, tensor<8x8xbf16>, tensor<8x8xbf16>, tensor<8xbf16>
 }
 
 // CHECK-LABEL: func.func @f32_sum
@@ -119,13 +154,20 @@ func.func @transposed_result(%a: tensor<8x64xbf16>, %b: tensor<64x4xbf16>, %c: t
   return %r : tensor<4x8xbf16>
 }
 
-// Two inits: the sum widens, the max beside it stays bf16.
-// CHECK-LABEL: func.func @sum_and_max
-// CHECK: %[[B:.*]]:2 = linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<8xf32>, tensor<8xbf16>)
-// CHECK-NEXT: ^bb0(%[[IN:.*]]: bf16, %[[SUM:.*]]: f32, %[[MAX:.*]]: bf16):
-// CHECK: arith.maximumf %[[MAX]], %[[IN]] : bf16
-// CHECK: linalg.generic {{.*}} ins(%[[B]]#0 : tensor<8xf32>)
-// CHECK: return %{{.*}}, %[[B]]#1
+// Two inits: the sum widens, the max beside it stays bf16, or with
+// `extrema` is taken in f32 too, each rounded once.
+// KEEP-LABEL: func.func @sum_and_max
+// KEEP: %[[B:.*]]:2 = linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<8xf32>, tensor<8xbf16>)
+// KEEP-NEXT: ^bb0(%[[IN:.*]]: bf16, %[[SUM:.*]]: f32, %[[MAX:.*]]: bf16):
+// KEEP: arith.maximumf %[[MAX]], %[[IN]] : bf16
+// KEEP: linalg.generic {{.*}} ins(%[[B]]#0 : tensor<8xf32>)
+// KEEP: return %{{.*}}, %[[B]]#1
+// EXTREMA-LABEL: func.func @sum_and_max
+// EXTREMA: %[[B:.*]]:2 = linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<8xf32>, tensor<8xf32>)
+// EXTREMA-NEXT: ^bb0(%[[IN:.*]]: bf16, %[[SUM:.*]]: f32, %[[MAX:.*]]: f32):
+// EXTREMA: arith.maximumf %[[MAX]], %{{.*}} : f32
+// EXTREMA: linalg.generic {{.*}} ins(%[[B]]#0 : tensor<8xf32>)
+// EXTREMA: linalg.generic {{.*}} ins(%[[B]]#1 : tensor<8xf32>)
 func.func @sum_and_max(%x: tensor<8x64xbf16>, %s: tensor<8xbf16>, %m: tensor<8xbf16>) -> (tensor<8xbf16>, tensor<8xbf16>) {
   %r:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>],
                          iterator_types = ["parallel", "reduction"]}

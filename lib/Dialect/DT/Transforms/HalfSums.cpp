@@ -9,29 +9,36 @@
 using namespace mlir;
 using namespace mlir::dt;
 
+/// Whether `op` is a running maximum or minimum.
+static bool isExtremum(Operation *op) {
+  return isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+             arith::MinNumFOp>(op);
+}
+
 std::optional<HalfSum> mlir::dt::matchHalfSum(linalg::LinalgOp op,
-                                              OpOperand &init) {
+                                              OpOperand &init, bool extrema) {
   auto type = dyn_cast<FloatType>(getElementTypeOrSelf(init.get()));
   if (!type || type.getWidth() != 16)
     return std::nullopt;
   BlockArgument acc = op.getMatchingBlockArgument(&init);
   HalfSum sum;
   for (Operation *user : acc.getUsers()) {
-    if (auto add = dyn_cast<arith::AddFOp>(user); add && !sum.add)
-      sum.add = add;
+    if ((isa<arith::AddFOp>(user) || (extrema && isExtremum(user))) &&
+        !sum.combine)
+      sum.combine = user;
     else if (auto select = dyn_cast<arith::SelectOp>(user);
              select && !sum.select)
       sum.select = select;
     else
       return std::nullopt;
   }
-  if (!sum.add || !sum.add->hasOneUse())
+  if (!sum.combine || !sum.combine->hasOneUse())
     return std::nullopt;
-  Operation *result = sum.add;
+  Operation *result = sum.combine;
   if (sum.select) {
     Value other = sum.select.getTrueValue() == acc ? sum.select.getFalseValue()
                                                    : sum.select.getTrueValue();
-    if (other != sum.add.getResult() || !sum.select->hasOneUse())
+    if (other != sum.combine->getResult(0) || !sum.select->hasOneUse())
       return std::nullopt;
     result = sum.select;
   }
@@ -117,21 +124,22 @@ mlir::dt::widenHalfSums(RewriterBase &rewriter, linalg::LinalgOp op,
       [&](OpBuilder &b, Location l, ValueRange args) {
         IRMapping mapping;
         mapping.map(body.getArguments(), args);
-        // Each accumulating addf, with the init argument it adds to, and
-        // the selects that keep an argument: selects of f32 values now.
-        // A term that is a product only the sum reads is multiplied in
+        // Each accumulating op, with the init argument it combines with,
+        // and the selects that keep an argument: selects of f32 values
+        // now. A term that is a product only a sum reads is multiplied in
         // f32 (exact for 16-bit factors), as the library's matmuls do.
         llvm::DenseMap<Operation *, unsigned> accumulators;
         llvm::SmallPtrSet<Operation *, 2> selects, products;
         for (auto [i, sum] : sums) {
-          accumulators[sum.add] = numInputs + i;
+          accumulators[sum.combine] = numInputs + i;
           if (sum.select)
             selects.insert(sum.select);
           Value acc = body.getArgument(numInputs + i);
-          Value term =
-              sum.add.getLhs() == acc ? sum.add.getRhs() : sum.add.getLhs();
+          Value term = sum.combine->getOperand(
+              sum.combine->getOperand(0) == acc ? 1 : 0);
           if (auto product = term.getDefiningOp<arith::MulFOp>();
-              product && product->getBlock() == &body && product->hasOneUse())
+              product && isa<arith::AddFOp>(sum.combine) &&
+              product->getBlock() == &body && product->hasOneUse())
             products.insert(product);
         }
         for (Operation &nested : body.without_terminator()) {
@@ -163,18 +171,19 @@ mlir::dt::widenHalfSums(RewriterBase &rewriter, linalg::LinalgOp op,
             b.clone(nested, mapping);
             continue;
           }
-          // acc + x becomes acc32 + extf(x), in the body's operand order.
-          auto add = cast<arith::AddFOp>(nested);
-          bool accFirst = add.getLhs() == body.getArgument(it->second);
+          // acc + x becomes acc32 + extf(x), in the body's operand order
+          // (a maximum or minimum alike), with the op's attributes.
+          bool accFirst = nested.getOperand(0) == body.getArgument(it->second);
           Value term =
-              mapping.lookupOrDefault(accFirst ? add.getRhs() : add.getLhs());
+              mapping.lookupOrDefault(nested.getOperand(accFirst ? 1 : 0));
           if (term.getType() != f32)
             term = arith::ExtFOp::create(b, l, f32, term);
           Value acc = args[it->second];
-          Value sum = arith::AddFOp::create(b, l, accFirst ? acc : term,
-                                            accFirst ? term : acc,
-                                            add.getFastmathAttr());
-          mapping.map(add.getResult(), sum);
+          OperationState state(l, nested.getName());
+          state.addOperands({accFirst ? acc : term, accFirst ? term : acc});
+          state.addTypes(f32);
+          state.addAttributes(nested.getAttrs());
+          mapping.map(nested.getResult(0), b.create(state)->getResult(0));
         }
         SmallVector<Value> yielded;
         for (Value v : body.getTerminator()->getOperands())

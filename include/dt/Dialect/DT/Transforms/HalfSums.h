@@ -20,19 +20,24 @@
 namespace mlir::dt {
 
 /// The ops by which a body accumulates into one init: an `arith.addf` of
-/// the init's block argument, and perhaps a select between that sum and
-/// the argument (dt-partition's mask of an uneven shard's padding rows).
+/// the init's block argument (or a running maximum or minimum:
+/// `arith.maximumf`, `minimumf`, `maxnumf`, `minnumf`), and perhaps a
+/// select between that result and the argument (dt-partition's mask of an
+/// uneven shard's padding rows).
 struct HalfSum {
-  arith::AddFOp add;
+  Operation *combine = nullptr;
   arith::SelectOp select;
 };
 
 /// How the body of `op` accumulates `init`, if `init` is a 16-bit float
-/// that the body only adds to: the init's block argument is used by an
-/// `arith.addf` alone, or by that and a select whose other value is the
-/// sum, and the sum (or the select) is yielded as the init's result and
-/// used nowhere else.
-std::optional<HalfSum> matchHalfSum(linalg::LinalgOp op, OpOperand &init);
+/// that the body only adds to (or, with `extrema`, only takes the maximum
+/// or minimum with): the init's block argument is used by that op alone,
+/// or by that and a select whose other value is its result, and the result
+/// (or the select) is yielded as the init's result and used nowhere else.
+/// A maximum or minimum in f32 of 16-bit values is one of them, so widening
+/// it changes no value: it saves a rounding at every step.
+std::optional<HalfSum> matchHalfSum(linalg::LinalgOp op, OpOperand &init,
+                                    bool extrema = false);
 
 /// A tensor shaped like `value` (and with its encoding), of `elementType`,
 /// with nothing in it.
@@ -48,7 +53,8 @@ Value convertElements(OpBuilder &b, Location loc, Value value,
 Value widenInit(OpBuilder &b, Location loc, Value init);
 
 /// Rewrites `op`, whose inits at `sums` (init index, how it accumulates)
-/// add up 16-bit floats, to accumulate those in f32: returns the new
+/// add up 16-bit floats (or take their maximum or minimum), to accumulate
+/// those in f32: returns the new
 /// generic, whose results at `sums` are f32; `op`'s results are replaced by
 /// them, each sum rounded once into a fresh 16-bit tensor. Each sum starts
 /// from its init widened (widenInit), or from the f32 value `wideInits`
