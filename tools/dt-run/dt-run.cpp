@@ -54,10 +54,10 @@ struct Flags {
   bool strict = false;
   bool describe = false;
   bool profile = false;
-  /// --profile's kernels and matmuls shown one a row, the slowest first
-  /// (0: every one); the rest are summed in one row.
-  int profileRows = 15;
-  std::optional<int> profileRowsGiven;
+  /// --profile-rows: --profile's kernels and matmuls shown one a row, the
+  /// slowest first (0: every one; 15 when not given); the rest are summed
+  /// in one row.
+  std::optional<int> profileRows;
   /// The compile cache's directory; empty: none (--no-cache).
   std::string cacheDir;
   int repeat = 1;
@@ -159,7 +159,7 @@ Flags parseFlags(int argc, char **argv) {
       if (!absl::SimpleAtoi(*v, &rows) || rows < 0)
         usage(absl::StrCat("--profile-rows takes an integer >= 0, got '", *v,
                            "'"));
-      flags.profileRowsGiven = rows;
+      flags.profileRows = rows;
     } else if (arg == "--no-cache") {
       noCache = true;
     } else if (auto v = value("repeat")) {
@@ -195,10 +195,8 @@ Flags parseFlags(int argc, char **argv) {
     usage("no program given");
   if (flags.strict && !flags.verify)
     usage("--strict goes with --verify");
-  if (flags.profileRowsGiven && !flags.profile)
+  if (flags.profileRows && !flags.profile)
     usage("--profile-rows goes with --profile");
-  if (flags.profileRowsGiven)
-    flags.profileRows = *flags.profileRowsGiven;
   if (!noCache)
     flags.cacheDir = cacheDirectory();
   if (flags.backend != "threads" && flags.backend != "mpi" &&
@@ -1129,7 +1127,7 @@ int main(int argc, char **argv) {
               ranks == 1 ? "" : "s", flags.backend.c_str(), mesh.str().c_str());
   printTiming(stats, flags.backend);
   if (flags.profile)
-    printProfile(stats, flags.repeat, cuda, flags.profileRows);
+    printProfile(stats, flags.repeat, cuda, flags.profileRows.value_or(15));
   if (absl::Status s = writeResults(flags.outputDir, results); !s.ok())
     fail(s);
 
