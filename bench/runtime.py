@@ -462,7 +462,7 @@ def sums(element):
             f"  return %rows, %cols : {v}, {v}\n}}\n")
 
 
-def elementwise_of_two(element, body, side=2048):
+def elementwise_of_two(element, body, side):
     """A generic over two square matrices of `element`, %x and %y, whose
     body (lines reading %a, %b and %zero) yields %r."""
     t = f"tensor<{side}x{side}x{element}>"
@@ -480,14 +480,14 @@ def elementwise_of_two(element, body, side=2048):
 """
 
 
-def relu_gradient(element):
+def relu_gradient(element, side):
     """y where x > 0, else 0: a select of `element` values."""
     return elementwise_of_two(element, [
         f"%on = arith.cmpf ogt, %a, %zero : {element}",
-        f"%r = arith.select %on, %b, %zero : {element}"])
+        f"%r = arith.select %on, %b, %zero : {element}"], side)
 
 
-def square_transpose(element, side=2048):
+def square_transpose(element, side):
     t = f"tensor<{side}x{side}x{element}>"
     return f"""func.func @main(%x: {t}) -> {t} {{
   %e = tensor.empty() : {t}
@@ -497,17 +497,17 @@ def square_transpose(element, side=2048):
 """
 
 
-def elementwise_chain(element):
+def elementwise_chain(element, side):
     """x * y clamped at 0 by a select (else y), its tanh, plus x."""
     return elementwise_of_two(element, [
         f"%m = arith.mulf %a, %b : {element}",
         f"%on = arith.cmpf ogt, %m, %zero : {element}",
         f"%s = arith.select %on, %m, %b : {element}",
         f"%h = math.tanh %s : {element}",
-        f"%r = arith.addf %h, %a : {element}"])
+        f"%r = arith.addf %h, %a : {element}"], side)
 
 
-def maxima(element, side=4096):
+def maxima(element, side):
     """The row maxima and the column maxima of a square matrix."""
     t, v = f"tensor<{side}x{side}x{element}>", f"tensor<{side}x{element}>"
     return (f"func.func @main(%x: {t}) -> ({v}, {v}) {{\n"
@@ -921,15 +921,16 @@ def main():
               f"min {half_best*1e3:.2f} ms, f32 min {full_best*1e3:.2f} ms")
 
         sixteen = {}
-        for kernel, make, elements in (("relu gradient", relu_gradient, ("bf16", "f32")),
-                                       ("transpose", square_transpose, ("bf16", "f32")),
-                                       ("chain", elementwise_chain, ("bf16", "f16", "f32")),
-                                       ("maxima", maxima, ("bf16", "f32"))):
-            artifacts = [compile_program(tools, tmp, f"{kernel.replace(' ', '_')}_{e}", make(e))
+        for kernel, make, elements, side in (
+                ("relu gradient", relu_gradient, ("bf16", "f32"), 2048),
+                ("transpose", square_transpose, ("bf16", "f32"), 2048),
+                ("chain", elementwise_chain, ("bf16", "f16", "f32"), 2048),
+                ("maxima", maxima, ("bf16", "f32"), 4096)):
+            artifacts = [compile_program(tools, tmp, f"{kernel.replace(' ', '_')}_{e}",
+                                         make(e, side))
                          for e in elements]
             bests = best_in_turns(tools, artifacts, args.repeat)
             sixteen[kernel] = dict(zip(elements, bests))
-            side = 4096 if kernel == "maxima" else 2048
             print(f"{kernel} over {side}x{side}, 1 rank: " +
                   ", ".join(f"{e} min {b*1e3:.2f} ms" for e, b in zip(elements, bests)))
 

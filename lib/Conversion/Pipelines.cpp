@@ -166,10 +166,9 @@ static std::string cpuTail(bool elideRoundings) {
              ",convert-complex-to-standard,dt-lower-bounds-checks,"
              "dt-approximate-math,"
              "math-extend-to-supported-types{extra-types=f16 target-type=f32},"
-             "arith-emulate-unsupported-floats{source-types=bf16") +
-         (elideRoundings ? ",f16 target-type=f32},dt-elide-half-roundings,"
-                         : " target-type=f32},") +
-         kCPUTailLoops;
+             "arith-emulate-unsupported-floats{source-types=") +
+         (elideRoundings ? "bf16,f16" : "bf16") + " target-type=f32}," +
+         (elideRoundings ? "dt-elide-half-roundings," : "") + kCPUTailLoops;
 }
 
 LogicalResult

@@ -128,10 +128,9 @@ mlir::dt::widenHalfSums(RewriterBase &rewriter, linalg::LinalgOp op,
         // and the selects that keep an argument: selects of f32 values
         // now. A term that is a product only a sum reads is multiplied in
         // f32 (exact for 16-bit factors), as the library's matmuls do.
-        llvm::DenseMap<Operation *, unsigned> accumulators;
-        llvm::SmallPtrSet<Operation *, 2> selects, products;
+        llvm::SmallPtrSet<Operation *, 2> accumulators, selects, products;
         for (auto [i, sum] : sums) {
-          accumulators[sum.combine] = numInputs + i;
+          accumulators.insert(sum.combine);
           if (sum.select)
             selects.insert(sum.select);
           Value acc = body.getArgument(numInputs + i);
@@ -166,21 +165,20 @@ mlir::dt::widenHalfSums(RewriterBase &rewriter, linalg::LinalgOp op,
                                               product.getFastmathAttr()));
             continue;
           }
-          auto it = accumulators.find(&nested);
-          if (it == accumulators.end()) {
+          if (!accumulators.contains(&nested)) {
             b.clone(nested, mapping);
             continue;
           }
           // acc + x becomes acc32 + extf(x), in the body's operand order
-          // (a maximum or minimum alike), with the op's attributes.
-          bool accFirst = nested.getOperand(0) == body.getArgument(it->second);
-          Value term =
-              mapping.lookupOrDefault(nested.getOperand(accFirst ? 1 : 0));
-          if (term.getType() != f32)
-            term = arith::ExtFOp::create(b, l, f32, term);
-          Value acc = args[it->second];
+          // (a maximum or minimum alike), with the op's attributes: the
+          // init's argument is f32 now, the term is extended.
           OperationState state(l, nested.getName());
-          state.addOperands({accFirst ? acc : term, accFirst ? term : acc});
+          for (Value operand : nested.getOperands()) {
+            Value wide = mapping.lookupOrDefault(operand);
+            state.addOperands(wide.getType() == f32
+                                  ? wide
+                                  : arith::ExtFOp::create(b, l, f32, wide));
+          }
           state.addTypes(f32);
           state.addAttributes(nested.getAttrs());
           mapping.map(nested.getResult(0), b.create(state)->getResult(0));
