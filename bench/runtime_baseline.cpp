@@ -39,6 +39,11 @@
 //   dt-bench-baseline rows N REPEAT      out = x * y + x - y over N floats,
 //                                        one loop; prints seconds per call
 //                                        (min and mean).
+//   dt-bench-baseline sums M N REPEAT    the row sums and the column sums of
+//                                        an MxN matrix, each row into 16
+//                                        lanes (element j into lane j mod
+//                                        16, the order dt fixes), the
+//                                        columns one row at a time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,7 +74,7 @@ double now() {
       " | dconv N H W C F KH KW REPEAT | backward M K N REPEAT"
       " | attention B S H D REPEAT | gemm M K N REPEAT | gemv M K REPEAT"
       " | memcpy BYTES REPEAT"
-      " | rows N REPEAT\n",
+      " | rows N REPEAT | sums M N REPEAT\n",
       why.c_str());
   std::exit(2);
 }
@@ -247,6 +252,36 @@ int rows(long n, int repeat) {
       [&] { return out[n / 2]; });
 }
 
+int sums(long m, long n, int repeat) {
+  constexpr long kLanes = 16;
+  float *x = patterned(m, n, 13, 8), *rowSums = alignedFloats(m, 1),
+        *columnSums = alignedFloats(n, 1);
+  return timeCalls(
+      repeat,
+      [&] {
+        for (long i = 0; i < m; ++i) {
+          const float *row = x + i * n;
+          float lanes[kLanes];
+          std::fill(lanes, lanes + kLanes, -0.0f);
+          long j = 0;
+          for (; j + kLanes <= n; j += kLanes)
+            for (long l = 0; l < kLanes; ++l)
+              lanes[l] += row[j + l];
+          for (long l = 0; j < n; ++j, ++l)
+            lanes[l] += row[j];
+          float sum = 0.0f;
+          for (float lane : lanes)
+            sum += lane;
+          rowSums[i] = sum;
+        }
+        std::fill(columnSums, columnSums + n, 0.0f);
+        for (long i = 0; i < m; ++i)
+          for (long j = 0; j < n; ++j)
+            columnSums[j] += x[i * n + j];
+      },
+      [&] { return rowSums[m / 2] + columnSums[n / 2]; });
+}
+
 int backward(long m, long k, long n, int repeat) {
   openblas_set_num_threads(1);
   float *x = patterned(m, k, 13, 8), *dy = patterned(m, n, 7, 16),
@@ -391,6 +426,11 @@ int main(int argc, char **argv) {
     long n = positive(argv[2], "N"), repeat = positive(argv[3], "REPEAT");
     return rows(n, repeat);
   }
+  if (argc == 5 && !std::strcmp(argv[1], "sums")) {
+    long m = positive(argv[2], "M"), n = positive(argv[3], "N"),
+         repeat = positive(argv[4], "REPEAT");
+    return sums(m, n, repeat);
+  }
   usage("expected mlp, conv, gconv, dconv, backward, attention, gemm, gemv, "
-        "memcpy or rows and their numbers");
+        "memcpy, rows or sums and their numbers");
 }

@@ -133,6 +133,77 @@ func.func @column_sums(%x: memref<64x12xf32>, %acc: memref<12xf32>, %y: memref<6
 
 // -----
 
+// An accumulating loop of up to 64 trips whose accumulators stay in place
+// through the loop around it, in a buffer the kernel marks noalias
+// (dt-outline-kernels: here %acc, whose aligned pointer is argument 8 after
+// %x's seven fields), is left to unroll, and the loop around it is kept
+// from vectorizing: its accumulators are held in registers, added to by
+// LLVM's SLP vectorizer. Not noalias (%out, an argument a caller may pass
+// for %x too), 65 trips, or accumulators that move with the loop around
+// (a row's lanes indexed by the row), it is kept as before.
+// CHECK: #[[UNROLL:.*]] = #llvm.loop_unroll<disable = true>
+// CHECK: #[[SCALAR:.*]] = #llvm.loop_vectorize<disable = true>
+// CHECK: #[[HOLD:.*]] = #llvm.loop_annotation<vectorize = #[[SCALAR]]>
+// CHECK: #[[KEEP:.*]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>
+// CHECK-LABEL: func.func @held
+// CHECK: memref.store {{.*}} %arg1[%{{.*}}] : memref<64xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: } {loop_annotation = #[[HOLD]]}
+// CHECK: memref.store {{.*}} %arg2[%{{.*}}] : memref<64xf32>
+// CHECK-NEXT: } {loop_annotation = #[[KEEP]]}
+// CHECK-NEXT: }
+// CHECK: memref.store {{.*}} : memref<65xf32>
+// CHECK-NEXT: } {loop_annotation = #[[KEEP]]}
+// CHECK-NEXT: }
+// CHECK: memref.store {{.*}} : memref<8x16xf32>
+// CHECK-NEXT: } {loop_annotation = #[[KEEP]]}
+// CHECK-NEXT: }
+func.func @held(%x: memref<8x64xf32>, %acc: memref<64xf32>, %out: memref<64xf32>,
+                %long: memref<8x65xf32>, %acc65: memref<65xf32>, %lanes: memref<8x16xf32>)
+    attributes {dt.noalias = array<i64: 8, 25, 30>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c65 = arith.constant 65 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    scf.for %j = %c0 to %c64 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<8x64xf32>
+      %a = memref.load %acc[%j] : memref<64xf32>
+      %s = arith.addf %a, %v : f32
+      memref.store %s, %acc[%j] : memref<64xf32>
+    }
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    scf.for %j = %c0 to %c64 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<8x64xf32>
+      %a = memref.load %out[%j] : memref<64xf32>
+      %s = arith.addf %a, %v : f32
+      memref.store %s, %out[%j] : memref<64xf32>
+    }
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    scf.for %j = %c0 to %c65 step %c1 {
+      %v = memref.load %long[%i, %j] : memref<8x65xf32>
+      %a = memref.load %acc65[%j] : memref<65xf32>
+      %s = arith.addf %a, %v : f32
+      memref.store %s, %acc65[%j] : memref<65xf32>
+    }
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    scf.for %j = %c0 to %c16 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<8x64xf32>
+      %a = memref.load %lanes[%i, %j] : memref<8x16xf32>
+      %s = arith.addf %a, %v : f32
+      memref.store %s, %lanes[%i, %j] : memref<8x16xf32>
+    }
+  }
+  return
+}
+
+// -----
+
 // The annotation reaches the LLVM IR, on the loop's back edge:
 // llvm.loop.unroll.disable.
 // RUN: dt-opt %s -split-input-file -dt-keep-row-loops -lower-affine -convert-scf-to-cf -finalize-memref-to-llvm -convert-arith-to-llvm -convert-cf-to-llvm -convert-func-to-llvm -reconcile-unrealized-casts | mlir-translate --mlir-to-llvmir --split-input-file | FileCheck %s --check-prefix=LLVM

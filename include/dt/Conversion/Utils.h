@@ -58,6 +58,11 @@ std::string sourceLocation(Location loc);
 /// allocation, a function argument, a global).
 Value bufferRoot(Value value);
 
+/// Whether the buffer `value` views is an argument of a kernel that
+/// dt-outline-kernels marked `dt.noalias`: a fresh buffer no other buffer
+/// of the kernel overlaps where either is written.
+bool isNoAliasKernelBuffer(Value value);
+
 /// Adds the buffer `value` views (bufferRoot) and every view of it,
 /// transitively, to `aliases`.
 void addBufferViews(Value value, llvm::SmallPtrSetImpl<Value> &aliases);

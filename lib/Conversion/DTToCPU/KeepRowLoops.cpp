@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dt/Conversion/Passes.h"
+#include "dt/Conversion/Utils.h"
 #include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -38,6 +39,9 @@ using namespace mlir::dt;
 /// side by side, 14.6 us; kept, 32.3 us).
 static constexpr int64_t kMinTrips = 9;
 static constexpr int64_t kMinTripsAccumulating = 16;
+/// The most elements a loop may accumulate into that the loop around it
+/// keeps in registers (four AVX2 vectors of f32).
+static constexpr int64_t kMaxHeldAccumulators = 64;
 
 /// Whether `index` steps along with `loop`'s induction variable: it is the
 /// variable, or the variable plus a value fixed in the loop (a window's
@@ -73,14 +77,32 @@ static bool stepsWith(Value index, scf::ForOp loop) {
                       isOperand(sum.getRHS(), *position));
 }
 
-/// Whether `loop` is innermost, stores only along rows (the last index of
-/// every buffer it stores to steps with its induction variable, and it
-/// stores to one at least) and runs at least kMinTrips times,
-/// kMinTripsAccumulating if it reads a buffer it stores to.
-static bool storesAlongRows(scf::ForOp loop) {
+namespace {
+/// What becomes of an innermost loop along rows.
+enum class RowLoop {
+  /// Left to LLVM: not along rows, or short enough to unroll.
+  Leave,
+  /// Kept from unrolling, so that LLVM vectorizes it along the row.
+  Keep,
+  /// Unrolled, its accumulators held in registers through the loop around
+  /// it, which is kept from vectorizing (its SLP vectorizer takes them).
+  HoldAccumulators,
+};
+} // namespace
+
+/// What becomes of `loop`. Kept when it is innermost, stores only along
+/// rows (the last index of every buffer it stores to steps with its
+/// induction variable, and it stores to one at least) and runs at least
+/// kMinTrips times, kMinTripsAccumulating if it reads a buffer it stores
+/// to. An accumulating loop of up to kMaxHeldAccumulators trips whose
+/// stores stay in place through the loop around it (column sums of a
+/// narrow matrix, dt-split-reductions' lanes) holds its accumulators.
+static RowLoop classify(scf::ForOp loop) {
   std::optional<APInt> trips = loop.getStaticTripCount();
   if (!trips || trips->slt(kMinTrips))
-    return false;
+    return RowLoop::Leave;
+  auto parent = dyn_cast<scf::ForOp>(loop->getParentOp());
+  bool heldInParent = static_cast<bool>(parent);
   llvm::SmallPtrSet<Value, 4> stored, loaded;
   WalkResult walk = loop.getBody()->walk([&](Operation *op) {
     if (isa<LoopLikeOpInterface>(op))
@@ -88,18 +110,26 @@ static bool storesAlongRows(scf::ForOp loop) {
     if (auto load = dyn_cast<memref::LoadOp>(op))
       loaded.insert(load.getMemRef());
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      if (store.getIndices().empty() ||
-          !stepsWith(store.getIndices().back(), loop))
+      ValueRange indices = store.getIndices();
+      if (indices.empty() || !stepsWith(indices.back(), loop))
         return WalkResult::interrupt();
       stored.insert(store.getMemRef());
+      heldInParent &= isNoAliasKernelBuffer(store.getMemRef()) &&
+                      llvm::all_of(indices.drop_back(), [&](Value index) {
+                        return parent.isDefinedOutsideOfLoop(index);
+                      });
     }
     return WalkResult::advance();
   });
   if (walk.wasInterrupted() || stored.empty())
-    return false;
+    return RowLoop::Leave;
   bool accumulates = llvm::any_of(
       stored, [&](Value buffer) { return loaded.contains(buffer); });
-  return !accumulates || trips->sge(kMinTripsAccumulating);
+  if (!accumulates)
+    return RowLoop::Keep;
+  if (heldInParent && trips->sle(kMaxHeldAccumulators))
+    return RowLoop::HoldAccumulators;
+  return trips->sge(kMinTripsAccumulating) ? RowLoop::Keep : RowLoop::Leave;
 }
 
 namespace {
@@ -107,6 +137,8 @@ struct KeepRowLoopsPass
     : public mlir::dt::impl::KeepRowLoopsPassBase<KeepRowLoopsPass> {
   mlir::dt::Statistic numKept{this, "kept",
                               "Loops kept from unrolling before vectorization"};
+  mlir::dt::Statistic numHeld{
+      this, "held", "Loops unrolled with their accumulators in registers"};
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     // The name of llvm.br's property: the lowerings to cf and to LLVM copy
@@ -122,11 +154,30 @@ struct KeepRowLoopsPass
         /*pipeline=*/{}, /*peeled=*/{}, /*unswitch=*/{}, /*mustProgress=*/{},
         /*isVectorized=*/{}, /*startLoc=*/{}, /*endLoc=*/{},
         /*parallelAccesses=*/{});
+    auto scalar = LLVM::LoopAnnotationAttr::get(
+        context, /*disableNonforced=*/{},
+        LLVM::LoopVectorizeAttr::get(
+            context, /*disable=*/BoolAttr::get(context, true),
+            /*predicateEnable=*/{}, /*scalableEnable=*/{}, /*width=*/{},
+            /*followupVectorized=*/{}, /*followupEpilogue=*/{},
+            /*followupAll=*/{}),
+        /*interleave=*/{}, /*unroll=*/{}, /*unrollAndJam=*/{}, /*licm=*/{},
+        /*distribute=*/{}, /*pipeline=*/{}, /*peeled=*/{}, /*unswitch=*/{},
+        /*mustProgress=*/{}, /*isVectorized=*/{}, /*startLoc=*/{},
+        /*endLoc=*/{}, /*parallelAccesses=*/{});
     getOperation().walk([&](scf::ForOp loop) {
-      if (!storesAlongRows(loop))
+      switch (classify(loop)) {
+      case RowLoop::Leave:
         return;
-      loop->setAttr(name, keep);
-      ++numKept;
+      case RowLoop::Keep:
+        loop->setAttr(name, keep);
+        ++numKept;
+        return;
+      case RowLoop::HoldAccumulators:
+        loop->getParentOp()->setAttr(name, scalar);
+        ++numHeld;
+        return;
+      }
     });
   }
 };

@@ -109,6 +109,27 @@ static std::optional<int64_t> loweredWidth(Type type) {
   return std::nullopt;
 }
 
+bool mlir::dt::isNoAliasKernelBuffer(Value value) {
+  auto arg = dyn_cast<BlockArgument>(bufferRoot(value));
+  if (!arg || !arg.getOwner()->isEntryBlock())
+    return false;
+  Operation *kernel = arg.getOwner()->getParentOp();
+  auto positions =
+      kernel->getAttrOfType<DenseI64ArrayAttr>(DTDialect::kNoAliasAttrName);
+  if (!positions)
+    return false;
+  int64_t position = 0;
+  for (BlockArgument before :
+       arg.getOwner()->getArguments().take_front(arg.getArgNumber())) {
+    std::optional<int64_t> width = loweredWidth(before.getType());
+    if (!width)
+      return false;
+    position += *width;
+  }
+  // The aligned pointer is the second field of a memref's descriptor.
+  return llvm::is_contained(positions.asArrayRef(), position + 1);
+}
+
 /// The LLVM argument positions of the aligned pointers of those `arguments`
 /// (values of `op`'s kernel) that are fresh buffers no other argument may
 /// overlap where either is written.

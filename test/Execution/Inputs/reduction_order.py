@@ -25,14 +25,17 @@ import struct
 import sys
 
 LANES = 16
-# (rows, length, initial value, valid length, with squares): a length the
-# lanes divide, two they do not, rows of only -0.0 started at -0.0 (their
-# sum is -0.0), a row whose elements from 150 on are masked off, as an
-# uneven shard's padding is (linalg.index and a select in the body), and
-# rows whose sum of squares is a second output of the same reduction.
-CASES = [(6, 256, 0.0, None, False), (6, 200, 0.0, None, False),
-         (5, 1001, 0.0, None, False), (3, 80, -0.0, None, False),
-         (4, 200, 0.0, 150, False), (4, 300, 0.0, None, True)]
+# (rows, length, initial value, valid length, with squares, named): a
+# length the lanes divide, two they do not, rows of only -0.0 started at
+# -0.0 (their sum is -0.0), a row whose elements from 150 on are masked
+# off, as an uneven shard's padding is (linalg.index and a select in the
+# body), rows whose sum of squares is a second output of the same
+# reduction, and a row sum written as linalg.reduce (a generic by the time
+# dt-split-reductions runs: dt-generalize-elementwise).
+CASES = [(6, 256, 0.0, None, False, False), (6, 200, 0.0, None, False, False),
+         (5, 1001, 0.0, None, False, False), (3, 80, -0.0, None, False, False),
+         (4, 200, 0.0, 150, False, False), (4, 300, 0.0, None, True, False),
+         (5, 1000, 0.0, None, False, True)]
 
 
 def f32(x):
@@ -105,7 +108,7 @@ def masked(valid, squares):
 
 def write(directory):
     arguments, results, body, values = [], [], [], []
-    for i, (count, length, initial, valid, squares) in enumerate(CASES):
+    for i, (count, length, initial, valid, squares, named) in enumerate(CASES):
         data = rows(i, count, length, initial)
         write_npy(os.path.join(directory, f"in{i}.npy"), (count, length),
                   [x for row in data for x in row])
@@ -122,8 +125,12 @@ def write(directory):
             made = f"%s{i}:2"
         body.append(f"""  %init{i} = arith.constant {'-0.0' if math.copysign(1, initial) < 0 else '0.0'} : f32
   %e{i} = tensor.empty() : {row}
-  %f{i} = linalg.fill ins(%init{i} : f32) outs(%e{i} : {row}) -> {row}
-  {made} = linalg.generic {{indexing_maps = [{maps}],
+  %f{i} = linalg.fill ins(%init{i} : f32) outs(%e{i} : {row}) -> {row}""")
+        if named:
+            body.append(f"  {made} = linalg.reduce {{ arith.addf }} ins(%x{i} : "
+                        f"tensor<{count}x{length}xf32>) outs({outs}) dimensions = [1]")
+        else:
+            body.append(f"""  {made} = linalg.generic {{indexing_maps = [{maps}],
                          iterator_types = ["parallel", "reduction"]}}
       ins(%x{i} : tensor<{count}x{length}xf32>) outs({outs}) {{
   ^bb0(%a: f32, {accs}):
@@ -140,7 +147,7 @@ def write(directory):
 def check(directory):
     wrong, chain_differs, total = [], 0, 0
     result = 0
-    for i, (count, length, initial, valid, squares) in enumerate(CASES):
+    for i, (count, length, initial, valid, squares, _) in enumerate(CASES):
         data = [row[:valid] for row in rows(i, count, length, initial)]
         # The masked elements leave their lanes as they were.
         outputs = [data]
@@ -161,7 +168,7 @@ def check(directory):
 
 def check_zeros(directory, out):
     rows, wrong = 0, 0
-    for i, (count, _, initial, _, _) in enumerate(CASES):
+    for i, (count, _, initial, _, _, _) in enumerate(CASES):
         if math.copysign(1, initial) > 0:
             continue
         got = read_npy(os.path.join(directory, out, f"result{i}.npy"))
