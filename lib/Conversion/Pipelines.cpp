@@ -40,7 +40,8 @@ namespace {
 constexpr const char *kExplainDescription =
     "A remark at each convolution and convolution adjoint: the matmul it "
     "became, or why it stays loops; at each transpose a matmul reads "
-    "through instead; and at each contraction that stays loops, why";
+    "through instead; at each contraction that stays loops, why; and, on "
+    "the CPU, at each reduction split into lanes, the order it sums in";
 struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
   Option<std::string> entryPrefix{
       *this, "entry-prefix",
@@ -179,7 +180,8 @@ mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm, StringRef entryPrefix,
   pm.addPass(createDecomposeAggregatesPass());
   std::string pipeline =
       bufferizationPipeline(entryPrefix, "blas", target, /*gpu=*/false) +
-      ",dt-split-reductions,dt-free-after-last-use,dt-outline-kernels" +
+      ",dt-split-reductions" + (target.explain ? "{explain=1}" : "") +
+      ",dt-free-after-last-use,dt-outline-kernels" +
       (target.timeKernels ? "{time=1}" : "") + cpuTail(/*elideRoundings=*/true);
   return parsePassPipeline(pipeline, pm);
 }

@@ -122,9 +122,9 @@ llvm::cl::opt<bool> explain(
     llvm::cl::desc("Say why: a remark for each op's sharding choice, each "
                    "redistribution's plan, each sum over an unevenly "
                    "split dim, each convolution's (or adjoint's) matmul, "
-                   "each transpose a matmul reads through and each "
-                   "contraction left as loops (stderr), and the cost report "
-                   "(stdout)"),
+                   "each transpose a matmul reads through, each "
+                   "contraction left as loops and each reduction split into "
+                   "lanes on the CPU (stderr), and the cost report (stdout)"),
     llvm::cl::init(false), llvm::cl::cat(options));
 llvm::cl::opt<bool> passStatistics(
     "mlir-pass-statistics",

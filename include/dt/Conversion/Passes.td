@@ -701,7 +701,9 @@ def SplitReductionsPass : Pass<"dt-split-reductions", "ModuleOp"> {
     The order of operations changes (16 interleaved partial results instead
     of one chain) but is fixed by the program: the same on every CPU and in
     every run, unlike LLVM's reassociation, which would depend on the vector
-    width of the machine that compiled it.
+    width of the machine that compiled it. With `explain` (`dt-compile
+    --explain`), a remark at each reduction split says so and gives the
+    order: what a user comparing bits with another framework needs to know.
 
     ```mlir
     linalg.generic {indexing_maps = [(i, j) -> (i, j), (i, j) -> (i)],
@@ -720,6 +722,11 @@ def SplitReductionsPass : Pass<"dt-split-reductions", "ModuleOp"> {
     memref.dealloc %lanes : memref<8x16xf32>
     ```
   }];
+  let options = [
+    Option<"explain", "explain", "bool", "false",
+           "A remark at each reduction split into lanes, with the order it "
+           "now sums in (dt-compile --explain)">,
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect",
                            "mlir::memref::MemRefDialect"];

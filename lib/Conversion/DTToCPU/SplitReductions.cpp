@@ -354,9 +354,26 @@ static void split(const Splittable &s) {
   op.erase();
 }
 
+/// The remark `dt-compile --explain` makes at a reduction `s` splits: its
+/// length, what it combines and the order.
+static void explainSplit(const Splittable &s) {
+  linalg::GenericOp op = s.op;
+  int64_t length = op.getStaticLoopRanges().back();
+  InFlightDiagnostic remark = op->emitRemark();
+  remark << "reduction of " << length << " elements a row (";
+  llvm::interleaveComma(s.combiners, remark, [&](Operation *combiner) {
+    remark << combiner->getName().getStringRef();
+  });
+  remark << ") split into " << kLanes << " lanes: element j into lane j mod "
+         << kLanes << ", the lanes combined in lane order after; the order "
+         << "is the same on every CPU, and differs from one element after "
+            "the other by rounding";
+}
+
 namespace {
 struct SplitReductionsPass
     : public mlir::dt::impl::SplitReductionsPassBase<SplitReductionsPass> {
+  using Base::Base;
   mlir::dt::Statistic numSplit{this, "split", "Reductions split into lanes"};
   void runOnOperation() override {
     SmallVector<Splittable> reductions;
@@ -364,8 +381,11 @@ struct SplitReductionsPass
       if (std::optional<Splittable> s = splittable(op))
         reductions.push_back(*s);
     });
-    for (const Splittable &s : reductions)
+    for (const Splittable &s : reductions) {
+      if (explain)
+        explainSplit(s);
       split(s);
+    }
     numSplit += reductions.size();
   }
 };
