@@ -2,7 +2,7 @@
 // With explain, a remark at each reduction split, with its order; none
 // where a reduction stays one chain (@outputs_left_alone, @left_alone).
 // RUN: dt-opt %s -dt-split-reductions=explain=1 -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
-// EXPLAIN: remark: reduction of 256 elements a row (arith.addf) split into 16 lanes: element j into lane j mod 16, the lanes combined in lane order after; the order is the same on every CPU, and differs from one element after the other by rounding
+// EXPLAIN: remark: reduction of 256 elements a row (arith.addf) split into 16 lanes: element j into lane j mod 16, the lanes combined in lane order after, the same order on every CPU (a sum or a product may differ by rounding from one taken one element after the other)
 // EXPLAIN: remark: reduction of 128 elements a row (arith.maximumf) split
 // EXPLAIN: remark: reduction of 64 elements a row (arith.mulf) split
 // EXPLAIN: remark: reduction of 200 elements a row (arith.addf) split

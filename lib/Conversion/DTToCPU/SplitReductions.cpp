@@ -365,9 +365,9 @@ static void explainSplit(const Splittable &s) {
     remark << combiner->getName().getStringRef();
   });
   remark << ") split into " << kLanes << " lanes: element j into lane j mod "
-         << kLanes << ", the lanes combined in lane order after; the order "
-         << "is the same on every CPU, and differs from one element after "
-            "the other by rounding";
+         << kLanes << ", the lanes combined in lane order after, the same "
+         << "order on every CPU (a sum or a product may differ by rounding "
+            "from one taken one element after the other)";
 }
 
 namespace {
