@@ -41,6 +41,13 @@ PyTorch twin take ROUNDS turns, and each keeps its best call.
 4. Host cost: 200 dependent row sums of a 16x16 tensor, each subtracted
    from the rows (ops that do not fuse into one loop). Target: dt's time per
    link at most a tenth of PyTorch's.
+5. 16-bit arithmetic as PyTorch eager rounds it: ((x * y + z) / y - x)^2
+   over 65536 random values in bf16 and in f16, one fused kernel in dt.
+   Compiled with dt-compile --round-each-half-op, every operation's result
+   is rounded to its type as eager rounds it. Target: the same bits as
+   eager's everywhere. Compiled without (a fused kernel keeps its 16-bit
+   values in f32 and rounds once), the count of elements that differ in
+   their last bits is shown, without a target.
 
 DTensor itself is not in Debian's PyTorch (torch.distributed._tensor came
 with 2.0), so the tensor-parallel baseline is the hand-written split.
@@ -65,6 +72,7 @@ TRANSFORMER = dict(S=512, D=512, NH=8, F=2048)
 CNN = dict(N=32, HW=32, C0=16, C1=64, C2=64, K=10)
 LARGE_CNN = dict(N=2, HW=114, C0=16, C1=64, C2=64, K=10)  # ResNet-sized images
 CHAIN = (200, 16, 16)  # links, rows, cols
+HALF_CHAIN = 65536  # elements
 GRADIENT_TOLERANCE = 1e-4
 
 
@@ -104,6 +112,34 @@ def against_autograd(tools, tmp, so, mode, names, count, *sizes):
     compared = subprocess.run([TORCH_PYTHON, STEPS, "compare", data, str(count)], check=True,
                               capture_output=True, text=True).stdout
     return float(re.search(r"difference ([\d.e+-]+)", compared).group(1))
+
+
+def half_chain_program(n):
+    arguments = ", ".join(f'%{v}: tensor<{n}xf32> {{dt.name = "{v}"}}' for v in "xyz")
+    lines = [f"func.func @main({arguments}) -> (tensor<{n}xbf16>, tensor<{n}xf16>) {{"]
+    for t in ("bf16", "f16"):
+        ty = f"tensor<{n}x{t}>"
+        lines += [f"  %x{t} = arith.truncf %x : tensor<{n}xf32> to {ty}",
+                  f"  %y{t} = arith.truncf %y : tensor<{n}xf32> to {ty}",
+                  f"  %z{t} = arith.truncf %z : tensor<{n}xf32> to {ty}",
+                  f"  %m{t} = arith.mulf %x{t}, %y{t} : {ty}",
+                  f"  %a{t} = arith.addf %m{t}, %z{t} : {ty}",
+                  f"  %d{t} = arith.divf %a{t}, %y{t} : {ty}",
+                  f"  %s{t} = arith.subf %d{t}, %x{t} : {ty}",
+                  f"  %r{t} = arith.mulf %s{t}, %s{t} : {ty}"]
+    lines += [f"  return %rbf16, %rf16 : tensor<{n}xbf16>, tensor<{n}xf16>", "}", ""]
+    return "\n".join(lines)
+
+
+def bits_against_eager(tools, tmp, so, data):
+    """How many elements of the bf16 and the f16 result of `so` differ from
+    PyTorch eager's bits (torch_cpu_steps.py half-chain wrote `data`)."""
+    inputs = [f"--input={name}={os.path.join(data, name + '.npy')}" for name in "xyz"]
+    subprocess.run([os.path.join(tools, "dt-run"), so, *inputs, "--output-dir",
+                    os.path.join(data, "out")], check=True, capture_output=True)
+    compared = subprocess.run([TORCH_PYTHON, STEPS, "compare-bits", data, "2"], check=True,
+                              capture_output=True, text=True).stdout
+    return [int(count) for count in re.findall(r": (\d+) of", compared)]
 
 
 def turns(timers):
@@ -230,6 +266,20 @@ def main():
         dt_link, torch_link = dt_chain / links * 1e6, torch_chain / links * 1e6
         print(f"  dt-run {dt_link:.2f} us per link;  PyTorch {torch_link:.2f} us per link")
 
+        print(f"\n((x * y + z) / y - x)^2 over {HALF_CHAIN} values in bf16 and f16, "
+              "bits against PyTorch eager's")
+        data = tempfile.mkdtemp(prefix="half_chain", dir=tmp)
+        subprocess.run([TORCH_PYTHON, STEPS, "half-chain", str(HALF_CHAIN), data], check=True)
+        source = half_chain_program(HALF_CHAIN)
+        each_op = compile_program(tools, tmp, "half_chain_each_op", source,
+                                  flags=("--round-each-half-op",))
+        fused = compile_program(tools, tmp, "half_chain_fused", source)
+        each_op_differ = bits_against_eager(tools, tmp, each_op, data)
+        fused_differ = bits_against_eager(tools, tmp, fused, data)
+        print(f"  --round-each-half-op: bf16 {each_op_differ[0]}, f16 {each_op_differ[1]} "
+              f"elements differ; rounded once a kernel: bf16 {fused_differ[0]}, "
+              f"f16 {fused_differ[1]}")
+
         print("\nratios (measured side by side in this run; best of the calls)")
         for name, ratio in (("MLP step: dt 1 rank / PyTorch 1 thread", dt1 / torch1),
                             ("MLP step: dt tp=2 / PyTorch 2 threads", dt2 / torch2),
@@ -249,6 +299,9 @@ def main():
                   difference <= GRADIENT_TOLERANCE)
         ratio = dt_link / torch_link
         check("host time per link: dt / PyTorch", f"{ratio:.3f}", "<= 0.1", ratio <= 0.1)
+        for name, differ in zip(("bf16", "f16"), each_op_differ):
+            check(f"{name} each op rounded: bits unlike eager's", str(differ), "0",
+                  differ == 0)
     return 1 if failures else 0
 
 

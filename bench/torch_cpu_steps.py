@@ -218,6 +218,44 @@ def compare(out_dir, count):
     print(f"max relative difference {worst:.3e}")
 
 
+def half_chain(n, out_dir):
+    """Inputs x, y, z (f32, written to `out_dir`) and PyTorch eager's
+    ((x * y + z) / y - x)^2 in bf16 and in f16, each operation rounded to
+    its type, written as the results' bits (torch_bits0.npy, 1.npy)."""
+    gen = torch.Generator().manual_seed(0)
+    x, y, z = (torch.randn(n, generator=gen) * 3 for _ in range(3))
+    y = torch.where(y.abs() < 0.1, torch.full_like(y, 0.5), y)
+    for name, value in zip("xyz", (x, y, z)):
+        np.save(os.path.join(out_dir, f"{name}.npy"), value.numpy())
+    for i, dtype in enumerate((torch.bfloat16, torch.float16)):
+        a, b, c = (v.to(dtype) for v in (x, y, z))
+        d = (a * b + c) / b - a
+        bits = (d * d).view(torch.int16).numpy().view(np.uint16)
+        np.save(os.path.join(out_dir, f"torch_bits{i}.npy"), bits)
+
+
+def payload_bits(path):
+    """The 16-bit elements of an .npy file as uint16, whatever its dtype
+    says (dt writes bf16, which numpy has no type for)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:6] != b"\x93NUMPY":
+        sys.exit(f"{path}: not an .npy file")
+    header = int.from_bytes(data[8:10], "little") if data[6] == 1 else \
+        int.from_bytes(data[8:12], "little")
+    start = (10 if data[6] == 1 else 12) + header
+    return np.frombuffer(data[start:], dtype=np.uint16)
+
+
+def compare_bits(out_dir, count):
+    for i in range(count):
+        ours = payload_bits(os.path.join(out_dir, "out", f"result{i}.npy"))
+        theirs = np.load(os.path.join(out_dir, f"torch_bits{i}.npy"))
+        if ours.shape != theirs.shape:
+            sys.exit(f"result {i}: dt's {ours.shape} elements, torch's {theirs.shape}")
+        print(f"result {i}: {int((ours != theirs).sum())} of {ours.size} differ")
+
+
 def chain(repeat, links, rows, cols):
     x0 = uniform(torch.Generator().manual_seed(0), rows, cols)
 
@@ -248,6 +286,12 @@ def main():
     mode, args = sys.argv[1], sys.argv[2:]
     if mode == "compare":
         compare(args[0], int(args[1]))
+        return
+    if mode == "half-chain":
+        half_chain(int(args[0]), args[1])
+        return
+    if mode == "compare-bits":
+        compare_bits(args[0], int(args[1]))
         return
     threads, repeat = int(args[0]), int(args[1])
     sizes = [int(a) for a in args[2:] if a.isdigit()]

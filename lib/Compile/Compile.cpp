@@ -171,6 +171,7 @@ static LogicalResult buildLowering(OpPassManager &pm, StringRef entryPrefix,
   if (options.target == Target::CPU) {
     CPUTargetOptions cpu{shared};
     cpu.timeKernels = spmd && options.profileKernels;
+    cpu.roundEachHalfOp = options.roundEachHalfOp;
     return buildLowerToCPUPipeline(pm, entryPrefix, cpu);
   }
   CUDATargetOptions cuda{shared};

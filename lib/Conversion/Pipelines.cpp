@@ -59,6 +59,12 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::init(true)};
   Option<bool> explain{*this, "explain", llvm::cl::desc(kExplainDescription),
                        llvm::cl::init(false)};
+  Option<bool> roundEachHalfOp{
+      *this, "round-each-half-op",
+      llvm::cl::desc("Round every bf16 and f16 operation's result to its "
+                     "type, as PyTorch eager does, not once where a fused "
+                     "kernel stores it (dt-compile --round-each-half-op)"),
+      llvm::cl::init(false)};
 };
 struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
   Option<std::string> entryPrefix{
@@ -92,11 +98,13 @@ struct LowerToCUDAOptions : public PassPipelineOptions<LowerToCUDAOptions> {
 /// each transpose a matmul reads through. On a GPU (`gpu`, emulated or not)
 /// an NCHW convolution stays one library call, not one per image, a large
 /// one is made whole, not in chunks of images, and a transpose feeding a
-/// matrix-vector product (a kernel there) stays.
+/// matrix-vector product (a kernel there) stays. With `elideRoundings`
+/// (the CPU's, unless every 16-bit operation is to round), the roundings
+/// the program writes are marked for cpuTail's dt-elide-half-roundings.
 static std::string bufferizationPipeline(StringRef entryPrefix,
                                          StringRef matmulLibrary,
                                          const LoweringOptions &options,
-                                         bool gpu) {
+                                         bool gpu, bool elideRoundings) {
   // Upstream passes are named by their textual form, which is their stable
   // interface across LLVM releases.
   return (llvm::Twine("dt-convolutions-to-matmuls{per-image=") +
@@ -104,8 +112,8 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
           (options.explain ? " explain=1" : "") + "}" +
           ",func.func(convert-elementwise-to-linalg),dt-generalize-"
           "elementwise," +
-          (gpu ? "" : "dt-mark-half-roundings,") + "dt-widen-half-sums" +
-          (gpu ? "" : "{extrema=1}") +
+          (elideRoundings ? "dt-mark-half-roundings," : "") +
+          "dt-widen-half-sums" + (gpu ? "" : "{extrema=1}") +
           ",dt-guard-integer-division,"
           "func.func(dt-fuse-elementwise,canonicalize),"
           "dt-fold-transposes-into-matmuls{vectors=" +
@@ -178,11 +186,13 @@ mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm, StringRef entryPrefix,
   pm.addPass(createLowerAxisIndexPass());
   pm.addPass(createWidenPredicateCollectivesPass());
   pm.addPass(createDecomposeAggregatesPass());
+  bool elideRoundings = !target.roundEachHalfOp;
   std::string pipeline =
-      bufferizationPipeline(entryPrefix, "blas", target, /*gpu=*/false) +
+      bufferizationPipeline(entryPrefix, "blas", target, /*gpu=*/false,
+                            elideRoundings) +
       ",dt-split-reductions" + (target.explain ? "{explain=1}" : "") +
       ",dt-free-after-last-use,dt-outline-kernels" +
-      (target.timeKernels ? "{time=1}" : "") + cpuTail(/*elideRoundings=*/true);
+      (target.timeKernels ? "{time=1}" : "") + cpuTail(elideRoundings);
   return parsePassPipeline(pipeline, pm);
 }
 
@@ -229,7 +239,8 @@ mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
                         "},dt-pack-device-buffers";
   if (target.emulateOnCPU)
     return parsePassPipeline(
-        bufferizationPipeline(entryPrefix, "blas", target, /*gpu=*/true) +
+        bufferizationPipeline(entryPrefix, "blas", target, /*gpu=*/true,
+                              /*elideRoundings=*/false) +
             kernels + ",dt-emulate-gpu-on-cpu,dt-outline-kernels" +
             cpuTail(/*elideRoundings=*/false),
         pm);
@@ -245,7 +256,8 @@ mlir::dt::buildLowerToCUDAPipeline(OpPassManager &pm, StringRef entryPrefix,
   // (upstream's NVVM target would otherwise ask for PTX 6.0, older than any
   // SM dt compiles for).
   std::string pipeline =
-      bufferizationPipeline(entryPrefix, "cublaslt", target, /*gpu=*/true) +
+      bufferizationPipeline(entryPrefix, "cublaslt", target, /*gpu=*/true,
+                            /*elideRoundings=*/false) +
       kernels +
       ",convert-complex-to-standard,canonicalize,"
       "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
@@ -266,6 +278,7 @@ void mlir::dt::registerDTConversionPipelines() {
         target.timeKernels = options.timeKernels;
         target.fillBucketsInPlace = options.fillBucketsInPlace;
         target.explain = options.explain;
+        target.roundEachHalfOp = options.roundEachHalfOp;
         (void)buildLowerToCPUPipeline(pm, options.entryPrefix, target);
       });
   PassPipelineRegistration<LowerToCUDAOptions>(

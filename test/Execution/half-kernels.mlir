@@ -9,7 +9,10 @@
 // writes) gives 0.125; so does the emulated GPU, which rounds every
 // operation as the GPU does. In f16, 1.03125 * 1.015625 = 1.04736328125
 // lies halfway between 1.046875 and 1.0478515625: rounded on its own and
-// added to -1, 0.046875; kept in f32, 0.04736328125.
+// added to -1, 0.046875; kept in f32, 0.04736328125. Compiled with
+// --round-each-half-op, the CPU rounds every operation too, as PyTorch
+// eager does: 0.125 and 0.046875 (bench/torch_cpu.py item 5 compares such
+// a chain with eager's bits).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %npy array %t/a.npy '<f4' 4 1.0625,1.0625,3.0,-2.5
 // RUN: %npy array %t/c.npy '<f4' 4 -1.0,-1.0,0.5,0.25
@@ -37,6 +40,10 @@
 // HALF-ROUNDED-NEXT: 0.046875
 // HALF-ROUNDED-NEXT: 9.5
 // HALF-ROUNDED-NEXT: 6.5
+// RUN: dt-compile --round-each-half-op %s -o %t/each-op.so
+// RUN: dt-run %t/each-op.so --input a=%t/a.npy --input b=%t/a.npy --input c=%t/c.npy --input p=%t/p.npy --input q=%t/q.npy --output-dir %t/each-op --verify | FileCheck %s --check-prefix=VERIFY
+// RUN: %npy print %t/each-op/result0.npy | FileCheck %s --check-prefix=ROUNDED
+// RUN: %npy print %t/each-op/result2.npy | FileCheck %s --check-prefix=HALF-ROUNDED
 // RUN: dt-compile --target=cuda --emulate-gpu %s -o %t/emulated.so
 // RUN: dt-run %t/emulated.so --input a=%t/a.npy --input b=%t/a.npy --input c=%t/c.npy --input p=%t/p.npy --input q=%t/q.npy --output-dir %t/emulated
 // RUN: %npy print %t/emulated/result0.npy | FileCheck %s --check-prefix=ROUNDED

@@ -88,6 +88,13 @@ llvm::cl::opt<bool> reduceMatmulsInF32(
                    "and round once, as the single device's product (twice "
                    "the bytes; other 16-bit sums always are)"),
     llvm::cl::init(false), llvm::cl::cat(options));
+llvm::cl::opt<bool> roundEachHalfOp(
+    "round-each-half-op",
+    llvm::cl::desc("Round every bf16 and f16 operation's result to its type, "
+                   "as PyTorch eager does (CPU target; default: a fused "
+                   "kernel keeps its 16-bit intermediate values in f32 and "
+                   "rounds once, where it stores them)"),
+    llvm::cl::init(false), llvm::cl::cat(options));
 llvm::cl::opt<bool> combineCollectives(
     "combine-collectives",
     llvm::cl::desc("Combine collectives of one group and kind into one call "
@@ -361,6 +368,7 @@ int main(int argc, char **argv) {
   options.boundsChecks = boundsChecks;
   options.combineCollectives = combineCollectives;
   options.reduceMatmulsInF32 = reduceMatmulsInF32;
+  options.roundEachHalfOp = roundEachHalfOp;
   options.exchange = exchange;
   options.fillBucketsInPlace = fillBucketsInPlace;
   options.planSearch = planSearch;

@@ -46,6 +46,10 @@ struct CompileOptions {
   /// Reduce a split matmul's partial product in f32 as well, not only the
   /// other 16-bit sums (dt-widen-partial-sums{matmuls}).
   bool reduceMatmulsInF32 = false;
+  /// CPU: round every bf16 and f16 operation's result to its type, as
+  /// PyTorch eager does, not once where a fused kernel stores it (both
+  /// programs, so that --verify compares like with like).
+  bool roundEachHalfOp = false;
   /// Combine collectives of one group where the cost model says it is
   /// cheaper (dt-combine-collectives).
   bool combineCollectives = true;

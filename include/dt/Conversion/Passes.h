@@ -43,6 +43,10 @@ struct LoweringOptions {
 struct CPUTargetOptions : LoweringOptions {
   /// Each loop nest and matmul timed for dt-run --profile.
   bool timeKernels = false;
+  /// Every bf16 and f16 operation's result rounded to its type, as PyTorch
+  /// eager rounds, not once where a fused kernel stores it
+  /// (dt-compile --round-each-half-op; no dt-elide-half-roundings).
+  bool roundEachHalfOp = false;
 };
 
 /// `dt-lower-to-cpu`: local program on tensors -> LLVM dialect, with entry
