@@ -723,14 +723,18 @@ def time_program(tools, so, repeat):
     return max(m for m, _ in ranks), max(b for _, b in ranks)
 
 
-def best_in_turns(tools, artifacts, repeat):
+def best_in_turns(tools, artifacts, repeat, baseline=None, words=()):
     """Each artifact's best call over ROUNDS turns, the artifacts run one
     after the other in each turn (separate dt-run processes: for programs
-    that cannot be paired by side_by_side)."""
-    calls = [[] for _ in artifacts]
+    that cannot be paired by side_by_side); with `baseline`
+    (dt-bench-baseline), its `words` run last in each turn, their best call
+    last in the list."""
+    calls = [[] for _ in range(len(artifacts) + (baseline is not None))]
     for _ in range(ROUNDS):
         for times, so in zip(calls, artifacts):
             times.append(time_program(tools, so, repeat)[1])
+        if baseline is not None:
+            calls[-1].append(baseline_numbers(baseline, *words, repeat)[0])
     return [min(times) for times in calls]
 
 
@@ -760,11 +764,8 @@ def baseline_numbers(baseline, *words):
 def against_baseline(tools, so, baseline, words, repeat):
     """The best call of artifact `so` and of dt-bench-baseline `words` over
     ROUNDS turns, run one after the other in each turn."""
-    calls, hand_calls = [], []
-    for _ in range(ROUNDS):
-        calls.append(time_program(tools, so, repeat)[1])
-        hand_calls.append(baseline_numbers(baseline, *words, repeat)[0])
-    return min(calls), min(hand_calls)
+    dt_best, hand_best = best_in_turns(tools, (so,), repeat, baseline, words)
+    return dt_best, hand_best
 
 
 def run(tools, tmp, name, source, repeat):
@@ -922,13 +923,8 @@ def main():
 
         half_so = compile_program(tools, tmp, "sums_bf16", sums("bf16"))
         full_so = compile_program(tools, tmp, "sums_f32", sums("f32"))
-        sum_calls = [[], [], []]
-        for _ in range(ROUNDS):
-            sum_calls[0].append(time_program(tools, half_so, args.repeat)[1])
-            sum_calls[1].append(time_program(tools, full_so, args.repeat)[1])
-            sum_calls[2].append(baseline_numbers(baseline, "sums", SUM_SIDE, SUM_SIDE,
-                                                 args.repeat)[0])
-        half_best, full_best, hand_sums = map(min, sum_calls)
+        half_best, full_best, hand_sums = best_in_turns(
+            tools, (half_so, full_so), args.repeat, baseline, ("sums", SUM_SIDE, SUM_SIDE))
         print(f"row and column sums of {SUM_SIDE}x{SUM_SIDE}, 1 rank: bf16 (f32 accumulators) "
               f"min {half_best*1e3:.2f} ms, f32 min {full_best*1e3:.2f} ms, "
               f"f32 by hand (16 lanes a row) min {hand_sums*1e3:.2f} ms")

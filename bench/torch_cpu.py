@@ -131,7 +131,7 @@ def half_chain_program(n):
     return "\n".join(lines)
 
 
-def bits_against_eager(tools, tmp, so, data):
+def bits_against_eager(tools, so, data):
     """How many elements of the bf16 and the f16 result of `so` differ from
     PyTorch eager's bits (torch_cpu_steps.py half-chain wrote `data`)."""
     inputs = [f"--input={name}={os.path.join(data, name + '.npy')}" for name in "xyz"]
@@ -274,8 +274,8 @@ def main():
         each_op = compile_program(tools, tmp, "half_chain_each_op", source,
                                   flags=("--round-each-half-op",))
         fused = compile_program(tools, tmp, "half_chain_fused", source)
-        each_op_differ = bits_against_eager(tools, tmp, each_op, data)
-        fused_differ = bits_against_eager(tools, tmp, fused, data)
+        each_op_differ = bits_against_eager(tools, each_op, data)
+        fused_differ = bits_against_eager(tools, fused, data)
         print(f"  --round-each-half-op: bf16 {each_op_differ[0]}, f16 {each_op_differ[1]} "
               f"elements differ; rounded once a kernel: bf16 {fused_differ[0]}, "
               f"f16 {fused_differ[1]}")

@@ -31,7 +31,7 @@ namespace {
 /// Fills stay fills (they fold into their consumers as scalars, and a
 /// matmul's zero fill becomes its library's beta = 0); copies stay copies;
 /// contractions and convolutions stay named for their libraries.
-bool isNamedElementwise(linalg::LinalgOp op) {
+bool shouldGeneralize(linalg::LinalgOp op) {
   if (isa<linalg::GenericOp, linalg::FillOp, linalg::CopyOp>(*op) ||
       !op.hasPureTensorSemantics())
     return false;
@@ -45,7 +45,7 @@ struct GeneralizeElementwisePass
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> named;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (isNamedElementwise(op))
+      if (shouldGeneralize(op))
         named.push_back(op);
     });
     IRRewriter rewriter(&getContext());
