@@ -714,9 +714,14 @@ def compile_program(tools, tmp, name, source, flags=(), expect_remark=None):
     return so
 
 
-def time_program(tools, so, repeat):
+def time_program(tools, so, repeat, blas_threads=1):
+    """(mean, best) seconds per call of the slowest rank. Each rank's
+    matmuls run on `blas_threads` OpenBLAS threads (None: dt-run's default,
+    the CPUs shared out among the ranks); one by default, as the
+    hand-written baselines and the 1-thread PyTorch runs have."""
+    threads = [] if blas_threads is None else ["--blas-threads", str(blas_threads)]
     out = subprocess.run([os.path.join(tools, "dt-run"), so, "--seed", "1",
-                          "--repeat", str(repeat)], check=True,
+                          "--repeat", str(repeat), *threads], check=True,
                          capture_output=True, text=True).stdout
     ranks = [(float(mean) * 1e-6, float(best) * 1e-6) for _, mean, best in RANK.findall(out)]
     # The step takes as long as its slowest rank.

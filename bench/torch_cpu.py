@@ -48,6 +48,12 @@ PyTorch twin take ROUNDS turns, and each keeps its best call.
    eager's everywhere. Compiled without (a fused kernel keeps its 16-bit
    values in f32 and rounds once), the count of elements that differ in
    their last bits is shown, without a target.
+6. One rank on every CPU this process may use: the MLP and transformer
+   steps of 1 and 2 on dt-run's default (each rank's matmuls on the CPUs
+   shared out among the ranks: here all of them, for one rank) against
+   PyTorch on as many threads. Target: dt faster (ratio < 1). Beside it,
+   dt's gain over its matmuls on one thread (the steps of 1 and 2),
+   measured in the same turns, without a target.
 
 DTensor itself is not in Debian's PyTorch (torch.distributed._tensor came
 with 2.0), so the tensor-parallel baseline is the hand-written split.
@@ -180,8 +186,8 @@ def main():
             failures.append(name)
         print(f"  {name:<46} {value:>10}   target {target:<8} {'ok' if ok else 'MISSED'}")
 
-    def dt(so, calls=repeat):
-        return lambda: time_program(tools, so, calls)[1]
+    def dt(so, calls=repeat, blas_threads=1):
+        return lambda: time_program(tools, so, calls, blas_threads)[1]
 
     with tempfile.TemporaryDirectory() as tmp:
         b, d, h = MLP
@@ -280,6 +286,20 @@ def main():
               f"elements differ; rounded once a kernel: bf16 {fused_differ[0]}, "
               f"f16 {fused_differ[1]}")
 
+        cpus = len(os.sched_getaffinity(0))
+        print(f"\none rank on all {cpus} CPUs: dt-run's default against PyTorch on {cpus} threads")
+        (dt_mlp_all, dt_mlp_one, torch_mlp_all, dt_block_all, dt_block_one,
+         torch_block_all) = turns([
+            dt(mlp1, blas_threads=None), dt(mlp1),
+            lambda: torch_run("mlp", cpus, repeat, b, d, h),
+            dt(block, blas_threads=None), dt(block),
+            lambda: torch_run("transformer", cpus, repeat, s, dm, nh, f)])
+        for name, on_all, on_one, torch_all in (
+                ("MLP step", dt_mlp_all, dt_mlp_one, torch_mlp_all),
+                ("transformer step", dt_block_all, dt_block_one, torch_block_all)):
+            print(f"  {name}: dt-run {on_all * 1e3:.1f} ms ({on_one / on_all:.2f}x its time "
+                  f"with matmuls on 1 thread);  PyTorch {torch_all * 1e3:.1f} ms")
+
         print("\nratios (measured side by side in this run; best of the calls)")
         for name, ratio in (("MLP step: dt 1 rank / PyTorch 1 thread", dt1 / torch1),
                             ("MLP step: dt tp=2 / PyTorch 2 threads", dt2 / torch2),
@@ -302,6 +322,10 @@ def main():
         for name, differ in zip(("bf16", "f16"), each_op_differ):
             check(f"{name} each op rounded: bits unlike eager's", str(differ), "0",
                   differ == 0)
+        for name, ratio in (("MLP step: dt 1 rank / PyTorch, every CPU", dt_mlp_all / torch_mlp_all),
+                            ("transformer: dt 1 rank / PyTorch, every CPU",
+                             dt_block_all / torch_block_all)):
+            check(name, f"{ratio:.3f}", "< 1", ratio < 1)
     return 1 if failures else 0
 
 

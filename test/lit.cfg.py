@@ -77,6 +77,14 @@ config.substitutions.append((
     "%run_driver",
     f"mlir-runner -e dt_test_driver -entry-point-result=void -shared-libs={runner_libs}"))
 
+# Tests of how dt-run shares the CPUs out run it on one of this process's
+# CPUs (taskset -c %one_cpu) and on two (%two_cpus, where there are two).
+usable_cpus = sorted(os.sched_getaffinity(0))
+config.substitutions.append(("%one_cpu", str(usable_cpus[0])))
+if len(usable_cpus) >= 2:
+    config.available_features.add("cpus2")
+    config.substitutions.append(("%two_cpus", f"{usable_cpus[0]},{usable_cpus[1]}"))
+
 # dt-run end to end: the path of dt-run for helper scripts, the .npy helper,
 # and mpirun for the mpi backend (loopback, more ranks than cores allowed).
 import shutil

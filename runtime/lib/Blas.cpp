@@ -6,9 +6,9 @@
 // rows or columns are contiguous goes to gemm as it is (with the transpose
 // flag for column-contiguous ones); anything else is copied to a dense array
 // first. A product of one row or one column (a matvec: the compiler passes
-// the vector as a matrix of one column or row) is a gemv. Each rank runs
-// BLAS on one thread: the ranks are the parallelism (the runtime sets
-// OpenBLAS to one thread when it loads).
+// the vector as a matrix of one column or row) is a gemv. OpenBLAS runs on
+// one thread when the runtime loads; a job gives each rank the CPUs left
+// over when every rank has one (RunOptions::blasThreads).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,10 +18,12 @@
 #include "dt/Runtime/Tensor.h"
 #include "dt/runtime.h"
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
@@ -44,6 +46,23 @@ std::string dt::rt::blasKernels() {
   if (const char *forced = std::getenv("OPENBLAS_CORETYPE"); forced && *forced)
     absl::StrAppend(&kernels, " (OPENBLAS_CORETYPE=", forced, ")");
   return kernels;
+}
+
+void dt::rt::setBlasThreads(int threads) {
+  openblas_set_num_threads(std::max(threads, 1));
+}
+
+int dt::rt::blasThreads() { return openblas_get_num_threads(); }
+
+int dt::rt::blasThreadsFor(int requested, int64_t ranksHere) {
+  if (requested > 0)
+    return requested;
+  int fromEnvironment = 0;
+  if (const char *env = std::getenv("OPENBLAS_NUM_THREADS");
+      env && absl::SimpleAtoi(env, &fromEnvironment) && fromEnvironment > 0)
+    return fromEnvironment;
+  return static_cast<int>(
+      std::max<int64_t>(1, usableCpus() / std::max<int64_t>(ranksHere, 1)));
 }
 
 namespace {

@@ -266,6 +266,9 @@ private:
 /// The threads backend (one thread per rank, buffers in host memory).
 std::unique_ptr<Backend> makeThreadsBackend(JobState &job);
 
+/// How many CPUs this process may run on (its affinity as it started).
+int64_t usableCpus();
+
 /// How runThreadsWith sets up a job and its rank threads.
 struct ThreadJobHooks {
   /// The job's backend (default: the threads backend).

@@ -363,6 +363,16 @@ absl::StatusOr<RunStats> runMpiRank(Artifact::EntryFn entry,
   MPI_Comm_size(MPI_COMM_WORLD, &world.size);
   if (absl::Status s = spec.checkMpiWorld(world.size); !s.ok())
     return s;
+  // The ranks on this machine share its CPUs (those this process may use:
+  // one, when mpirun binds each rank to a core).
+  MPI_Comm node;
+  int ranksHere = 1;
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world.rank,
+                          MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Comm_size(node, &ranksHere);
+    MPI_Comm_free(&node);
+  }
+  setBlasThreads(blasThreadsFor(options.blasThreads, ranksHere));
   JobState job;
   job.setOnFailure([](const absl::Status &status) { mpiAbort(status); });
   MpiBackend backend(spec.mesh, world.rank, options.timeout);

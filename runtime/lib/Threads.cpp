@@ -118,6 +118,8 @@ absl::Status ThreadsBackend::publish(RankContext &rank, const Group &group,
   return barrier(rank, group, *slot, what, /*abortable=*/true);
 }
 
+} // namespace
+
 /// The CPUs this process may run on (as it started: a rank may keep to one
 /// of them later), or none if the system does not say.
 static const std::optional<cpu_set_t> &usableCpuSet() {
@@ -131,14 +133,15 @@ static const std::optional<cpu_set_t> &usableCpuSet() {
   return cpus;
 }
 
-/// How many CPUs this process may run on.
-static int64_t usableCpus() {
+int64_t usableCpus() {
   static const int64_t cpus =
       usableCpuSet()
           ? CPU_COUNT(&*usableCpuSet())
           : static_cast<int64_t>(std::thread::hardware_concurrency());
   return cpus;
 }
+
+namespace {
 
 /// Waits up to a bound, without sleeping, until `generation` leaves `from`
 /// (or the job fails, when `abortable`); whether it did. With a CPU for
@@ -395,6 +398,7 @@ absl::StatusOr<RunStats> runThreads(Artifact::EntryFn entry,
                                     const EntrySpec &spec,
                                     std::vector<std::vector<void *>> &ranks,
                                     const RunOptions &options) {
+  setBlasThreads(blasThreadsFor(options.blasThreads, spec.mesh.size()));
   return runThreadsWith(entry, spec, ranks, options, ThreadJobHooks());
 }
 

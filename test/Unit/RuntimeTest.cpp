@@ -27,6 +27,7 @@
 #include <initializer_list>
 #include <limits>
 #include <random>
+#include <sched.h>
 #include <thread>
 #include <unistd.h>
 
@@ -906,6 +907,24 @@ TEST(ReduceArrays, LargeOutputsAtAnyAlignment) {
 
 // Generated code's host buffers: large blocks come back to the next request
 // they fit, small ones and over-aligned ones go to malloc and back.
+TEST(BlasThreads, SharesTheUsableCpusOutAmongTheRanks) {
+  cpu_set_t set;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
+  int cpus = CPU_COUNT(&set);
+  EXPECT_EQ(usableCpus(), cpus);
+  EXPECT_EQ(blasThreadsFor(0, 1), cpus);
+  EXPECT_EQ(blasThreadsFor(0, 0), cpus);
+  EXPECT_EQ(blasThreadsFor(0, cpus), 1);
+  EXPECT_EQ(blasThreadsFor(0, cpus + 1), 1);
+  EXPECT_EQ(blasThreadsFor(0, 2), std::max(1, cpus / 2));
+  EXPECT_EQ(blasThreadsFor(3, 1), 3);
+  EXPECT_EQ(blasThreadsFor(3, 100), 3);
+  setBlasThreads(2);
+  EXPECT_EQ(blasThreads(), 2);
+  setBlasThreads(0);
+  EXPECT_EQ(blasThreads(), 1);
+}
+
 TEST(HostMemory, ReusesLargeBlocksThatFit) {
   constexpr size_t kMiB = size_t{1} << 20;
   // From an empty cache: blocks other tests (or an earlier repetition of

@@ -61,6 +61,9 @@ struct Flags {
   /// The compile cache's directory; empty: none (--no-cache).
   std::string cacheDir;
   int repeat = 1;
+  /// --blas-threads: each rank's OpenBLAS threads (0: $OPENBLAS_NUM_THREADS,
+  /// else this machine's CPUs shared out among its ranks).
+  int blasThreads = 0;
   double timeoutSeconds = 60;
   std::optional<double> rtol, atol;
 };
@@ -71,7 +74,7 @@ constexpr char kUsage[] =
     "              [--input=I=FILE.npy]... [--seed=N] [--output-dir=DIR]\n"
     "              [--verify [--rtol=X] [--atol=X] [--strict]] [--repeat=N]\n"
     "              [--timeout=SECONDS] [--profile [--profile-rows=N]]\n"
-    "              [--describe] [--no-cache]\n"
+    "              [--blas-threads=N] [--describe] [--no-cache]\n"
     "  I is an argument's index or its dt.name. Arguments without --input\n"
     "  take seeded values (--seed). --profile times each collective of the\n"
     "  program and prints them per call of the entry, by source location,\n"
@@ -79,6 +82,10 @@ constexpr char kUsage[] =
     "  artifact compiled with --profile-kernels, as a .mlir given here is\n"
     "  under --profile; on GPUs, every artifact, with events on the streams\n"
     "  the work runs on), N of them a row (15; 0: all), the rest summed.\n"
+    "  --blas-threads=N: each rank's CPU matmuls run on N OpenBLAS threads\n"
+    "  (default: $OPENBLAS_NUM_THREADS if set, else the CPUs this process\n"
+    "  may use shared out among the ranks on this machine, at least one\n"
+    "  each; a matmul's bits depend on N).\n"
     "  --describe prints the program\n"
     "  description (entries, meshes, arguments, results) and exits.\n"
     "  --verify compares each result with the single-device reference's; a\n"
@@ -165,6 +172,10 @@ Flags parseFlags(int argc, char **argv) {
     } else if (auto v = value("repeat")) {
       if (!absl::SimpleAtoi(*v, &flags.repeat) || flags.repeat < 1)
         usage(absl::StrCat("--repeat takes a positive integer, got '", *v, "'"));
+    } else if (auto v = value("blas-threads")) {
+      if (!absl::SimpleAtoi(*v, &flags.blasThreads) || flags.blasThreads < 1)
+        usage(absl::StrCat("--blas-threads takes a positive integer, got '", *v,
+                           "'"));
     } else if (auto v = value("rtol")) {
       double x;
       if (!absl::SimpleAtod(*v, &x) || !(x >= 0))
@@ -1006,6 +1017,7 @@ int main(int argc, char **argv) {
   options.repeat = flags.repeat;
   options.timeout = absl::Seconds(flags.timeoutSeconds);
   options.profile = flags.profile;
+  options.blasThreads = flags.blasThreads;
 
   std::vector<HostTensor> globalArgs; // Kept when --verify needs them.
   std::vector<HostTensor> results;    // Global results (rank 0).
@@ -1122,9 +1134,13 @@ int main(int argc, char **argv) {
     mpiFinalize();
     return 0;
   }
-  std::printf("dt-run: %s on %lld rank%s (%s backend), mesh %s\n",
+  std::printf("dt-run: %s on %lld rank%s (%s backend), mesh %s",
               entry->name.c_str(), static_cast<long long>(ranks),
               ranks == 1 ? "" : "s", flags.backend.c_str(), mesh.str().c_str());
+  if (!cuda)
+    std::printf("; matmuls on %d OpenBLAS thread%s a rank", blasThreads(),
+                blasThreads() == 1 ? "" : "s");
+  std::printf("\n");
   printTiming(stats, flags.backend);
   if (flags.profile)
     printProfile(stats, flags.repeat, cuda, flags.profileRows.value_or(15));
@@ -1140,6 +1156,9 @@ int main(int argc, char **argv) {
     std::vector<HostTensor> expected;
     for (const TensorSpec &result : entry->results)
       expected.emplace_back(result.dtype, result.shape);
+    // The reference is one rank: it may have every CPU.
+    if (!cuda)
+      setBlasThreads(blasThreadsFor(flags.blasThreads, 1));
     if (absl::Status s =
             cuda ? plugin->runReference(*reference, globalArgs, expected)
                  : runReference(*reference, globalArgs, expected);

@@ -30,6 +30,11 @@ struct RunOptions {
   /// Time every collective of the host backends by its site
   /// (RunStats::profiles).
   bool profile = false;
+  /// The threads each rank's CPU matmuls run on (OpenBLAS); 0:
+  /// $OPENBLAS_NUM_THREADS when set, else the CPUs this process may use,
+  /// shared out among the ranks that run on this machine (at least one
+  /// each).
+  int blasThreads = 0;
 };
 
 /// One rank's buffers: local shards of the arguments, room for the results.
@@ -118,6 +123,19 @@ absl::StatusOr<RunStats> runThreads(Artifact::EntryFn entry,
 /// OpenBLAS picks its kernels for the CPU when it loads, unless
 /// OPENBLAS_CORETYPE names them; the runtime takes them as they are.
 std::string blasKernels();
+
+/// Sets the threads OpenBLAS runs each matmul on, for the whole process
+/// (the runtime loads with one). OpenBLAS starts the threads it lacks on the
+/// calling thread, whose CPU affinity they inherit: call it where no rank
+/// has pinned itself. A matmul's bits depend on how it is split, so on the
+/// count: the same count gives the same bits on any machine.
+void setBlasThreads(int threads);
+/// The threads OpenBLAS runs each matmul on now.
+int blasThreads();
+/// `requested` when positive; else $OPENBLAS_NUM_THREADS when it is a
+/// positive count; else the CPUs this process may use shared out among
+/// `ranksHere` ranks, at least one each.
+int blasThreadsFor(int requested, int64_t ranksHere);
 
 /// Runs the reference entry (the whole program on this thread).
 absl::Status runReference(Artifact::EntryFn entry,
