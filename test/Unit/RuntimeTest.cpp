@@ -23,11 +23,14 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 #include <limits>
+#include <optional>
 #include <random>
 #include <sched.h>
+#include <string>
 #include <thread>
 #include <unistd.h>
 
@@ -905,9 +908,13 @@ TEST(ReduceArrays, LargeOutputsAtAnyAlignment) {
   }
 }
 
-// Generated code's host buffers: large blocks come back to the next request
-// they fit, small ones and over-aligned ones go to malloc and back.
+// Without --blas-threads or $OPENBLAS_NUM_THREADS, each rank's matmuls get
+// the process's CPUs divided among the ranks, at least one.
 TEST(BlasThreads, SharesTheUsableCpusOutAmongTheRanks) {
+  std::optional<std::string> saved;
+  if (const char *env = std::getenv("OPENBLAS_NUM_THREADS"))
+    saved = env;
+  ::unsetenv("OPENBLAS_NUM_THREADS");
   cpu_set_t set;
   ASSERT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
   int cpus = CPU_COUNT(&set);
@@ -919,11 +926,23 @@ TEST(BlasThreads, SharesTheUsableCpusOutAmongTheRanks) {
   EXPECT_EQ(blasThreadsFor(0, 2), std::max(1, cpus / 2));
   EXPECT_EQ(blasThreadsFor(3, 1), 3);
   EXPECT_EQ(blasThreadsFor(3, 100), 3);
+  ::setenv("OPENBLAS_NUM_THREADS", "5", 1);
+  EXPECT_EQ(blasThreadsFor(0, 1), 5);
+  EXPECT_EQ(blasThreadsFor(2, 1), 2);
+  ::setenv("OPENBLAS_NUM_THREADS", "none", 1);
+  EXPECT_EQ(blasThreadsFor(0, 1), cpus);
+  if (saved)
+    ::setenv("OPENBLAS_NUM_THREADS", saved->c_str(), 1);
+  else
+    ::unsetenv("OPENBLAS_NUM_THREADS");
   setBlasThreads(2);
   EXPECT_EQ(blasThreads(), 2);
   setBlasThreads(0);
   EXPECT_EQ(blasThreads(), 1);
 }
+
+// Generated code's host buffers: large blocks come back to the next request
+// they fit, small ones and over-aligned ones go to malloc and back.
 
 TEST(HostMemory, ReusesLargeBlocksThatFit) {
   constexpr size_t kMiB = size_t{1} << 20;
