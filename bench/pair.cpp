@@ -24,6 +24,7 @@
 // percent, as much as the options being compared.
 //
 // The step of a call is its slowest rank's time, as dt-run reports it.
+// Each rank's matmuls run on one OpenBLAS thread (dt-run --blas-threads=1).
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,6 +79,9 @@ struct Side {
   double best(std::vector<RankBuffers> &ranks, int calls) const {
     RunOptions options;
     options.repeat = calls;
+    // One OpenBLAS thread a rank, as the hand-written baselines have (the
+    // bits of a matmul depend on the count, and so would the last field).
+    options.blasThreads = 1;
     RunStats stats = check(runThreads(fn, *entry, ranks, options));
     double best = 1e30;
     for (int i = 0; i < calls; ++i) {
