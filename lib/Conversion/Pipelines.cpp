@@ -106,7 +106,12 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
                                          const LoweringOptions &options,
                                          bool gpu, bool elideRoundings) {
   // Upstream passes are named by their textual form, which is their stable
-  // interface across LLVM releases.
+  // interface across LLVM releases. Tables of values fewer loops need are
+  // made on the CPU (on a GPU each would be one more kernel; not measured).
+  std::string hoist = gpu ? ""
+                          : (llvm::Twine("dt-hoist-invariant-math") +
+                             (options.explain ? "{explain=1}" : "") + ",")
+                                .str();
   return (llvm::Twine("dt-convolutions-to-matmuls{per-image=") +
           (gpu ? "0 col-chunk-bytes=0" : "1") +
           (options.explain ? " explain=1" : "") + "}" +
@@ -115,7 +120,9 @@ static std::string bufferizationPipeline(StringRef entryPrefix,
           (elideRoundings ? "dt-mark-half-roundings," : "") +
           "dt-widen-half-sums" + (gpu ? "" : "{extrema=1}") +
           ",dt-guard-integer-division,"
-          "func.func(dt-fuse-elementwise,canonicalize),"
+          "func.func(dt-fuse-elementwise," +
+          hoist +
+          "canonicalize),"
           "dt-fold-transposes-into-matmuls{vectors=" +
           (gpu ? "0" : "1") + (options.explain ? " explain=1" : "") + "}" +
           ",dt-unshare-fills,dt-read-only-arguments,"

@@ -15,6 +15,13 @@
 // COMPARE: 0 beyond tolerance
 // RUN: dt-run %s --seed 0 --verify | FileCheck %s
 // RUN: %if mpi %{ %mpirun -np 4 dt-run %s --backend=mpi --seed 0 --verify | FileCheck %s %}
+// The rotary embedding's frequency needs d alone: made once a rank into a
+// table of 8 on the CPU (dt-hoist-invariant-math), not for each of the 16
+// positions of the 2 heads there; its cos and sin need (s, d) and repeat
+// only over the 2 heads, too few to be worth a table.
+// RUN: dt-compile --explain %s -o %t.explained.so 2>&1 | FileCheck %s --check-prefix=TABLE
+// TABLE: remark: math.exp of loops (d3) of 4 made once into a table of 8 elements, not 32 times each
+// TABLE-NOT: made once
 // RUN: dt-compile --target=cuda --emulate-gpu %s -o %t.emu.so
 // RUN: dt-run %t.emu.so --seed 0 --verify | FileCheck %s
 // CHECK: dt-run: main on 4 ranks

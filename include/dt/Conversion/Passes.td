@@ -370,6 +370,38 @@ def FuseElementwisePass : Pass<"dt-fuse-elementwise", "func::FuncOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def HoistInvariantMathPass : Pass<"dt-hoist-invariant-math", "func::FuncOp"> {
+  let summary = "Makes a generic's costly values that need fewer of its loops once, into a table";
+  let description = [{
+    A value in a generic's body that needs a transcendental function (exp,
+    log, sin, tanh, pow, ...; not sqrt, abs, floor, fma or a division, which
+    an instruction does), and depends on a subset of the op's loops that leaves out a loop around one it keeps, is
+    computed by a generic of its own over those loops (a table), which the
+    op reads through them: a rotary embedding's `sin(s * freq(d))` inside a
+    loop nest over (batch, seq, heads, dim) is made once a (seq, dim) point,
+    not once for every batch and head. LLVM would hoist it only out of the
+    loops inside the ones it needs. At least 4 repeats are saved (a table
+    costs a write and a read of each element); the table holds what the op
+    computed, bit for bit; f16 and bf16 values stay (a fused kernel keeps
+    them in f32, a 16-bit table would round them). With `explain`, a remark
+    at each table.
+
+    ```mlir
+    %r = linalg.generic {(b, s, h, d) -> ...} ins(%q) outs(%e) {
+      %s = linalg.index 1   %d = linalg.index 3   ...
+      %c = math.cos %angle(%s, %d)   %o = arith.mulf %a, %c ...
+    // becomes
+    %t = linalg.generic {(s, d) -> (s, d)} outs(%e2) { ... math.cos ... }
+    %r = linalg.generic {...} ins(%q, %t : ..., (b, s, h, d) -> (s, d)) ...
+    ```
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit a remark at each table">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
 def UnshareFillsPass : Pass<"dt-unshare-fills", "ModuleOp"> {
   let summary = "Gives each structured op that accumulates into a filled tensor a fill of its own";
   let description = [{
