@@ -24,7 +24,10 @@
 // percent, as much as the options being compared.
 //
 // The step of a call is its slowest rank's time, as dt-run reports it.
-// Each rank's matmuls run on one OpenBLAS thread (dt-run --blas-threads=1).
+// Each rank's matmuls and kernels run on one thread (dt-run --blas-threads=1
+// --kernel-threads=1), or as $DT_PAIR_THREADS_A and $DT_PAIR_THREADS_B say
+// for each side: "B,K", B OpenBLAS threads and K kernel threads a rank (the
+// same artifact twice then compares two thread counts).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +36,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -73,15 +77,19 @@ struct Side {
   std::unique_ptr<Artifact> artifact;
   const EntrySpec *entry = nullptr;
   Artifact::EntryFn fn = nullptr;
+  /// The OpenBLAS and kernel threads each rank runs on.
+  int blasThreads = 1, kernelThreads = 1;
 
   /// Seconds of the best of `calls` calls on `ranks`; a call takes as long
   /// as its slowest rank.
   double best(std::vector<RankBuffers> &ranks, int calls) const {
     RunOptions options;
     options.repeat = calls;
-    // One OpenBLAS thread a rank, as the hand-written baselines have (the
-    // bits of a matmul depend on the count, and so would the last field).
-    options.blasThreads = 1;
+    // By default one thread a rank for matmuls and kernels, as the
+    // hand-written baselines have (the bits of a matmul depend on the
+    // count, and so would the last field).
+    options.blasThreads = blasThreads;
+    options.kernelThreads = kernelThreads;
     RunStats stats = check(runThreads(fn, *entry, ranks, options));
     double best = 1e30;
     for (int i = 0; i < calls; ++i) {
@@ -94,8 +102,17 @@ struct Side {
   }
 };
 
-Side load(const std::string &path) {
+Side load(const std::string &path, const char *threadsVariable) {
   Side side;
+  if (const char *threads = std::getenv(threadsVariable)) {
+    std::vector<std::string> counts = absl::StrSplit(threads, ',');
+    if (counts.size() != 2 || !absl::SimpleAtoi(counts[0], &side.blasThreads) ||
+        !absl::SimpleAtoi(counts[1], &side.kernelThreads) ||
+        side.blasThreads < 1 || side.kernelThreads < 1)
+      die(absl::StrCat("$", threadsVariable,
+                       " must be two positive counts, B,K; got '", threads,
+                       "'"));
+  }
   side.artifact = check(Artifact::open(path));
   if (side.artifact->spec().target != TargetKind::CPU)
     die(path + " is not a CPU artifact");
@@ -163,7 +180,8 @@ int main(int argc, char **argv) {
   if (argc > 5 && !absl::SimpleAtoi(argv[5], &seed))
     die(absl::StrCat("seed must be an integer, got '", argv[5], "'"));
 
-  Side a = load(argv[1]), b = load(argv[2]);
+  Side a = load(argv[1], "DT_PAIR_THREADS_A"),
+       b = load(argv[2], "DT_PAIR_THREADS_B");
   if (a.entry->mesh.shape != b.entry->mesh.shape ||
       !sameTensors(a.entry->args, b.entry->args) ||
       !sameTensors(a.entry->results, b.entry->results))

@@ -716,10 +716,12 @@ def compile_program(tools, tmp, name, source, flags=(), expect_remark=None):
 
 def time_program(tools, so, repeat, blas_threads=1):
     """(mean, best) seconds per call of the slowest rank. Each rank's
-    matmuls run on `blas_threads` OpenBLAS threads (None: dt-run's default,
-    the CPUs shared out among the ranks); one by default, as the
-    hand-written baselines and the 1-thread PyTorch runs have."""
-    threads = [] if blas_threads is None else ["--blas-threads", str(blas_threads)]
+    matmuls run on `blas_threads` OpenBLAS threads and its kernels on as
+    many threads (None: dt-run's default, the CPUs shared out among the
+    ranks); one by default, as the hand-written baselines and the 1-thread
+    PyTorch runs have."""
+    threads = [] if blas_threads is None else [
+        "--blas-threads", str(blas_threads), "--kernel-threads", str(blas_threads)]
     out = subprocess.run([os.path.join(tools, "dt-run"), so, "--seed", "1",
                           "--repeat", str(repeat), *threads], check=True,
                          capture_output=True, text=True).stdout
@@ -743,15 +745,21 @@ def best_in_turns(tools, artifacts, repeat, baseline=None, words=()):
     return [min(times) for times in calls]
 
 
-def side_by_side(tools, a, b, turns, calls):
+def side_by_side(tools, a, b, turns, calls, threads=None):
     """Two artifacts of one program called in turns in one process, on the
     same buffers (bench/pair.cpp): (best call of a, best call of b, median
     over the turns of a / b). Separate dt-run processes cannot compare them
     here: a memory-bound program's best call moves by 30% between processes
     with where its buffers land, far more than the options compared. The
-    options compared here must not change a bit of the results."""
+    options compared here must not change a bit of the results. Each rank
+    runs on one thread, or on `threads`: ((OpenBLAS, kernel) threads of a,
+    those of b)."""
+    env = dict(os.environ)
+    if threads is not None:
+        for side, (blas, kernels) in zip("AB", threads):
+            env[f"DT_PAIR_THREADS_{side}"] = f"{blas},{kernels}"
     out = subprocess.run([os.path.join(tools, "dt-bench-pair"), a, b, str(turns), str(calls)],
-                         check=True, capture_output=True, text=True).stdout.split()
+                         check=True, capture_output=True, text=True, env=env).stdout.split()
     if int(out[3]) != 0:
         sys.exit(f"{os.path.basename(a)} and {os.path.basename(b)} computed different "
                  f"results ({out[3]} elements differ)")

@@ -49,11 +49,14 @@ PyTorch twin take ROUNDS turns, and each keeps its best call.
    values in f32 and rounds once), the count of elements that differ in
    their last bits is shown, without a target.
 6. One rank on every CPU this process may use: the MLP and transformer
-   steps of 1 and 2 on dt-run's default (each rank's matmuls on the CPUs
-   shared out among the ranks: here all of them, for one rank) against
-   PyTorch on as many threads. Target: dt faster (ratio < 1). Beside it,
-   dt's gain over its matmuls on one thread (the steps of 1 and 2),
-   measured in the same turns, without a target.
+   steps of 1 and 2 on dt-run's default (each rank's matmuls and large
+   kernels on the CPUs shared out among the ranks: here all of them, for
+   one rank) against PyTorch on as many threads. Target: dt faster (ratio
+   < 1). Beside it, dt's gain over its matmuls and kernels on one thread
+   (the steps of 1 and 2), measured in the same turns, without a target.
+   And the kernels' own share: the transformer step with its matmuls on
+   every CPU, its kernels on one thread against on every CPU, in one
+   process (dt-bench-pair, median of 12 turns' ratios). Target: >= 1.
 
 DTensor itself is not in Debian's PyTorch (torch.distributed._tensor came
 with 2.0), so the tensor-parallel baseline is the hand-written split.
@@ -68,7 +71,8 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_gpu_programs as programs  # noqa: E402
-from runtime import build_tools, compile_program, convolution, time_program  # noqa: E402
+from runtime import (build_tools, compile_program, convolution, side_by_side,  # noqa: E402
+                     time_program)
 
 TORCH_PYTHON = "/usr/bin/python3"  # Debian's, where python3-torch lives
 STEPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_cpu_steps.py")
@@ -298,7 +302,13 @@ def main():
                 ("MLP step", dt_mlp_all, dt_mlp_one, torch_mlp_all),
                 ("transformer step", dt_block_all, dt_block_one, torch_block_all)):
             print(f"  {name}: dt-run {on_all * 1e3:.1f} ms ({on_one / on_all:.2f}x its time "
-                  f"with matmuls on 1 thread);  PyTorch {torch_all * 1e3:.1f} ms")
+                  f"with matmuls and kernels on 1 thread);  PyTorch {torch_all * 1e3:.1f} ms")
+        # The kernels' share of it, in one process (dt-bench-pair): matmuls on
+        # every CPU both times, kernels on one thread or on every CPU.
+        kernels_one, kernels_all, kernel_gain = side_by_side(
+            tools, block, block, 12, 3, threads=((cpus, 1), (cpus, cpus)))
+        print(f"  transformer step, matmuls on {cpus} threads: kernels on 1 thread "
+              f"{kernels_one * 1e3:.1f} ms, on {cpus} {kernels_all * 1e3:.1f} ms (best calls)")
 
         print("\nratios (measured side by side in this run; best of the calls)")
         for name, ratio in (("MLP step: dt 1 rank / PyTorch 1 thread", dt1 / torch1),
@@ -306,6 +316,8 @@ def main():
                             ("MLP step: dt tp=2 / PyTorch tp=2 by hand", dt2 / torch_tp),
                             ("transformer step: dt / PyTorch autograd", dt_block / torch_block)):
             check(name, f"{ratio:.3f}", "< 1", ratio < 1)
+        check(f"transformer step: kernels on 1 / on {cpus} threads", f"{kernel_gain:.3f}",
+              ">= 1", kernel_gain >= 1)
         check("transformer gradients: |dt - PyTorch|", f"{difference:.1e}",
               f"<= {GRADIENT_TOLERANCE:g}", difference <= GRADIENT_TOLERANCE)
         for name, ratio in (("CNN step: dt 1 rank / PyTorch 1 thread", dt_cnn1 / torch_cnn1),

@@ -160,7 +160,7 @@ static constexpr const char *kCPUTailLoops =
     "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
     "convert-complex-to-llvm,"
     "convert-index-to-llvm,convert-cf-to-llvm,dt-separate-entry-blocks,"
-    "convert-func-to-llvm,"
+    "convert-func-to-llvm,dt-kernel-tasks,"
     "dt-kernel-noalias,reconcile-unrealized-casts,dt-descriptor-slots";
 
 /// Buffers and loops -> LLVM dialect on the CPU. Buffers are allocated
@@ -199,7 +199,8 @@ mlir::dt::buildLowerToCPUPipeline(OpPassManager &pm, StringRef entryPrefix,
                             elideRoundings) +
       ",dt-split-reductions" + (target.explain ? "{explain=1}" : "") +
       ",dt-free-after-last-use,dt-outline-kernels" +
-      (target.timeKernels ? "{time=1}" : "") + cpuTail(elideRoundings);
+      (target.timeKernels ? "{time=1}" : "") + ",dt-parallel-kernels" +
+      (target.explain ? "{explain=1}" : "") + cpuTail(elideRoundings);
   return parsePassPipeline(pipeline, pm);
 }
 

@@ -61,8 +61,7 @@ int dt::rt::blasThreadsFor(int requested, int64_t ranksHere) {
   if (const char *env = std::getenv("OPENBLAS_NUM_THREADS");
       env && absl::SimpleAtoi(env, &fromEnvironment) && fromEnvironment > 0)
     return fromEnvironment;
-  return static_cast<int>(
-      std::max<int64_t>(1, usableCpus() / std::max<int64_t>(ranksHere, 1)));
+  return cpusPerRank(ranksHere);
 }
 
 namespace {

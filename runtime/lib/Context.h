@@ -147,6 +147,15 @@ public:
   virtual void measured(void *start, const SiteRun &run) = 0;
 };
 
+/// A kernel's chunks `first` to `end` on its arguments `args`
+/// (dt-kernel-tasks).
+using KernelTask = void (*)(void *args, int64_t first, int64_t end);
+class KernelThreads;
+/// Stops and frees a rank's KernelThreads (defined where they are).
+struct KernelThreadsDeleter {
+  void operator()(KernelThreads *threads) const;
+};
+
 /// One rank of a running job.
 class RankContext {
 public:
@@ -205,6 +214,11 @@ public:
     return afterEntry_ ? afterEntry_() : absl::OkStatus();
   }
 
+  /// Runs `task` on chunks [0, chunks) of a kernel of `work` iterations,
+  /// shared out among this rank's kernel threads (kernelThreads(), as many
+  /// as the work keeps busy); returns when all are done.
+  void parallelFor(KernelTask task, void *args, int64_t chunks, int64_t work);
+
 private:
   /// The profile of `site`, added (a collective's, or a kernel's when
   /// `compute`) the first time it runs.
@@ -227,6 +241,8 @@ private:
   bool reference_ = false;
   std::vector<SiteProfile> profile_;
   absl::flat_hash_map<const char *, size_t> siteIndex_;
+  /// The helpers of parallelFor, started when first needed.
+  std::unique_ptr<KernelThreads, KernelThreadsDeleter> kernelThreads_;
 };
 
 /// The whole number in the environment variable `name`, or `fallback` when
@@ -268,6 +284,15 @@ std::unique_ptr<Backend> makeThreadsBackend(JobState &job);
 
 /// How many CPUs this process may run on (its affinity as it started).
 int64_t usableCpus();
+/// The usable CPUs shared out among `ranksHere` ranks, at least one each.
+int cpusPerRank(int64_t ranksHere);
+/// The CPUs this process may run on (as it started), in order; none if the
+/// system does not say.
+std::vector<int> usableCpuList();
+/// Lets the calling thread run on every CPU the process could when it
+/// started (a thread inherits its creator's affinity, and a rank may have
+/// kept to one CPU).
+void useEveryUsableCpu();
 
 /// How runThreadsWith sets up a job and its rank threads.
 struct ThreadJobHooks {

@@ -141,6 +141,26 @@ int64_t usableCpus() {
   return cpus;
 }
 
+int cpusPerRank(int64_t ranksHere) {
+  return static_cast<int>(
+      std::max<int64_t>(1, usableCpus() / std::max<int64_t>(ranksHere, 1)));
+}
+
+std::vector<int> usableCpuList() {
+  std::vector<int> cpus;
+  if (usableCpuSet())
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+      if (CPU_ISSET(cpu, &*usableCpuSet()))
+        cpus.push_back(cpu);
+  return cpus;
+}
+
+void useEveryUsableCpu() {
+  if (usableCpuSet())
+    (void)pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t),
+                                 &*usableCpuSet());
+}
+
 namespace {
 
 /// Waits up to a bound, without sleeping, until `generation` leaves `from`
@@ -399,6 +419,7 @@ absl::StatusOr<RunStats> runThreads(Artifact::EntryFn entry,
                                     std::vector<std::vector<void *>> &ranks,
                                     const RunOptions &options) {
   setBlasThreads(blasThreadsFor(options.blasThreads, spec.mesh.size()));
+  setKernelThreads(kernelThreadsFor(options.kernelThreads, spec.mesh.size()));
   return runThreadsWith(entry, spec, ranks, options, ThreadJobHooks());
 }
 

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -939,6 +940,86 @@ TEST(BlasThreads, SharesTheUsableCpusOutAmongTheRanks) {
   EXPECT_EQ(blasThreads(), 2);
   setBlasThreads(0);
   EXPECT_EQ(blasThreads(), 1);
+}
+
+// A rank's kernel chunks: each runs once, on at most the kernel threads;
+// on other threads than the rank's when the work is large enough (a chunk
+// waits until another thread has run one), on the rank's alone when not.
+namespace {
+struct ChunkLog {
+  std::vector<std::atomic<int>> runs;
+  std::vector<std::atomic<std::thread::id>> threads;
+  /// Whether a chunk waits (up to 10 s) until one has run on a thread other
+  /// than its own.
+  bool waitForAnother = false;
+  std::atomic<bool> sawAnother{false};
+  explicit ChunkLog(int64_t chunks) : runs(chunks), threads(chunks) {}
+};
+void logChunks(void *args, int64_t first, int64_t end) {
+  auto *log = static_cast<ChunkLog *>(args);
+  for (int64_t c = first; c < end; ++c) {
+    log->runs[c].fetch_add(1);
+    log->threads[c].store(std::this_thread::get_id());
+    if (!log->waitForAnother)
+      continue;
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!log->sawAnother.load() && std::chrono::steady_clock::now() < until)
+      for (const std::atomic<std::thread::id> &other : log->threads) {
+        std::thread::id id = other.load();
+        if (id != std::thread::id() && id != std::this_thread::get_id())
+          log->sawAnother.store(true);
+      }
+  }
+}
+} // namespace
+extern "C" void dt_rt_parallel_for(KernelTask task, void *args, int64_t chunks,
+                                   int64_t work);
+
+TEST(KernelThreads, RunsEachChunkOnceOnTheRanksThreads) {
+  JobState job;
+  std::unique_ptr<Backend> backend = makeThreadsBackend(job);
+  Mesh single;
+  RankContext rank(0, single, *backend, job, absl::Seconds(10));
+  RankBinding binding(&rank);
+  setKernelThreads(3);
+  EXPECT_EQ(kernelThreads(), 3);
+  auto distinctThreads = [](const ChunkLog &log) {
+    std::vector<std::thread::id> seen;
+    for (const std::atomic<std::thread::id> &id : log.threads)
+      if (std::find(seen.begin(), seen.end(), id.load()) == seen.end())
+        seen.push_back(id.load());
+    return seen.size();
+  };
+  for (int repeat = 0; repeat < 200; ++repeat) {
+    // A large kernel's 8 chunks: each once, on up to 3 threads.
+    ChunkLog log(8);
+    dt_rt_parallel_for(logChunks, &log, 8, int64_t{1} << 24);
+    for (int64_t c = 0; c < 8; ++c)
+      ASSERT_EQ(log.runs[c].load(), 1) << "chunk " << c;
+    EXPECT_LE(distinctThreads(log), 3u);
+    // Work for one thread: all of it on the rank's.
+    ChunkLog small(8);
+    dt_rt_parallel_for(logChunks, &small, 8, 1000);
+    for (int64_t c = 0; c < 8; ++c) {
+      EXPECT_EQ(small.runs[c].load(), 1);
+      EXPECT_EQ(small.threads[c].load(), std::this_thread::get_id());
+    }
+  }
+  // A chunk that waits for another thread to run one: another does.
+  ChunkLog waiting(4);
+  waiting.waitForAnother = true;
+  dt_rt_parallel_for(logChunks, &waiting, 4, int64_t{1} << 24);
+  EXPECT_TRUE(waiting.sawAnother.load());
+  EXPECT_GE(distinctThreads(waiting), 2u);
+  // One kernel thread: the rank's alone.
+  setKernelThreads(1);
+  ChunkLog serial(8);
+  dt_rt_parallel_for(logChunks, &serial, 8, int64_t{1} << 24);
+  for (int64_t c = 0; c < 8; ++c)
+    EXPECT_EQ(serial.threads[c].load(), std::this_thread::get_id());
+  EXPECT_EQ(kernelThreadsFor(0, 1), usableCpus());
+  EXPECT_EQ(kernelThreadsFor(0, usableCpus() + 1), 1);
+  EXPECT_EQ(kernelThreadsFor(4, 100), 4);
 }
 
 // Generated code's host buffers: large blocks come back to the next request

@@ -64,6 +64,9 @@ struct Flags {
   /// --blas-threads: each rank's OpenBLAS threads (0: $OPENBLAS_NUM_THREADS,
   /// else this machine's CPUs shared out among its ranks).
   int blasThreads = 0;
+  /// --kernel-threads: the threads each rank's large kernels are shared out
+  /// among (0: this machine's CPUs shared out among its ranks).
+  int kernelThreads = 0;
   double timeoutSeconds = 60;
   std::optional<double> rtol, atol;
 };
@@ -74,7 +77,8 @@ constexpr char kUsage[] =
     "              [--input=I=FILE.npy]... [--seed=N] [--output-dir=DIR]\n"
     "              [--verify [--rtol=X] [--atol=X] [--strict]] [--repeat=N]\n"
     "              [--timeout=SECONDS] [--profile [--profile-rows=N]]\n"
-    "              [--blas-threads=N] [--describe] [--no-cache]\n"
+    "              [--blas-threads=N] [--kernel-threads=N] [--describe]\n"
+    "              [--no-cache]\n"
     "  I is an argument's index or its dt.name. Arguments without --input\n"
     "  take seeded values (--seed). --profile times each collective of the\n"
     "  program and prints them per call of the entry, by source location,\n"
@@ -85,7 +89,9 @@ constexpr char kUsage[] =
     "  --blas-threads=N: each rank's CPU matmuls run on N OpenBLAS threads\n"
     "  (default: $OPENBLAS_NUM_THREADS if set, else the CPUs this process\n"
     "  may use shared out among the ranks on this machine, at least one\n"
-    "  each; a matmul's bits depend on N).\n"
+    "  each; a matmul's bits depend on N). --kernel-threads=N: each rank\n"
+    "  shares the chunks of its large CPU kernels among N threads (default:\n"
+    "  the CPUs shared out as above; the bits do not depend on N).\n"
     "  --describe prints the program\n"
     "  description (entries, meshes, arguments, results) and exits.\n"
     "  --verify compares each result with the single-device reference's; a\n"
@@ -176,6 +182,11 @@ Flags parseFlags(int argc, char **argv) {
       if (!absl::SimpleAtoi(*v, &flags.blasThreads) || flags.blasThreads < 1)
         usage(absl::StrCat("--blas-threads takes a positive integer, got '", *v,
                            "'"));
+    } else if (auto v = value("kernel-threads")) {
+      if (!absl::SimpleAtoi(*v, &flags.kernelThreads) ||
+          flags.kernelThreads < 1)
+        usage(absl::StrCat("--kernel-threads takes a positive integer, got '",
+                           *v, "'"));
     } else if (auto v = value("rtol")) {
       double x;
       if (!absl::SimpleAtod(*v, &x) || !(x >= 0))
@@ -1018,6 +1029,7 @@ int main(int argc, char **argv) {
   options.timeout = absl::Seconds(flags.timeoutSeconds);
   options.profile = flags.profile;
   options.blasThreads = flags.blasThreads;
+  options.kernelThreads = flags.kernelThreads;
 
   std::vector<HostTensor> globalArgs; // Kept when --verify needs them.
   std::vector<HostTensor> results;    // Global results (rank 0).
@@ -1138,8 +1150,10 @@ int main(int argc, char **argv) {
               entry->name.c_str(), static_cast<long long>(ranks),
               ranks == 1 ? "" : "s", flags.backend.c_str(), mesh.str().c_str());
   if (!cuda)
-    std::printf("; matmuls on %d OpenBLAS thread%s a rank", blasThreads(),
-                blasThreads() == 1 ? "" : "s");
+    std::printf("; matmuls on %d OpenBLAS thread%s a rank, kernels on %d "
+                "thread%s",
+                blasThreads(), blasThreads() == 1 ? "" : "s", kernelThreads(),
+                kernelThreads() == 1 ? "" : "s");
   std::printf("\n");
   printTiming(stats, flags.backend);
   if (flags.profile)
@@ -1157,8 +1171,10 @@ int main(int argc, char **argv) {
     for (const TensorSpec &result : entry->results)
       expected.emplace_back(result.dtype, result.shape);
     // The reference is one rank: it may have every CPU.
-    if (!cuda)
+    if (!cuda) {
       setBlasThreads(blasThreadsFor(flags.blasThreads, 1));
+      setKernelThreads(kernelThreadsFor(flags.kernelThreads, 1));
+    }
     if (absl::Status s =
             cuda ? plugin->runReference(*reference, globalArgs, expected)
                  : runReference(*reference, globalArgs, expected);

@@ -837,6 +837,73 @@ def OutlineKernelsPass : Pass<"dt-outline-kernels", "ModuleOp"> {
   ];
 }
 
+def ParallelKernelsPass : Pass<"dt-parallel-kernels", "ModuleOp"> {
+  let summary = "Cuts large kernels into chunks for the rank's kernel threads";
+  let description = [{
+    On the CPU target, after `dt-outline-kernels`: a kernel whose op has
+    static loops, only computes in its body (no store, call or bounds
+    check, no read of a buffer it writes) and has a parallel loop that
+    every output indexes by itself, with at least twice `min-work` work
+    (its iterations times the operations of one, a math function counting
+    12, a fill or a copy 1), is cut along that loop into chunks of a static
+    size (the most, up to 64, that divide the loop and leave each chunk
+    `min-work`; along the outermost loop that gives half as many as the
+    loop that gives the most, so that the rows LLVM vectorizes along stay
+    whole). Its op
+    moves into `<kernel>_chunks(%first, %end, args...)`, which runs it on
+    chunks `first` to `end` through subviews of the operands that loop
+    indexes (`linalg.index` of that loop adds the chunk's start), and the
+    kernel calls it on all of them: the same program, which
+    `dt-kernel-tasks` then shares out among the rank's kernel threads
+    (`dt-run --kernel-threads`). The kernel keeps the chunks' function and
+    their count and work in `dt.chunks_fn` and `dt.chunks`.
+
+    Every element is computed by the same operations in the same order in
+    whichever chunk, so the bits do not depend on the threads.
+
+    ```mlir
+    func.func private @step_k0(%x: memref<512x256xf32>, %t: memref<512x256xf32>) {
+      linalg.generic {...} ins(%x : ...) outs(%t : ...) {...}
+    // becomes
+    func.func private @step_k0(%x: memref<512x256xf32>, %t: memref<512x256xf32>)
+        attributes {dt.chunks = array<i64: 8, 131072>, dt.chunks_fn = @step_k0_chunks} {
+      call @step_k0_chunks(%c0, %c8, %x, %t) : (index, index, ...) -> ()
+    func.func private @step_k0_chunks(%first: index, %end: index, %x: ..., %t: ...) {
+      scf.for %c = %first to %end step %c1 {
+        %at = arith.muli %c, %c64 : index
+        %xs = memref.subview %x[%at, 0] [64, 256] [1, 1] : ...
+        %ts = memref.subview %t[%at, 0] [64, 256] [1, 1] : ...
+        linalg.generic {...} ins(%xs : ...) outs(%ts : ...) {...}
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"16384",
+           "Work (iterations times the operations of one) a chunk holds at "
+           "least">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Say how each kernel is cut (a remark on its op)">
+  ];
+}
+
+def KernelTasksPass : Pass<"dt-kernel-tasks", "ModuleOp"> {
+  let summary = "Runs the chunks of dt-parallel-kernels' kernels on the rank's kernel threads";
+  let description = [{
+    After the conversion to the LLVM dialect: in each kernel that
+    `dt-parallel-kernels` cut, the call of its chunks' function on all of
+    them becomes `dt_rt_parallel_for(task, args, chunks, work)`, with the
+    call's other arguments stored in a struct on the kernel's stack, and
+    an internal `<chunks fn>_task(args, first, end)` that loads them and
+    calls the chunks' function on chunks `first` to `end`. The runtime
+    runs the chunks on the rank's kernel threads, as many as the work keeps
+    busy, each thread taking the next chunk until none is left, and returns
+    when all are done.
+  }];
+}
+
 def KernelNoAliasPass : Pass<"dt-kernel-noalias", "ModuleOp"> {
   let summary = "Makes the arguments dt-outline-kernels found unaliased LLVM's noalias";
   let description = [{

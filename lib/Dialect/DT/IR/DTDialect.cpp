@@ -165,6 +165,18 @@ LogicalResult DTDialect::verifyOperationAttribute(Operation *op,
         "noalias pointers: an array<i64> of non-negative "
         "integers, on a function");
   }
+  if (name == kChunksFnAttrName)
+    return require(isa<FunctionOpInterface>(op) &&
+                       isa<FlatSymbolRefAttr>(attribute.getValue()),
+                   "names the function that runs a range of a kernel's "
+                   "chunks: a symbol, on a function");
+  if (name == kChunksAttrName) {
+    auto sizes = dyn_cast<DenseI64ArrayAttr>(attribute.getValue());
+    return require(isa<FunctionOpInterface>(op) && sizes && sizes.size() == 2 &&
+                       sizes[0] >= 2 && sizes[1] >= sizes[0],
+                   "is a kernel's chunks and its work: an array<i64> of two, "
+                   "at least 2 chunks and as many iterations, on a function");
+  }
   return op->emitOpError() << "unknown dt attribute '" << name << "'";
 }
 

@@ -35,6 +35,10 @@ struct RunOptions {
   /// shared out among the ranks that run on this machine (at least one
   /// each).
   int blasThreads = 0;
+  /// The threads each rank's large CPU kernels are shared out among (the
+  /// rank's own and helpers; dt-parallel-kernels); 0: the CPUs this process
+  /// may use, shared out among the ranks that run on this machine.
+  int kernelThreads = 0;
 };
 
 /// One rank's buffers: local shards of the arguments, room for the results.
@@ -136,6 +140,17 @@ int blasThreads();
 /// positive count; else the CPUs this process may use shared out among
 /// `ranksHere` ranks, at least one each.
 int blasThreadsFor(int requested, int64_t ranksHere);
+
+/// Sets the threads (the rank's own and helpers) each rank shares the
+/// chunks of its large kernels among, for the whole process (1 when the
+/// runtime loads). The chunks write disjoint elements: the bits do not
+/// depend on the count.
+void setKernelThreads(int threads);
+/// The threads each rank's kernels are shared out among now.
+int kernelThreads();
+/// `requested` when positive; else the CPUs this process may use shared
+/// out among `ranksHere` ranks, at least one each.
+int kernelThreadsFor(int requested, int64_t ranksHere);
 
 /// Runs the reference entry (the whole program on this thread).
 absl::Status runReference(Artifact::EntryFn entry,

@@ -48,6 +48,11 @@ def DT_Dialect : Dialect {
     /// pointers that are noalias (dt-outline-kernels, for
     /// dt-kernel-noalias; non-negative integers).
     static constexpr ::llvm::StringLiteral kNoAliasAttrName = "dt.noalias";
+    /// Function attributes of a kernel cut into chunks (dt-parallel-kernels,
+    /// for dt-kernel-tasks): the function that runs a range of them, and
+    /// [chunks, work] (the chunks, at least 2, and the op's iterations).
+    static constexpr ::llvm::StringLiteral kChunksFnAttrName = "dt.chunks_fn";
+    static constexpr ::llvm::StringLiteral kChunksAttrName = "dt.chunks";
 
   private:
     void registerAttributes();
