@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -55,11 +56,20 @@ namespace dt::rt {
 
 class KernelThreads {
 public:
-  explicit KernelThreads(int helpers) : cpus_(usableCpuList()) {
+  /// Starts `helpers` helpers, or as many as the system gives.
+  explicit KernelThreads(int helpers)
+      : requested_(helpers), cpus_(usableCpuList()) {
     for (int i = 0; i < helpers; ++i)
       helpers_.push_back(std::make_unique<Helper>());
-    for (std::unique_ptr<Helper> &helper : helpers_)
-      helper->thread = std::thread([this, h = helper.get()] { serve(*h); });
+    for (size_t i = 0; i < helpers_.size(); ++i) {
+      try {
+        Helper *helper = helpers_[i].get();
+        helper->thread = std::thread([this, helper] { serve(*helper); });
+      } catch (const std::system_error &) {
+        helpers_.resize(i); // Those after never started.
+        break;
+      }
+    }
   }
 
   ~KernelThreads() {
@@ -72,6 +82,8 @@ public:
       helper->thread.join();
   }
 
+  /// The helpers asked for, and the threads there are (with the caller's).
+  int requested() const { return requested_; }
   int size() const { return static_cast<int>(helpers_.size()) + 1; }
 
   /// Runs `task` on each of chunks [0, chunks), on the calling thread and
@@ -198,6 +210,7 @@ private:
     return !helper.stop;
   }
 
+  int requested_;
   std::vector<std::unique_ptr<Helper>> helpers_;
   /// The CPUs the process may use.
   std::vector<int> cpus_;
@@ -222,14 +235,23 @@ int kernelThreadsFor(int requested, int64_t ranksHere) {
 
 void RankContext::parallelFor(KernelTask task, void *args, int64_t chunks,
                               int64_t work) {
+  // DT_KERNEL_SHARE (tests): another least work a thread is posted.
+  static const int64_t minShare =
+      std::max<int64_t>(envInt("DT_KERNEL_SHARE", kMinShare), 1);
   int threads = static_cast<int>(std::min<int64_t>(
-      {kernelThreads(), chunks, std::max<int64_t>(work / kMinShare, 1)}));
+      {kernelThreads(), chunks, std::max<int64_t>(work / minShare, 1)}));
   if (threads <= 1) {
     task(args, 0, chunks);
     return;
   }
-  if (!kernelThreads_ || kernelThreads_->size() < threads)
+  if (!kernelThreads_ || kernelThreads_->requested() != kernelThreads() - 1)
     kernelThreads_.reset(new KernelThreads(kernelThreads() - 1));
+  // (Fewer when the system refused some.)
+  threads = std::min(threads, kernelThreads_->size());
+  if (threads <= 1) {
+    task(args, 0, chunks);
+    return;
+  }
   kernelThreads_->run(task, args, chunks, threads - 1);
 }
 

@@ -119,8 +119,9 @@ func.func private @prime_rows(%x: memref<131x1024xf32>, %c: memref<1024xf32>, %r
 #id = affine_map<(i, j) -> (i, j)>
 
 // Left alone: too little work, a dynamic shape, a store in the body, a read
-// of the buffer it writes, and an output the only parallel loop does not
-// index (the lanes of a sum, written by every row).
+// of the buffer it writes, an output the only parallel loop does not index
+// (the lanes of a sum, written by every row), a bounds check and an input
+// that is the output read at another map.
 // CHECK-NOT: dt.chunks
 // CHECK-NOT: scf.for
 func.func private @small(%x: memref<64x256xf32>, %t: memref<64x256xf32>) {
@@ -159,6 +160,30 @@ func.func private @lanes(%x: memref<2048x64xf32>, %l: memref<64xf32>) {
     ^bb0(%a: f32, %acc: f32):
       %r = arith.addf %a, %acc : f32
       linalg.yield %r : f32
+  }
+  return
+}
+// A gather whose ids are bounds-checked: the error names the first id out
+// of bounds in the loops' order, so its loops stay in order.
+func.func private @checked_gather(%ids: memref<512xi64>, %table: memref<64x256xf32>, %t: memref<512x256xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : memref<512xi64>) outs(%t : memref<512x256xf32>) {
+    ^bb0(%id: i64, %o: f32):
+      %i = arith.index_cast %id : i64 to index
+      %c = dt.bounds_check %i below 64, "dim 0 of a gather from tensor<64x256xf32>"
+      %j = linalg.index 1 : index
+      %v = memref.load %table[%c, %j] : memref<64x256xf32>
+      linalg.yield %v : f32
+  }
+  return
+}
+// An input that is the output's buffer read at another map (a transpose in
+// place): a chunk would read rows another chunk writes.
+func.func private @in_place_transpose(%t: memref<512x512xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<512x512xf32>) outs(%t : memref<512x512xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      linalg.yield %a : f32
   }
   return
 }

@@ -10,7 +10,9 @@
 // EXPLAIN: remark: cut along loop d0 into 4 chunks of 64 for the rank's kernel threads
 // EXPLAIN: remark: cut along loop d0 into 64 chunks of 8 for the rank's kernel threads
 // EXPLAIN: remark: cut along loop d0 into 8 chunks of 64 for the rank's kernel threads
-// RUN: dt-run %t.so --seed 3 --kernel-threads=3 --verify --strict --output-dir %t.three | FileCheck %s --check-prefix=THREE
+// DT_KERNEL_SHARE=1 gives each kernel to every thread (by default one this
+// small would stay on the rank's: 524288 operations a thread).
+// RUN: env DT_KERNEL_SHARE=1 dt-run %t.so --seed 3 --kernel-threads=3 --verify --strict --output-dir %t.three | FileCheck %s --check-prefix=THREE
 // THREE: dt-run: main on 2 ranks (threads backend), mesh dp=2; matmuls on {{[0-9]+}} OpenBLAS thread{{s?}} a rank, kernels on 3 threads
 // THREE: result #0 (y) 512x384 f32: {{.*}}: ok
 // THREE: verify: PASS
@@ -19,11 +21,11 @@
 // RUN: dt-run %t.so --seed 3 --kernel-threads=1 --output-dir %t.one
 // RUN: cmp %t.three/result0.npy %t.one/result0.npy
 // RUN: dt-run %t.so --entry=single --seed 3 --kernel-threads=1 --output-dir %t.single1
-// RUN: dt-run %t.so --entry=single --seed 3 --kernel-threads=5 --output-dir %t.single5
+// RUN: env DT_KERNEL_SHARE=1 dt-run %t.so --entry=single --seed 3 --kernel-threads=5 --output-dir %t.single5
 // RUN: cmp %t.single1/result0.npy %t.single5/result0.npy
 // Against upstream mlir-runner's loops, on 3 threads a rank.
 // RUN: dt-opt %s %oracle_passes | mlir-opt %lower_to_llvm | %run_driver | grep -v base@ > %t.oracle
-// RUN: %npy pattern-run %dt_run %s --kernel-threads=3 > %t.dtrun
+// RUN: env DT_KERNEL_SHARE=1 %npy pattern-run %dt_run %s --kernel-threads=3 > %t.dtrun
 // RUN: %python %dt_src_root/scripts/compare-printed.py %t.oracle %t.dtrun | FileCheck %s --check-prefix=COMPARE
 // COMPARE: 0 beyond tolerance
 // By default, one CPU shared by two ranks: one thread each; two CPUs for

@@ -25,6 +25,7 @@
 #include "dt/Conversion/Passes.h"
 #include "dt/Conversion/Utils.h"
 #include "dt/Dialect/DT/IR/DTDialect.h"
+#include "dt/Dialect/DT/IR/DTOps.h"
 #include "dt/Support/Statistic.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -80,15 +81,28 @@ static linalg::LinalgOp kernelOp(func::FuncOp kernel) {
   return found;
 }
 
-/// Whether `op`'s body only computes and reads: no stores, calls or checks,
-/// and no read of a buffer it writes (which another chunk may be writing).
+/// Whether `op`'s body only computes and reads: no stores, calls or bounds
+/// checks (whose error, the first in the loops' order, names its index),
+/// and no read of a buffer it writes (which another chunk may be writing)
+/// but its own element, as an input read at its output's map.
 static bool onlyComputes(linalg::LinalgOp op) {
   llvm::SmallPtrSet<Value, 4> written;
   for (Value init : op.getDpsInits())
     written.insert(bufferRoot(init));
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    if (!isa<MemRefType>(input->get().getType()) ||
+        !written.contains(bufferRoot(input->get())))
+      continue;
+    for (OpOperand &init : op.getDpsInitsMutable())
+      if (bufferRoot(init.get()) == bufferRoot(input->get()) &&
+          (init.get() != input->get() || op.getMatchingIndexingMap(&init) !=
+                                             op.getMatchingIndexingMap(input)))
+        return false;
+  }
   WalkResult result = op->walk([&](Operation *inner) {
-    if (inner == op.getOperation())
-      return WalkResult::advance();
+    if (inner == op.getOperation() || isa<BoundsCheckOp>(inner))
+      return inner == op.getOperation() ? WalkResult::advance()
+                                        : WalkResult::interrupt();
     if (auto load = dyn_cast<memref::LoadOp>(inner))
       return written.contains(bufferRoot(load.getMemRef()))
                  ? WalkResult::interrupt()
