@@ -214,9 +214,10 @@ public:
     return afterEntry_ ? afterEntry_() : absl::OkStatus();
   }
 
-  /// Runs `task` on chunks [0, chunks) of a kernel of `work` iterations,
-  /// shared out among this rank's kernel threads (kernelThreads(), as many
-  /// as the work keeps busy); returns when all are done.
+  /// Runs `task` on chunks [0, chunks) of a kernel of `work` operations
+  /// (its iterations times the operations of one), on this rank's thread
+  /// and as many of its kernel threads (kernelThreads()) as the work keeps
+  /// busy; returns when all are done.
   void parallelFor(KernelTask task, void *args, int64_t chunks, int64_t work);
 
 private:

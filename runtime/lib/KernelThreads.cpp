@@ -173,8 +173,9 @@ private:
 
   /// A helper's loop: each run posted to it, its chunks.
   void serve(Helper &helper) {
-    // A rank may have kept to one CPU (the threads backend's collectives);
-    // its helpers may use every CPU the process may.
+    // A rank may have kept to one CPU (the threads backend's collectives),
+    // which its helpers inherit: they may use every CPU the process may,
+    // until keepOffCpu gives each one of its own.
     useEveryUsableCpu();
     for (;;) {
       if (!awaitPost(helper))

@@ -12,9 +12,9 @@
 // the kernel calls it with all of them, which is the same program.
 // dt-kernel-tasks, in the LLVM dialect, replaces that call: the kernel's
 // arguments go into a struct on its stack, and the runtime's
-// dt_rt_parallel_for(task, args, chunks, work) calls `<kernel>_task(args,
-// first, end)`, which loads them and calls the chunks' function, for each
-// thread's share.
+// dt_rt_parallel_for(task, args, chunks, work) calls
+// `<kernel>_chunks_task(args, first, end)`, which loads them and calls the
+// chunks' function, for the chunks each thread takes.
 //
 // Each element of the output is computed by the same operations in the
 // same order as before, in whichever chunk: the bits are those of one
