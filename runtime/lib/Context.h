@@ -285,6 +285,12 @@ std::unique_ptr<Backend> makeThreadsBackend(JobState &job);
 
 /// How many CPUs this process may run on (its affinity as it started).
 int64_t usableCpus();
+/// A spinning thread's pause between looks (x86's `pause`).
+inline void cpuRelax() {
+#if defined(__x86_64__)
+  __builtin_ia32_pause();
+#endif
+}
 /// The usable CPUs shared out among `ranksHere` ranks, at least one each.
 int cpusPerRank(int64_t ranksHere);
 /// The CPUs this process may run on (as it started), in order; none if the

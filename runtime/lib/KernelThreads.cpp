@@ -44,12 +44,6 @@ constexpr int64_t kMinShare = 524288;
 constexpr auto kWatch = std::chrono::microseconds(20);
 
 std::atomic<int> kernelThreadCount{1};
-
-void cpuRelax() {
-#if defined(__x86_64__)
-  __builtin_ia32_pause();
-#endif
-}
 } // namespace
 
 namespace dt::rt {
@@ -232,6 +226,11 @@ int kernelThreads() {
 
 int kernelThreadsFor(int requested, int64_t ranksHere) {
   return requested > 0 ? requested : cpusPerRank(ranksHere);
+}
+
+void setThreadsPerRank(const RunOptions &options, int64_t ranksHere) {
+  setBlasThreads(blasThreadsFor(options.blasThreads, ranksHere));
+  setKernelThreads(kernelThreadsFor(options.kernelThreads, ranksHere));
 }
 
 void RankContext::parallelFor(KernelTask task, void *args, int64_t chunks,

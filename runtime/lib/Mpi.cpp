@@ -372,8 +372,7 @@ absl::StatusOr<RunStats> runMpiRank(Artifact::EntryFn entry,
     MPI_Comm_size(node, &ranksHere);
     MPI_Comm_free(&node);
   }
-  setBlasThreads(blasThreadsFor(options.blasThreads, ranksHere));
-  setKernelThreads(kernelThreadsFor(options.kernelThreads, ranksHere));
+  setThreadsPerRank(options, ranksHere);
   JobState job;
   job.setOnFailure([](const absl::Status &status) { mpiAbort(status); });
   MpiBackend backend(spec.mesh, world.rank, options.timeout);

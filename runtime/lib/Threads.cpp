@@ -179,10 +179,8 @@ static bool waitAwake(const std::atomic<uint64_t> &generation, uint64_t from,
         return true;
       if (yield)
         sched_yield();
-#if defined(__x86_64__)
       else
-        __builtin_ia32_pause();
-#endif
+        cpuRelax();
     }
     if (std::chrono::steady_clock::now() > until)
       return false;
@@ -418,8 +416,7 @@ absl::StatusOr<RunStats> runThreads(Artifact::EntryFn entry,
                                     const EntrySpec &spec,
                                     std::vector<std::vector<void *>> &ranks,
                                     const RunOptions &options) {
-  setBlasThreads(blasThreadsFor(options.blasThreads, spec.mesh.size()));
-  setKernelThreads(kernelThreadsFor(options.kernelThreads, spec.mesh.size()));
+  setThreadsPerRank(options, spec.mesh.size());
   return runThreadsWith(entry, spec, ranks, options, ThreadJobHooks());
 }
 

@@ -1172,8 +1172,7 @@ int main(int argc, char **argv) {
       expected.emplace_back(result.dtype, result.shape);
     // The reference is one rank: it may have every CPU.
     if (!cuda) {
-      setBlasThreads(blasThreadsFor(flags.blasThreads, 1));
-      setKernelThreads(kernelThreadsFor(flags.kernelThreads, 1));
+      setThreadsPerRank(options, 1);
     }
     if (absl::Status s =
             cuda ? plugin->runReference(*reference, globalArgs, expected)

@@ -151,6 +151,8 @@ int kernelThreads();
 /// `requested` when positive; else the CPUs this process may use shared
 /// out among `ranksHere` ranks, at least one each.
 int kernelThreadsFor(int requested, int64_t ranksHere);
+/// Sets both counts from `options` for `ranksHere` ranks on this machine.
+void setThreadsPerRank(const RunOptions &options, int64_t ranksHere);
 
 /// Runs the reference entry (the whole program on this thread).
 absl::Status runReference(Artifact::EntryFn entry,
