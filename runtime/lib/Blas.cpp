@@ -7,8 +7,9 @@
 // flag for column-contiguous ones); anything else is copied to a dense array
 // first. A product of one row or one column (a matvec: the compiler passes
 // the vector as a matrix of one column or row) is a gemv. OpenBLAS runs on
-// one thread when the runtime loads; a job gives each rank the CPUs left
-// over when every rank has one (RunOptions::blasThreads).
+// one thread when the runtime loads, its idle threads sleeping soon after a
+// matmul; a job gives each rank the CPUs left over when every rank has one
+// (RunOptions::blasThreads).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <climits>
@@ -65,8 +67,50 @@ int dt::rt::blasThreadsFor(int requested, int64_t ranksHere) {
 }
 
 namespace {
+/// How long OpenBLAS's idle threads watch for the next matmul before they
+/// sleep, as OPENBLAS_THREAD_TIMEOUT counts it: 2^16 cycles, about 25 us,
+/// as long as a rank's kernel helpers watch (KernelThreads.cpp).
+constexpr const char *kBlasWatch = "16";
+
+/// OpenBLAS's idle threads spin, yielding, for 2^28 cycles (about 0.1 s
+/// here) after each matmul before they sleep, on the CPUs that the rank's
+/// kernel threads need between its matmuls. OpenBLAS reads
+/// OPENBLAS_THREAD_TIMEOUT once, when it loads and starts its threads, so
+/// unless the user set it the runtime has OpenBLAS read it again with
+/// kBlasWatch and restarts the threads. Through functions OpenBLAS's
+/// pthreads build exports (for its fork handler), looked up in the OpenBLAS
+/// this runtime linked rather than linked themselves: a build without them
+/// keeps its threads as they are.
+void shortenBlasWatch() {
+  if (std::getenv("OPENBLAS_THREAD_TIMEOUT"))
+    return;
+  Dl_info linked;
+  if (!dladdr(reinterpret_cast<void *>(&openblas_set_num_threads), &linked))
+    return;
+  void *openblas = dlopen(linked.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (!openblas)
+    return;
+  auto readEnvironment =
+      reinterpret_cast<void (*)()>(dlsym(openblas, "openblas_read_env"));
+  auto stopThreads =
+      reinterpret_cast<int (*)()>(dlsym(openblas, "blas_thread_shutdown_"));
+  auto startThreads =
+      reinterpret_cast<int (*)()>(dlsym(openblas, "blas_thread_init"));
+  if (readEnvironment && stopThreads && startThreads) {
+    setenv("OPENBLAS_THREAD_TIMEOUT", kBlasWatch, /*overwrite=*/0);
+    readEnvironment();
+    unsetenv("OPENBLAS_THREAD_TIMEOUT");
+    stopThreads();
+    startThreads();
+  }
+  dlclose(openblas);
+}
+
 struct SetBlasThreads {
-  SetBlasThreads() { openblas_set_num_threads(1); }
+  SetBlasThreads() {
+    openblas_set_num_threads(1);
+    shortenBlasWatch();
+  }
 } setBlasThreads;
 
 /// A 2-D operand as gemm takes it.

@@ -32,6 +32,7 @@
 #include <random>
 #include <sched.h>
 #include <string>
+#include <sys/resource.h>
 #include <thread>
 #include <unistd.h>
 
@@ -1319,6 +1320,35 @@ TEST(HalfMatmul, DoesNotRoundTheAccumulatorAtEveryStep) {
       mc(c.data(), {1, 1}, {1, 1});
   dt_rt_matmul_bf16(2, ma.ref, 2, mb.ref, 2, mc.ref);
   EXPECT_EQ(bf16ToFloat(c[0]), 300.0f);
+}
+
+// OpenBLAS's idle threads sleep soon after a matmul (the runtime shortens
+// their watch when it loads, Blas.cpp) rather than spin, yielding, for
+// about 0.1 s on the CPUs the rank's kernel threads need.
+TEST(BlasThreads, IdleThreadsSleepSoonAfterAMatmul) {
+  if (std::getenv("OPENBLAS_THREAD_TIMEOUT"))
+    GTEST_SKIP() << "OPENBLAS_THREAD_TIMEOUT is set: the user's watch is kept";
+  auto cpuSeconds = [] {
+    rusage used;
+    getrusage(RUSAGE_SELF, &used);
+    auto seconds = [](const timeval &t) { return t.tv_sec + t.tv_usec * 1e-6; };
+    return seconds(used.ru_utime) + seconds(used.ru_stime);
+  };
+  const int64_t n = 256;
+  std::vector<float> a(n * n, 1.0f), b(n * n, 1.0f), c(n * n, 0.0f);
+  TestMemRef ma(a.data(), {n, n}, {n, 1}), mb(b.data(), {n, n}, {n, 1}),
+      mc(c.data(), {n, n}, {n, 1});
+  setBlasThreads(2);
+  dt_rt_matmul_f32(2, ma.ref, 2, mb.ref, 2, mc.ref);
+  double before = cpuSeconds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  double spent = cpuSeconds() - before;
+  setBlasThreads(1);
+  EXPECT_EQ(c[0], float(n));
+  EXPECT_EQ(c[n * n - 1], float(n));
+  // (2^28 cycles of spinning is 0.1 s of CPU at 2.7 GHz.)
+  EXPECT_LT(spent, 0.03) << "the process used " << spent * 1e3
+                         << " ms of CPU in 100 ms after its matmul";
 }
 
 /// The runtime's matmuls of element type T.
