@@ -53,14 +53,12 @@ public:
   /// Starts `helpers` helpers, or as many as the system gives.
   explicit KernelThreads(int helpers)
       : requested_(helpers), cpus_(usableCpuList()) {
-    for (int i = 0; i < helpers; ++i)
-      helpers_.push_back(std::make_unique<Helper>());
-    for (size_t i = 0; i < helpers_.size(); ++i) {
+    for (int i = 0; i < helpers; ++i) {
+      Helper *helper = helpers_.emplace_back(std::make_unique<Helper>()).get();
       try {
-        Helper *helper = helpers_[i].get();
         helper->thread = std::thread([this, helper] { serve(*helper); });
       } catch (const std::system_error &) {
-        helpers_.resize(i); // Those after never started.
+        helpers_.pop_back(); // Never started; nor will those after.
         break;
       }
     }
@@ -240,14 +238,12 @@ void RankContext::parallelFor(KernelTask task, void *args, int64_t chunks,
       std::max<int64_t>(envInt("DT_KERNEL_SHARE", kMinShare), 1);
   int threads = static_cast<int>(std::min<int64_t>(
       {kernelThreads(), chunks, std::max<int64_t>(work / minShare, 1)}));
-  if (threads <= 1) {
-    task(args, 0, chunks);
-    return;
+  if (threads > 1) {
+    if (!kernelThreads_ || kernelThreads_->requested() != kernelThreads() - 1)
+      kernelThreads_.reset(new KernelThreads(kernelThreads() - 1));
+    // (Fewer when the system refused some.)
+    threads = std::min(threads, kernelThreads_->size());
   }
-  if (!kernelThreads_ || kernelThreads_->requested() != kernelThreads() - 1)
-    kernelThreads_.reset(new KernelThreads(kernelThreads() - 1));
-  // (Fewer when the system refused some.)
-  threads = std::min(threads, kernelThreads_->size());
   if (threads <= 1) {
     task(args, 0, chunks);
     return;

@@ -1171,9 +1171,8 @@ int main(int argc, char **argv) {
     for (const TensorSpec &result : entry->results)
       expected.emplace_back(result.dtype, result.shape);
     // The reference is one rank: it may have every CPU.
-    if (!cuda) {
+    if (!cuda)
       setThreadsPerRank(options, 1);
-    }
     if (absl::Status s =
             cuda ? plugin->runReference(*reference, globalArgs, expected)
                  : runReference(*reference, globalArgs, expected);

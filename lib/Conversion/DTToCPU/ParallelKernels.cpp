@@ -100,9 +100,10 @@ static bool onlyComputes(linalg::LinalgOp op) {
         return false;
   }
   WalkResult result = op->walk([&](Operation *inner) {
-    if (inner == op.getOperation() || isa<BoundsCheckOp>(inner))
-      return inner == op.getOperation() ? WalkResult::advance()
-                                        : WalkResult::interrupt();
+    if (inner == op.getOperation())
+      return WalkResult::advance();
+    if (isa<BoundsCheckOp>(inner))
+      return WalkResult::interrupt();
     if (auto load = dyn_cast<memref::LoadOp>(inner))
       return written.contains(bufferRoot(load.getMemRef()))
                  ? WalkResult::interrupt()
