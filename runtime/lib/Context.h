@@ -219,6 +219,11 @@ public:
   /// and as many of its kernel threads (kernelThreads()) as the work keeps
   /// busy; returns when all are done.
   void parallelFor(KernelTask task, void *args, int64_t chunks, int64_t work);
+  /// The CPUs the rank's thread and kernel helpers keep to: its share of
+  /// the machine's when several ranks share it (shareOfCpus); none: any
+  /// the process may use.
+  void setCpus(std::vector<int> cpus) { cpus_ = std::move(cpus); }
+  const std::vector<int> &cpus() const { return cpus_; }
 
 private:
   /// The profile of `site`, added (a collective's, or a kernel's when
@@ -242,6 +247,7 @@ private:
   bool reference_ = false;
   std::vector<SiteProfile> profile_;
   absl::flat_hash_map<const char *, size_t> siteIndex_;
+  std::vector<int> cpus_;
   /// The helpers of parallelFor, started when first needed.
   std::unique_ptr<KernelThreads, KernelThreadsDeleter> kernelThreads_;
 };
@@ -296,10 +302,20 @@ int cpusPerRank(int64_t ranksHere);
 /// The CPUs this process may run on (as it started), in order; none if the
 /// system does not say.
 std::vector<int> usableCpuList();
-/// Lets the calling thread run on every CPU the process could when it
-/// started (a thread inherits its creator's affinity, and a rank may have
-/// kept to one CPU).
-void useEveryUsableCpu();
+/// Rank `localRank`'s share of `cpus` when `ranksHere` ranks on this
+/// machine share them out: consecutive pieces of the list, whose sizes
+/// differ by one at most. None when each rank would get fewer than two (no
+/// CPU to spare for its kernel threads: the ranks go where the scheduler
+/// and the threads backend's collectives put them) or when one rank has
+/// them all.
+std::vector<int> shareOfCpus(const std::vector<int> &cpus, int64_t localRank,
+                             int64_t ranksHere);
+/// The CPU of `cpus` (two or more) kernel helper `index` keeps to while the
+/// rank's thread runs on `here`: the ones after `here` in the list, in
+/// turn, never `here` itself (after the first when `here` is not there).
+int helperCpu(const std::vector<int> &cpus, int here, int index);
+/// Keeps the calling thread to `cpus` (none: leaves it as it is).
+void keepToCpus(const std::vector<int> &cpus);
 
 /// How runThreadsWith sets up a job and its rank threads.
 struct ThreadJobHooks {

@@ -50,9 +50,9 @@ namespace dt::rt {
 
 class KernelThreads {
 public:
-  /// Starts `helpers` helpers, or as many as the system gives.
-  explicit KernelThreads(int helpers)
-      : requested_(helpers), cpus_(usableCpuList()) {
+  /// Starts `helpers` helpers on `cpus`, or as many as the system gives.
+  KernelThreads(int helpers, std::vector<int> cpus)
+      : requested_(helpers), cpus_(std::move(cpus)) {
     for (int i = 0; i < helpers; ++i) {
       Helper *helper = helpers_.emplace_back(std::make_unique<Helper>()).get();
       try {
@@ -142,10 +142,7 @@ private:
   void keepOffCpu(Helper &helper, int index, int here) {
     if (cpus_.size() < 2)
       return;
-    auto at = std::find(cpus_.begin(), cpus_.end(), here);
-    size_t from = at == cpus_.end() ? 0 : at - cpus_.begin();
-    size_t others = cpus_.size() - 1;
-    int cpu = cpus_[(from + 1 + index % others) % cpus_.size()];
+    int cpu = helperCpu(cpus_, here, index);
     if (cpu == helper.cpu)
       return;
     cpu_set_t one;
@@ -166,9 +163,10 @@ private:
   /// A helper's loop: each run posted to it, its chunks.
   void serve(Helper &helper) {
     // A rank may have kept to one CPU (the threads backend's collectives),
-    // which its helpers inherit: they may use every CPU the process may,
-    // until keepOffCpu gives each one of its own.
-    useEveryUsableCpu();
+    // which its helpers inherit: they may use every CPU of the rank's (its
+    // share of the machine's, or all the process's), until keepOffCpu
+    // gives each one of its own.
+    keepToCpus(cpus_);
     for (;;) {
       if (!awaitPost(helper))
         return;
@@ -205,7 +203,7 @@ private:
 
   int requested_;
   std::vector<std::unique_ptr<Helper>> helpers_;
-  /// The CPUs the process may use.
+  /// The CPUs the helpers keep to: the rank's, or all the process's.
   std::vector<int> cpus_;
   // The current run, written before its posts.
   KernelTask task_ = nullptr;
@@ -240,7 +238,8 @@ void RankContext::parallelFor(KernelTask task, void *args, int64_t chunks,
       {kernelThreads(), chunks, std::max<int64_t>(work / minShare, 1)}));
   if (threads > 1) {
     if (!kernelThreads_ || kernelThreads_->requested() != kernelThreads() - 1)
-      kernelThreads_.reset(new KernelThreads(kernelThreads() - 1));
+      kernelThreads_.reset(new KernelThreads(
+          kernelThreads() - 1, cpus_.empty() ? usableCpuList() : cpus_));
     // (Fewer when the system refused some.)
     threads = std::min(threads, kernelThreads_->size());
   }

@@ -366,10 +366,11 @@ absl::StatusOr<RunStats> runMpiRank(Artifact::EntryFn entry,
   // The ranks on this machine share its CPUs (those this process may use:
   // one, when mpirun binds each rank to a core).
   MPI_Comm node;
-  int ranksHere = 1;
+  int ranksHere = 1, localRank = 0;
   if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world.rank,
                           MPI_INFO_NULL, &node) == MPI_SUCCESS) {
     MPI_Comm_size(node, &ranksHere);
+    MPI_Comm_rank(node, &localRank);
     MPI_Comm_free(&node);
   }
   setThreadsPerRank(options, ranksHere);
@@ -378,6 +379,11 @@ absl::StatusOr<RunStats> runMpiRank(Artifact::EntryFn entry,
   MpiBackend backend(spec.mesh, world.rank, options.timeout);
   RankContext context(world.rank, spec.mesh, backend, job, options.timeout);
   context.setProfiling(options.profile);
+  // Ranks that mpirun did not bind apart (--bind-to none or socket) each
+  // keep to a share of the CPUs they may all use, as the threads backend's
+  // ranks do, and so do their kernel helpers.
+  context.setCpus(shareOfCpus(usableCpuList(), localRank, ranksHere));
+  keepToCpus(context.cpus());
   RunStats stats;
   stats.ranks.push_back(world.rank);
   stats.seconds.emplace_back();

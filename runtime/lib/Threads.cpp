@@ -35,6 +35,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -155,10 +156,31 @@ std::vector<int> usableCpuList() {
   return cpus;
 }
 
-void useEveryUsableCpu() {
-  if (usableCpuSet())
-    (void)pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t),
-                                 &*usableCpuSet());
+std::vector<int> shareOfCpus(const std::vector<int> &cpus, int64_t localRank,
+                             int64_t ranksHere) {
+  int64_t n = static_cast<int64_t>(cpus.size());
+  if (ranksHere < 2 || n / ranksHere < 2 || localRank < 0 ||
+      localRank >= ranksHere)
+    return {};
+  return std::vector<int>(cpus.begin() + localRank * n / ranksHere,
+                          cpus.begin() + (localRank + 1) * n / ranksHere);
+}
+
+int helperCpu(const std::vector<int> &cpus, int here, int index) {
+  auto at = std::find(cpus.begin(), cpus.end(), here);
+  size_t from = at == cpus.end() ? 0 : at - cpus.begin();
+  size_t others = cpus.size() - 1;
+  return cpus[(from + 1 + index % others) % cpus.size()];
+}
+
+void keepToCpus(const std::vector<int> &cpus) {
+  if (cpus.empty())
+    return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int cpu : cpus)
+    CPU_SET(cpu, &set);
+  (void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
 namespace {
@@ -449,6 +471,7 @@ absl::StatusOr<RunStats> runThreadsWith(Artifact::EntryFn entry,
     state->contexts.push_back(std::make_unique<RankContext>(
         r, spec.mesh, *state->backend, state->job, options.timeout));
     state->contexts.back()->setProfiling(options.profile);
+    state->contexts.back()->setCpus(shareOfCpus(usableCpuList(), r, n));
     state->stats.ranks.push_back(r);
   }
   std::vector<std::thread> threads;
@@ -459,6 +482,7 @@ absl::StatusOr<RunStats> runThreadsWith(Artifact::EntryFn entry,
       threads.emplace_back(
           [state, entry, &buffers = ranks[r], r, repeat = options.repeat] {
             RankContext &context = *state->contexts[r];
+            keepToCpus(context.cpus());
             absl::Status s = state->hooks.enter ? state->hooks.enter(context)
                                                 : absl::OkStatus();
             if (s.ok())

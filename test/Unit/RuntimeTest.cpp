@@ -28,6 +28,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <sched.h>
@@ -1021,6 +1022,85 @@ TEST(KernelThreads, RunsEachChunkOnceOnTheRanksThreads) {
   EXPECT_EQ(kernelThreadsFor(0, 1), usableCpus());
   EXPECT_EQ(kernelThreadsFor(0, usableCpus() + 1), 1);
   EXPECT_EQ(kernelThreadsFor(4, 100), 4);
+}
+
+// Ranks that share a machine's CPUs keep to shares of them, so that one
+// rank's kernel helpers never land on another rank's CPUs: each rank's
+// helpers keep to its share, never to the CPU its thread runs on.
+TEST(KernelThreads, RanksKeepToTheirShareOfTheCpus) {
+  std::vector<int> sixteen(16);
+  std::iota(sixteen.begin(), sixteen.end(), 0);
+  auto range = [](int from, int end) {
+    std::vector<int> cpus(end - from);
+    std::iota(cpus.begin(), cpus.end(), from);
+    return cpus;
+  };
+  EXPECT_EQ(shareOfCpus(sixteen, 0, 2), range(0, 8));
+  EXPECT_EQ(shareOfCpus(sixteen, 1, 2), range(8, 16));
+  // Sizes differ by one at most; every CPU is someone's.
+  EXPECT_EQ(shareOfCpus(sixteen, 0, 3), range(0, 5));
+  EXPECT_EQ(shareOfCpus(sixteen, 1, 3), range(5, 10));
+  EXPECT_EQ(shareOfCpus(sixteen, 2, 3), range(10, 16));
+  EXPECT_EQ(shareOfCpus({0, 2, 4, 6}, 1, 2), (std::vector<int>{4, 6}));
+  // One rank has them all; fewer than two a rank, or no such rank: none.
+  EXPECT_TRUE(shareOfCpus(sixteen, 0, 1).empty());
+  EXPECT_TRUE(shareOfCpus(sixteen, 0, 9).empty());
+  EXPECT_TRUE(shareOfCpus({0, 1, 2, 3}, 0, 3).empty());
+  EXPECT_TRUE(shareOfCpus(sixteen, 2, 2).empty());
+  EXPECT_TRUE(shareOfCpus({}, 0, 2).empty());
+
+  // Four ranks on 16 CPUs, 3 helpers each, wherever in its share the rank
+  // runs: 16 distinct CPUs. (Before, each rank's helpers took the CPUs
+  // after its own in the whole list: ranks on 0-3 put 12 helpers on 1-6.)
+  for (int offset = 0; offset < 4; ++offset) {
+    std::vector<int> taken;
+    for (int rank = 0; rank < 4; ++rank) {
+      std::vector<int> share = shareOfCpus(sixteen, rank, 4);
+      ASSERT_EQ(share.size(), 4u);
+      int here = share[(offset + rank) % 4];
+      taken.push_back(here);
+      for (int helper = 0; helper < 3; ++helper) {
+        int cpu = helperCpu(share, here, helper);
+        EXPECT_NE(std::find(share.begin(), share.end(), cpu), share.end());
+        taken.push_back(cpu);
+      }
+    }
+    std::sort(taken.begin(), taken.end());
+    EXPECT_EQ(taken, sixteen) << "offset " << offset;
+  }
+  // A rank's thread outside its share: its helpers leave the share's first
+  // CPU free; more helpers than CPUs take them in turn, never `here`.
+  EXPECT_EQ(helperCpu({8, 9, 10}, 3, 0), 9);
+  EXPECT_EQ(helperCpu({8, 9, 10}, 3, 1), 10);
+  EXPECT_EQ(helperCpu({8, 9, 10}, 9, 0), 10);
+  EXPECT_EQ(helperCpu({8, 9, 10}, 9, 1), 8);
+  EXPECT_EQ(helperCpu({8, 9, 10}, 9, 2), 10);
+
+  // A job of the threads backend: each rank's thread keeps to its share of
+  // this machine's CPUs (on a machine of fewer than 4, to all of them).
+  EntrySpec spec;
+  spec.mesh = Mesh{{"x"}, {2}};
+  std::vector<std::vector<void *>> buffers(2);
+  std::vector<int> usable = usableCpuList();
+  std::vector<std::vector<int>> seen(2);
+  ThreadJobHooks hooks;
+  hooks.enter = [&](RankContext &rank) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) != 0)
+      return absl::InternalError("sched_getaffinity failed");
+    for (int cpu : usable)
+      if (CPU_ISSET(cpu, &set))
+        seen[rank.rank()].push_back(cpu);
+    return absl::OkStatus();
+  };
+  RunOptions options;
+  absl::StatusOr<RunStats> stats = runThreadsWith(
+      [](void **) {}, spec, buffers, options, hooks);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  for (int rank = 0; rank < 2; ++rank) {
+    std::vector<int> share = shareOfCpus(usable, rank, 2);
+    EXPECT_EQ(seen[rank], share.empty() ? usable : share) << "rank " << rank;
+  }
 }
 
 // Generated code's host buffers: large blocks come back to the next request
