@@ -1,8 +1,16 @@
 // RUN: dt-opt %s -dt-approximate-math | FileCheck %s
+// RUN: dt-opt %s -dt-approximate-math -dt-approximate-math | FileCheck %s --check-prefix=ONCE
 
 // f32 exp, log, tanh and erf, scalar or vector, become arithmetic (no libm
 // call is left to keep LLVM from vectorizing their loop); f64 ones, and
 // other functions, are left to libm.
+
+// The table sin and cos reduce their argument with: a row of two f64 for
+// each exponent from 111 (|x| >= 2^-16) to 254, made once.
+// CHECK: memref.global "private" constant @__dt_two_over_pi_parts : memref<288xf64> = dense<
+// CHECK-SAME: {alignment = 64 : i64}
+// ONCE-COUNT-1: memref.global
+// ONCE-NOT: memref.global
 // CHECK-LABEL: func.func @approximated
 // CHECK-NOT: math.exp
 // CHECK-NOT: math.log
@@ -33,13 +41,40 @@ func.func @half(%x: bf16, %v: vector<4xf16>) -> (bf16, vector<4xf16>) {
 
 // CHECK-LABEL: func.func @left_alone
 // CHECK: math.exp %{{.*}} : f64
-// CHECK: math.sin %{{.*}} : f32
+// CHECK: math.sin %{{.*}} : f64
+// CHECK: math.cos %{{.*}} : vector<4xf32>
 // CHECK: math.log1p %{{.*}} : f32
-func.func @left_alone(%x: f64, %y: f32) -> (f64, f32, f32) {
+func.func @left_alone(%x: f64, %y: f32, %v: vector<4xf32>) -> (f64, f64, vector<4xf32>, f32) {
   %e = math.exp %x : f64
-  %s = math.sin %y : f32
+  %s = math.sin %x : f64
+  %c = math.cos %v : vector<4xf32>
   %l = math.log1p %y : f32
-  return %e, %s, %l : f64, f32, f32
+  return %e, %s, %c, %l : f64, f64, vector<4xf32>, f32
+}
+
+// A scalar f32 sin: the row of its argument's exponent read from the
+// table, the quadrant and what is left of it in f64, f64 polynomials, one
+// rounding to f32; a bf16 cos is computed so in f32 and rounded to bf16.
+// CHECK-LABEL: func.func @sine_and_cosine
+// CHECK-NOT: math.sin
+// CHECK: arith.bitcast %{{.*}} : f32 to i32
+// CHECK: %[[ROWS:.*]] = memref.get_global @__dt_two_over_pi_parts : memref<288xf64>
+// CHECK: memref.load %[[ROWS]]
+// CHECK: memref.load %[[ROWS]]
+// CHECK: math.fma
+// CHECK: math.floor %{{.*}} : f64
+// CHECK: math.roundeven %{{.*}} : f64
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: memref.get_global @__dt_two_over_pi_parts
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK-NOT: math.cos
+// CHECK: return
+func.func @sine_and_cosine(%x: f32, %h: bf16) -> (f32, bf16) {
+  %s = math.sin %x : f32
+  %c = math.cos %h : bf16
+  return %s, %c : f32, bf16
 }
 
 // The approximation works inside a linalg body, where dt's elementwise

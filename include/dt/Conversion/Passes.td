@@ -585,31 +585,42 @@ def LowerDeallocationsPass : Pass<"dt-lower-deallocations", "ModuleOp"> {
 }
 
 def ApproximateMathPass : Pass<"dt-approximate-math", "ModuleOp"> {
-  let summary = "Replaces f32 exp, log, tanh and erf by polynomials that vectorize";
+  let summary = "Replaces f32 exp, log, tanh, erf, sin and cos by arithmetic that vectorizes";
   let description = [{
     On the CPU, `math.exp` would become a call to libm per element: LLVM
     does not vectorize a loop around such a call, and an exp that underflows
     (a softmax over scores far below their row's maximum) takes libm's errno
     path too. This pass rewrites the f32 `math.exp`, `math.log`,
     `math.tanh` and `math.erf` (scalars or vectors) into upstream's
-    polynomial approximations: arithmetic that vectorizes with its loop.
+    polynomial approximations, and the f32 scalar `math.sin` and
+    `math.cos` into dt's own: arithmetic that vectorizes with its loop.
     A 16-bit one (f16, bf16) is computed in f32 and approximated there (LLVM
-    would call the f32 libm function per element). Other math ops, and f64,
-    are left to libm.
+    would call the f32 libm function per element). Other math ops, vector
+    sines and cosines, and f64 are left to libm.
 
-    Each stays within 2.4 f32 epsilons (relative to the exact value) of
-    the exact result over its normal range; an exp whose result
-    would be subnormal gives 0. docs/Runtime.md ("Transcendental
-    functions") has the measured errors.
+    exp, log, tanh and erf stay within 2.4 f32 epsilons (relative to the
+    exact value) of the exact result over their normal range; an exp
+    whose result would be subnormal gives 0. sin and cos reduce their
+    argument exactly (the bits of 2/pi its exponent needs, from a table
+    this pass adds to the module, `@__dt_two_over_pi_parts`, times its
+    significand in f64) and evaluate Taylor polynomials in f64: within
+    0.53 f32 ulps of the exact result at every f32 argument, infinities
+    and NaN giving NaN. docs/Runtime.md ("Transcendental functions") has
+    the measured errors.
 
     ```mlir
     %y = math.exp %x : f32
     // becomes a range reduction, a polynomial and an exponent insertion:
     // arith.mulf, math.fma, arith.bitcast, arith.select, ... (no call)
+    %s = math.sin %x : f32
+    // becomes two loads from the table (the row of x's exponent), exact
+    // products, math.floor and math.roundeven for the quadrant, math.fma
+    // polynomials, arith.select and one arith.truncf (no call)
     ```
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::math::MathDialect",
+                           "mlir::memref::MemRefDialect",
                            "mlir::vector::VectorDialect"];
 }
 
