@@ -11,6 +11,9 @@
 // CHECK-SAME: {alignment = 64 : i64}
 // ONCE-COUNT-1: memref.global
 // ONCE-NOT: memref.global
+// The libm functions it calls, declared once.
+// CHECK-DAG: func.func private @log1p(f64) -> f64 attributes {llvm.readnone}
+// CHECK-DAG: func.func private @expm1(f64) -> f64 attributes {llvm.readnone}
 // CHECK-LABEL: func.func @approximated
 // CHECK-NOT: math.exp
 // CHECK-NOT: math.log
@@ -43,13 +46,29 @@ func.func @half(%x: bf16, %v: vector<4xf16>) -> (bf16, vector<4xf16>) {
 // CHECK: math.exp %{{.*}} : f64
 // CHECK: math.sin %{{.*}} : f64
 // CHECK: math.cos %{{.*}} : vector<4xf32>
-// CHECK: math.log1p %{{.*}} : f32
+// CHECK: math.atan %{{.*}} : f32
 func.func @left_alone(%x: f64, %y: f32, %v: vector<4xf32>) -> (f64, f64, vector<4xf32>, f32) {
   %e = math.exp %x : f64
   %s = math.sin %x : f64
   %c = math.cos %v : vector<4xf32>
-  %l = math.log1p %y : f32
-  return %e, %s, %c, %l : f64, f64, vector<4xf32>, f32
+  %a = math.atan %y : f32
+  return %e, %s, %c, %a : f64, f64, vector<4xf32>, f32
+}
+
+// f32 log1p and expm1 are approximated; f64 ones call libm's (upstream's
+// LLVM lowering would compute log(1 + x) and exp(x) - 1).
+// CHECK-LABEL: func.func @log1p_and_expm1
+// CHECK-NOT: math.log1p
+// CHECK: call @log1p(%{{.*}}) : (f64) -> f64
+// CHECK-NOT: math.expm1
+// CHECK: call @expm1(%{{.*}}) : (f64) -> f64
+// CHECK: return
+func.func @log1p_and_expm1(%x: f32, %y: f64) -> (f32, f64, f32, f64) {
+  %a = math.log1p %x : f32
+  %b = math.log1p %y : f64
+  %c = math.expm1 %x : f32
+  %d = math.expm1 %y : f64
+  return %a, %b, %c, %d : f32, f64, f32, f64
 }
 
 // A scalar f32 sin: the row of its argument's exponent read from the

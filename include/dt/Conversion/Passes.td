@@ -585,20 +585,25 @@ def LowerDeallocationsPass : Pass<"dt-lower-deallocations", "ModuleOp"> {
 }
 
 def ApproximateMathPass : Pass<"dt-approximate-math", "ModuleOp"> {
-  let summary = "Replaces f32 exp, log, tanh, erf, sin and cos by arithmetic that vectorizes";
+  let summary = "Replaces f32 transcendental functions by arithmetic that vectorizes, f64 log1p and expm1 by libm calls";
   let description = [{
     On the CPU, `math.exp` would become a call to libm per element: LLVM
     does not vectorize a loop around such a call, and an exp that underflows
     (a softmax over scores far below their row's maximum) takes libm's errno
     path too. This pass rewrites the f32 `math.exp`, `math.log`,
-    `math.tanh` and `math.erf` (scalars or vectors) into upstream's
-    polynomial approximations, and the f32 scalar `math.sin` and
-    `math.cos` into dt's own: arithmetic that vectorizes with its loop.
-    A 16-bit one (f16, bf16) is computed in f32 and approximated there (LLVM
-    would call the f32 libm function per element). Other math ops, vector
-    sines and cosines, and f64 are left to libm.
+    `math.log1p`, `math.log2`, `math.expm1`, `math.tanh`, `math.erf` and
+    `math.erfc` (scalars or vectors) into upstream's polynomial
+    approximations, and the f32 scalar `math.sin` and `math.cos` into dt's
+    own: arithmetic that vectorizes with its loop. A 16-bit one (f16,
+    bf16) is computed in f32 and approximated there (LLVM would call the
+    f32 libm function per element). f64 `math.log1p` and `math.expm1`
+    become calls of libm's `log1p` and `expm1`: upstream's LLVM lowering
+    would compute log(1 + x) and exp(x) - 1, which lose the digits of a
+    small x. Other math ops (atan, asin, acos, cbrt, ...: upstream's
+    approximations of them are less accurate or slower than libm's),
+    vector sines and cosines, and f64 are left to libm.
 
-    exp, log, tanh and erf stay within 2.4 f32 epsilons (relative to the
+    The approximations stay within 2.4 f32 epsilons (relative to the
     exact value) of the exact result over their normal range; an exp
     whose result would be subnormal gives 0. sin and cos reduce their
     argument exactly (the bits of 2/pi its exponent needs, from a table
@@ -619,6 +624,7 @@ def ApproximateMathPass : Pass<"dt-approximate-math", "ModuleOp"> {
     ```
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
                            "mlir::math::MathDialect",
                            "mlir::memref::MemRefDialect",
                            "mlir::vector::VectorDialect"];
