@@ -15,6 +15,10 @@
 // branch and no libm call, so LLVM vectorizes the loop around them; within
 // 0.53 f32 ulps of the exact result at every argument (docs/Runtime.md).
 //
+// f64 `math.log1p` and `math.expm1` become calls of libm's: upstream's
+// LLVM lowering, which would take them next, computes log(1 + x) and
+// exp(x) - 1, which lose the digits of a small x.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dt/Conversion/Passes.h"
