@@ -467,11 +467,12 @@ absl::StatusOr<RunStats> runThreadsWith(Artifact::EntryFn entry,
   state->backend = hooks.makeBackend ? hooks.makeBackend(state->job)
                                      : makeThreadsBackend(state->job);
   state->stats.seconds.resize(n);
+  std::vector<int> cpus = usableCpuList();
   for (int64_t r = 0; r < n; ++r) {
     state->contexts.push_back(std::make_unique<RankContext>(
         r, spec.mesh, *state->backend, state->job, options.timeout));
     state->contexts.back()->setProfiling(options.profile);
-    state->contexts.back()->setCpus(shareOfCpus(usableCpuList(), r, n));
+    state->contexts.back()->setCpus(shareOfCpus(cpus, r, n));
     state->stats.ranks.push_back(r);
   }
   std::vector<std::thread> threads;

@@ -76,6 +76,7 @@ namespace {
 /// fdlibm's `two_over_pi` (its 24-bit chunks A2F983 6E4E44 ...).
 constexpr StringLiteral kTwoOverPiHex =
     "a2f9836e4e441529fc2757d1f534ddc0db6295993c439041fe5163abdebbc561";
+constexpr int kTwoOverPiBits = 4 * kTwoOverPiHex.size();
 /// The table's rows: one per biased exponent e of an argument |x| = m
 /// 2^(e - 150) (m its 24-bit significand) from kFirstExponent up; below,
 /// |x| < 2^-16 is its own sine (cosine 1), and reads the first row.
@@ -84,7 +85,7 @@ constexpr int kRows = kLastExponent - kFirstExponent + 1;
 
 /// b_i, 0 outside the table's bits (i < 1 are the integer part's, 0).
 int twoOverPiBit(int i) {
-  if (i < 1 || i > 4 * static_cast<int>(kTwoOverPiHex.size()))
+  if (i < 1 || i > kTwoOverPiBits)
     return 0;
   char digit = kTwoOverPiHex[(i - 1) / 4];
   int value = digit <= '9' ? digit - '0' : digit - 'a' + 10;
@@ -101,7 +102,7 @@ SmallVector<double> twoOverPiRows() {
   for (int e = kFirstExponent; e <= kLastExponent; ++e) {
     int scale = e - 150, i = std::max(1, scale - 1);
     for (int part = 0; part < 2; ++part) {
-      while (i < 4 * static_cast<int>(kTwoOverPiHex.size()) && !twoOverPiBit(i))
+      while (i < kTwoOverPiBits && !twoOverPiBit(i))
         ++i;
       int64_t bits = 0;
       for (int j = 0; j < 53; ++j)
@@ -241,16 +242,19 @@ template <typename OpT> struct SineOrCosine : OpRewritePattern<OpT> {
 /// declares them). Left to upstream's LLVM lowering, they would be
 /// computed as log(1 + x) and exp(x) - 1, which lose the digits of a small
 /// x: log1p(1e-10) came out wrong in its seventh digit.
-template <typename OpT> struct CallLibm : OpRewritePattern<OpT> {
+struct CallLibm : RewritePattern {
+  /// `math.<function>` -> a call of libm's `<function>`.
   CallLibm(MLIRContext *context, StringRef function)
-      : OpRewritePattern<OpT>(context), function(function) {}
+      : RewritePattern(("math." + function).str(), /*benefit=*/1, context),
+        function(function) {}
 
-  LogicalResult matchAndRewrite(OpT op,
+  LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.getType().isF64())
+    Type type = op->getResult(0).getType();
+    if (!type.isF64())
       return failure();
-    rewriter.replaceOpWithNewOp<func::CallOp>(
-        op, function, TypeRange{op.getType()}, op->getOperands());
+    rewriter.replaceOpWithNewOp<func::CallOp>(op, function, TypeRange{type},
+                                              op->getOperands());
     return success();
   }
 
@@ -323,10 +327,7 @@ struct ApproximateMathPass
         continue;
       calls += count;
       declareLibmFunction(getOperation(), function);
-      if (function == "log1p")
-        patterns.add<CallLibm<math::Log1pOp>>(&getContext(), function);
-      else
-        patterns.add<CallLibm<math::ExpM1Op>>(&getContext(), function);
+      patterns.add<CallLibm>(&getContext(), function);
     }
     if (llvm::any_of(ops, [](Operation *op) {
           return isSineOrCosineName(op->getName().getStringRef());
